@@ -1,0 +1,7 @@
+"""``python -m engram``."""
+
+import sys
+
+from engram.launcher import main
+
+sys.exit(main())

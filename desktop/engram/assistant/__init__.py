@@ -1,0 +1,1 @@
+"""The turn pipeline, prompt building and consolidation."""

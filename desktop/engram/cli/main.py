@@ -1,0 +1,45 @@
+"""Argument parsing for the terminal commands; each subcommand lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engram import __version__
+from engram.cli import chat, models
+from engram.core import log
+from engram.core.errors import EngramError
+
+COMMANDS = (chat, models)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="engram",
+        description="Engram: an offline assistant whose small model gets the memory of a big one. "
+        "Run without a command to open the desktop app.",
+    )
+    top.add_argument("--version", action="version", version=f"engram {__version__}")
+    top.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("gui", help="open the desktop app (the default)")
+    for module in COMMANDS:
+        module.register(sub)
+    return top
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    log.setup(verbose=args.verbose)
+    if not hasattr(args, "run"):
+        parser().print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except EngramError as exc:
+        print(f"engram: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(exc.hint, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

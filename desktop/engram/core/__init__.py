@@ -1,0 +1,1 @@
+"""Paths, settings, logging and error types shared by every layer (no heavy imports)."""

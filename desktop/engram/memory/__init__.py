@@ -1,0 +1,1 @@
+"""The SQLite store: episodes, memories, provenance, vectors, full text, retrieval and packing."""

@@ -1,0 +1,178 @@
+"""Opening the SQLite file: apsw + sqlite-vec, pragmas, and append-only named migrations.
+
+apsw bundles its own SQLite and can load extensions on every platform, unlike the ``sqlite3``
+module of many pyenv and macOS Pythons. One connection per thread; WAL lets readers and the one
+writer work side by side.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from engram.core import log
+from engram.core.errors import StoreError
+
+_log = log.get("memory.db")
+
+Row = dict[str, Any]
+Migration = tuple[str, Callable[[apsw.Connection], None]]
+MIGRATIONS: list[Migration] = []
+
+
+def migration(name: str) -> Callable[[Callable[[apsw.Connection], None]], Callable[..., None]]:
+    """Register a migration. Names are permanent; append new ones, never edit applied ones."""
+
+    def register(fn: Callable[[apsw.Connection], None]) -> Callable[..., None]:
+        if any(existing == name for existing, _ in MIGRATIONS):
+            raise RuntimeError(f"duplicate migration {name}")
+        MIGRATIONS.append((name, fn))
+        return fn
+
+    return register
+
+
+def connect(path: Path, migrate: bool = True) -> apsw.Connection:
+    """Open (creating if needed) the database file, ready for use on the calling thread."""
+    import sqlite_vec
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = apsw.Connection(str(path))
+        conn.set_busy_timeout(10_000)
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        conn.enable_load_extension(False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA secure_delete=ON")
+        conn.execute("PRAGMA temp_store=MEMORY")
+    except (apsw.NotADBError, apsw.CorruptError) as exc:
+        raise StoreError(
+            f"The database {path} is damaged or is not an Engram database ({exc}).",
+            "Engram has not changed it. Move it aside to start with a fresh one "
+            "(`engram memory reset-damaged`), or restore it from a backup.",
+        ) from exc
+    except apsw.CantOpenError as exc:
+        raise StoreError(
+            f"Cannot open the database {path} ({exc}).",
+            "Check that the folder exists and is writable.",
+        ) from exc
+    if migrate:
+        apply_migrations(conn, path)
+    return conn
+
+
+def apply_migrations(conn: apsw.Connection, path: Path | None = None) -> list[str]:
+    """Apply the missing migrations in order, each in its own transaction."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations ( name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    known = [name for name, _ in MIGRATIONS]
+    unknown = applied - set(known)
+    if unknown:
+        raise StoreError(
+            f"The database {path or ''} was written by a newer Engram "
+            f"(it has migrations {sorted(unknown)} this version does not know).",
+            "Update Engram to open it; this version will not touch it.",
+        )
+    done = []
+    for name, fn in MIGRATIONS:
+        if name in applied:
+            continue
+        with conn:
+            fn(conn)
+            conn.execute(
+                "INSERT INTO migrations(name, applied_at) VALUES (?, ?)", (name, time.time())
+            )
+        _log.info("applied migration %s", name)
+        done.append(name)
+    return done
+
+
+def quarantine(path: Path) -> Path:
+    """Move a damaged database (and its WAL files) aside, keeping it; return the new name."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}.damaged-{stamp}{path.suffix}")
+    os.replace(path, target)
+    for suffix in ("-wal", "-shm"):
+        side = Path(str(path) + suffix)
+        if side.exists():
+            os.replace(side, Path(str(target) + suffix))
+    return target
+
+
+def rows(conn: apsw.Connection, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Row]:
+    """Run a query and return its rows as dicts keyed by column name."""
+    cursor = conn.execute(sql, params)
+    result = []
+    names: list[str] | None = None
+    for values in cursor:
+        if names is None:
+            names = [d[0] for d in cursor.get_description()]
+        result.append(dict(zip(names, values, strict=True)))
+    return result
+
+
+def one(conn: apsw.Connection, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Row | None:
+    """The first row of a query as a dict, or None."""
+    found = rows(conn, sql, params)
+    return found[0] if found else None
+
+
+def scalar(conn: apsw.Connection, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+    """The first column of the first row, or None."""
+    for values in conn.execute(sql, params):
+        return values[0]
+    return None
+
+
+@contextmanager
+def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
+    """A short write transaction (``BEGIN IMMEDIATE``) that rolls back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+@migration("0001_conversations_episodes")
+def _m0001(conn: apsw.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE episodes (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            turn_index INTEGER NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+            content TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            token_count INTEGER,
+            status TEXT NOT NULL DEFAULT 'complete'
+                CHECK (status IN ('complete', 'cancelled', 'error')),
+            model TEXT
+        );
+        CREATE INDEX episodes_conversation ON episodes(conversation_id, turn_index);
+        """
+    )

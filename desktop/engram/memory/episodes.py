@@ -1,0 +1,117 @@
+"""Conversations and episodes: every message, append-only, in the order it was said."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import apsw
+
+from engram.memory import db
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One stored message."""
+
+    id: int
+    conversation_id: int
+    turn_index: int
+    role: str
+    content: str
+    created_at: float
+    token_count: int | None
+    status: str
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One conversation (a chat in the sidebar)."""
+
+    id: int
+    title: str
+    created_at: float
+    updated_at: float
+
+
+_EPISODE_COLUMNS = "id, conversation_id, turn_index, role, content, created_at, token_count, status"
+
+
+class EpisodeLog:
+    """Reads and appends conversations and episodes on one connection."""
+
+    def __init__(self, conn: apsw.Connection) -> None:
+        self.conn = conn
+
+    def new_conversation(self, title: str = "") -> Conversation:
+        now = time.time()
+        with db.transaction(self.conn):
+            self.conn.execute(
+                "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
+                (title, now, now),
+            )
+            new_id = self.conn.last_insert_rowid()
+        return Conversation(new_id, title, now, now)
+
+    def conversation(self, conversation_id: int) -> Conversation | None:
+        row = db.one(self.conn, "SELECT * FROM conversations WHERE id = ?", (conversation_id,))
+        return Conversation(**row) if row else None
+
+    def conversations(self) -> list[Conversation]:
+        """All conversations, most recently active first."""
+        return [
+            Conversation(**row)
+            for row in db.rows(
+                self.conn, "SELECT * FROM conversations ORDER BY updated_at DESC, id DESC"
+            )
+        ]
+
+    def latest_conversation(self) -> Conversation | None:
+        found = self.conversations()
+        return found[0] if found else None
+
+    def rename(self, conversation_id: int, title: str) -> None:
+        with db.transaction(self.conn):
+            self.conn.execute(
+                "UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id)
+            )
+
+    def append(
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        token_count: int | None = None,
+        status: str = "complete",
+        model: str | None = None,
+    ) -> Episode:
+        """Store one message at the end of a conversation."""
+        now = time.time()
+        with db.transaction(self.conn):
+            turn = db.scalar(
+                self.conn,
+                "SELECT COALESCE(MAX(turn_index) + 1, 0) FROM episodes WHERE conversation_id = ?",
+                (conversation_id,),
+            )
+            self.conn.execute(
+                "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at,"
+                " token_count, status, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, turn, role, content, now, token_count, status, model),
+            )
+            new_id = self.conn.last_insert_rowid()
+            self.conn.execute(
+                "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
+            )
+        return Episode(new_id, conversation_id, int(turn), role, content, now, token_count, status)
+
+    def episodes(self, conversation_id: int) -> list[Episode]:
+        """A conversation's messages in order."""
+        return [
+            Episode(**row)
+            for row in db.rows(
+                self.conn,
+                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE conversation_id = ?"
+                " ORDER BY turn_index",
+                (conversation_id,),
+            )
+        ]

@@ -1,0 +1,1 @@
+"""Model runtimes (llama.cpp, cloud), the models.toml catalogue, downloads and hardware fit."""

@@ -1,0 +1,104 @@
+"""The message list: one bubble per message, streaming text coalesced to a steady frame rate."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+FRAME_MS = 33
+
+
+class MessageBubble(QFrame):
+    """One message, rendered as Markdown."""
+
+    def __init__(self, role: str, text: str = "") -> None:
+        super().__init__()
+        self.role = role
+        self.setObjectName(f"bubble_{role}")
+        self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.MarkdownText)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
+        self.label.setOpenExternalLinks(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.addWidget(self.label)
+        self.set_text(text)
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self.label.setText(text)
+        self.setAccessibleDescription(text[:200])
+
+
+class ChatView(QScrollArea):
+    """A scrolling column of bubbles that follows new text while the user is at the bottom."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setAccessibleName(self.tr("Conversation"))
+        self._column = QWidget()
+        self._column.setObjectName("chat_column")
+        self._layout = QVBoxLayout(self._column)
+        self._layout.setSpacing(10)
+        self._layout.addStretch(1)
+        self.setWidget(self._column)
+        self._streaming: MessageBubble | None = None
+        self._pending = ""
+        self._frame = QTimer(self)
+        self._frame.setInterval(FRAME_MS)
+        self._frame.timeout.connect(self._flush)
+        self._follow = True
+        self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    def clear(self) -> None:
+        self._frame.stop()
+        self._streaming = None
+        while self._layout.count() > 1:
+            item = self._layout.takeAt(0)
+            widget = item.widget() if item else None
+            if widget is not None:
+                widget.deleteLater()
+
+    def bubbles(self) -> list[MessageBubble]:
+        return [w for w in self._column.findChildren(MessageBubble) if not w.isHidden()]
+
+    def add(self, role: str, text: str) -> MessageBubble:
+        bubble = MessageBubble(role, text)
+        self._layout.insertWidget(self._layout.count() - 1, bubble)
+        self._follow = True
+        return bubble
+
+    def begin_answer(self) -> MessageBubble:
+        self._streaming = self.add("assistant", "")
+        self._pending = ""
+        self._frame.start()
+        return self._streaming
+
+    def append_token(self, text: str) -> None:
+        self._pending += text
+
+    def end_answer(self, text: str) -> None:
+        self._frame.stop()
+        if self._streaming is not None:
+            self._streaming.set_text(text)
+        self._streaming = None
+        self._pending = ""
+
+    def _flush(self) -> None:
+        if self._streaming is not None and self._pending:
+            self._streaming.set_text(self._streaming.text + self._pending)
+            self._pending = ""
+
+    def _on_scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        self._follow = value >= bar.maximum() - 24
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(maximum)

@@ -1,0 +1,33 @@
+"""The message input: Enter sends, Shift+Enter starts a new line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QPlainTextEdit
+
+
+class Composer(QPlainTextEdit):
+    """A growing plain-text box that submits on Enter."""
+
+    submitted = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTabChangesFocus(True)
+        self.setPlaceholderText(
+            self.tr("Message Engram… (Enter to send, Shift+Enter for a new line)")
+        )
+        self.setAccessibleName(self.tr("Message"))
+        self.setMaximumHeight(160)
+        self.setMinimumHeight(48)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            text = self.toPlainText()
+            if text.strip():
+                self.submitted.emit(text)
+            event.accept()
+            return
+        super().keyPressEvent(event)

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set up (first time only) and run every check: ruff, mypy, the layer contracts and the test suite.
+# Tests never touch your real Engram data: each test gets its own ENGRAM_HOME, and the starter
+# models for the tests live in .cache/models inside the checkout.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export ENGRAM_MODELS_DIR="$root/.cache/models"
+export ENGRAM_HOME="$root/.cache/test-home"
+export QT_QPA_PLATFORM=offscreen
+"$root/installer/bootstrap.sh" test
+cd "$root"
+bin="$root/.venv/bin"
+echo "engram: ruff";  "$bin/ruff" check .
+echo "engram: mypy";  "$bin/mypy"
+echo "engram: layer contracts"; "$bin/lint-imports"
+echo "engram: tests"; "$bin/python" -m pytest "$@"

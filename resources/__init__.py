@@ -1,0 +1,1 @@
+"""Bundled resources: prompts, icons, styles and translations (read via engram.core.resources)."""

@@ -1,0 +1,90 @@
+"""Test fixtures: a private ENGRAM_HOME per test, the real starter models, and thread hygiene."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MODELS_DIR = Path(os.environ.get("ENGRAM_MODELS_DIR") or REPO / ".cache" / "models")
+os.environ["ENGRAM_MODELS_DIR"] = str(MODELS_DIR)
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that drive Qt widgets are marked ``gui`` without anyone having to remember it."""
+    for item in items:
+        if "qtbot" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.gui)
+
+
+@pytest.fixture(scope="session")
+def starter_models() -> Path:
+    """The offline starter models, fetched once into the shared test models folder."""
+    from engram.models import starter
+
+    starter.fetch(report=lambda _line: None)
+    return MODELS_DIR
+
+
+@pytest.fixture(autouse=True)
+def engram_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets an empty ENGRAM_HOME; the real one is never touched."""
+    home = tmp_path / "engram-home"
+    monkeypatch.setenv("ENGRAM_HOME", str(home))
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(MODELS_DIR))
+    return home
+
+
+@pytest.fixture
+def small_model_path(starter_models: Path) -> Path:
+    from engram.models import catalogue
+
+    return catalogue.load().get("smollm2-135m-instruct").main_file()
+
+
+@pytest.fixture(autouse=True)
+def _no_dangling_threads() -> Iterator[None]:
+    """Fail a test that leaves a Python thread or a QThread running (napari's idea)."""
+    before = set(threading.enumerate())
+    started: list[object] = []
+    restore = _track_qthreads(started)
+    yield
+    restore()
+    new = [t for t in threading.enumerate() if t not in before and not t.daemon]
+    for thread in new:
+        thread.join(2.0)
+    leftover = [t for t in new if t.is_alive()]
+    running = [t for t in started if _qthread_running(t)]
+    assert not leftover, f"test left threads running: {leftover}"
+    assert not running, f"test left QThreads running: {running}"
+
+
+def _track_qthreads(started: list[object]):  # type: ignore[no-untyped-def]
+    try:
+        from PySide6.QtCore import QThread
+    except ImportError:  # pragma: no cover
+        return lambda: None
+    original = QThread.start
+
+    def start(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        started.append(self)
+        return original(self, *args, **kwargs)
+
+    QThread.start = start  # type: ignore[method-assign]
+
+    def restore() -> None:
+        QThread.start = original  # type: ignore[method-assign]
+
+    return restore
+
+
+def _qthread_running(thread: object) -> bool:
+    try:
+        return bool(thread.isRunning())  # type: ignore[attr-defined]
+    except RuntimeError:  # the C++ object is already deleted: not running
+        return False

@@ -1,0 +1,34 @@
+"""The layer rules: nothing below engram.ui imports Qt, and heavy libraries load lazily."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+
+import engram
+
+HEAVY = ("PySide6", "shiboken6", "llama_cpp", "fastembed", "huggingface_hub", "onnxruntime")
+
+
+def test_non_ui_modules_import_neither_qt_nor_heavy_libraries() -> None:
+    names = [
+        m.name
+        for m in pkgutil.walk_packages(engram.__path__, "engram.")
+        if not m.name.startswith(("engram.ui", "engram.resources", "engram.__main__"))
+    ]
+    assert "engram.memory.db" in names and "engram.cli.main" in names
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {names!r}: importlib.import_module(name)\n"
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
+
+
+def test_ui_package_is_the_one_that_imports_qt() -> None:
+    code = "import sys, engram.ui.main_window; print('PySide6' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
