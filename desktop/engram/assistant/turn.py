@@ -43,6 +43,15 @@ def system_prompt(language: str = "en") -> str:
     return resources.read_text("prompts", name).strip()
 
 
+TITLE_CHARS = 60
+
+
+def title_for(text: str) -> str:
+    """A conversation title from its first message: the first line, shortened."""
+    line = " ".join(text.strip().split("\n", 1)[0].split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+
+
 class Assistant:
     """Runs turns for the conversations in one episode log with one model."""
 
@@ -64,10 +73,15 @@ class Assistant:
         text: str,
         cancelled: Callable[[], bool] = lambda: False,
     ) -> Iterator[TurnEvent]:
-        """Answer one user message, yielding events as they happen."""
+        """Answer one user message, yielding events as they happen.
+
+        ``conversation_id`` 0 starts a new conversation titled after the message.
+        """
         if not text.strip():
             yield Failed("The message is empty.", "Type something before sending.")
             return
+        if not conversation_id:
+            conversation_id = self.log.new_conversation(title_for(text)).id
         history = [
             {"role": e.role, "content": e.content}
             for e in self.log.episodes(conversation_id)

@@ -6,6 +6,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 FRAME_MS = 33
+# Laying out a megabyte of rich text would freeze the window; longer messages show their start.
+DISPLAY_CHARS = 20_000
 
 
 class MessageBubble(QFrame):
@@ -30,7 +32,12 @@ class MessageBubble(QFrame):
 
     def set_text(self, text: str) -> None:
         self.text = text
-        self.label.setText(text)
+        shown = text
+        if len(text) > DISPLAY_CHARS:
+            hidden = len(text) - DISPLAY_CHARS
+            note = self.tr("(%n more characters not shown; the whole message is saved)", "", hidden)
+            shown = f"{text[:DISPLAY_CHARS]}…\n\n*{note}*"
+        self.label.setText(shown)
         self.setAccessibleDescription(text[:200])
 
 
@@ -47,6 +54,7 @@ class ChatView(QScrollArea):
         self._layout.setSpacing(10)
         self._layout.addStretch(1)
         self.setWidget(self._column)
+        self._bubbles: list[MessageBubble] = []
         self._streaming: MessageBubble | None = None
         self._pending = ""
         self._frame = QTimer(self)
@@ -59,18 +67,19 @@ class ChatView(QScrollArea):
     def clear(self) -> None:
         self._frame.stop()
         self._streaming = None
-        while self._layout.count() > 1:
-            item = self._layout.takeAt(0)
-            widget = item.widget() if item else None
-            if widget is not None:
-                widget.deleteLater()
+        for bubble in self._bubbles:
+            self._layout.removeWidget(bubble)
+            bubble.deleteLater()
+        self._bubbles.clear()
 
     def bubbles(self) -> list[MessageBubble]:
-        return [w for w in self._column.findChildren(MessageBubble) if not w.isHidden()]
+        """The messages shown, oldest first."""
+        return list(self._bubbles)
 
     def add(self, role: str, text: str) -> MessageBubble:
         bubble = MessageBubble(role, text)
         self._layout.insertWidget(self._layout.count() - 1, bubble)
+        self._bubbles.append(bubble)
         self._follow = True
         return bubble
 

@@ -7,6 +7,9 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit
 
 
+MAX_LINES = 8
+
+
 class Composer(QPlainTextEdit):
     """A growing plain-text box that submits on Enter."""
 
@@ -19,8 +22,16 @@ class Composer(QPlainTextEdit):
             self.tr("Message Engram… (Enter to send, Shift+Enter for a new line)")
         )
         self.setAccessibleName(self.tr("Message"))
-        self.setMaximumHeight(160)
-        self.setMinimumHeight(48)
+        self.document().contentsChanged.connect(self._fit_height)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Grow with the text from one line up to eight, then scroll."""
+        lines = max(1, min(MAX_LINES, int(self.document().size().height())))
+        line_height = self.fontMetrics().lineSpacing()
+        margins = self.contentsMargins()
+        frame = int(self.document().documentMargin() * 2) + margins.top() + margins.bottom()
+        self.setFixedHeight(lines * line_height + frame + 4)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtCore import Qt, QThread, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -37,7 +39,7 @@ SHUTDOWN_WAIT_MS = 10_000
 class MainWindow(QMainWindow):
     """Chat with the small model; the model runs on its own thread."""
 
-    send_requested = Signal(int, str)
+    send_requested = Signal(int, str, object)
     load_requested = Signal()
     shutdown_requested = Signal()
 
@@ -52,10 +54,12 @@ class MainWindow(QMainWindow):
         self.conversation_id = latest.id if latest else 0
         self._busy = False
         self._ready = False
+        self._cancel = threading.Event()
 
         self.chat = ChatView()
         self.composer = Composer()
         self.send_button = QPushButton(self.tr("Send"))
+        self.send_button.setObjectName("send_button")
         self.send_button.setAccessibleName(self.tr("Send message"))
         self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setAccessibleName(self.tr("Stop the answer"))
@@ -95,7 +99,7 @@ class MainWindow(QMainWindow):
         self.send_requested.connect(self.worker.send)
         self.load_requested.connect(self.worker.load)
         self.shutdown_requested.connect(self.worker.shutdown)
-        self.worker.loading.connect(lambda: self.model_state.setText(self.tr("Loading model…")))
+        self.worker.loading.connect(self._on_loading)
         self.worker.loaded.connect(self._on_loaded)
         self.worker.load_failed.connect(self._on_load_failed)
         self.worker.turn_event.connect(self._on_event)
@@ -116,11 +120,12 @@ class MainWindow(QMainWindow):
         self.chat.add("user", text)
         self._busy = True
         self._update_buttons()
-        self.send_requested.emit(self.conversation_id, text)
+        self._cancel = threading.Event()
+        self.send_requested.emit(self.conversation_id, text, self._cancel)
 
     def stop(self) -> None:
-        if self._busy:
-            self.worker.cancel()
+        """Stop the running answer at the next token (its text so far is kept)."""
+        self._cancel.set()
 
     def new_conversation(self) -> None:
         if self._busy:
@@ -130,6 +135,9 @@ class MainWindow(QMainWindow):
         self.composer.setFocus()
 
     # -- worker reports -------------------------------------------------------------------
+
+    def _on_loading(self) -> None:
+        self.model_state.setText(self.tr("Loading model…"))
 
     def _on_loaded(self, name: str) -> None:
         self._ready = True
@@ -180,7 +188,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
         """Stop a running answer (its text so far is stored), free the model, end the thread."""
-        self.worker.cancel()
+        self._cancel.set()
         if self._thread.isRunning():
             self.shutdown_requested.emit()
             if not self._thread.wait(SHUTDOWN_WAIT_MS):

@@ -31,14 +31,9 @@ class ModelWorker(QObject):
     def __init__(self, settings: Settings) -> None:
         super().__init__()
         self._settings = settings
-        self._cancel = threading.Event()
         self._model: LocalModel | None = None
         self._assistant: Assistant | None = None
         self._conn: apsw.Connection | None = None
-
-    def cancel(self) -> None:
-        """Thread-safe: stop the running answer at the next token."""
-        self._cancel.set()
 
     @Slot()
     def load(self) -> None:
@@ -55,14 +50,14 @@ class ModelWorker(QObject):
         )
         self.loaded.emit(self._model.path.name)
 
-    @Slot(int, str)
-    def send(self, conversation_id: int, text: str) -> None:
+    @Slot(int, str, object)
+    def send(self, conversation_id: int, text: str, cancel: threading.Event) -> None:
+        """Run one turn; ``cancel`` is set by the UI thread to stop it between tokens."""
         if self._assistant is None:
             return
-        self._cancel.clear()
         self.busy_changed.emit(True)
         try:
-            for event in self._assistant.turn(conversation_id, text, self._cancel.is_set):
+            for event in self._assistant.turn(conversation_id, text, cancel.is_set):
                 self.turn_event.emit(event)
         finally:
             self.busy_changed.emit(False)

@@ -1,0 +1,32 @@
+"""Light and dark themes: one stylesheet with palette placeholders filled from a JSON palette."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+
+from engram.core import resources
+
+_PLACEHOLDER = re.compile(r"@([a-z_]+)")
+
+
+def resolve(theme: str) -> str:
+    """"light" or "dark"; "system" follows the desktop's colour scheme."""
+    if theme in ("light", "dark"):
+        return theme
+    hints = QGuiApplication.styleHints()
+    return "dark" if hints.colorScheme() == Qt.ColorScheme.Dark else "light"
+
+
+def stylesheet(theme: str) -> str:
+    palette = json.loads(resources.read_text("styles", f"{resolve(theme)}.json"))
+    return _PLACEHOLDER.sub(lambda m: palette[m.group(1)], resources.read_text("styles", "base.qss"))
+
+
+def apply(app: QApplication, theme: str) -> None:
+    app.setStyle("Fusion")
+    app.setStyleSheet(stylesheet(theme))

@@ -1,0 +1,210 @@
+"""The main window driven like a user would, with the real starter model on its own thread."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import apsw
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from engram.assistant.events import Notice, Token
+from engram.core import paths, settings
+from engram.ui.main_window import MainWindow
+
+LOAD_TIMEOUT_MS = 30_000
+ANSWER_TIMEOUT_MS = 60_000
+
+
+def _open(
+    qtbot: QtBot, prefs: settings.Settings | None = None, wait_loaded: bool = True
+) -> MainWindow:
+    window = MainWindow(prefs or settings.Settings())
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    if wait_loaded:
+        qtbot.waitUntil(lambda: window._ready, timeout=LOAD_TIMEOUT_MS)
+    return window
+
+
+@pytest.fixture
+def window(qtbot: QtBot, starter_models: Path) -> Iterator[MainWindow]:
+    win = _open(qtbot)
+    yield win
+    win.close()
+
+
+def _stored() -> list[tuple[str, str, str]]:
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        return conn.execute("SELECT role, content, status FROM episodes ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+def _type_and_enter(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    window.composer.setFocus()
+    qtbot.keyClicks(window.composer, text)
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+
+
+def test_enter_sends_and_the_answer_streams_into_the_window(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    tokens: list[str] = []
+    shown: list[str] = []
+    window.worker.turn_event.connect(
+        lambda e: tokens.append(e.text) if isinstance(e, Token) else None
+    )
+    _type_and_enter(qtbot, window, "What is the capital of France?")
+    assert window.composer.toPlainText() == ""
+    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(
+        lambda: shown.append(window.chat.bubbles()[-1].text) or not window._busy,
+        timeout=ANSWER_TIMEOUT_MS,
+    )
+    bubbles = window.chat.bubbles()
+    assert [b.role for b in bubbles] == ["user", "assistant"]
+    answer = bubbles[-1].text
+    assert answer.strip() and answer == "".join(tokens)
+    assert len(tokens) > 1  # streamed, not delivered at once
+    assert len({s for s in shown if s}) > 1  # the bubble grew while streaming
+    assert _stored() == [
+        ("user", "What is the capital of France?", "complete"),
+        ("assistant", answer, "complete"),
+    ]
+
+
+def test_shift_enter_is_a_newline_and_blank_messages_are_not_sent(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    window.composer.setFocus()
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(window.composer, "   ")
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    assert not window._busy
+    assert window.chat.bubbles() == []
+    assert "\n" in window.composer.toPlainText()
+    assert _stored() == []
+
+
+def test_stop_cancels_a_running_answer_within_half_a_second(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
+    tokens: list[str] = []
+    window.worker.turn_event.connect(
+        lambda e: tokens.append(e.text) if isinstance(e, Token) else None
+    )
+    _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
+    qtbot.waitUntil(lambda: len(tokens) >= 5, timeout=ANSWER_TIMEOUT_MS)
+    started = time.perf_counter()
+    with qtbot.waitSignal(window.worker.busy_changed, timeout=5_000):
+        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 0.5, f"stop took {elapsed:.3f} s"
+    stored = _stored()
+    assert stored[-1][0] == "assistant" and stored[-1][2] == "cancelled"
+    assert stored[-1][1] == window.chat.bubbles()[-1].text != ""
+    window.close()
+
+
+def test_escape_stops_too(qtbot: QtBot, starter_models: Path) -> None:
+    window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
+    tokens: list[str] = []
+    window.worker.turn_event.connect(
+        lambda e: tokens.append(e.text) if isinstance(e, Token) else None
+    )
+    _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
+    qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=ANSWER_TIMEOUT_MS)
+    with qtbot.waitSignal(window.worker.busy_changed, timeout=5_000):
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+    assert _stored()[-1][2] == "cancelled"
+    window.close()
+
+
+def test_restart_shows_the_conversation_again(qtbot: QtBot, starter_models: Path) -> None:
+    first = _open(qtbot)
+    _type_and_enter(qtbot, first, "Hello there")
+    qtbot.waitUntil(lambda: len(_stored()) == 2, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not first._busy, timeout=ANSWER_TIMEOUT_MS)
+    answer = first.chat.bubbles()[-1].text
+    first.close()
+    second = _open(qtbot, wait_loaded=False)
+    assert [(b.role, b.text) for b in second.chat.bubbles()] == [
+        ("user", "Hello there"),
+        ("assistant", answer),
+    ]
+    qtbot.waitUntil(lambda: second._ready, timeout=LOAD_TIMEOUT_MS)
+    second.close()
+
+
+def test_closing_mid_answer_keeps_the_text_and_stops_the_thread(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
+    tokens: list[str] = []
+    window.worker.turn_event.connect(
+        lambda e: tokens.append(e.text) if isinstance(e, Token) else None
+    )
+    _type_and_enter(qtbot, window, "Write a very long poem about the sea.")
+    qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=ANSWER_TIMEOUT_MS)
+    window.close()
+    assert not window._thread.isRunning()
+    role, content, status = _stored()[-1]
+    assert (role, status) == ("assistant", "cancelled")
+    assert content.startswith("".join(tokens[:3]))
+
+
+def test_a_huge_paste_is_accepted_and_truncated_with_a_notice(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    # A small context keeps the prompt evaluation (about 250 tokens/s here) short.
+    window = _open(qtbot, settings.Settings(context_size=1024, max_answer_tokens=16))
+    notices: list[str] = []
+    window.worker.turn_event.connect(
+        lambda e: notices.append(e.text) if isinstance(e, Notice) else None
+    )
+    huge = "The quick brown fox jumps over the lazy dog. " * 23_000  # about 1 MB
+    window.composer.setPlainText(huge)
+    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    assert notices and "too long" in notices[0]
+    assert window.notice.isVisible() and "too long" in window.notice.text()
+    stored = _stored()
+    assert stored[0] == ("user", huge, "complete")  # nothing lost
+    assert stored[1][0] == "assistant"
+    window.close()
+
+
+def test_missing_model_still_opens_the_window_and_says_how_to_fix_it(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "empty-models"))
+    window = _open(qtbot, wait_loaded=False)
+    qtbot.waitUntil(window.notice.isVisible, timeout=LOAD_TIMEOUT_MS)
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf is missing" in window.notice.text()
+    assert "engram models fetch-starter" in window.notice.text()
+    assert not window.send_button.isEnabled()
+    window.close()
+
+
+def test_corrupt_model_file_is_named(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, starter_models: Path
+) -> None:
+    models = tmp_path / "models"
+    target = models / "smollm2-135m-instruct" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"GGUF" + b"\x07" * 4096)  # right magic, wrong everything else
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(models))
+    window = _open(qtbot, wait_loaded=False)
+    qtbot.waitUntil(window.notice.isVisible, timeout=LOAD_TIMEOUT_MS)
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf" in window.notice.text()
+    assert "fetch-starter" in window.notice.text()
+    window.close()
