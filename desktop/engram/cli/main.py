@@ -7,10 +7,11 @@ import sys
 
 from engram import __version__
 from engram.cli import chat, models
+from engram.cli import memory as memory_cli
 from engram.core import log
 from engram.core.errors import EngramError
 
-COMMANDS = (chat, models)
+COMMANDS = (chat, models, memory_cli)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -23,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("-v", "--verbose", action="store_true", help="log debug details")
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("gui", help="open the desktop app (the default)")
+    sub.add_parser("screenshots", help="render the windows to PNG files (DIR, --dark)")
     for module in COMMANDS:
         module.register(sub)
     return top

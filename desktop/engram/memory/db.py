@@ -54,6 +54,7 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA secure_delete=ON")
         conn.execute("PRAGMA temp_store=MEMORY")
+        conn.create_scalar_function("engram_fts", _fts_text, 1, deterministic=True)
     except (apsw.NotADBError, apsw.CorruptError) as exc:
         raise StoreError(
             f"The database {path} is damaged or is not an Engram database ({exc}).",
@@ -68,6 +69,13 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
     if migrate:
         apply_migrations(conn, path)
     return conn
+
+
+def _fts_text(*values: Any) -> str:
+    from engram.memory.text import index_text
+
+    value = values[0] if values else None
+    return index_text(value if isinstance(value, str) else "")
 
 
 def apply_migrations(conn: apsw.Connection, path: Path | None = None) -> list[str]:

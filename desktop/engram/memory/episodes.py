@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import apsw
 
 from engram.memory import db
+from engram.memory.text import fts_match, query_terms
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,33 @@ class EpisodeLog:
                 "UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id)
             )
 
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Delete a conversation and its messages (their rows, full-text and vector entries).
+
+        Memories distilled from it stay; their provenance is marked as a deleted source.
+        ``MemoryStore.delete_conversation`` also scrubs the freed pages; prefer it when open.
+        """
+        with db.transaction(self.conn):
+            self.conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+
+    def search_conversations(self, query: str, limit: int = 50) -> list[Conversation]:
+        """Conversations whose title or messages match the words of ``query``, newest first."""
+        words = query.strip()
+        if not words:
+            return self.conversations()
+        sql = "SELECT * FROM conversations WHERE title LIKE ? ESCAPE '\\'"
+        params: list[object] = [f"%{_like_escape(words)}%"]
+        match = fts_match(query_terms(words))
+        if match:
+            sql += (
+                " OR id IN (SELECT e.conversation_id FROM episodes_fts f"
+                " JOIN episodes e ON e.id = f.rowid WHERE episodes_fts MATCH ?)"
+            )
+            params.append(match)
+        params.append(limit)
+        sql += " ORDER BY updated_at DESC, id DESC LIMIT ?"
+        return [Conversation(**row) for row in db.rows(self.conn, sql, params)]
+
     def append(
         self,
         conversation_id: int,
@@ -115,3 +143,7 @@ class EpisodeLog:
                 (conversation_id,),
             )
         ]
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,184 @@
+"""``engram memory``: list, search, show, export, import and forget long-term memories."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+import apsw
+
+from engram.core import paths
+from engram.core.errors import InputError, StoreError
+from engram.memory import db, embed, transfer
+from engram.memory.records import Memory
+from engram.memory.schema import KINDS
+from engram.memory.search import Filters
+from engram.memory.store import MemoryStore
+from engram.models import catalogue
+
+EMBEDDING_MODEL = "all-minilm-l6-v2-int8"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cmd = sub.add_parser("memory", help="list, search, export, import and forget memories")
+    verbs = cmd.add_subparsers(dest="verb", metavar="VERB", required=True)
+    p = verbs.add_parser("list", help="the remembered memories, pinned first")
+    p.add_argument("--kind", choices=KINDS, action="append")
+    p.add_argument("--all", action="store_true", help="include superseded and archived ones")
+    p.add_argument("--limit", type=int, default=100)
+    p.set_defaults(run=_list)
+    p = verbs.add_parser("search", help="hybrid search (meaning and words)")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--kind", choices=KINDS, action="append")
+    p.add_argument("--episodes", action="store_true", help="search raw messages instead")
+    p.set_defaults(run=_search)
+    p = verbs.add_parser("show", help="one memory with where it came from")
+    p.add_argument("id", type=int)
+    p.set_defaults(run=_show)
+    p = verbs.add_parser("export", help="write memories as JSON Lines or Markdown")
+    p.add_argument("file", type=Path, nargs="?", help="output file (default: standard output)")
+    p.add_argument("--markdown", action="store_true", help="a readable list instead of JSON Lines")
+    p.add_argument("--episodes", action="store_true", help="include all conversations")
+    p.set_defaults(run=_export)
+    p = verbs.add_parser("import", help="add the memories of a JSON Lines export")
+    p.add_argument("file", type=Path)
+    p.set_defaults(run=_import)
+    p = verbs.add_parser("forget", help="delete memories for good")
+    p.add_argument("ids", type=int, nargs="*")
+    p.add_argument("--all", action="store_true", help="every memory")
+    p.add_argument("--episodes", action="store_true", help="with --all: conversations too")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(run=_forget)
+    p = verbs.add_parser("reset-damaged", help="move a damaged database aside, start fresh")
+    p.set_defaults(run=_reset_damaged)
+
+
+def _utf8_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        if (getattr(stream, "encoding", "") or "").lower().replace("-", "") != "utf8":
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(encoding="utf-8", errors="replace")
+
+
+def _store() -> MemoryStore:
+    _utf8_output()
+    folder = catalogue.load().get(EMBEDDING_MODEL).folder()
+    return MemoryStore(db.connect(paths.database_path()), embed.minilm(folder))
+
+
+def _line(m: Memory) -> str:
+    flags = ("*" if m.pinned else " ") + ("" if m.status == "active" else f" [{m.status}]")
+    return f"#{m.id:<5} {m.kind:10} {flags} {' '.join(m.content.split())}"
+
+
+def _list(args: argparse.Namespace) -> int:
+    store = _store()
+    for m in store.memories(args.kind, None if args.all else ("active",), args.limit):
+        print(_line(m))
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    store = _store()
+    if args.episodes:
+        store.index_episodes()
+        for e in store.search_episodes(args.query, args.k):
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.episode.created_at))
+            print(f"{e.score:.3f}  {when} {e.episode.role:9} {' '.join(e.content.split())}")
+        return 0
+    for h in store.search(args.query, args.k, Filters(kinds=args.kind)):
+        print(f"{h.score:.3f}  {_line(h.memory)}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    store = _store()
+    m = store.get(args.id)
+    if m is None:
+        raise InputError(f"There is no memory #{args.id}.", "List them with `engram memory list`.")
+    print(_line(m))
+    print(
+        f"importance {m.importance:.2f}, confidence {m.confidence:.2f}, origin {m.origin},"
+        f" used {m.use_count}x, feedback {m.feedback:+d}"
+    )
+    for s in store.sources(m.id):
+        where = "deleted conversation" if s.source_deleted else f"conversation {s.conversation_id}"
+        print(f"  from {where}, turn {s.turn_index}")
+    for e in store.source_episodes(m.id):
+        print(f"    {e.role}: {' '.join(e.content.split())[:200]}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    store = _store()
+    if args.file is not None:
+        tmp = args.file.with_name(args.file.name + ".part")
+        with tmp.open("w", encoding="utf-8") as handle:
+            count = _write(store, handle, args)
+        tmp.replace(args.file)
+        print(f"exported {count} lines to {args.file}", file=sys.stderr)
+    else:
+        _write(store, sys.stdout, args)
+    return 0
+
+
+def _write(store: MemoryStore, handle: IO[str], args: argparse.Namespace) -> int:
+    if args.markdown:
+        return transfer.export_markdown(store, handle)
+    return transfer.export_jsonl(store, handle, episodes=args.episodes)
+
+
+def _import(args: argparse.Namespace) -> int:
+    count = transfer.import_jsonl(_store(), args.file)
+    print(f"imported {count} memories from {args.file}")
+    return 0
+
+
+def _forget(args: argparse.Namespace) -> int:
+    if not args.all and not args.ids:
+        raise InputError("Say which memories to forget.", "Give their ids, or --all.")
+    store = _store()
+    what = (
+        "ALL memories" + (" and conversations" if args.episodes else "")
+        if args.all
+        else (f"{len(args.ids)} memor{'y' if len(args.ids) == 1 else 'ies'}")
+    )
+    if not args.yes:
+        try:
+            answer = input(f"Forget {what} for good? This cannot be undone. [y/N] ")
+        except EOFError:  # no terminal to ask: the safe answer is no
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing forgotten")
+            return 1
+    if args.all:
+        count = store.forget_all(episodes=args.episodes)
+    else:
+        for memory_id in args.ids:
+            if store.get(memory_id) is None:
+                raise InputError(f"There is no memory #{memory_id}.")
+        for memory_id in args.ids:
+            store.delete(memory_id)
+        count = len(args.ids)
+    print(f"forgot {count} memories")
+    return 0
+
+
+def _reset_damaged(args: argparse.Namespace) -> int:
+    path = paths.database_path()
+    try:
+        db.connect(path).close()
+    except StoreError as exc:
+        if not isinstance(exc.__cause__, apsw.NotADBError | apsw.CorruptError):
+            raise
+        moved = db.quarantine(path)
+        db.connect(path).close()
+        print(f"moved the damaged database to {moved}; started a fresh one at {path}")
+        return 0
+    print(f"{path} is not damaged; nothing to do")
+    return 0

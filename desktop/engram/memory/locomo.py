@@ -1,0 +1,135 @@
+"""Loading LoCoMo-format conversation sets and ingesting a sample as conversations and episodes."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from engram.core.errors import InputError
+from engram.memory import db
+
+_SESSION = re.compile(r"^session_(\d+)$")
+
+
+@dataclass(frozen=True)
+class Turn:
+    speaker: str
+    dia_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Session:
+    number: int
+    date_time: str
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class QA:
+    question: str
+    answer: str
+    evidence: tuple[str, ...]
+    category: int
+
+
+@dataclass(frozen=True)
+class Sample:
+    sample_id: str
+    speaker_a: str
+    speaker_b: str
+    sessions: tuple[Session, ...]
+    qa: tuple[QA, ...]
+
+
+def load_locomo(path: Path) -> list[Sample]:
+    """Samples from a LoCoMo JSON file (sessions under ``conversation`` or at the sample's top)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"Cannot read the LoCoMo file {path} ({exc}).") from exc
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise InputError(f"{path} is not a LoCoMo file (expected a list of samples).")
+    try:
+        return [_sample(raw, n) for n, raw in enumerate(data)]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{path} is not a LoCoMo file ({exc!r}).") from exc
+
+
+def _sample(raw: dict[str, Any], n: int) -> Sample:
+    conv = raw.get("conversation", raw)
+    sessions = []
+    for key, turns in conv.items():
+        match = _SESSION.match(key)
+        if match and isinstance(turns, list):
+            number = int(match.group(1))
+            sessions.append(
+                Session(
+                    number,
+                    str(conv.get(f"{key}_date_time", "")),
+                    tuple(Turn(t["speaker"], t["dia_id"], t["text"]) for t in turns),
+                )
+            )
+    qa = tuple(
+        QA(
+            str(q["question"]),
+            str(q.get("answer", q.get("adversarial_answer", ""))),
+            tuple(str(e) for e in q.get("evidence", [])),
+            int(q.get("category", 0)),
+        )
+        for q in raw.get("qa", [])
+    )
+    return Sample(
+        str(raw.get("sample_id", n)),
+        str(conv["speaker_a"]),
+        str(conv["speaker_b"]),
+        tuple(sorted(sessions, key=lambda s: s.number)),
+        qa,
+    )
+
+
+def session_time(text: str) -> float:
+    """A LoCoMo session date ("1:56 pm on 8 May, 2023") as a Unix time (now if unreadable)."""
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%Y-%m-%d %H:%M", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(text.strip(), fmt).timestamp()
+        except ValueError:
+            continue
+    return time.time()
+
+
+def ingest(conn: apsw.Connection, sample: Sample) -> dict[str, int]:
+    """Store a sample as one conversation (speaker A = user); returns dia_id -> episode id.
+
+    Each episode reads "Speaker: text"; its time is its session's date.
+    """
+    ids: dict[str, int] = {}
+    with db.transaction(conn):
+        start = session_time(sample.sessions[0].date_time) if sample.sessions else time.time()
+        conn.execute(
+            "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
+            (f"LoCoMo {sample.sample_id}", start, start),
+        )
+        conversation = conn.last_insert_rowid()
+        turn_index = 0
+        for session in sample.sessions:
+            when = session_time(session.date_time)
+            for offset, turn in enumerate(session.turns):
+                role = "user" if turn.speaker == sample.speaker_a else "assistant"
+                conn.execute(
+                    "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (conversation, turn_index, role, f"{turn.speaker}: {turn.text}", when + offset),
+                )
+                ids[turn.dia_id] = conn.last_insert_rowid()
+                turn_index += 1
+    return ids

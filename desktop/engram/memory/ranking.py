@@ -1,0 +1,55 @@
+"""Re-ranking search results by importance, pinning, feedback and recency; duplicate collapse."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engram.memory.embed import Vectors
+from engram.memory.records import Hit, Memory
+from engram.memory.text import normalized
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each signal lifts a relevant memory (relevance itself is scaled to 0..1)."""
+
+    importance: float = 0.3
+    pinned: float = 0.3
+    feedback: float = 0.2
+    recency: float = 0.2
+    recency_days: float = 60.0
+
+
+def rank(relevance: float, memory: Memory, now: float, w: Weights) -> float:
+    """The final score: relevance times (1 + the weighted lifts), never below 5% of relevance."""
+    age_days = (now - (memory.last_used_at or memory.updated_at)) / 86400
+    lift = (
+        w.importance * memory.importance
+        + w.pinned * memory.pinned
+        + w.feedback * math.tanh(memory.feedback / 2)
+        + w.recency * math.exp(-max(age_days, 0) / w.recency_days)
+    )
+    return relevance * max(0.05, 1.0 + lift)
+
+
+def collapse(hits: list[Hit], k: int, threshold: float, vectors: dict[int, Vectors]) -> list[Hit]:
+    """The best ``k`` hits, skipping any whose text or vector repeats a better one."""
+    kept: list[Hit] = []
+    seen_text: set[str] = set()
+    for hit in hits:
+        text = normalized(hit.memory.content)
+        v = vectors.get(hit.memory.id)
+        near = v is not None and any(
+            (u := vectors.get(h.memory.id)) is not None and float(np.dot(u, v)) >= threshold
+            for h in kept
+        )
+        if text in seen_text or near:
+            continue
+        seen_text.add(text)
+        kept.append(hit)
+        if len(kept) == k:
+            break
+    return kept

@@ -1,0 +1,119 @@
+"""Text helpers for search: CJK-aware full-text terms, FTS5 query building and token estimates.
+
+SQLite's ``unicode61`` tokenizer splits on spaces, which Chinese does not use. Before indexing,
+every run of CJK characters is rewritten as its single characters plus its overlapping bigrams,
+so both 杭州 and 州 are terms of 我上周去了杭州; queries are rewritten the same way.
+Latin text is left to ``unicode61`` and the Porter stemmer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+_CJK_STOP = frozenset("的了吗呢吧啊是在我你他她它们这那有和")
+
+
+def _cjk_terms(run: str) -> list[str]:
+    chars = list(run)
+    return chars + [a + b for a, b in itertools.pairwise(chars)]
+
+
+def index_text(text: str) -> str:
+    """The text as it is given to the FTS5 index (CJK runs expanded to unigrams and bigrams)."""
+    return _CJK.sub(lambda m: " " + " ".join(_cjk_terms(m.group())) + " ", text)
+
+
+def query_terms(query: str) -> list[str]:
+    """The search terms of a user query: content words and CJK bigrams (single chars if alone)."""
+    terms: list[str] = []
+    for token in _WORD.findall(query):
+        for part in _CJK.split(token):
+            word = part.lower()
+            if word and word not in _STOPWORDS:
+                terms.append(word)
+        for run in _CJK.findall(token):
+            if len(run) == 1:
+                terms.append(run)
+            else:
+                pairs = [run[i : i + 2] for i in range(len(run) - 1)]
+                terms.extend(p for p in pairs if not set(p) <= _CJK_STOP)
+    return list(dict.fromkeys(terms))
+
+
+def fts_match(terms: list[str]) -> str:
+    """An FTS5 MATCH expression that ORs the quoted terms ('' when there are none)."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def estimate_tokens(text: str) -> int:
+    """A quick token estimate: one per CJK character, about four characters per other token."""
+    cjk = sum(len(run) for run in _CJK.findall(text))
+    return max(1, cjk + (len(text) - cjk + 3) // 4)
+
+
+def normalized(text: str) -> str:
+    """Text folded for exact-duplicate checks: lower case, single spaces, no trailing dot."""
+    return " ".join(text.lower().split()).rstrip("。.!！ ")

@@ -1,0 +1,225 @@
+"""Export and import of memories as JSON Lines (all or nothing), and a readable Markdown export."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from engram.core.errors import InputError
+from engram.memory import db
+from engram.memory.records import MEMORY_COLUMNS
+from engram.memory.schema import KINDS, ORIGINS, STATUSES
+from engram.memory.store import MemoryStore, check_content
+
+FORMAT = "engram-memories"
+VERSION = 1
+MAX_LINE = 1_000_000
+_EPISODE_FIELDS = ("id", "conversation_id", "turn_index", "role", "content", "created_at")
+
+
+def export_jsonl(store: MemoryStore, out: IO[str], episodes: bool = False) -> int:
+    """Write every memory (with provenance) and, optionally, every conversation; returns lines."""
+    lines: list[dict[str, Any]] = [
+        {"type": FORMAT, "version": VERSION, "embedding_model": store.embedding_model}
+    ]
+    if episodes:
+        for row in db.rows(store.conn, "SELECT id, title, created_at FROM conversations"):
+            lines.append({"type": "conversation", **row})
+        cols = ", ".join(_EPISODE_FIELDS)
+        for row in db.rows(store.conn, f"SELECT {cols} FROM episodes ORDER BY id"):
+            lines.append({"type": "episode", **row})
+    for row in db.rows(store.conn, f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY id"):
+        row["meta"] = json.loads(row["meta"])
+        row["sources"] = [s.__dict__ for s in store.sources(row["id"])]
+        lines.append({"type": "memory", **row})
+    for line in lines:
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return len(lines)
+
+
+def export_markdown(store: MemoryStore, out: IO[str]) -> int:
+    """A human-readable list of the active memories, grouped by kind; returns how many."""
+    memories = store.memories(limit=1_000_000)
+    out.write("# Engram memories\n\n")
+    for kind in KINDS:
+        group = [m for m in memories if m.kind == kind]
+        if not group:
+            continue
+        out.write(f"## {kind.capitalize()}\n\n")
+        for m in group:
+            day = time.strftime("%Y-%m-%d", time.localtime(m.updated_at))
+            pin = " (pinned)" if m.pinned else ""
+            text = " ".join(m.content.split())
+            out.write(f"- {text}{pin} — importance {m.importance:.1f}, {day}, #{m.id}\n")
+        out.write("\n")
+    return len(memories)
+
+
+def _fail(number: int, what: str) -> InputError:
+    return InputError(
+        f"Line {number} of the import file is invalid: {what}. Nothing was imported.",
+        "Fix or remove that line (the file must be an Engram JSON Lines export) and retry.",
+    )
+
+
+def _number(value: Any, number: int, key: str, low: float = 0.0, high: float = 1.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise _fail(number, f"{key} must be a number from {low} to {high}")
+    return float(value)
+
+
+def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
+    try:
+        content = check_content(raw.get("content", ""))
+    except InputError as exc:
+        raise _fail(number, exc.message) from exc
+    memory = {
+        "content": content,
+        "kind": raw.get("kind", "fact"),
+        "status": raw.get("status", "active"),
+        "origin": raw.get("origin", "user"),
+    }
+    for key, allowed in (("kind", KINDS), ("status", STATUSES), ("origin", ORIGINS)):
+        if memory[key] not in allowed:
+            raise _fail(number, f"{key} must be one of {', '.join(allowed)}")
+    memory["importance"] = _number(raw.get("importance", 0.5), number, "importance")
+    memory["confidence"] = _number(raw.get("confidence", 0.8), number, "confidence")
+    memory["pinned"] = 1 if raw.get("pinned") else 0
+    memory["feedback"] = int(_number(raw.get("feedback", 0), number, "feedback", -1e6, 1e6))
+    now = time.time()
+    for key in ("created_at", "updated_at"):
+        memory[key] = _number(raw.get(key, now), number, key, 0, 1e11)
+    meta = raw.get("meta", {})
+    if not isinstance(meta, dict):
+        raise _fail(number, "meta must be an object")
+    memory["meta"] = json.dumps(meta, ensure_ascii=False)
+    sources = raw.get("sources", [])
+    if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
+        raise _fail(number, "sources must be a list of objects")
+    memory["sources"] = sources
+    memory["old_id"] = raw.get("id")
+    memory["old_superseded_by"] = raw.get("superseded_by")
+    return memory
+
+
+def parse(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Validated memories and episode-related records; InputError names the first bad line."""
+    memories: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE:
+            raise _fail(number, "the line is longer than 1 MB")
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise _fail(number, f"not JSON ({exc})") from exc
+        if not isinstance(raw, dict):
+            raise _fail(number, "not a JSON object")
+        kind = raw.get("type")
+        if number == 1 and kind != FORMAT:
+            raise _fail(number, f'the first line must be {{"type": "{FORMAT}", ...}}')
+        if kind == "memory":
+            memories.append(_memory(raw, number))
+        elif kind in ("conversation", "episode"):
+            others.append(_other(raw, number))
+        elif kind != FORMAT:
+            raise _fail(number, f"unknown record type {kind!r}")
+    return memories, others
+
+
+def _other(raw: dict[str, Any], number: int) -> dict[str, Any]:
+    if not isinstance(raw.get("id"), int):
+        raise _fail(number, "id must be an integer")
+    if raw["type"] == "episode":
+        if raw.get("role") not in ("system", "user", "assistant"):
+            raise _fail(number, "role must be system, user or assistant")
+        if not isinstance(raw.get("content"), str) or not isinstance(raw.get("turn_index"), int):
+            raise _fail(number, "an episode needs text content and an integer turn_index")
+        if not isinstance(raw.get("conversation_id"), int):
+            raise _fail(number, "conversation_id must be an integer")
+    _number(raw.get("created_at", 0), number, "created_at", 0, 1e11)
+    return raw
+
+
+def import_jsonl(store: MemoryStore, path: Path) -> int:
+    """Import an export file in one transaction; returns the number of memories added."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            memories, others = parse(handle)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not UTF-8 text ({exc}).", "Import an Engram export.") from exc
+    except OSError as exc:
+        raise InputError(f"Cannot read {path} ({exc}).") from exc
+    vecs = store._embed([m["content"] for m in memories]) if memories else None
+    conn = store.conn
+    conversations: dict[int, int] = {}
+    episodes: dict[int, int] = {}
+    ids: dict[Any, int] = {}
+    with store._writing():
+        for raw in others:
+            if raw["type"] == "conversation":
+                conn.execute(
+                    "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
+                    (str(raw.get("title", "")), raw.get("created_at", 0), raw.get("created_at", 0)),
+                )
+                conversations[raw["id"]] = conn.last_insert_rowid()
+            elif raw["conversation_id"] in conversations:
+                conn.execute(
+                    "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (
+                        conversations[raw["conversation_id"]],
+                        raw["turn_index"],
+                        raw["role"],
+                        raw["content"],
+                        raw.get("created_at", 0),
+                    ),
+                )
+                episodes[raw["id"]] = conn.last_insert_rowid()
+        for position, m in enumerate(memories):
+            conn.execute(
+                "INSERT INTO memories(kind, content, importance, confidence, pinned, status,"
+                " created_at, updated_at, feedback, origin, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    m["kind"],
+                    m["content"],
+                    m["importance"],
+                    m["confidence"],
+                    m["pinned"],
+                    m["status"],
+                    m["created_at"],
+                    m["updated_at"],
+                    m["feedback"],
+                    m["origin"],
+                    m["meta"],
+                ),
+            )
+            new_id = conn.last_insert_rowid()
+            ids[m["old_id"]] = new_id
+            if vecs is not None and store.index is not None:
+                store.index.put("memories", [new_id], vecs[position : position + 1])
+            for s in m["sources"]:
+                episode = episodes.get(s.get("episode_id"))
+                conn.execute(
+                    "INSERT INTO memory_sources(memory_id, episode_id, conversation_id,"
+                    " turn_index, source_deleted) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        new_id,
+                        episode,
+                        conversations.get(s.get("conversation_id")),
+                        s.get("turn_index") if isinstance(s.get("turn_index"), int) else None,
+                        int(episode is None),
+                    ),
+                )
+        for m in memories:
+            if m["old_superseded_by"] is not None and m["old_superseded_by"] in ids:
+                conn.execute(
+                    "UPDATE memories SET superseded_by = ? WHERE id = ?",
+                    (ids[m["old_superseded_by"]], ids[m["old_id"]]),
+                )
+    return len(memories)

@@ -1,0 +1,171 @@
+"""Export and import of memories (JSON Lines, Markdown), the LoCoMo loader, and the CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from engram.cli.main import main
+from engram.core.errors import InputError
+from engram.memory import db, locomo, transfer
+from engram.memory.episodes import EpisodeLog
+from engram.memory.store import MemoryStore
+from test_memory_store import embedder, store  # noqa: F401  (shared fixtures)
+
+DATA = Path(__file__).parent / "data" / "synthetic_locomo.json"
+
+
+def _fill(target: MemoryStore) -> tuple[int, int]:
+    log = EpisodeLog(target.conn)
+    conv = log.new_conversation("旅行")
+    said = log.append(conv.id, "user", "我上周去了杭州。")
+    old = target.add("用户住在上海。", kind="profile", source_episodes=[said.id])
+    new = target.supersede(old.id, "用户搬到了杭州。")
+    target.add("Prefers answers in Chinese.", kind="preference", pinned=True, meta={"by": "test"})
+    return old.id, new.id
+
+
+def test_jsonl_round_trip_keeps_memories_provenance_and_history(
+    store: MemoryStore,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    _fill(store)
+    out = io.StringIO()
+    assert transfer.export_jsonl(store, out, episodes=True) == 1 + 1 + 1 + 3
+    path = tmp_path / "export.jsonl"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    assert "杭州" in out.getvalue()
+    store.forget_all(episodes=True)
+    assert transfer.import_jsonl(store, path) == 3
+    memories = {m.content: m for m in store.memories(statuses=None)}
+    old, new = memories["用户住在上海。"], memories["用户搬到了杭州。"]
+    assert old.status == "superseded" and old.superseded_by == new.id
+    assert memories["Prefers answers in Chinese."].pinned
+    assert memories["Prefers answers in Chinese."].meta == {"by": "test"}
+    assert [e.content for e in store.source_episodes(old.id)] == ["我上周去了杭州。"]
+    assert store.search("杭州", k=1)[0].memory.id == new.id
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("{not json", "not JSON"),
+        ('{"type": "memory", "content": ""}', "cannot be empty"),
+        ('{"type": "memory", "content": "x", "kind": "gossip"}', "kind must be one of"),
+        ('{"type": "memory", "content": "x", "importance": "high"}', "importance"),
+        ('{"type": "memory", "content": "x", "sources": "all"}', "sources"),
+        ('{"type": "exploit", "payload": "DROP TABLE memories"}', "unknown record type"),
+        ("[1, 2, 3]", "not a JSON object"),
+        ("[" * 100_000, "not JSON"),
+    ],
+)
+def test_a_bad_line_is_reported_by_number_and_nothing_is_imported(
+    store: MemoryStore,  # noqa: F811
+    tmp_path: Path,
+    line: str,
+    why: str,
+) -> None:
+    header = json.dumps({"type": transfer.FORMAT, "version": 1})
+    good = json.dumps({"type": "memory", "content": "A good memory."})
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([header, good, good, line, good]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        transfer.import_jsonl(store, path)
+    assert "Line 4 " in caught.value.message and why in caught.value.message
+    assert db.scalar(store.conn, "SELECT COUNT(*) FROM memories") == 0
+
+
+def test_import_refuses_a_file_that_is_not_an_export(store: MemoryStore, tmp_path: Path) -> None:  # noqa: F811
+    path = tmp_path / "other.jsonl"
+    path.write_bytes(b'{"type": "memory", "content": "x"}\n')
+    with pytest.raises(InputError, match="Line 1 "):
+        transfer.import_jsonl(store, path)
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(InputError, match="not UTF-8"):
+        transfer.import_jsonl(store, path)
+
+
+def test_markdown_export_groups_by_kind(store: MemoryStore) -> None:  # noqa: F811
+    _fill(store)
+    out = io.StringIO()
+    assert transfer.export_markdown(store, out) == 2
+    text = out.getvalue()
+    assert "## Profile\n\n- 用户搬到了杭州。" in text and "(pinned)" in text
+    assert "上海" not in text
+
+
+def _closed_stdin(_prompt: str) -> str:
+    raise EOFError
+
+
+def test_cli_lists_searches_exports_imports_and_forgets(
+    store: MemoryStore,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old_id, new_id = _fill(store)
+    assert main(["memory", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "用户搬到了杭州。" in listed and "上海" not in listed
+    assert main(["memory", "search", "杭州", "-k", "1"]) == 0
+    assert f"#{new_id}" in capsys.readouterr().out
+    assert main(["memory", "search", "杭州", "--episodes"]) == 0
+    assert "我上周去了杭州。" in capsys.readouterr().out
+    assert main(["memory", "show", str(old_id)]) == 0
+    assert "user: 我上周去了杭州。" in capsys.readouterr().out
+    target = tmp_path / "mem.jsonl"
+    assert main(["memory", "export", str(target)]) == 0
+    monkeypatch.setattr("builtins.input", lambda _prompt: "n")
+    assert main(["memory", "forget", "--all"]) == 1
+    monkeypatch.setattr("builtins.input", _closed_stdin)
+    assert main(["memory", "forget", str(new_id)]) == 1  # no answer on a closed stdin means no
+    assert len(store.memories()) == 2
+    monkeypatch.setattr("builtins.input", lambda _prompt: "yes")
+    assert main(["memory", "forget", str(new_id)]) == 0
+    assert store.get(new_id) is None
+    assert main(["memory", "forget", "--all", "--yes"]) == 0
+    assert store.memories(statuses=None) == []
+    assert main(["memory", "import", str(target)]) == 0
+    assert len(store.memories(statuses=None)) == 3
+    assert main(["memory", "show", "12345"]) == 2
+    assert "no memory #12345" in capsys.readouterr().err
+
+
+def test_locomo_loader_accepts_both_layouts_and_ingests_turns(
+    store: MemoryStore,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    samples = locomo.load_locomo(DATA)
+    assert len(samples) == 2 and len(samples[0].sessions) == 14
+    assert sum(len(s.turns) for sample in samples for s in sample.sessions) >= 300
+    assert any(q.category == 5 and not q.evidence for q in samples[0].qa)
+    raw = json.loads(DATA.read_text(encoding="utf-8"))[0]
+    flat = {**{k: v for k, v in raw.items() if k != "conversation"}, **raw["conversation"]}
+    (tmp_path / "flat.json").write_text(json.dumps(flat), encoding="utf-8")
+    assert locomo.load_locomo(tmp_path / "flat.json") == samples[:1]
+    ids = locomo.ingest(store.conn, samples[0])
+    assert len(ids) == sum(len(s.turns) for s in samples[0].sessions)
+    first = samples[0].sessions[0]
+    episode = EpisodeLog(store.conn).episodes(1)[0]
+    assert episode.content == f"{first.turns[0].speaker}: {first.turns[0].text}"
+    assert episode.created_at == locomo.session_time(first.date_time)
+    (tmp_path / "bad.json").write_text('[{"qa": []}]', encoding="utf-8")
+    with pytest.raises(InputError, match="not a LoCoMo file"):
+        locomo.load_locomo(tmp_path / "bad.json")
+
+
+def test_evidence_recall_on_the_synthetic_set(store: MemoryStore) -> None:  # noqa: F811
+    found = total = 0
+    for sample in locomo.load_locomo(DATA)[:1]:
+        ids = locomo.ingest(store.conn, sample)
+        store.index_episodes()
+        for qa in sample.qa:
+            if qa.evidence:
+                top = {h.episode.id for h in store.search_episodes(qa.question, k=10)}
+                found += bool(top & {ids[e] for e in qa.evidence})
+                total += 1
+    assert total >= 15 and found / total >= 0.7
