@@ -1,44 +1,76 @@
 """A local GGUF model run in-process by llama.cpp (llama-cpp-python).
 
 A ``Llama`` is not thread-safe: one :class:`LocalModel` belongs to one thread, which serializes
-its calls. Cancel is cooperative: the stream checks a flag between tokens.
+its calls. Cancel is cooperative: the stream checks a flag between tokens, and llama.cpp's abort
+callback checks it between graph nodes while a prompt is evaluated. The chat template always comes
+from the GGUF or an explicit override, never from llama-cpp-python's silent llama-2 fallback.
 """
 
 from __future__ import annotations
 
-import os
+import json
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engram.core import log
-from engram.core.errors import ModelFileError, ModelLoadError
+from engram.core.errors import EngramError, InputError, ModelLoadError
+from engram.models import gguf, gguf_info, schema
+from engram.models.background import ForegroundGate, thread_plan
 
 _log = log.get("models.local")
-GGUF_MAGIC = b"GGUF"
 Message = dict[str, str]
 CancelCheck = Callable[[], bool]
+MIN_ANSWER_TOKENS = 16
+
+
+class StructuredOutputError(EngramError):
+    """The model produced no JSON that matches the schema."""
+
+
+class GenerationCancelledError(EngramError):
+    """A generation whose result the caller needs was cancelled before it finished."""
 
 
 def default_threads() -> int:
-    """Physical-ish cores for the foreground model, leaving one for the UI and background work."""
-    cores = os.cpu_count() or 2
-    return max(1, cores - 1) if cores > 2 else cores
+    """Threads for the foreground model (see :func:`engram.models.background.thread_plan`)."""
+    return thread_plan().foreground
 
 
-def check_gguf(path: Path) -> None:
-    """Fail fast, with a clear message, on a missing or non-GGUF file."""
-    if not path.is_file():
-        raise ModelFileError(f"Model file {path} is missing.")
-    with path.open("rb") as fh:
-        head = fh.read(4)
-    if head != GGUF_MAGIC:
-        raise ModelFileError(f"Model file {path} is not a GGUF file (it may be damaged).")
+@dataclass
+class CallStats:
+    """What one generation cost: for the UI's details and the evaluation."""
+
+    prompt_tokens: int
+    reused_tokens: int
+    max_tokens: int
+    generated_tokens: int = 0
+    first_token_s: float | None = None
+    total_s: float = 0.0
+    cancelled: bool = False
+
+    @property
+    def evaluated_tokens(self) -> int:
+        """Prompt tokens llama.cpp had to evaluate (the rest came from the KV cache)."""
+        return self.prompt_tokens - self.reused_tokens
+
+    @property
+    def decode_tokens_per_s(self) -> float:
+        decode_s = self.total_s - (self.first_token_s or 0.0)
+        return (self.generated_tokens - 1) / decode_s if decode_s > 0 else 0.0
 
 
 class LocalModel:
-    """One loaded GGUF model."""
+    """One loaded GGUF model.
+
+    ``state_cache_mb`` keeps KV states of recent conversations in RAM so switching back to one
+    does not re-evaluate its whole history. With a ``gate``, a foreground model holds the gate
+    while it works; a ``background`` model waits on it between tokens and yields during prompts.
+    """
 
     def __init__(
         self,
@@ -47,43 +79,108 @@ class LocalModel:
         n_threads: int | None = None,
         n_gpu_layers: int = 0,
         chat_template: str | None = None,
+        *,
+        state_cache_mb: int = 256,
+        gate: ForegroundGate | None = None,
+        background: bool = False,
+        n_batch: int = 512,
     ) -> None:
-        check_gguf(path)
-        from llama_cpp import Llama
+        info = gguf_info.read(path)  # a missing or damaged file fails here, before llama.cpp
+        template = gguf.resolve_template(info.metadata, chat_template, path)
+        gguf.check_memory(path)
+        import jinja2
+        import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self.path = path
+        self.gate = gate
+        self.background = background
+        self.last_stats: CallStats | None = None
         self._lock = threading.Lock()
-        kwargs: dict[str, Any] = {}
-        if chat_template:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            kwargs["chat_handler"] = Jinja2ChatFormatter(
-                template=chat_template, eos_token="", bos_token=""
-            ).to_chat_handler()
+        self._abort_check: CancelCheck | None = None
         threads = n_threads or default_threads()
         try:
-            self._llm = Llama(
+            self._llm: Any = llama_cpp.Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
+                n_batch=min(n_batch, n_ctx),
                 n_threads=threads,
                 n_threads_batch=threads,
                 n_gpu_layers=n_gpu_layers,
                 use_mmap=True,
                 verbose=False,
-                **kwargs,
             )
         except (ValueError, RuntimeError) as exc:
             raise ModelLoadError(
-                f"llama.cpp could not load {path} ({exc}).",
-                "The file may be truncated, damaged or of an unsupported architecture; "
-                "download it again or choose another model.",
+                f"llama.cpp could not load {path} (architecture {info.architecture!r}: {exc}).",
+                "The file may be truncated or damaged, or this llama.cpp does not support its "
+                "architecture; download it again or choose another model.",
             ) from exc
+        llm = self._llm
+        eos = llm.token_eos()
+        self._eos_text = llm._model.token_get_text(eos) if eos != -1 else ""
+        bos = llm.token_bos()
+        try:
+            self._formatter = Jinja2ChatFormatter(
+                template=template,
+                eos_token=self._eos_text,
+                bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
+                stop_token_ids=[eos],
+            )
+        except jinja2.TemplateError as exc:
+            self.close()
+            raise ModelLoadError(
+                f"The chat template for {path} is invalid ({exc}).",
+                "Fix chat_template for this model in models.toml, or remove it to use the "
+                "template inside the GGUF.",
+            ) from exc
+        # Kept as attributes: ctypes callbacks must outlive the context that calls them.
+        self._abort_fn = llama_cpp.ggml_abort_callback(self._should_abort)
+        self._no_abort = llama_cpp.ggml_abort_callback()
+        if state_cache_mb > 0:
+            from llama_cpp.llama_cache import LlamaRAMCache
+
+            llm.set_cache(LlamaRAMCache(capacity_bytes=state_cache_mb << 20))
         self.n_ctx = n_ctx
         _log.info("loaded %s (ctx %d, %d threads)", path.name, n_ctx, threads)
+
+    @property
+    def closed(self) -> bool:
+        return not hasattr(self, "_llm")
 
     def count_tokens(self, text: str) -> int:
         """Tokens the model sees for a piece of text."""
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
+        """The exact tokens a chat becomes, through the model's chat template."""
+        import jinja2
+
+        chat: Any = list(messages)
+        try:
+            result = self._formatter(messages=chat)
+        except (ValueError, jinja2.TemplateError) as exc:
+            raise InputError(
+                f"The chat template of {self.path.name} cannot format this conversation ({exc}).",
+                "Check the message roles, or fix chat_template for this model in models.toml.",
+            ) from exc
+        tokens: list[int] = self._llm.tokenize(
+            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
+        )
+        return tokens
+
+    def fit_max_tokens(self, prompt_len: int, max_tokens: int) -> int:
+        """Clamp an answer length to the context left after the prompt; refuse a prompt too long."""
+        room = self.n_ctx - prompt_len
+        if room < MIN_ANSWER_TOKENS:
+            raise InputError(
+                f"The conversation ({prompt_len} tokens) does not fit the model's context window "
+                f"of {self.n_ctx} tokens.",
+                "Shorten the message or start a new conversation.",
+            )
+        if max_tokens > room:
+            _log.info("answer limited to %d tokens (context %d)", room, self.n_ctx)
+        return min(max_tokens, room)
 
     def stream_chat(
         self,
@@ -91,29 +188,143 @@ class LocalModel:
         max_tokens: int = 512,
         cancelled: CancelCheck = lambda: False,
         temperature: float = 0.7,
+        grammar: Any = None,
     ) -> Iterator[str]:
-        """Yield the answer's text pieces as they are generated; stop early when cancelled."""
-        with self._lock:
-            stream = self._llm.create_chat_completion(
-                messages=list(messages),  # type: ignore[arg-type]
-                max_tokens=max_tokens,
+        """Yield the answer's text pieces as they are generated; stop early when cancelled.
+
+        Per-call numbers (prompt tokens, reused tokens, time to first token) are in
+        :attr:`last_stats` once the stream ends.
+        """
+        if self.closed:
+            raise ModelLoadError(f"{self.path.name} was closed.", "Load the model again.")
+        tokens = self.prompt_tokens(messages)
+        limit = self.fit_max_tokens(len(tokens), max_tokens)
+        hold = self.gate.foreground() if self.gate and not self.background else nullcontext()
+        with self._lock, hold:
+            stats = CallStats(len(tokens), self._reusable(tokens), limit)
+            self.last_stats = stats
+            start = time.perf_counter()
+            try:
+                yield from self._generate(tokens, stats, cancelled, temperature, grammar, start)
+            finally:
+                stats.total_s = time.perf_counter() - start
+
+    def _generate(
+        self,
+        tokens: list[int],
+        stats: CallStats,
+        cancelled: CancelCheck,
+        temperature: float,
+        grammar: Any,
+        start: float,
+    ) -> Iterator[str]:
+        gate = self.gate if self.background else None
+        while True:  # runs again only after yielding a prompt evaluation to the foreground
+            self._set_abort(lambda: cancelled() or bool(gate and gate.busy))
+            stream = self._llm.create_completion(
+                prompt=tokens,
+                max_tokens=stats.max_tokens,
                 temperature=temperature,
+                stop=[self._eos_text] if self._eos_text else [],
+                grammar=grammar,
                 stream=True,
             )
             try:
                 for chunk in stream:
+                    if stats.first_token_s is None:
+                        self._set_abort(None)
+                        stats.first_token_s = time.perf_counter() - start
                     if cancelled():
-                        break
-                    delta = chunk["choices"][0]["delta"]  # type: ignore[index]
-                    text = delta.get("content")  # type: ignore[union-attr]
+                        stats.cancelled = True
+                        return
+                    choice = chunk["choices"][0]
+                    stats.generated_tokens += choice["finish_reason"] is None
+                    text = choice["text"]
                     if text:
                         yield str(text)
+                    if gate:
+                        gate.wait_idle(cancelled)
+                return
+            except RuntimeError as exc:
+                if str(exc) != "llama_decode returned 2":  # 2 = aborted by our callback
+                    raise
+                if cancelled():
+                    stats.cancelled = True
+                    return
+                _log.debug("background prompt evaluation yields to the foreground")
+                if gate:
+                    gate.wait_idle(cancelled)
             finally:
-                stream.close()  # type: ignore[union-attr]
+                self._set_abort(None)
+                stream.close()
+
+    def structured(
+        self,
+        messages: Sequence[Message],
+        json_schema: dict[str, Any],
+        max_tokens: int = 512,
+        cancelled: CancelCheck = lambda: False,
+        attempts: int = 3,
+    ) -> dict[str, Any]:
+        """A JSON object that validates against ``json_schema``, generated under a grammar."""
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        grammar = LlamaGrammar.from_json_schema(
+            json.dumps(schema.for_grammar(json_schema)), verbose=False
+        )
+        problems: list[str] = []
+        for attempt in range(attempts):
+            temperature = 0.0 if attempt == 0 else 0.6
+            text = "".join(
+                self.stream_chat(messages, max_tokens, cancelled, temperature, grammar=grammar)
+            )
+            if cancelled():
+                raise GenerationCancelledError(f"{self.path.name} stopped: cancelled.")
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                problems = [f"not JSON ({exc.msg}; the answer may have hit the length limit)"]
+            else:
+                problems = schema.errors(value, json_schema)
+                if not problems and isinstance(value, dict):
+                    return value
+                problems = problems or ["not a JSON object"]
+            _log.warning("structured output attempt %d failed: %s", attempt + 1, problems[0])
+        raise StructuredOutputError(
+            f"{self.path.name} gave no valid structured answer ({'; '.join(problems[:3])}).",
+            "Try again, allow a longer answer, or choose a larger model for this role.",
+        )
 
     def close(self) -> None:
         """Free the model's memory now rather than at garbage collection."""
         llm: Any = getattr(self, "_llm", None)
         if llm is not None:
+            llm.set_cache(None)
             llm.close()
             del self._llm
+
+    def _reusable(self, tokens: list[int]) -> int:
+        """Prompt tokens llama.cpp will take from the live KV cache or the state cache."""
+        from llama_cpp import Llama
+
+        llm = self._llm
+        best = Llama.longest_token_prefix(llm._input_ids.tolist(), tokens)
+        if llm.cache is not None:
+            try:
+                item = llm.cache[tokens]
+            except KeyError:
+                pass
+            else:
+                best = max(best, Llama.longest_token_prefix(item.input_ids.tolist(), tokens))
+        return min(int(best), len(tokens) - 1)  # the last prompt token is always evaluated
+
+    def _should_abort(self, _data: object) -> bool:
+        check = self._abort_check
+        return bool(check and check())
+
+    def _set_abort(self, check: CancelCheck | None) -> None:
+        import llama_cpp
+
+        self._abort_check = check
+        callback = self._abort_fn if check else self._no_abort
+        llama_cpp.llama_set_abort_callback(self._llm.ctx, callback, None)

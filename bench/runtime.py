@@ -1,0 +1,255 @@
+"""Benchmark Engram's local runtime against raw llama-cpp-python on the starter model.
+
+Run: ``.venv/bin/python bench/runtime.py [--reps N]``. Measures, in one run and on the same
+model, threads and messages: time to first token at turns 1/10/30 of a conversation, decode
+speed, the cost of switching conversations with and without the KV state cache, foreground speed
+while a background generation runs behind the gate, and RSS over repeated load/close.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "desktop"))
+os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
+
+from engram.models import catalogue  # noqa: E402
+from engram.models.background import ForegroundGate, thread_plan  # noqa: E402
+from engram.models.local import LocalModel  # noqa: E402
+
+SYSTEM = {"role": "system", "content": "You are Engram, a helpful personal assistant."}
+TURNS = (1, 10, 30)
+WINDOW = 2  # turns measured either side of 10 and 30
+
+
+def conversation(topic: str, turns: int) -> list[dict[str, str]]:
+    """The messages of turn ``turns``: fixed history (same for both runtimes) plus a question."""
+    messages = [SYSTEM]
+    for i in range(1, turns):
+        messages.append({"role": "user", "content": f"Question {i} about {topic}: any advice?"})
+        messages.append({"role": "assistant", "content": f"Advice {i} on {topic}: keep it simple."})
+    messages.append({"role": "user", "content": f"Question {turns} about {topic}: any advice?"})
+    return messages
+
+
+def engram_ttft(model: LocalModel, messages: list[dict[str, str]], tokens: int) -> float:
+    list(model.stream_chat(messages, max_tokens=tokens, temperature=0))
+    assert model.last_stats is not None and model.last_stats.first_token_s is not None
+    return model.last_stats.first_token_s
+
+
+def raw_stream(llm: Any, messages: list[dict[str, str]], tokens: int) -> tuple[float, float, int]:
+    """Time to first token, total time and pieces of raw ``create_chat_completion``."""
+    start = time.perf_counter()
+    first, pieces = 0.0, 0
+    for chunk in llm.create_chat_completion(
+        messages=messages, max_tokens=tokens, temperature=0, stream=True
+    ):
+        if chunk["choices"][0]["delta"].get("content"):
+            pieces += 1
+            first = first or time.perf_counter() - start
+    return first, time.perf_counter() - start, pieces
+
+
+def bench_turns(path: Path, threads: int, reps: int) -> dict[str, float]:
+    """TTFT around turns 1, 10 and 30 (a window of turns each), the two runtimes interleaved."""
+    from llama_cpp import Llama
+
+    samples: dict[str, list[float]] = {}
+    for _ in range(reps):
+        ours = LocalModel(path, n_ctx=4096, n_threads=threads)
+        raw = Llama(
+            str(path), n_ctx=4096, n_threads=threads, n_threads_batch=threads, verbose=False
+        )
+        for turn in range(1, max(TURNS) + WINDOW + 1):
+            messages = conversation("gardening", turn)
+            names = ("engram", "raw") if turn % 2 else ("raw", "engram")  # alternate the order
+            for name in names:
+                if name == "engram":
+                    value = engram_ttft(ours, messages, 8)
+                else:
+                    value = raw_stream(raw, messages, 8)[0]
+                for target in TURNS:
+                    if abs(turn - target) <= (WINDOW if target > 1 else 0):
+                        samples.setdefault(f"ttft_t{target}_{name}", []).append(value)
+        ours.close()
+        raw.close()
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def bench_decode(path: Path, threads: int, reps: int) -> dict[str, float]:
+    from llama_cpp import Llama
+
+    ours = LocalModel(path, n_ctx=2048, n_threads=threads, state_cache_mb=0)
+    raw = Llama(str(path), n_ctx=2048, n_threads=threads, n_threads_batch=threads, verbose=False)
+    messages = [SYSTEM, {"role": "user", "content": "Write a long essay about the sea."}]
+    a_rates, b_rates = [], []
+    for _ in range(reps):
+        list(ours.stream_chat(messages, max_tokens=128, temperature=0))
+        assert ours.last_stats is not None
+        a_rates.append(ours.last_stats.decode_tokens_per_s)
+        first, total, pieces = raw_stream(raw, messages, 128)
+        b_rates.append((pieces - 1) / (total - first))
+    ours.close()
+    raw.close()
+    return {
+        "decode_tps_engram": statistics.median(a_rates),
+        "decode_tps_raw": statistics.median(b_rates),
+    }
+
+
+def bench_cancel(path: Path, threads: int, reps: int) -> dict[str, float]:
+    """Seconds from the cancel flag turning true to the stream ending (generation / prompt)."""
+    model = LocalModel(path, n_ctx=4096, n_threads=threads, state_cache_mb=0)
+    during_gen, during_prompt = [], []
+    for i in range(reps):
+        flagged: list[float] = []
+        story = [SYSTEM, {"role": "user", "content": f"Tell story number {i}."}]
+        for n, _piece in enumerate(model.stream_chat(story, 400, lambda f=flagged: bool(f)), 1):
+            if n == 3:
+                flagged.append(time.perf_counter())
+        during_gen.append(time.perf_counter() - flagged[0])
+        start = time.perf_counter()
+        long = [SYSTEM, {"role": "user", "content": f"{i} " + "word " * 2000}]
+        list(model.stream_chat(long, 8, lambda t=start: time.perf_counter() - t > 0.3))
+        during_prompt.append(time.perf_counter() - start - 0.3)
+    model.close()
+    return {
+        "cancel_latency_generation_s": statistics.median(during_gen),
+        "cancel_latency_prompt_s": statistics.median(during_prompt),
+    }
+
+
+def bench_switch(path: Path, threads: int) -> dict[str, float]:
+    result = {}
+    for label, cache_mb in (("cache", 256), ("nocache", 0)):
+        model = LocalModel(path, n_ctx=4096, n_threads=threads, state_cache_mb=cache_mb)
+        costs = []
+        for turn in range(20, 26):  # alternate two conversations, one new turn each time
+            for topic in ("cooking", "旅行"):
+                costs.append(engram_ttft(model, conversation(topic, turn), 4))
+        model.close()
+        result[f"switch_ttft_{label}"] = statistics.median(costs[2:])
+    return result
+
+
+def _rate(model: LocalModel, messages: list[dict[str, str]]) -> float:
+    list(model.stream_chat(messages, max_tokens=96, temperature=0))
+    assert model.last_stats is not None
+    return model.last_stats.decode_tokens_per_s
+
+
+def _with_background(bg: LocalModel, measure: Any) -> float:
+    """``measure()`` while ``bg`` generates an endless story in another thread."""
+    stop, started = threading.Event(), threading.Event()
+
+    def work() -> None:
+        story = [{"role": "user", "content": "Tell an endless story."}]
+        while not stop.is_set():
+            for _piece in bg.stream_chat(story, max_tokens=2000, cancelled=stop.is_set):
+                started.set()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    started.wait(60)
+    try:
+        return float(measure())
+    finally:
+        stop.set()
+        thread.join()
+
+
+def bench_background(path: Path, reps: int) -> dict[str, float]:
+    """Foreground decode speed idle / with a gated background / with an ungated one, interleaved."""
+    plan = thread_plan()
+    messages = [SYSTEM, {"role": "user", "content": "Write a long essay about mountains."}]
+    gate = ForegroundGate()
+    fg = LocalModel(path, n_ctx=2048, n_threads=plan.foreground, gate=gate, state_cache_mb=0)
+    gated = LocalModel(
+        path, n_ctx=2048, n_threads=plan.background, gate=gate, background=True, state_cache_mb=0
+    )
+    free = LocalModel(path, n_ctx=2048, n_threads=plan.background, state_cache_mb=0)
+    rows: dict[str, list[float]] = {"idle": [], "gated": [], "ungated": []}
+    for _ in range(reps):
+        rows["idle"].append(_rate(fg, messages))
+        rows["gated"].append(_with_background(gated, lambda: _rate(fg, messages)))
+        rows["ungated"].append(_with_background(free, lambda: _rate(fg, messages)))
+    for model in (fg, gated, free):
+        model.close()
+    out = {f"fg_tps_{k}": statistics.median(v) for k, v in rows.items()}
+    for k in ("gated", "ungated"):
+        pairs = zip(rows[k], rows["idle"], strict=True)
+        out[f"fg_ratio_{k}"] = statistics.median(a / b for a, b in pairs)
+    return out
+
+
+def bench_rss(path: Path, cycles: int) -> dict[str, float]:
+    import psutil
+
+    proc = psutil.Process()
+    gc.collect()
+    before = proc.memory_info().rss
+    after_one = 0
+    for i in range(cycles):
+        model = LocalModel(path, n_ctx=2048, state_cache_mb=64)
+        list(model.stream_chat([SYSTEM, {"role": "user", "content": "Hi"}], max_tokens=8))
+        model.close()
+        del model
+        gc.collect()
+        if i == 0:
+            after_one = proc.memory_info().rss
+    after = proc.memory_info().rss
+    return {
+        "rss_before_mb": before / 2**20,
+        "rss_after_1_mb": after_one / 2**20,
+        f"rss_after_{cycles}_mb": after / 2**20,
+        "rss_growth_per_cycle_mb": (after - after_one) / 2**20 / max(1, cycles - 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--cycles", type=int, default=10)
+    args = parser.parse_args()
+    path = catalogue.load().get("smollm2-135m-instruct").main_file()
+    threads = thread_plan().foreground
+    print(f"model {path.name}, {threads} foreground thread(s), reps {args.reps}\n")
+    results: dict[str, float] = {}
+    results.update(bench_turns(path, threads, args.reps))
+    results.update(bench_decode(path, threads, args.reps))
+    results.update(bench_cancel(path, threads, args.reps))
+    results.update(bench_switch(path, threads))
+    results.update(bench_background(path, max(3, args.reps)))
+    results.update(bench_rss(path, args.cycles))
+    ratios = {
+        f"ttft turn {t} engram/raw (<= 1.10)": results[f"ttft_t{t}_engram"]
+        / results[f"ttft_t{t}_raw"]
+        for t in TURNS
+    }
+    ratios["decode engram/raw (>= 0.95)"] = results["decode_tps_engram"] / results["decode_tps_raw"]
+    ratios["switch ttft nocache/cache (speed-up)"] = (
+        results["switch_ttft_nocache"] / results["switch_ttft_cache"]
+    )
+    ratios["fg tps with gated bg / idle (>= 0.90)"] = results.pop("fg_ratio_gated")
+    ratios["fg tps with ungated bg / idle"] = results.pop("fg_ratio_ungated")
+    print(f"{'measure':32} {'value':>12}")
+    for key, value in results.items():
+        unit = "s" if "ttft" in key or key.endswith("_s") else ""
+        print(f"{key:32} {value:>12.4f}{unit}")
+    print("\nratios")
+    for key, value in ratios.items():
+        print(f"{key:42} {value:>8.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""A client for any OpenAI-compatible chat API (``/v1/chat/completions``), standard library only.
+
+Timeouts on every read plus an overall deadline (a response that never ends is cut off), retries
+with exponential backoff for rate limits, server errors and network failures, and a
+:class:`CloudError` with a hint for everything else. The API key is only ever put in the
+``Authorization`` header: it is never logged and never part of an error message.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from engram.core import log
+from engram.core.errors import CloudError
+from engram.models import schema
+
+_log = log.get("models.cloud")
+Message = dict[str, str]
+RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+MAX_RETRY_AFTER = 30.0
+
+
+class CloudClient:
+    """Chat, streaming chat and structured output against one provider and model."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str,
+        *,
+        timeout: float = 30.0,
+        deadline: float = 300.0,
+        retries: int = 2,
+        backoff: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise CloudError(
+                f"The cloud address {base_url!r} is not an http(s) URL.",
+                "Enter the API's base URL in Settings, e.g. https://api.example.com/v1.",
+            )
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self._key = api_key
+        self.timeout = timeout
+        self.deadline = deadline
+        self.retries = retries
+        self.backoff = backoff
+        self._sleep = sleep
+        self.json_schema_supported: bool | None = None  # learnt from the first structured call
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"CloudClient({self.url!r}, model={self.model!r})"
+
+    def chat(self, messages: Sequence[Message], max_tokens: int = 512, **extra: Any) -> str:
+        """The whole answer of a non-streaming request."""
+        body = {"model": self.model, "messages": list(messages), "max_tokens": max_tokens}
+        start = time.monotonic()
+        response = self._request({**body, **extra}, stream=False)
+        try:
+            raw = b"".join(_chunks(response, start, self.deadline))
+            reply = json.loads(raw)
+            return str(reply["choices"][0]["message"]["content"])
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise self._malformed(exc) from exc
+        finally:
+            response.close()
+
+    def stream_chat(
+        self,
+        messages: Sequence[Message],
+        max_tokens: int = 512,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> Iterator[str]:
+        """Yield the answer's pieces from a server-sent-events stream."""
+        body = {"model": self.model, "messages": list(messages), "max_tokens": max_tokens}
+        start = time.monotonic()
+        response = self._request({**body, "stream": True}, stream=True)
+        try:
+            for line in _lines(response, start, self.deadline):
+                if cancelled():
+                    return
+                if not line.startswith("data:"):
+                    continue  # comments, event names, keep-alives
+                payload = line[5:].strip()
+                if payload == "[DONE]":
+                    return
+                try:
+                    delta = json.loads(payload)["choices"][0]["delta"]
+                except (ValueError, KeyError, IndexError, TypeError) as exc:
+                    raise self._malformed(exc) from exc
+                if delta.get("content"):
+                    yield str(delta["content"])
+            raise CloudError(
+                f"The answer from {self.url} stopped before it was complete.",
+                "The connection dropped; try again.",
+            )
+        finally:
+            response.close()
+
+    def structured(
+        self, messages: Sequence[Message], json_schema: dict[str, Any], max_tokens: int = 1024
+    ) -> dict[str, Any]:
+        """A JSON object validated against ``json_schema``.
+
+        Uses ``response_format: json_schema`` when the provider accepts it, else ``json_object``
+        with the schema in the prompt; the result is validated either way.
+        """
+        wanted = {"type": "json_schema", "json_schema": {"name": "answer", "schema": json_schema}}
+        if self.json_schema_supported is not False:
+            try:
+                text = self.chat(messages, max_tokens, response_format=wanted)
+                self.json_schema_supported = True
+                return self._validated(text, json_schema)
+            except CloudError as exc:
+                if "response_format" not in exc.message and "json_schema" not in exc.message:
+                    raise
+                self.json_schema_supported = False
+                _log.info("%s does not support json_schema; using json_object", self.url)
+        instruction = {
+            "role": "system",
+            "content": "Answer with one JSON object that follows this JSON schema:\n"
+            + json.dumps(json_schema, ensure_ascii=False),
+        }
+        text = self.chat(
+            [instruction, *messages], max_tokens, response_format={"type": "json_object"}
+        )
+        return self._validated(text, json_schema)
+
+    def _validated(self, text: str, json_schema: dict[str, Any]) -> dict[str, Any]:
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise self._malformed(exc) from exc
+        problems = schema.errors(value, json_schema)
+        if problems or not isinstance(value, dict):
+            raise CloudError(
+                f"The answer from {self.model} does not match the expected format "
+                f"({'; '.join(problems[:3]) or 'not a JSON object'}).",
+                "Try again, or choose a stronger cloud model.",
+            )
+        return value
+
+    def _request(self, body: dict[str, Any], stream: bool) -> Any:
+        """POST with retries; returns the open response (the caller reads and closes it)."""
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream" if stream else "application/json",
+            "Authorization": f"Bearer {self._key}",
+        }
+        start = time.monotonic()
+        for attempt in range(self.retries + 1):
+            request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+            try:
+                return urllib.request.urlopen(request, timeout=self.timeout)
+            except urllib.error.HTTPError as exc:
+                error, wait = self._http_error(exc), self._retry_after(exc)
+                if exc.code not in RETRY_STATUS:
+                    raise error from exc
+            except (urllib.error.URLError, OSError) as exc:
+                error, wait = self._network_error(exc), None
+            if attempt == self.retries or time.monotonic() - start > self.deadline:
+                raise error
+            delay = wait if wait is not None else self.backoff * 2**attempt
+            _log.info("%s failed (%s); retry %d in %.1f s", self.url, error.message, attempt, delay)
+            self._sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _http_error(self, exc: urllib.error.HTTPError) -> CloudError:
+        try:
+            detail = exc.read(2000).decode("utf-8", "replace").strip()
+        except OSError:
+            detail = ""
+        finally:
+            exc.close()
+        _log.warning("%s answered HTTP %d", self.url, exc.code)
+        where = f"{self.url} answered HTTP {exc.code}"
+        if exc.code in (401, 403):
+            return CloudError(
+                f"{where}: the API key was refused.", "Check the API key in Settings → Cloud."
+            )
+        if exc.code == 429:
+            return CloudError(
+                f"{where}: too many requests or the quota is used up.",
+                "Wait a little and try again, or check the plan and billing of the account.",
+            )
+        if exc.code >= 500:
+            return CloudError(
+                f"{where}: the provider has a problem.", "Try again later; nothing was lost."
+            )
+        if exc.code == 404:
+            return CloudError(
+                f"{where}: not found ({detail[:300]}).",
+                "Check the base URL and the model name in Settings → Cloud.",
+            )
+        return CloudError(
+            f"{where}: the request was refused ({detail[:300]}).",
+            "Check the model name and settings; the provider's message above says more.",
+        )
+
+    def _network_error(self, exc: BaseException) -> CloudError:
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, TimeoutError):
+            return CloudError(
+                f"{self.url} did not answer within {self.timeout:.0f} s.",
+                "The provider is slow or unreachable; try again later.",
+            )
+        return CloudError(
+            f"Cannot reach {self.url} ({reason}).",
+            "Check the network connection and the base URL in Settings → Cloud.",
+        )
+
+    @staticmethod
+    def _retry_after(exc: urllib.error.HTTPError) -> float | None:
+        try:
+            return min(MAX_RETRY_AFTER, float(exc.headers.get("Retry-After", "")))
+        except (TypeError, ValueError):
+            return None
+
+    def _malformed(self, exc: BaseException) -> CloudError:
+        return CloudError(
+            f"The answer from {self.url} is not a valid chat completion ({exc}).",
+            "Check that the base URL points to an OpenAI-compatible API (it usually ends in /v1).",
+        )
+
+
+def _pieces(read: Callable[[], bytes], start: float, deadline: float) -> Iterator[bytes]:
+    """Successive reads of a response, cut off at the overall deadline or a stalled read."""
+    while True:
+        if time.monotonic() - start > deadline:
+            raise CloudError(
+                f"The answer did not finish within {deadline:.0f} s.",
+                "The provider kept the answer open; try again later or with a shorter request.",
+            )
+        try:
+            raw = read()
+        except TimeoutError as exc:
+            raise CloudError(
+                "The answer stalled (no data within the timeout).",
+                "The provider is slow or the connection dropped; try again.",
+            ) from exc
+        if not raw:
+            return
+        yield raw
+
+
+def _chunks(response: Any, start: float, deadline: float) -> Iterator[bytes]:
+    return _pieces(lambda: response.read1(65536), start, deadline)
+
+
+def _lines(response: Any, start: float, deadline: float) -> Iterator[str]:
+    for raw in _pieces(response.readline, start, deadline):
+        yield raw.decode("utf-8", "replace").strip()

@@ -1,0 +1,52 @@
+"""Checks before llama.cpp loads a GGUF: which chat template to use, and whether it fits in RAM.
+
+The header itself is parsed by :mod:`engram.models.gguf_info` (pure Python, no model load).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engram.core import log
+from engram.core.errors import ModelLoadError
+
+_log = log.get("models.gguf")
+TEMPLATE_KEY = "tokenizer.chat_template"
+# Model weights need their file size in RAM plus the KV cache and scratch buffers.
+RAM_FACTOR = 1.2
+
+
+def resolve_template(meta: dict[str, Any], override: str | None, path: Path) -> str:
+    """The chat template to use: the per-model override, else the GGUF's own; never a guess."""
+    if override:
+        return override
+    template = meta.get(TEMPLATE_KEY)
+    if isinstance(template, str) and template.strip():
+        return template
+    _log.warning("%s has no chat template in its metadata", path.name)
+    raise ModelLoadError(
+        f"Model file {path} has no chat template, so Engram cannot tell how to format a chat.",
+        "Add a chat_template for this model in models.toml (copy it from the model's "
+        "tokenizer_config.json), or choose a GGUF that includes one.",
+    )
+
+
+def check_memory(
+    path: Path, available: Callable[[], int] | None = None, factor: float = RAM_FACTOR
+) -> None:
+    """Refuse to load a model that does not fit in free RAM, before llama.cpp tries."""
+    if available is None:
+        import psutil
+
+        free = int(psutil.virtual_memory().available)
+    else:
+        free = available()
+    need = int(path.stat().st_size * factor)
+    if need > free:
+        raise ModelLoadError(
+            f"Model file {path} needs about {need >> 20} MB of memory but only "
+            f"{free >> 20} MB is free.",
+            "Close other programs, or choose a smaller model (a lower quantization) in Settings.",
+        )
