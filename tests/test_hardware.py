@@ -1,0 +1,57 @@
+"""Hardware fit: probing this machine, fit levels with reasons, and the recommended pair."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.cli.main import main
+from engram.models import catalogue, hardware
+
+GB = hardware.GB
+
+
+def _machine(ram_gb: float, free_gb: float | None = None, disk_gb: float = 500) -> hardware.Machine:
+    free = free_gb if free_gb is not None else ram_gb * 0.6
+    return hardware.Machine(int(ram_gb * GB), int(free * GB), int(disk_gb * GB), 4)
+
+
+def test_probe_measures_this_machine() -> None:
+    machine = hardware.probe(gpu=False)
+    assert machine.ram_total >= machine.ram_available > 0
+    assert machine.disk_free > 0 and machine.cores >= 1
+    assert "GB RAM" in machine.describe()
+
+
+def test_fit_levels_and_reasons() -> None:
+    entry = catalogue.load().get("qwen2.5-7b-instruct")  # 6 GB RAM, ~4.7 GB download
+    assert hardware.fit(entry, _machine(16)).level == hardware.FITS
+    tight = hardware.fit(entry, _machine(8))
+    assert tight.level == hardware.TIGHT and "close other programs" in tight.reason
+    busy = hardware.fit(entry, _machine(16, free_gb=2))
+    assert busy.level == hardware.TIGHT and "free now" in busy.reason
+    too_big = hardware.fit(entry, _machine(4))
+    assert too_big.level == hardware.NO_FIT and "swap" in too_big.reason
+    no_disk = hardware.fit(entry, _machine(32, disk_gb=1))
+    assert no_disk.level == hardware.NO_FIT and "disk" in no_disk.reason
+    assert hardware.fit(entry, _machine(32, disk_gb=1), installed=True).level == hardware.FITS
+
+
+@pytest.mark.parametrize(("ram_gb", "tier"), [(1, 2), (3.5, 2), (7.6, 8), (15.5, 16), (64, 32)])
+def test_recommend_picks_the_tier_the_machine_reaches(ram_gb: float, tier: int) -> None:
+    pair = hardware.recommend(catalogue.load(), _machine(ram_gb))
+    assert pair is not None and pair.ram_gb == tier
+
+
+def test_recommended_pairs_fit_their_tier() -> None:
+    cat = catalogue.load()
+    for pair in cat.pairs:
+        machine = _machine(pair.ram_gb * 0.95, free_gb=pair.ram_gb * 0.7)
+        for model_id in (pair.small, pair.large, pair.embedding):
+            assert hardware.fit(cat.get(model_id), machine).level != hardware.NO_FIT
+
+
+def test_cli_recommend(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models", "recommend"]) == 0
+    out = capsys.readouterr().out
+    assert "This machine:" in out and "Recommended for" in out
+    assert all(f"  {role}" in out for role in ("small", "large", "embedding"))
