@@ -1,0 +1,248 @@
+"""Distillation: the large model turns a job's episodes into candidate memories, a summary, a plan.
+
+The model answers under a JSON schema (grammar-constrained for local models, validated for cloud
+ones). What comes back is checked again here: invented episode ids are dropped, empty or garbage
+contents are dropped, and everything is written in the user's language (detected from the episodes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engram.core import resources
+from engram.memory.episodes import Episode
+from engram.memory.text import normalized
+
+Message = dict[str, str]
+MEMORY_KINDS = ("fact", "preference", "profile", "lesson", "plan")
+MAX_CONTENT_CHARS = 400
+MAX_EPISODE_CHARS = 1500
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LETTER = re.compile(r"[^\W\d_]")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+_PLACEHOLDER_WORDS = {"string", "content", "memory", "none", "null", "n/a", "todo", "...", "无"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one distillation may write: bounded strings keep every answer complete JSON."""
+
+    memories: int = 8
+    chars: int = 160  # per memory; the summary gets twice as much
+
+    @property
+    def max_tokens(self) -> int:
+        """Room for the longest answer the schema allows (about a token per character)."""
+        return 200 + self.memories * (self.chars + 30) + 3 * self.chars
+
+
+def line_schema(max_chars: int) -> dict[str, Any]:
+    """A one-line string schema: the pattern keeps control characters (which the grammar's
+    plain string allows but JSON does not) out of grammar-constrained output."""
+    return {
+        "type": "string",
+        "maxLength": max_chars,
+        "pattern": f'^[^"\\\\\\n\\r\\t]{{0,{max_chars}}}$',
+    }
+
+
+def schema(limits: Limits) -> dict[str, Any]:
+    """The JSON schema of a distillation answer."""
+    return {
+        "type": "object",
+        "properties": {
+            "memories": {
+                "type": "array",
+                "maxItems": limits.memories,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "enum": list(MEMORY_KINDS)},
+                        "content": line_schema(limits.chars),
+                        "importance": {"type": "integer", "minimum": 1, "maximum": 5},
+                        "episodes": {"type": "array", "items": {"type": "integer"}, "maxItems": 4},
+                    },
+                    "required": ["kind", "content", "importance", "episodes"],
+                    "additionalProperties": False,
+                },
+            },
+            "summary": line_schema(2 * limits.chars),
+            "plan": {
+                "type": "object",
+                "properties": {
+                    "goal": line_schema(limits.chars),
+                    "steps": {
+                        "type": "array",
+                        "items": line_schema(limits.chars // 2),
+                        "maxItems": 5,
+                    },
+                    "current_step": {"type": "integer", "minimum": 0, "maximum": 5},
+                },
+                "required": ["goal", "steps", "current_step"],
+                "additionalProperties": False,
+            },
+        },
+        "required": ["memories", "summary", "plan"],
+        "additionalProperties": False,
+    }
+
+
+class StructuredModel(Protocol):
+    """What distillation needs from a model: one JSON object valid under a schema."""
+
+    def structured(
+        self, messages: Sequence[Message], json_schema: dict[str, Any], max_tokens: int = ...
+    ) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A memory the distiller proposes, with the episodes it comes from."""
+
+    kind: str
+    content: str
+    importance: float  # 0..1
+    episode_ids: tuple[int, ...]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Distillation:
+    """Everything one distillation run produced, already cleaned."""
+
+    language: str
+    candidates: tuple[Candidate, ...]
+    dropped: int  # candidates or ids thrown away as invalid
+
+
+def detect_language(episodes: Sequence[Episode]) -> str:
+    """``zh_CN`` when the user writes mostly Chinese, else ``en`` (only the user's words count)."""
+    said = "".join(e.content for e in episodes if e.role == "user") or "".join(
+        e.content for e in episodes
+    )
+    # One Chinese character carries about as much as an English word.
+    words = len(_LATIN_WORD.findall(said))
+    return "zh_CN" if len(_CJK.findall(said)) > 1.5 * words else "en"
+
+
+def prompt(name: str, language: str) -> str:
+    """A bundled prompt in the user's language (``distill`` or ``reconcile``)."""
+    return resources.read_text("prompts", f"{name}_{language}.txt").strip()
+
+
+def transcript(episodes: Sequence[Episode]) -> str:
+    """The episodes as numbered lines the model can cite: ``[12] user: ...``."""
+    lines = []
+    for e in episodes:
+        text = " ".join(e.content.split())
+        if len(text) > MAX_EPISODE_CHARS:
+            text = text[:MAX_EPISODE_CHARS] + "…"
+        lines.append(f"[{e.id}] {e.role}: {text}")
+    return "\n".join(lines)
+
+
+def messages(episodes: Sequence[Episode], language: str) -> list[Message]:
+    return [
+        {"role": "system", "content": prompt("distill", language)},
+        {"role": "user", "content": transcript(episodes)},
+    ]
+
+
+def is_garbage(content: str) -> bool:
+    """Empty, placeholder-like, or without enough words to mean anything."""
+    text = content.strip().strip("\"'“”.。")
+    if normalized(text) in _PLACEHOLDER_WORDS:
+        return True
+    letters = _LETTER.findall(text)
+    cjk = len(_CJK.findall(text))
+    if cjk < 2 and len(letters) < 6:
+        return True
+    return len(set(text.lower())) < 4 or is_repetitive(text)  # "aaaaaa", "......"
+
+
+def is_repetitive(text: str) -> bool:
+    """A small model's loop: the same words or characters over and over."""
+    words = text.lower().split()
+    if len(words) >= 8 and len(set(words)) / len(words) < 0.4:
+        return True
+    chars = [c for c in text if not c.isspace()]
+    return len(chars) >= 16 and len(set(chars)) / len(chars) < 0.25
+
+
+def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Distillation:
+    """Clean a structured answer: keep valid candidates with real episode ids."""
+    allowed = {e.id for e in episodes}
+    everything = tuple(sorted(allowed))
+    found: list[Candidate] = []
+    seen: set[str] = set()
+    dropped = 0
+
+    def keep(kind: str, content: str, importance: float, ids: Sequence[Any], **meta: Any) -> None:
+        nonlocal dropped
+        content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
+        key = normalized(content)
+        if kind not in (*MEMORY_KINDS, "summary") or is_garbage(content) or key in seen:
+            dropped += 1
+            return
+        valid = tuple(sorted({i for i in ids if isinstance(i, int) and i in allowed}))
+        dropped += len(set(ids)) - len(valid)
+        seen.add(key)
+        found.append(Candidate(kind, content, importance, valid or everything, meta))
+
+    for item in raw.get("memories") or []:
+        if not isinstance(item, dict):
+            dropped += 1
+            continue
+        level = item.get("importance")
+        importance = (min(5, max(1, level)) / 5) if isinstance(level, int) else 0.5
+        keep(
+            str(item.get("kind", "")),
+            str(item.get("content", "")),
+            importance,
+            item.get("episodes") or [],
+        )
+    summary = raw.get("summary")
+    if isinstance(summary, str) and summary.strip():
+        keep("summary", summary, 0.4, everything)
+    plan = raw.get("plan")
+    if isinstance(plan, dict) and isinstance(plan.get("goal"), str) and plan["goal"].strip():
+        steps = list(dict.fromkeys(s.strip() for s in plan.get("steps") or [] if str(s).strip()))
+        step = plan.get("current_step")
+        current = min(max(0, step if isinstance(step, int) else 0), max(0, len(steps) - 1))
+        keep(
+            "plan",
+            plan_text(plan["goal"], steps, current, language),
+            0.7,
+            everything,
+            plan={"goal": plan["goal"].strip(), "steps": steps, "current_step": current},
+        )
+    return Distillation(language, tuple(found), dropped)
+
+
+def plan_text(goal: str, steps: Sequence[str], current: int, language: str) -> str:
+    """A plan as one readable memory."""
+    goal = goal.strip().rstrip("。.")
+    if language == "zh_CN":
+        text = f"用户的目标：{goal}。"
+        if steps:
+            text += "步骤：" + "；".join(f"{i + 1}. {s}" for i, s in enumerate(steps))
+            text += f"。当前在第 {current + 1} 步。"
+        return text
+    text = f"The user's goal: {goal}."
+    if steps:
+        text += " Steps: " + "; ".join(f"{i + 1}. {s}" for i, s in enumerate(steps))
+        text += f". Currently on step {current + 1}."
+    return text
+
+
+def distill(
+    model: StructuredModel, episodes: Sequence[Episode], limits: Limits | None = None
+) -> tuple[Distillation, dict[str, Any]]:
+    """Ask the model to distill the episodes; returns the cleaned result and the raw answer."""
+    limits = limits or Limits()
+    language = detect_language(episodes)
+    raw = model.structured(messages(episodes, language), schema(limits), limits.max_tokens)
+    return parse(raw, episodes, language), raw

@@ -1,0 +1,150 @@
+"""Where the consolidation worker gets its large model: a lazily loaded local GGUF or the cloud.
+
+Thin adapters over :mod:`engram.models`: the local one passes the worker's stop flag into
+``LocalModel.structured``; the cloud one redacts personal data before anything leaves the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from engram.assistant.distill import Message, StructuredModel
+from engram.assistant.redact import RedactingModel, Redactor
+from engram.core.errors import EngramError
+from engram.core.settings import Settings
+from engram.models import catalogue
+from engram.models.background import ForegroundGate, LazyModel, thread_plan
+from engram.models.cloud import CloudClient
+from engram.models.local import LocalModel
+
+Cancelled = Callable[[], bool]
+
+
+class DistillerUnavailableError(EngramError):
+    """No large model can run right now; jobs wait in the queue."""
+
+
+class DistillerSource(Protocol):
+    """What the worker needs: a model for one job, its origin, and a word on its state."""
+
+    origin: str  # "local" or "cloud": stored on every memory it writes
+
+    def acquire(self, cancelled: Cancelled) -> StructuredModel: ...
+
+    def state(self) -> str: ...
+
+    def idle(self) -> None: ...
+
+
+class _Cancellable:
+    def __init__(self, model: LocalModel, cancelled: Cancelled) -> None:
+        self.model = model
+        self.cancelled = cancelled
+
+    def structured(
+        self, messages: Sequence[Message], json_schema: dict[str, Any], max_tokens: int = 768
+    ) -> dict[str, Any]:
+        return self.model.structured(messages, json_schema, max_tokens, self.cancelled)
+
+
+class LocalDistiller:
+    """The large local model, loaded on the first job and released after it idles."""
+
+    origin = "local"
+
+    def __init__(self, lazy: LazyModel[LocalModel] | None) -> None:
+        self.lazy = lazy
+
+    def acquire(self, cancelled: Cancelled) -> StructuredModel:
+        if self.lazy is None:
+            raise DistillerUnavailableError(
+                "No large model is configured for memory consolidation.",
+                "Choose a large model in Settings → Models; conversations wait in the queue.",
+            )
+        return _Cancellable(self.lazy.get(), cancelled)
+
+    def state(self) -> str:
+        if self.lazy is None:
+            return "not configured"
+        return "loaded" if self.lazy.loaded else "not loaded"
+
+    def idle(self) -> None:
+        if self.lazy is not None:
+            self.lazy.release_if_idle()
+
+
+class CloudDistiller:
+    """An OpenAI-compatible API; personal data is redacted out and restored in (per job)."""
+
+    origin = "cloud"
+
+    def __init__(self, client: CloudClient, names: Sequence[str] = (), redact: bool = True):
+        self.client = client
+        self.names = tuple(names)
+        self.redact = redact
+
+    def acquire(self, cancelled: Cancelled) -> StructuredModel:
+        return RedactingModel(self.client, Redactor(self.names)) if self.redact else self.client
+
+    def state(self) -> str:
+        return "cloud"
+
+    def idle(self) -> None:
+        pass
+
+
+class MissingDistiller:
+    """Stands in when the settings name no usable distiller: every job waits, saying why."""
+
+    origin = "local"
+
+    def __init__(self, message: str, hint: str) -> None:
+        self.message = message
+        self.hint = hint
+
+    def acquire(self, cancelled: Cancelled) -> StructuredModel:
+        raise DistillerUnavailableError(self.message, self.hint)
+
+    def state(self) -> str:
+        return "not configured"
+
+    def idle(self) -> None:
+        pass
+
+
+def from_settings(
+    settings: Settings,
+    gate: ForegroundGate | None,
+    api_key: Callable[[], str | None],
+    names: Sequence[str] = (),
+) -> DistillerSource:
+    """The distiller the user chose: the cloud (opt-in) or the large local model."""
+    cloud = settings.cloud
+    if cloud.enabled:
+        key = api_key()
+        if not (cloud.base_url and cloud.model and key):
+            return MissingDistiller(
+                "The cloud distiller is on, but its address, model or API key is missing.",
+                "Complete Settings → Cloud, or turn the cloud distiller off.",
+            )
+        client = CloudClient(cloud.base_url, cloud.model, key)
+        return CloudDistiller(client, names, redact=cloud.redact_personal_data)
+    if not settings.large_model:
+        return LocalDistiller(None)
+    try:
+        entry = catalogue.load().get(settings.large_model)
+    except EngramError as exc:
+        return MissingDistiller(exc.message, exc.hint)
+
+    def load() -> LocalModel:
+        return LocalModel(
+            entry.main_file(),
+            n_ctx=min(entry.context_length, settings.context_size),
+            n_threads=thread_plan().background,
+            gate=gate,
+            background=True,
+            n_batch=64,
+        )
+
+    return LocalDistiller(LazyModel(load, settings.large_model_idle_unload_seconds))

@@ -1,0 +1,115 @@
+"""When to consolidate: the turn pipeline notifies the Scheduler, which queues jobs.
+
+Triggers: every N user turns, a conversation going idle, an explicit "remember this" (a button, or a
+message starting with "remember this:" / "记住："), the user correcting the assistant (a lesson
+candidate), and app exit (the job is persisted and run on the next start). Pure Python, no threads:
+``wake`` tells the worker that new work is queued.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engram.assistant.jobs import Job, JobQueue
+from engram.core import log
+from engram.core.settings import Settings
+
+_log = log.get("consolidation")
+
+_REMEMBER = re.compile(
+    r"^\s*(?:please\s+)?remember(?:\s+(?:this|that))?\s*[:：,，]\s*"
+    r"|^\s*(?:请)?(?:帮我)?记住(?:这个|这一点|这件事)?\s*[:：,，]\s*",
+    re.IGNORECASE,
+)
+_CORRECTION_EN = re.compile(
+    r"^\s*(?:no|nope)\b[\s,.!]*(?:that'?s|that is|it'?s|you'?re|you are)?\s*"
+    r"(?:wrong|not (?:right|correct|true)|incorrect|mistaken)"
+    r"|^\s*(?:that'?s|that is|you'?re|you are)\s+(?:wrong|not (?:right|correct)|incorrect|mistaken)"
+    r"|^\s*actually\b[\s,]"
+    r"|^\s*(?:wrong|incorrect)\b"
+    r"|^\s*no\s*[,.!]\s*(?:I|it|the|my)\b",
+    re.IGNORECASE,
+)
+_CORRECTION_ZH = re.compile(r"不对|错了|不是这样|说错|搞错|不正确|其实(?:是|不)")
+
+
+def remember_command(text: str) -> str | None:
+    """The text after a leading "remember this:" / "记住：" command, or None without one."""
+    match = _REMEMBER.match(text)
+    return text[match.end() :].strip() if match else None
+
+
+def is_correction(text: str) -> bool:
+    """A cheap check: does the message correct the assistant ("no, that's wrong", "不对")?"""
+    return bool(_CORRECTION_EN.search(text) or _CORRECTION_ZH.search(text[:12]))
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """Why a job was queued (for the log and the status line)."""
+
+    reason: str  # "turns", "idle", "remember", "correction", "exit"
+    job: Job
+
+
+class Scheduler:
+    """Counts turns per conversation and queues consolidation jobs on the triggers."""
+
+    def __init__(
+        self,
+        queue: JobQueue,
+        settings: Callable[[], Settings] = Settings,
+        wake: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.queue = queue
+        self._settings = settings
+        self._wake = wake
+        self._turns: dict[int, int] = {}
+
+    @property
+    def idle_seconds(self) -> int:
+        """How long a conversation must be quiet before :meth:`on_idle` should be called."""
+        return self._settings().consolidate_idle_seconds
+
+    def on_user_turn(self, conversation_id: int, episode_id: int, text: str) -> Trigger | None:
+        """A user message was stored; queue a job when it triggers one."""
+        if remember_command(text) is not None:
+            return self._queue("remember", conversation_id, episode_id)
+        if is_correction(text):
+            return self._queue("correction", conversation_id, episode_id)
+        count = self._turns.get(conversation_id, 0) + 1
+        self._turns[conversation_id] = count
+        every = self._settings().consolidate_every_turns
+        if every > 0 and count >= every:
+            return self._queue("turns", conversation_id, episode_id)
+        return None
+
+    def on_idle(self, conversation_id: int, episode_id: int | None = None) -> Trigger | None:
+        """The conversation has been quiet for :attr:`idle_seconds`."""
+        return self._queue("idle", conversation_id, episode_id)
+
+    def remember(self, conversation_id: int, episode_id: int | None = None) -> Trigger | None:
+        """The user asked to remember (the button); distill the conversation now."""
+        return self._queue("remember", conversation_id, episode_id)
+
+    def on_exit(self) -> list[Trigger]:
+        """Persist jobs for everything not yet consolidated; they run on the next start."""
+        if self._settings().memory_paused:
+            return []
+        jobs = self.queue.enqueue_all()
+        self._turns.clear()
+        return [Trigger("exit", job) for job in jobs]
+
+    def _queue(self, reason: str, conversation_id: int, episode_id: int | None) -> Trigger | None:
+        if self._settings().memory_paused:
+            _log.info("memory is paused: no %s job for conversation %d", reason, conversation_id)
+            return None
+        job = self.queue.enqueue(conversation_id, episode_id)
+        self._turns[conversation_id] = 0
+        if job is None:
+            return None
+        _log.info("job %d queued (%s)", job.id, reason)
+        self._wake()
+        return Trigger(reason, job)

@@ -1,0 +1,506 @@
+"""Consolidation: triggers, the persisted queue, distill parsing, reconciliation, the worker."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engram.assistant import distill, distillers, hygiene, reconcile
+from engram.assistant.consolidation import ConsolidationWorker, Status
+from engram.assistant.distillers import DistillerSource, LocalDistiller
+from engram.assistant.jobs import MAX_ATTEMPTS, JobQueue, backoff
+from engram.assistant.redact import RedactingModel
+from engram.assistant.scheduler import Scheduler, is_correction, remember_command
+from engram.core import paths
+from engram.core.errors import ModelLoadError, StoreError
+from engram.core.settings import Settings
+from engram.memory import embed
+from engram.memory.episodes import EpisodeLog
+from engram.memory.store import MemoryStore
+from engram.models.background import ForegroundGate
+from engram.models.local import StructuredOutputError
+from test_consolidation_support import (
+    ScriptedModel,
+    ScriptedSource,
+    chat,
+    memories_answer,
+    minilm,
+    wait_until,
+)
+
+
+@pytest.fixture(scope="module")
+def embedder(starter_models: Path) -> embed.FastEmbedder:
+    return minilm(starter_models)
+
+
+@pytest.fixture
+def store(embedder: embed.FastEmbedder) -> Iterator[MemoryStore]:
+    opened = MemoryStore.open(paths.database_path(), embedder)
+    yield opened
+    opened.conn.close()
+
+
+def run_once(
+    store: MemoryStore, source: DistillerSource, base_backoff: float = 30.0
+) -> list[Status]:
+    """Run the worker until the queue has nothing due, on this test's database file."""
+    statuses: list[Status] = []
+    worker = ConsolidationWorker(
+        lambda: MemoryStore.open(paths.database_path(), store.embedder),
+        source,
+        on_status=statuses.append,
+        poll=0.05,
+        base_backoff=base_backoff,
+    )
+    worker.start()
+    queue = JobQueue(store.conn)
+    deadline = time.monotonic() + 30
+    while queue.counts().get("running", 0) or _due(queue):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    worker.stop()
+    assert not worker.is_alive()
+    return statuses
+
+
+def _due(queue: JobQueue) -> bool:
+    due = queue.next_due()
+    return due is not None and due <= time.time()
+
+
+# -- triggers ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("remember this: my sister is called Ann", "my sister is called Ann"),
+        ("Please remember: I take the 8:10 train", "I take the 8:10 train"),
+        ("记住：我对花生过敏", "我对花生过敏"),
+        ("请记住这个，我周三有课", "我周三有课"),
+        ("Do you remember my sister?", None),
+        ("我记住了", None),
+    ],
+)
+def test_remember_command_is_detected_in_both_languages(text: str, rest: str | None) -> None:
+    assert remember_command(text) == rest
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("No, that's wrong. I said Tuesday.", True),
+        ("Actually, I moved to Shanghai last year.", True),
+        ("That's not right", True),
+        ("不对，我说的是周二", True),
+        ("你又错了", True),
+        ("No problem, thanks!", False),
+        ("What is actually in a croissant?", False),
+        ("I like wrong-way driving games", False),
+        ("今天天气不错", False),
+    ],
+)
+def test_corrections_are_detected_cheaply(text: str, expected: bool) -> None:
+    assert is_correction(text) is expected
+
+
+def test_scheduler_queues_every_n_turns_without_overlap(store: MemoryStore) -> None:
+    log = EpisodeLog(store.conn)
+    conversation = log.new_conversation()
+    woken: list[int] = []
+    scheduler = Scheduler(
+        JobQueue(store.conn), lambda: Settings(consolidate_every_turns=3), lambda: woken.append(1)
+    )
+    triggers = []
+    for i in range(7):
+        user = log.append(conversation.id, "user", f"message {i}")
+        triggers.append(scheduler.on_user_turn(conversation.id, user.id, user.content))
+        log.append(conversation.id, "assistant", f"answer {i}")
+    fired = [t for t in triggers if t is not None]
+    assert [triggers.index(t) for t in fired] == [2, 5]
+    first, second = (t.job for t in fired)
+    episodes = log.episodes(conversation.id)
+    assert first.first_episode_id == episodes[0].id
+    assert first.last_episode_id == episodes[4].id  # the third user message
+    assert second.first_episode_id == episodes[5].id  # the answer to it comes next
+    assert second.last_episode_id == episodes[10].id
+    assert len(woken) == 2
+    # Nothing new: no job. App exit persists the rest (the last answer and message).
+    assert scheduler.on_idle(conversation.id, second.last_episode_id) is None
+    exit_jobs = scheduler.on_exit()
+    assert [(t.reason, t.job.first_episode_id, t.job.last_episode_id) for t in exit_jobs] == [
+        ("exit", episodes[11].id, episodes[-1].id)
+    ]
+    assert scheduler.on_exit() == []
+
+
+def test_remember_and_corrections_queue_at_once_and_pause_stops_everything(
+    store: MemoryStore,
+) -> None:
+    log = EpisodeLog(store.conn)
+    conversation = log.new_conversation()
+    settings = Settings(consolidate_every_turns=50)
+    scheduler = Scheduler(JobQueue(store.conn), lambda: settings)
+    first = log.append(conversation.id, "user", "记住：我对花生过敏")
+    trigger = scheduler.on_user_turn(conversation.id, first.id, first.content)
+    assert trigger is not None and trigger.reason == "remember"
+    log.append(conversation.id, "assistant", "好的，我记住了。")
+    fix = log.append(conversation.id, "user", "No, that's wrong: I said peanuts, not walnuts.")
+    trigger = scheduler.on_user_turn(conversation.id, fix.id, fix.content)
+    assert trigger is not None and trigger.reason == "correction"
+    assert trigger.job.last_episode_id == fix.id
+    answer = log.append(conversation.id, "assistant", "Sorry: peanuts, noted.")
+    idle = scheduler.on_idle(conversation.id)
+    assert idle is not None and idle.reason == "idle"
+    assert (idle.job.first_episode_id, idle.job.last_episode_id) == (answer.id, answer.id)
+    settings.memory_paused = True
+    more = log.append(conversation.id, "user", "remember this: I am vegetarian")
+    assert scheduler.on_user_turn(conversation.id, more.id, more.content) is None
+    assert scheduler.remember(conversation.id) is None
+    assert scheduler.on_exit() == []
+    assert len(JobQueue(store.conn).jobs()) == 3
+
+
+# -- the queue -----------------------------------------------------------------------------------
+
+
+def test_failures_back_off_exponentially_then_park_with_the_error(store: MemoryStore) -> None:
+    chat(store, [("hello", "hi")])
+    queue = JobQueue(store.conn, base_backoff=10)
+    job = queue.enqueue(1)
+    assert job is not None
+    now = 1000.0
+    waits = []
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        claimed = queue.claim(now=now + 10**6 * attempt)
+        assert claimed is not None and claimed.attempts == attempt
+        failed = queue.fail(claimed, f"boom {attempt}", now=now)
+        waits.append(failed.next_attempt_at - now)
+    assert waits[:4] == [10, 20, 40, 80]
+    parked = queue.get(job.id)
+    assert parked is not None and parked.status == "parked" and parked.last_error == "boom 5"
+    assert queue.claim(now=now + 10**9) is None
+    assert queue.retry_parked() == 1
+    assert queue.claim() is not None
+    assert backoff(30, 30.0) == 3600.0
+
+
+def test_a_job_left_running_is_requeued_and_defer_keeps_its_attempts(store: MemoryStore) -> None:
+    chat(store, [("hello", "hi")])
+    queue = JobQueue(store.conn)
+    assert queue.enqueue(1) is not None
+    job = queue.claim()
+    assert job is not None and job.status == "running"
+    assert JobQueue(store.conn).recover() == 1
+    again = queue.claim()
+    assert again is not None and again.attempts == 2
+    queue.defer(again, "no model", 60)
+    after = queue.get(again.id)
+    assert after is not None
+    assert (after.status, after.attempts, after.last_error) == ("queued", 1, "no model")
+    assert queue.claim() is None  # not due for a minute
+
+
+# -- distill output ------------------------------------------------------------------------------
+
+
+def test_parse_drops_invented_ids_and_garbage_and_keeps_summary_and_plan(
+    store: MemoryStore,
+) -> None:
+    ids = chat(store, [("I want to run a marathon in May. I run 10 km now.", "Great goal!")])
+    episodes = EpisodeLog(store.conn).episodes(1)
+    raw = {
+        "memories": [
+            {"kind": "plan", "content": "The user trains for a marathon in May.", "importance": 5,
+             "episodes": [ids[0], 99999]},
+            {"kind": "fact", "content": "string", "importance": 3, "episodes": [ids[0]]},
+            {"kind": "fact", "content": "   ", "importance": 3, "episodes": []},
+            {"kind": "fact", "content": "aaaaaaaaaa", "importance": 3, "episodes": []},
+            {"kind": "fact", "content": "The user runs 10 km now.", "importance": 3,
+             "episodes": [424242]},
+        ],
+        "summary": "The user talked about marathon training.",
+        "plan": {"goal": "Run a marathon in May", "steps": ["10 km", "half marathon", "full"],
+                 "current_step": 7},
+    }  # fmt: skip
+    result = distill.parse(raw, episodes, "en")
+    contents = {c.kind: c for c in result.candidates}
+    assert [c.kind for c in result.candidates] == ["plan", "fact", "summary", "plan"]
+    assert result.candidates[0].episode_ids == (ids[0],)
+    assert contents["fact"].content == "The user runs 10 km now."
+    assert contents["fact"].episode_ids == tuple(ids)  # only invented ids: the whole job
+    assert result.dropped == 5  # 3 garbage contents + 2 invented ids
+    plan = result.candidates[-1]
+    assert plan.meta["plan"]["current_step"] == 2
+    assert "Currently on step 3" in plan.content
+
+
+def test_language_follows_the_user_and_prompts_exist_for_both() -> None:
+    def ep(role: str, text: str) -> distill.Episode:
+        return distill.Episode(1, 1, 0, role, text, 0.0, None, "complete")
+
+    assert distill.detect_language([ep("user", "我下个月搬去上海"), ep("assistant", "Okay")]) == (
+        "zh_CN"
+    )
+    assert distill.detect_language([ep("user", "I love 饺子"), ep("assistant", "好的")]) == "en"
+    for language in ("en", "zh_CN"):
+        assert distill.messages([ep("user", "hi")], language)[0]["content"]
+        assert distill.prompt("reconcile", language)
+    assert "当前在第 2 步" in distill.plan_text("跑马拉松", ["五公里", "半马"], 1, "zh_CN")
+
+
+# -- reconciliation ------------------------------------------------------------------------------
+
+
+def cand(content: str, kind: str = "fact", ids: tuple[int, ...] = ()) -> distill.Candidate:
+    return distill.Candidate(kind, content, 0.8, ids)
+
+
+def test_reconcile_decides_add_skip_supersede_update(store: MemoryStore) -> None:
+    ids = chat(store, [("I moved to Shanghai", "Nice"), ("I now have two cats", "Lovely")])
+    beijing = store.add("The user lives in Beijing.", "profile", origin="local")
+    cats = store.add("The user has a cat called Mimi.", "fact", origin="local")
+    replies = iter(
+        [
+            {"decision": "supersede", "target_id": beijing.id, "content": ""},
+            {"decision": "update", "target_id": cats.id,
+             "content": "The user has two cats, one called Mimi."},
+            {"decision": "update", "target_id": 987654, "content": "overwrite something"},
+        ]
+    )  # fmt: skip
+    model = ScriptedModel(memories_answer(), lambda _m: next(replies))
+    new = reconcile.decide(store, model, cand("The user is allergic to peanuts."), "en")
+    same = reconcile.decide(store, model, cand("the user lives in beijing"), "en")
+    near = reconcile.decide(store, model, cand("The user lives in Beijing!"), "en")
+    moved = reconcile.decide(store, model, cand("The user moved to Shanghai.", "profile"), "en")
+    more = reconcile.decide(store, model, cand("The user has two cats."), "en")
+    bogus = reconcile.decide(store, model, cand("The user also has a dog called Rex."), "en")
+    assert (same.action, same.target_id, same.why) == ("skip", beijing.id, "same text")
+    assert (near.action, near.target_id) == ("skip", beijing.id)
+    assert (moved.action, moved.target_id) == ("supersede", beijing.id)
+    assert (more.action, more.target_id) == ("update", cats.id)
+    assert bogus.action == "add" and "unknown" in bogus.why
+    assert (new.action, new.why) == ("add", "new")
+    asked = [messages[-1]["content"] for kind, messages in model.calls if kind == "reconcile"]
+    assert len(asked) == 3  # the guard answered the duplicates, nothing related to peanuts
+    assert "The user lives in Beijing." in asked[-3]
+
+    written = reconcile.apply(
+        store, moved, cand("The user moved to Shanghai.", "profile", (ids[0],)),
+        origin="local", conversation_id=1, job_id=7,
+    )  # fmt: skip
+    assert written is not None
+    old = store.get(beijing.id)
+    assert old is not None and old.status == "superseded" and old.superseded_by == written.id
+    assert [s.episode_id for s in store.sources(written.id)] == [ids[0]]
+    assert written.meta["job"] == 7
+    updated = reconcile.apply(
+        store, more, cand("The user has two cats.", "fact", (ids[2],)),
+        origin="local", conversation_id=1, job_id=7,
+    )  # fmt: skip
+    assert updated is not None and updated.id == cats.id
+    assert updated.content == "The user has two cats, one called Mimi."
+    assert [s.episode_id for s in store.sources(cats.id)] == [ids[2]]
+    assert store.search("Shanghai", k=3)[0].content == "The user moved to Shanghai."
+
+
+# -- the worker ----------------------------------------------------------------------------------
+
+
+def test_worker_distills_a_job_once_and_a_second_run_creates_no_duplicates(
+    store: MemoryStore,
+) -> None:
+    ids = chat(
+        store,
+        [("I'm a nurse and I work night shifts.", "That sounds demanding."),
+         ("Please answer me in short sentences.", "Sure.")],
+    )  # fmt: skip
+    model = ScriptedModel(
+        memories_answer(
+            ("profile", "The user is a nurse who works night shifts."),
+            ("preference", "The user wants short answers."),
+            summary="The user talked about night shifts and asked for short answers.",
+        )
+    )
+    queue = JobQueue(store.conn)
+    job = queue.enqueue(1)
+    assert job is not None
+    statuses = run_once(store, ScriptedSource(model))
+    done = queue.get(job.id)
+    assert done is not None and (done.status, done.attempts) == ("done", 1)
+    memories = store.memories()
+    assert sorted(m.kind for m in memories) == ["preference", "profile", "summary"]
+    assert all(m.origin == "local" and m.meta["job"] == job.id for m in memories)
+    summary = next(m for m in memories if m.kind == "summary")
+    assert [s.episode_id for s in store.sources(summary.id)] == ids
+    assert {s.state for s in statuses} >= {"distilling", "idle"}
+    assert statuses[-1].queued == 0
+
+    # The same episodes again (a retried job after a crash): nothing new is written.
+    assert queue.enqueue(1) is None
+    store.conn.execute("UPDATE consolidation_jobs SET status = 'queued' WHERE id = ?", (job.id,))
+    run_once(store, ScriptedSource(model))
+    assert len(store.memories(statuses=None)) == 3
+
+
+def test_missing_or_failing_distiller_keeps_the_job_and_says_why(store: MemoryStore) -> None:
+    chat(store, [("I have a meeting on Friday.", "Noted.")])
+    queue = JobQueue(store.conn)
+    job = queue.enqueue(1)
+    assert job is not None
+    statuses: list[Status] = []
+    worker = ConsolidationWorker(
+        lambda: MemoryStore.open(paths.database_path(), store.embedder),
+        LocalDistiller(None), on_status=statuses.append, poll=0.05,
+    )  # fmt: skip
+    worker.start()
+    wait_until(lambda: any(s.state == "failed" for s in statuses))
+    worker.stop()
+    failed = next(s for s in statuses if s.state == "failed")
+    assert "No large model" in failed.error and failed.model == "not configured"
+    assert failed.queued == 1
+    waiting = queue.get(job.id)
+    assert waiting is not None and (waiting.status, waiting.attempts) == ("queued", 0)
+
+    # A model that fails to load: the job waits without using up attempts.
+    store.conn.execute("UPDATE consolidation_jobs SET next_attempt_at = 0")
+    error = ModelLoadError("bad.gguf could not be loaded", "Download it again.")
+    statuses = run_once(store, ScriptedSource(None, error))
+    waiting = queue.get(job.id)
+    assert waiting is not None and (waiting.status, waiting.attempts) == ("queued", 0)
+    assert statuses[-1].state == "failed" and "bad.gguf" in statuses[-1].error
+
+    # A model that answers garbage: counted, retried with backoff, parked after five attempts.
+    broken = ScriptedModel(memories_answer(), fail=StructuredOutputError("no valid answer"))
+    for _ in range(MAX_ATTEMPTS):
+        store.conn.execute("UPDATE consolidation_jobs SET next_attempt_at = 0")
+        run_once(store, ScriptedSource(broken), base_backoff=60)
+    parked = queue.get(job.id)
+    assert parked is not None and (parked.status, parked.attempts) == ("parked", MAX_ATTEMPTS)
+    assert parked.last_error == "no valid answer"
+    assert store.memories() == []
+    assert len(EpisodeLog(store.conn).episodes(1)) == 2  # nothing lost
+
+
+# -- hygiene -------------------------------------------------------------------------------------
+
+
+def test_hygiene_decays_expires_merges_caps_and_retires_reversibly(store: MemoryStore) -> None:
+    now = time.time()
+    old = now - 400 * 86400
+    lesson = store.add("Answer the user in metric units.", "lesson", origin="local")
+    store.feedback(lesson.id, -1)
+    store.feedback(lesson.id, -1)
+    plan = store.add("The user's goal: learn Rust.", "plan", origin="local")
+    fading = store.add("The user once visited Oslo.", "fact", importance=0.8, origin="local")
+    pinned = store.add("The user is allergic to penicillin.", "fact", pinned=True, origin="user")
+    twins = store.add_many(["The user drives a red Volvo.", "The user drives a red Volvo"])
+    weak = store.add("The user saw a film on Sunday.", "fact", importance=0.1, origin="local")
+    store.conn.execute(
+        "UPDATE memories SET created_at = ? WHERE id IN (?, ?)", (old, plan.id, pinned.id)
+    )
+    store.conn.execute(  # unused for 170 days past the grace period: importance 0.8 -> ~0.22
+        "UPDATE memories SET created_at = ? WHERE id = ?", (now - 200 * 86400, fading.id)
+    )
+    policy = hygiene.Policy(caps={"fact": 3})
+    report = hygiene.run(store, policy, now=now)
+    status = {m.id: m for m in store.memories(statuses=None)}
+    assert status[lesson.id].status == "archived"
+    assert status[plan.id].status == "archived" and status[plan.id].meta["archived"] == "expired"
+    assert status[fading.id].status == "active" and 0.2 < status[fading.id].importance < 0.25
+    assert status[pinned.id].importance == 0.5 and status[pinned.id].status == "active"
+    assert sorted(status[t].status for t in twins) == ["active", "archived"]
+    assert status[weak.id].status == "archived"  # over the cap of 3 facts, the weakest
+    assert (report.retired, report.expired, report.decayed, report.merged, report.capped) == (
+        1, 1, 1, 1, 1
+    )  # fmt: skip
+    # A second pass at the same moment changes nothing (decay does not compound).
+    assert hygiene.run(store, policy, now=now) == hygiene.Report()
+    assert len(store.memories(statuses=None)) == 7  # archived, never deleted
+
+
+def test_a_decision_that_changes_nothing_is_a_skip_and_loops_are_garbage(
+    store: MemoryStore,
+) -> None:
+    nurse = store.add("Lena works as a nurse.", "profile", origin="local")
+    model = ScriptedModel(
+        memories_answer(),
+        lambda _m: {
+            "decision": "supersede",
+            "target_id": nurse.id,
+            "content": "lena works as a nurse",
+        },
+    )
+    decision = reconcile.decide(store, model, cand("Lena is a nurse at night.", "profile"), "en")
+    assert (decision.action, decision.target_id) == ("skip", nurse.id)
+    assert distill.is_garbage("I'm a nurse. " * 12)
+    assert distill.is_garbage("用户的目标：" + ".1" * 30)
+    assert not distill.is_garbage("The user is a nurse and works night shifts in Berlin.")
+
+
+def test_a_rerun_does_not_resurrect_what_the_first_run_superseded(store: MemoryStore) -> None:
+    chat(store, [("I'm Lena, a nurse.", "Hi Lena."), ("I work nights now.", "Noted.")])
+
+    def supersede_first_shown(messages: list[dict[str, str]]) -> dict[str, object]:
+        shown = int(messages[-1]["content"].split("EXISTING:\n[", 1)[1].split("]", 1)[0])
+        return {"decision": "supersede", "target_id": shown, "content": ""}
+
+    model = ScriptedModel(
+        memories_answer(
+            ("profile", "Lena works as a nurse."),
+            ("profile", "Lena works as a nurse on night shifts."),
+        ),
+        supersede_first_shown,
+    )
+    queue = JobQueue(store.conn)
+    job = queue.enqueue(1)
+    assert job is not None
+    run_once(store, ScriptedSource(model))
+    first = {m.id: (m.status, m.content) for m in store.memories(statuses=None)}
+    assert sorted(first.values()) == [
+        ("active", "Lena works as a nurse on night shifts."),
+        ("superseded", "Lena works as a nurse."),
+    ]
+    asked = len(model.calls)
+    store.conn.execute("UPDATE consolidation_jobs SET status = 'queued' WHERE id = ?", (job.id,))
+    run_once(store, ScriptedSource(model))
+    assert {m.id: (m.status, m.content) for m in store.memories(statuses=None)} == first
+    assert len(model.calls) == asked + 1  # only the distillation: both candidates seen before
+
+
+def test_a_database_that_cannot_open_stops_the_worker_with_a_status() -> None:
+    def damaged() -> MemoryStore:
+        raise StoreError("The database is damaged.", "Move it aside.")
+
+    statuses: list[Status] = []
+    worker = ConsolidationWorker(damaged, LocalDistiller(None), on_status=statuses.append)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert [(s.state, s.error) for s in statuses] == [("failed", "The database is damaged.")]
+
+
+def test_the_distiller_follows_the_settings(starter_models: Path) -> None:
+    never = threading.Event().is_set
+    local = distillers.from_settings(Settings(), ForegroundGate(), lambda: None)
+    assert isinstance(local, LocalDistiller) and local.state() == "not loaded"
+    model = local.acquire(never)
+    assert local.state() == "loaded" and hasattr(model, "structured")
+    assert local.lazy is not None
+    local.lazy.release()
+    unknown = distillers.from_settings(Settings(large_model="nope"), None, lambda: None)
+    with pytest.raises(distillers.DistillerUnavailableError, match="nope"):
+        unknown.acquire(never)
+    cloud = Settings()
+    cloud.cloud.enabled = True
+    with pytest.raises(distillers.DistillerUnavailableError, match="API key"):
+        distillers.from_settings(cloud, None, lambda: None).acquire(never)
+    cloud.cloud.base_url, cloud.cloud.model = "http://127.0.0.1:9/v1", "m"
+    source = distillers.from_settings(cloud, None, lambda: "sk-test", names=["Lena"])
+    assert isinstance(source, distillers.CloudDistiller) and source.redact
+    assert isinstance(source.acquire(never), RedactingModel)

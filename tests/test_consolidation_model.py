@@ -1,0 +1,130 @@
+"""Consolidation with the real starter model: grammar-constrained distill and reconcile, no
+duplicates on a second run, and the foreground chat keeps answering while a job runs."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engram.assistant import distill, reconcile
+from engram.assistant.consolidation import ConsolidationWorker, Status
+from engram.assistant.distillers import LocalDistiller
+from engram.assistant.jobs import JobQueue
+from engram.core import paths
+from engram.memory.schema import KINDS
+from engram.memory.store import MemoryStore
+from engram.models.background import ForegroundGate, LazyModel, thread_plan
+from engram.models.local import LocalModel
+from test_consolidation_support import chat, minilm, wait_until
+
+SMOL = "smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
+TURNS = [
+    ("Hi! My name is Lena and I live in Berlin.", "Nice to meet you, Lena!"),
+    ("Actually, I moved to Munich last month for a new job.", "Congratulations on the move!"),
+    ("I prefer tea to coffee, and please keep answers short.", "Got it."),
+]
+
+
+@pytest.fixture(scope="module")
+def models(starter_models: Path) -> Iterator[tuple[LocalModel, LocalModel, ForegroundGate]]:
+    gate = ForegroundGate()
+    plan = thread_plan()
+    path = starter_models / SMOL
+    fg = LocalModel(path, n_ctx=2048, n_threads=plan.foreground, gate=gate, state_cache_mb=0)
+    bg = LocalModel(
+        path, n_ctx=2048, n_threads=plan.background, gate=gate, background=True, n_batch=64,
+        state_cache_mb=0,
+    )  # fmt: skip
+    yield fg, bg, gate
+    fg.close()
+    bg.close()
+
+
+class _Kept:
+    """The module's background model, never closed by the worker's idle release."""
+
+    def __init__(self, model: LocalModel) -> None:
+        self.model = model
+
+    def __call__(self) -> LocalModel:
+        return self.model
+
+
+def worker_for(store: MemoryStore, bg: LocalModel, gate: ForegroundGate, statuses: list[Status]):  # type: ignore[no-untyped-def]
+    lazy: LazyModel[LocalModel] = LazyModel(_Kept(bg), idle_seconds=3600)
+    return ConsolidationWorker(
+        lambda: MemoryStore.open(paths.database_path(), store.embedder),
+        LocalDistiller(lazy),
+        gate=gate,
+        on_status=statuses.append,
+        poll=0.05,
+        limits=distill.Limits(memories=3, chars=80),  # the tiny model rambles to the limits
+    )
+
+
+def test_the_starter_model_distills_reconciles_and_a_rerun_adds_nothing(
+    models: tuple[LocalModel, LocalModel, ForegroundGate], starter_models: Path
+) -> None:
+    fg, bg, gate = models
+    store = MemoryStore.open(paths.database_path(), minilm(starter_models))
+    old = store.add("The user lives in Berlin.", "profile", origin="local")
+    ids = chat(store, TURNS)
+    queue = JobQueue(store.conn)
+    job = queue.enqueue(1)
+    assert job is not None
+    statuses: list[Status] = []
+    worker = worker_for(store, bg, gate, statuses)
+    worker.start()
+    try:
+        wait_until(lambda: any(s.state == "distilling" for s in statuses), timeout=60)
+        # The foreground answers while the job runs; the background waits on the gate.
+        answer = "".join(fg.stream_chat([{"role": "user", "content": "Say hello."}], 24))
+        wait_until(lambda: worker.jobs_done == 1 or statuses[-1].state == "failed", timeout=120)
+    finally:
+        worker.stop()
+    assert answer.strip()
+    assert gate.paused_seconds > 0
+    done = queue.get(job.id)
+    assert done is not None and done.status == "done", statuses[-1]
+    written = [m for m in store.memories(statuses=None) if m.id != old.id]
+    for memory in written:
+        assert memory.kind in KINDS and memory.content.strip()
+        assert {s.episode_id for s in store.sources(memory.id)} <= set(ids)
+
+    # The same episodes distilled again: every candidate is recognised, nothing is added.
+    before = {m.id: m.content for m in store.memories(statuses=None)}
+    store.conn.execute("UPDATE consolidation_jobs SET status = 'queued' WHERE id = ?", (job.id,))
+    worker = worker_for(store, bg, gate, statuses)
+    worker.start()
+    try:
+        wait_until(lambda: worker.jobs_done == 1 or statuses[-1].state == "failed", timeout=120)
+    finally:
+        worker.stop()
+    assert {m.id: m.content for m in store.memories(statuses=None)} == before
+    store.conn.close()
+
+
+def test_the_starter_model_gives_a_valid_reconcile_decision(
+    models: tuple[LocalModel, LocalModel, ForegroundGate], starter_models: Path
+) -> None:
+    _, bg, _ = models
+    store = MemoryStore.open(paths.database_path(), minilm(starter_models))
+    ids = chat(store, [("I moved to Munich.", "Nice!")])
+    berlin = store.add("The user lives in Berlin.", "profile", origin="local")
+    store.add("The user likes hiking in the Alps.", "preference", origin="local")
+    candidate = distill.Candidate("profile", "The user moved to Munich.", 0.8, (ids[0],))
+    stop = threading.Event()
+    model = LocalDistiller(LazyModel(_Kept(bg), 3600)).acquire(stop.is_set)
+    decision = reconcile.decide(store, model, candidate, "en")
+    assert decision.action in reconcile.ACTIONS
+    assert decision.target_id in (None, berlin.id) or decision.action == "skip"
+    written = reconcile.apply(
+        store, decision, candidate, origin="local", conversation_id=1, job_id=1
+    )
+    if decision.action != "skip":
+        assert written is not None
+        assert ids[0] in [s.episode_id for s in store.sources(written.id)]
+    store.conn.close()

@@ -1,0 +1,120 @@
+"""Shared pieces for the consolidation tests: a scripted distiller and a store on a real file.
+
+The scripted distiller is for exact-output checks and fault injection only; the same paths run
+with the real starter model in ``test_consolidation_model.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from engram.assistant import distill, reconcile
+from engram.assistant.distill import Message, StructuredModel
+from engram.memory import embed
+from engram.memory.episodes import EpisodeLog
+from engram.memory.store import MemoryStore
+
+Answer = Callable[[list[Message]], dict[str, Any]]
+
+
+def minilm(models_dir: Path) -> embed.FastEmbedder:
+    return embed.minilm(models_dir / "all-minilm-l6-v2-int8")
+
+
+def episode_ids(messages: Sequence[Message]) -> list[int]:
+    """The ``[id]`` numbers of the transcript in a distill request."""
+    return [int(i) for i in re.findall(r"^\[(\d+)\]", messages[-1]["content"], re.MULTILINE)]
+
+
+def memories_answer(*items: tuple[str, str], summary: str = "") -> Answer:
+    """A distill answer citing the first episode of the request for every memory."""
+
+    def answer(messages: list[Message]) -> dict[str, Any]:
+        ids = episode_ids(messages)[:1]
+        return {
+            "memories": [
+                {"kind": kind, "content": content, "importance": 4, "episodes": ids}
+                for kind, content in items
+            ],
+            "summary": summary,
+            "plan": {"goal": "", "steps": [], "current_step": 0},
+        }
+
+    return answer
+
+
+class ScriptedModel:
+    """Answers distill and reconcile requests from scripts; records every request."""
+
+    def __init__(
+        self,
+        distill_answer: Answer,
+        reconcile_answer: Answer | None = None,
+        fail: Exception | None = None,
+    ) -> None:
+        self.distill_answer = distill_answer
+        self.reconcile_answer = reconcile_answer or (
+            lambda _m: {"decision": "add", "target_id": 0, "content": ""}
+        )
+        self.fail = fail
+        self.calls: list[tuple[str, list[Message]]] = []
+
+    def structured(
+        self, messages: Sequence[Message], json_schema: dict[str, Any], max_tokens: int = 512
+    ) -> dict[str, Any]:
+        if self.fail is not None:
+            raise self.fail
+        kind = "reconcile" if json_schema is reconcile.SCHEMA else "distill"
+        assert kind == "reconcile" or json_schema == distill.schema(distill.Limits())
+        self.calls.append((kind, list(messages)))
+        answer = self.distill_answer if kind == "distill" else self.reconcile_answer
+        return answer(list(messages))
+
+
+class ScriptedSource:
+    """A DistillerSource handing out one scripted model (or failing to)."""
+
+    origin = "local"
+
+    def __init__(self, model: StructuredModel | None, error: Exception | None = None) -> None:
+        self.model = model
+        self.error = error
+        self.acquired = 0
+
+    def acquire(self, cancelled: Callable[[], bool]) -> StructuredModel:
+        self.acquired += 1
+        if self.error is not None:
+            raise self.error
+        assert self.model is not None
+        return self.model
+
+    def state(self) -> str:
+        return "scripted"
+
+    def idle(self) -> None:
+        pass
+
+
+def chat(store: MemoryStore, turns: Sequence[tuple[str, str]], title: str = "") -> list[int]:
+    """Store a conversation of (user, assistant) pairs; returns the episode ids."""
+    log = EpisodeLog(store.conn)
+    conversation = log.new_conversation(title)
+    ids = []
+    for user, assistant in turns:
+        ids.append(log.append(conversation.id, "user", user).id)
+        ids.append(log.append(conversation.id, "assistant", assistant).id)
+    return ids
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Wait for a condition another thread or process makes true (bounded)."""
+    deadline = time.monotonic() + timeout
+    event = threading.Event()
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        event.wait(0.02)
