@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from engram.assistant.prompt import PromptParts, Recalled
 
 
 @dataclass(frozen=True)
@@ -11,6 +13,14 @@ class TurnStarted:
 
     conversation_id: int
     user_episode_id: int
+
+
+@dataclass(frozen=True)
+class Recalling:
+    """Retrieval is done: these memories and earlier messages go into this answer's prompt."""
+
+    items: tuple[Recalled, ...]
+    prompt: PromptParts
 
 
 @dataclass(frozen=True)
@@ -29,10 +39,12 @@ class Token:
 
 @dataclass(frozen=True)
 class Finished:
-    """The answer is complete and stored."""
+    """The answer is complete and stored; ``used`` are the recalled items it draws on."""
 
     episode_id: int
     text: str
+    recalled: tuple[Recalled, ...] = ()
+    used: tuple[Recalled, ...] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -51,4 +63,4 @@ class Failed:
     hint: str = ""
 
 
-TurnEvent = TurnStarted | Notice | Token | Finished | Cancelled | Failed
+TurnEvent = TurnStarted | Recalling | Notice | Token | Finished | Cancelled | Failed

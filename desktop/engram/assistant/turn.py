@@ -1,25 +1,36 @@
-"""One turn of conversation: store the message, fit the context, stream the answer, store it."""
+"""One turn: store the message, recall memories, assemble the prompt, stream the answer, record.
+
+The pipeline yields typed events (see ``events``) that the desktop window and the terminal both
+consume. Memory is optional: without a :class:`~engram.assistant.recall.Recall` the turn is plain
+chat with the conversation so far.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
-from engram.assistant import context
+from engram.assistant import context, prompt, utilization
 from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
     Notice,
+    Recalling,
     Token,
     TurnEvent,
     TurnStarted,
 )
-from engram.core import log, resources
+from engram.assistant.recall import Recall
+from engram.core import log
 from engram.core.errors import EngramError
-from engram.memory.episodes import EpisodeLog
+from engram.memory.episodes import Episode, EpisodeLog
+from engram.memory.text import query_terms
 
 _log = log.get("assistant.turn")
+TITLE_CHARS = 60
+# A message with fewer content words than this is searched together with the previous one.
+SHORT_QUERY_TERMS = 4
 
 
 class ChatModel(Protocol):
@@ -37,23 +48,22 @@ class ChatModel(Protocol):
     ) -> Iterator[str]: ...
 
 
-def system_prompt(language: str = "en") -> str:
-    """The stable system part for the user's language."""
-    name = "system_zh_CN.txt" if language.startswith("zh") else "system_en.txt"
-    return resources.read_text("prompts", name).strip()
-
-
-TITLE_CHARS = 60
-
-
 def title_for(text: str) -> str:
     """A conversation title from its first message: the first line, shortened."""
     line = " ".join(text.strip().split("\n", 1)[0].split())
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
 
 
+def query_for(text: str, history: list[Episode]) -> str:
+    """The search query: the message, plus the previous user message when it is terse."""
+    if len(query_terms(text)) >= SHORT_QUERY_TERMS:
+        return text
+    previous = next((e.content for e in reversed(history) if e.role == "user"), "")
+    return f"{previous[:300]}\n{text}" if previous else text
+
+
 class Assistant:
-    """Runs turns for the conversations in one episode log with one model."""
+    """Runs turns for the conversations in one episode log with one model (and memory)."""
 
     def __init__(
         self,
@@ -61,11 +71,15 @@ class Assistant:
         model: ChatModel,
         max_answer_tokens: int = 512,
         language: str = "en",
+        recall: Recall | None = None,
+        memory_budget: int = 384,
     ) -> None:
         self.log = log_
         self.model = model
         self.max_answer_tokens = max_answer_tokens
         self.language = language
+        self.recall = recall
+        self.memory_budget = memory_budget if recall else 0
 
     def turn(
         self,
@@ -82,48 +96,75 @@ class Assistant:
             return
         if not conversation_id:
             conversation_id = self.log.new_conversation(title_for(text)).id
-        history = [
-            {"role": e.role, "content": e.content}
+        earlier = [
+            e
             for e in self.log.episodes(conversation_id)
             if e.role in ("user", "assistant") and e.content
         ]
         user_episode = self.log.append(conversation_id, "user", text)
         yield TurnStarted(conversation_id, user_episode.id)
+
+        profile = self.recall.profile() if self.recall else []
+        system = prompt.system_part(self.language, profile)
         fitted = context.fit(
-            system_prompt(self.language),
-            history,
+            system,
+            [{"role": e.role, "content": e.content} for e in earlier],
             text,
             n_ctx=self.model.n_ctx,
-            reserve=self.max_answer_tokens,
+            reserve=self.max_answer_tokens + self.memory_budget,
             count=self.model.count_tokens,
         )
+        history = fitted.messages[1:-1]
+        kept = {e.id for e in earlier[len(earlier) - len(history) :]} | {user_episode.id}
+        items = (
+            self.recall.recall(
+                query_for(text, earlier),
+                self.memory_budget,
+                exclude_episodes=kept,
+                exclude_memories={p.memory_id for p in profile if p.memory_id is not None},
+            )
+            if self.recall
+            else []
+        )
+        block = prompt.memory_block(items, self.language)
+        parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
+        parts = parts.counted(self.model.count_tokens)
+        _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
+        yield Recalling(tuple(items), parts)
         if fitted.truncated_chars:
             yield Notice(
                 f"The message is too long for the model's context; the last "
                 f"{fitted.truncated_chars:,} characters were left out of this answer "
                 "(the whole message is saved)."
             )
+
         pieces: list[str] = []
         try:
             for piece in self.model.stream_chat(
-                fitted.messages, max_tokens=self.max_answer_tokens, cancelled=cancelled
+                parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
             ):
                 pieces.append(piece)
                 yield Token(piece)
         except EngramError as exc:
-            self._store(conversation_id, pieces, "error")
+            self._store(conversation_id, pieces, "error", items)
             yield Failed(exc.message, exc.hint)
             return
         except GeneratorExit:
             # The consumer went away mid-answer (window closed): keep what was said.
-            self._store(conversation_id, pieces, "cancelled")
+            self._store(conversation_id, pieces, "cancelled", items)
             raise
         answer = "".join(pieces)
         if cancelled():
-            yield Cancelled(self._store(conversation_id, pieces, "cancelled"), answer)
-        else:
-            yield Finished(self._store(conversation_id, pieces, "complete"), answer)
+            yield Cancelled(self._store(conversation_id, pieces, "cancelled", items), answer)
+            return
+        episode_id = self._store(conversation_id, pieces, "complete", items)
+        used = utilization.used(answer, items)
+        yield Finished(episode_id, answer, tuple(items), tuple(used))
 
-    def _store(self, conversation_id: int, pieces: list[str], status: str) -> int:
+    def _store(
+        self, conversation_id: int, pieces: list[str], status: str, items: list[prompt.Recalled]
+    ) -> int:
         episode = self.log.append(conversation_id, "assistant", "".join(pieces), status=status)
+        if self.recall is not None:
+            self.recall.record(episode.id, items)
         return episode.id

@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engram.assistant.events import Cancelled, Failed, Finished, Notice, Token
+from engram.assistant.events import Cancelled, Failed, Finished, Notice, Recalling, Token
+from engram.assistant.session import open_session
 from engram.assistant.turn import Assistant
-from engram.core import paths, settings
-from engram.memory import db
-from engram.memory.episodes import EpisodeLog
-from engram.models import roles
+from engram.core import settings
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,18 +17,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="chat in the terminal (reads one message per line when stdin is not a terminal)",
     )
     cmd.add_argument("--conversation", type=int, help="continue this conversation id")
+    cmd.add_argument(
+        "--show-memories",
+        action="store_true",
+        help="print the memories and earlier messages recalled for each answer",
+    )
     cmd.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    prefs = settings.load()
-    conn = db.connect(paths.database_path())
-    episodes = EpisodeLog(conn)
+    session = open_session(settings.load())
+    if session.memory_problem:
+        print(f"engram: answering without memory: {session.memory_problem}", file=sys.stderr)
+    assistant = session.assistant
     conversation = (
-        episodes.conversation(args.conversation) if args.conversation else None
-    ) or episodes.new_conversation("Terminal chat")
-    model = roles.load_local(prefs, "small")
-    assistant = Assistant(episodes, model, max_answer_tokens=prefs.max_answer_tokens)
+        assistant.log.conversation(args.conversation) if args.conversation else None
+    ) or assistant.log.new_conversation("Terminal chat")
     interactive = sys.stdin.isatty()
     status = 0
     try:
@@ -45,18 +47,20 @@ def run(args: argparse.Namespace) -> int:
                 continue
             if interactive:
                 print("engram> ", end="", flush=True)
-            status = max(status, _answer(assistant, conversation.id, text))
+            status = max(status, _answer(assistant, conversation.id, text, args.show_memories))
     except KeyboardInterrupt:
         print()
     finally:
-        model.close()
-        conn.close()
+        session.close()
     return status
 
 
-def _answer(assistant: Assistant, conversation_id: int, text: str) -> int:
+def _answer(assistant: Assistant, conversation_id: int, text: str, show_memories: bool) -> int:
     for event in assistant.turn(conversation_id, text):
-        if isinstance(event, Token):
+        if isinstance(event, Recalling) and show_memories:
+            for item in event.items:
+                print(f"[recalled] {item.line()}")
+        elif isinstance(event, Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
         elif isinstance(event, Notice):

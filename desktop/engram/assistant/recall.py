@@ -1,0 +1,125 @@
+"""Choosing what the small model is reminded of this turn: memories and earlier messages.
+
+Hybrid search over distilled memories and over raw messages, a relevance floor so that nothing is
+injected just because it ranked first among strangers, a token-budget packing, and a stable order
+so an unchanged choice gives a byte-identical block (and a warm prefix cache).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+
+from engram.assistant.prompt import Recalled
+from engram.memory.packing import pack
+from engram.memory.records import EpisodeHit, Hit
+from engram.memory.store import MemoryStore
+
+# Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
+MIN_SIMILARITY = 0.35
+# Raw messages weigh a little less than distilled memories of the same relevance.
+EPISODE_WEIGHT = 0.8
+PROFILE_LIMIT = 12
+SEARCH_K = 12
+
+
+def relevant(similarity: float | None, text_rank: int | None) -> bool:
+    """A hit counts when its words matched or its meaning is close enough."""
+    return text_rank is not None or (similarity is not None and similarity >= MIN_SIMILARITY)
+
+
+class Recall:
+    """Retrieval for the turn pipeline, on the foreground thread's own store."""
+
+    def __init__(self, store: MemoryStore, count_tokens: Callable[[str], int]) -> None:
+        self.store = store
+        self.count_tokens = count_tokens
+        self._hits: dict[int, Hit] = {}
+
+    def profile(self) -> list[Recalled]:
+        """Pinned memories: always in the system part, in a stable order."""
+        pinned = [m for m in self.store.memories(limit=200) if m.pinned][:PROFILE_LIMIT]
+        return [
+            Recalled(m.kind, m.content, 1.0, m.created_at, memory_id=m.id)
+            for m in sorted(pinned, key=lambda m: m.id)
+        ]
+
+    def recall(
+        self,
+        query: str,
+        budget: int,
+        exclude_episodes: Collection[int] = (),
+        exclude_memories: Collection[int] = (),
+    ) -> list[Recalled]:
+        """The best memories and earlier messages for ``query`` within ``budget`` tokens."""
+        if budget <= 0 or not query.strip():
+            return []
+        memories = [
+            h
+            for h in self.store.search(query, k=SEARCH_K)
+            if h.memory.id not in exclude_memories and relevant(h.similarity, h.text_rank)
+        ]
+        self.store.index_episodes()
+        episodes = [
+            h
+            for h in self.store.search_episodes(query, k=SEARCH_K)
+            if h.episode.id not in exclude_episodes
+            and h.episode.content.strip()
+            and relevant(h.similarity, h.text_rank)
+        ]
+        self._hits = {h.memory.id: h for h in memories}
+        candidates = _from_memories(memories) + _from_episodes(episodes)
+        chosen = pack(candidates, budget, self.count_tokens)
+        return sorted(chosen, key=_stable_order)
+
+    def injected(self, answer_episode_ids: Collection[int]) -> dict[int, list[Recalled]]:
+        """The memories recorded as given to each of these answers (for showing history)."""
+        return {
+            answer: [
+                Recalled(m.kind, m.content, score, m.created_at, memory_id=m.id)
+                for m, _rank, score in found
+            ]
+            for answer in answer_episode_ids
+            if (found := self.store.injections(answer))
+        }
+
+    def record(self, answer_episode_id: int, items: Sequence[Recalled]) -> None:
+        """Store which memories went into an answer (they also count as used), then index it."""
+        hits = [self._hits[i.memory_id] for i in items if i.memory_id in self._hits]
+        if hits:
+            self.store.record_injections(answer_episode_id, hits)
+        self.store.index_episodes()
+
+
+def _normalized(scores: Sequence[float]) -> list[float]:
+    top = max(scores, default=0.0)
+    return [s / top if top > 0 else 0.0 for s in scores]
+
+
+def _from_memories(hits: Sequence[Hit]) -> list[Recalled]:
+    scores = _normalized([h.score for h in hits])
+    return [
+        Recalled(h.memory.kind, h.memory.content, s, h.memory.created_at, memory_id=h.memory.id)
+        for h, s in zip(hits, scores, strict=True)
+    ]
+
+
+def _from_episodes(hits: Sequence[EpisodeHit]) -> list[Recalled]:
+    scores = _normalized([h.score for h in hits])
+    return [
+        Recalled(
+            "message",
+            h.episode.content,
+            EPISODE_WEIGHT * s,
+            h.episode.created_at,
+            episode_id=h.episode.id,
+            role=h.episode.role,
+        )
+        for h, s in zip(hits, scores, strict=True)
+    ]
+
+
+def _stable_order(item: Recalled) -> tuple[int, int]:
+    """Memories by id, then messages by id: the same choice always reads the same."""
+    if item.memory_id is not None:
+        return (0, item.memory_id)
+    return (1, item.episode_id or 0)
