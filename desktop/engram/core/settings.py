@@ -8,13 +8,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engram.core import log, paths
+from engram.core.atomic import atomic_write
 
 SCHEMA_VERSION = 1
 _log = log.get("settings")
@@ -112,15 +112,5 @@ def load(path: Path | None = None) -> Settings:
 
 def save(settings: Settings, path: Path | None = None) -> None:
     """Write settings atomically (temp file + rename), so a crash never leaves half a file."""
-    path = path or paths.settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(settings.to_json(), fh, ensure_ascii=False, indent=2)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_write(path or paths.settings_path()) as handle:
+        json.dump(settings.to_json(), handle, ensure_ascii=False, indent=2)
