@@ -10,7 +10,7 @@ export QT_QPA_PLATFORM=offscreen
 "$root/installer/bootstrap.sh" test
 cd "$root"
 bin="$root/.venv/bin"
-echo "engram: ruff";  "$bin/ruff" check .
+echo "engram: ruff";  "$bin/ruff" check . && "$bin/ruff" format --check .
 echo "engram: mypy";  "$bin/mypy"
 echo "engram: layer contracts"; "$bin/lint-imports"
 echo "engram: tests"; "$bin/python" -m pytest "$@"

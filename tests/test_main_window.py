@@ -208,3 +208,91 @@ def test_corrupt_model_file_is_named(
     assert "SmolLM2-135M-Instruct.Q4_1.gguf" in window.notice.text()
     assert "fetch-starter" in window.notice.text()
     window.close()
+
+
+def _seed_memory(content: str) -> int:
+    from engram.assistant.session import embedder_for
+    from engram.memory import db
+    from engram.memory.store import MemoryStore
+
+    conn = db.connect(paths.database_path())
+    try:
+        return MemoryStore(conn, embedder_for(settings.Settings())).add(content, "fact").id
+    finally:
+        conn.close()
+
+
+def _feedback(memory_id: int) -> int:
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        return int(
+            conn.execute("SELECT feedback FROM memories WHERE id = ?", (memory_id,)).fetchall()[0][
+                0
+            ]
+        )
+    finally:
+        conn.close()
+
+
+def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    dog = _seed_memory("The user's dog is called Biscuit.")
+    window = _open(qtbot, settings.Settings(max_answer_tokens=32))
+    _type_and_enter(qtbot, window, "What is my dog called?")
+    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    answer = window.chat.bubbles()[-1]
+    assert answer.chips is not None
+    assert [item.memory_id for item in answer.chips.items] == [dog]
+    chip = answer.chips.buttons[0]
+    assert "Biscuit" in chip.toolTip()
+    wrong = next(a for a in chip.menu().actions() if a.text() == "This is wrong")
+    wrong.trigger()
+    qtbot.waitUntil(lambda: _feedback(dog) == -1, timeout=5_000)
+    assert chip.objectName() == "chip_wrong"
+    window.close()
+
+    reopened = _open(qtbot)
+    old_answer = reopened.chat.bubbles()[-1]
+    qtbot.waitUntil(lambda: old_answer.chips is not None, timeout=5_000)
+    assert old_answer.chips is not None
+    assert [item.memory_id for item in old_answer.chips.items] == [dog]
+    reopened.close()
+
+
+def test_sidebar_lists_searches_switches_renames_and_deletes(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    for text in ("Tell me about Hangzhou", "Name a colour"):
+        window.new_conversation()
+        _type_and_enter(qtbot, window, text)
+        qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+        qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    titles = [window.sidebar.list.item(i).text() for i in range(window.sidebar.list.count())]
+    assert titles == ["Name a colour", "Tell me about Hangzhou"]
+
+    window.sidebar.search.setText("hangzhou")
+    qtbot.waitUntil(lambda: window.sidebar.list.count() == 1, timeout=5_000)
+    hangzhou = window.sidebar.list.item(0)
+    qtbot.mouseClick(
+        window.sidebar.list.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=window.sidebar.list.visualItemRect(hangzhou).center(),
+    )
+    assert window.chat.bubbles()[0].text == "Tell me about Hangzhou"
+    shown = window.conversation_id
+
+    window.sidebar.rename_requested.emit(shown, "Travel")
+    window.sidebar.search.clear()
+    qtbot.waitUntil(
+        lambda: (
+            "Travel"
+            in [window.sidebar.list.item(i).text() for i in range(window.sidebar.list.count())]
+        ),
+        timeout=5_000,
+    )
+    window.sidebar.delete_requested.emit(shown)
+    qtbot.waitUntil(lambda: window.sidebar.list.count() == 1, timeout=5_000)
+    assert window.conversation_id == 0 and window.chat.bubbles() == []
+    assert [r for r in _stored() if r[1] == "Tell me about Hangzhou"] == []

@@ -11,6 +11,10 @@ def main(argv: list[str] | None = None) -> int:
         from engram.ui.app import run
 
         return run(args[1:])
+    if args[0] == "screenshots":
+        from engram.ui.screenshots import run as screenshots
+
+        return screenshots(args[1:])
     from engram.cli.main import main as cli_main
 
     return cli_main(args)

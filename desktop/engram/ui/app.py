@@ -10,14 +10,16 @@ from engram.core import log, settings
 def run(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
-    from engram.ui import theme
+    from engram.ui import i18n, theme
     from engram.ui.crash import CrashReporter
     from engram.ui.main_window import MainWindow
 
     log.setup()
-    app = QApplication.instance() or QApplication([sys.argv[0], *argv])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0], *argv])
     app.setApplicationName("Engram")
     prefs = settings.load()
+    i18n.install(app, prefs.language)
     theme.apply(app, prefs.theme)
     reporter = CrashReporter()
     reporter.install()

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from engram.assistant.prompt import Recalled
+from engram.ui.chips import MemoryChips
 
 FRAME_MS = 33
 # Laying out a megabyte of rich text would freeze the window; longer messages show their start.
@@ -25,10 +30,15 @@ class MessageBubble(QFrame):
             | Qt.TextInteractionFlag.LinksAccessibleByMouse
         )
         self.label.setOpenExternalLinks(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 8, 12, 8)
-        layout.addWidget(self.label)
+        self.chips: MemoryChips | None = None
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(12, 8, 12, 8)
+        self._layout.addWidget(self.label)
         self.set_text(text)
+
+    def set_chips(self, chips: MemoryChips) -> None:
+        self.chips = chips
+        self._layout.addWidget(chips)
 
     def set_text(self, text: str) -> None:
         self.text = text
@@ -43,6 +53,9 @@ class MessageBubble(QFrame):
 
 class ChatView(QScrollArea):
     """A scrolling column of bubbles that follows new text while the user is at the bottom."""
+
+    memory_wrong = Signal(int)
+    open_memory = Signal(int)
 
     def __init__(self) -> None:
         super().__init__()
@@ -92,12 +105,25 @@ class ChatView(QScrollArea):
     def append_token(self, text: str) -> None:
         self._pending += text
 
-    def end_answer(self, text: str) -> None:
+    def end_answer(
+        self, text: str, recalled: Sequence[Recalled] = (), used: Sequence[Recalled] = ()
+    ) -> None:
         self._frame.stop()
         if self._streaming is not None:
             self._streaming.set_text(text)
+            if recalled:
+                self.attach_chips(self._streaming, recalled, used)
         self._streaming = None
         self._pending = ""
+
+    def attach_chips(
+        self, bubble: MessageBubble, recalled: Sequence[Recalled], used: Sequence[Recalled] = ()
+    ) -> None:
+        """Show under an answer the memories it was given (highlighting the ones it used)."""
+        chips = MemoryChips(recalled, used)
+        chips.wrong.connect(self.memory_wrong)
+        chips.open_memory.connect(self.open_memory)
+        bubble.set_chips(chips)
 
     def _flush(self) -> None:
         if self._streaming is not None and self._pending:

@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit
 
-
 MAX_LINES = 8
+PADDING = 16  # the stylesheet's padding and border around the text
 
 
 class Composer(QPlainTextEdit):
@@ -28,10 +28,8 @@ class Composer(QPlainTextEdit):
     def _fit_height(self) -> None:
         """Grow with the text from one line up to eight, then scroll."""
         lines = max(1, min(MAX_LINES, int(self.document().size().height())))
-        line_height = self.fontMetrics().lineSpacing()
-        margins = self.contentsMargins()
-        frame = int(self.document().documentMargin() * 2) + margins.top() + margins.bottom()
-        self.setFixedHeight(lines * line_height + frame + 4)
+        chrome = int(self.document().documentMargin() * 2) + self.frameWidth() * 2 + PADDING
+        self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + chrome)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -20,16 +21,20 @@ from engram.assistant.events import (
     Failed,
     Finished,
     Notice,
+    Recalling,
     Token,
     TurnEvent,
     TurnStarted,
 )
+from engram.assistant.prompt import Recalled
 from engram.core import log, paths
 from engram.core.settings import Settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
-from engram.ui.chat_view import ChatView
+from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
+from engram.ui.memory_browser import MemoryBrowser
+from engram.ui.sidebar import Sidebar
 from engram.ui.worker import ModelWorker
 
 _log = log.get("ui.main")
@@ -42,6 +47,10 @@ class MainWindow(QMainWindow):
     send_requested = Signal(int, str, object)
     load_requested = Signal()
     shutdown_requested = Signal()
+    history_requested = Signal(object)
+    feedback_requested = Signal(int, int)
+    rename_requested = Signal(int, str)
+    delete_requested = Signal(int)
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -55,6 +64,9 @@ class MainWindow(QMainWindow):
         self._busy = False
         self._ready = False
         self._cancel = threading.Event()
+        self._closed = False
+        self._recalled: tuple[Recalled, ...] = ()
+        self._answers: dict[int, MessageBubble] = {}
 
         self.chat = ChatView()
         self.composer = Composer()
@@ -80,9 +92,15 @@ class MainWindow(QMainWindow):
         column.addWidget(self.notice)
         column.addWidget(self.chat, 1)
         column.addLayout(row)
-        central = QWidget()
-        central.setLayout(column)
-        self.setCentralWidget(central)
+        chat_column = QWidget()
+        chat_column.setLayout(column)
+        self.sidebar = Sidebar()
+        splitter = QSplitter()
+        splitter.addWidget(self.sidebar)
+        splitter.addWidget(chat_column)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([240, 760])
+        self.setCentralWidget(splitter)
         self.model_state = QLabel(self.tr("Starting…"))
         self.statusBar().addPermanentWidget(self.model_state)
 
@@ -91,6 +109,20 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self.stop)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         QShortcut(QKeySequence.StandardKey.New, self, self.new_conversation)
+        QShortcut(QKeySequence("Ctrl+K"), self, self.sidebar.search.setFocus)
+        QShortcut(QKeySequence("Ctrl+M"), self, self.show_memories)
+        self.chat.open_memory.connect(self.show_memories)
+        self.memories_button = QPushButton(self.tr("Memories"))
+        self.memories_button.setAccessibleName(self.tr("Open the memory browser"))
+        self.memories_button.setToolTip(self.tr("See and edit what Engram remembers (Ctrl+M)"))
+        self.memories_button.clicked.connect(self._open_memories)
+        self.statusBar().addWidget(self.memories_button)
+        self.memory_browser: MemoryBrowser | None = None
+        self.sidebar.new_requested.connect(self.new_conversation)
+        self.sidebar.selected.connect(self.open_conversation)
+        self.sidebar.search_changed.connect(self._refresh_sidebar)
+        self.sidebar.rename_requested.connect(self.rename_requested)
+        self.sidebar.delete_requested.connect(self._delete_conversation)
 
         self._thread = QThread(self)
         self._thread.setObjectName("engram-foreground-model")
@@ -104,9 +136,17 @@ class MainWindow(QMainWindow):
         self.worker.load_failed.connect(self._on_load_failed)
         self.worker.turn_event.connect(self._on_event)
         self.worker.busy_changed.connect(self._set_busy)
+        self.worker.history_recalled.connect(self._on_history_recalled)
+        self.history_requested.connect(self.worker.recall_history)
+        self.feedback_requested.connect(self.worker.feedback)
+        self.rename_requested.connect(self.worker.rename_conversation)
+        self.delete_requested.connect(self.worker.delete_conversation)
+        self.worker.conversations_changed.connect(self._refresh_sidebar)
+        self.chat.memory_wrong.connect(self._mark_wrong)
         self._thread.finished.connect(self.worker.deleteLater)
         self._thread.start()
         self._show_conversation()
+        self._refresh_sidebar()
         self._update_buttons()
         self.load_requested.emit()
 
@@ -132,16 +172,58 @@ class MainWindow(QMainWindow):
             return
         self.conversation_id = 0
         self.chat.clear()
+        self._answers = {}
+        self.sidebar.list.clearSelection()
         self.composer.setFocus()
+
+    def open_conversation(self, conversation_id: int) -> None:
+        """Show another conversation (not while an answer is running)."""
+        if self._busy or conversation_id == self.conversation_id:
+            return
+        self.conversation_id = conversation_id
+        self._show_conversation()
+        self.history_requested.emit(list(self._answers))
+
+    def _open_memories(self) -> None:
+        self.show_memories()
+
+    def show_memories(self, memory_id: int = 0) -> MemoryBrowser:
+        """Open (or raise) the memory browser, showing one memory when given."""
+        if self.memory_browser is None or not self.memory_browser.isVisible():
+            self.memory_browser = MemoryBrowser(self._settings)
+            self.memory_browser.open_conversation.connect(self.open_conversation)
+        self.memory_browser.show()
+        self.memory_browser.raise_()
+        if memory_id:
+            self.memory_browser.select_memory(memory_id)
+        return self.memory_browser
+
+    def _delete_conversation(self, conversation_id: int) -> None:
+        if self._busy and conversation_id == self.conversation_id:
+            return
+        if conversation_id == self.conversation_id:
+            self.new_conversation()
+        self.delete_requested.emit(conversation_id)
+
+    def _refresh_sidebar(self) -> None:
+        if self._closed:
+            return
+        query = self.sidebar.search.text()
+        found = self._episodes.search_conversations(query)
+        self.sidebar.show_conversations(found, self.conversation_id)
 
     # -- worker reports -------------------------------------------------------------------
 
     def _on_loading(self) -> None:
         self.model_state.setText(self.tr("Loading model…"))
 
-    def _on_loaded(self, name: str) -> None:
+    def _on_loaded(self, name: str, memory_problem: str) -> None:
         self._ready = True
-        self.notice.hide()
+        if memory_problem:
+            self._show_notice(self.tr("Answering without memory: {why}").format(why=memory_problem))
+        else:
+            self.notice.hide()
+        self.history_requested.emit(list(self._answers))
         self.model_state.setText(self.tr("Model: {name}").format(name=name))
         self._update_buttons()
         self.composer.setFocus()
@@ -154,14 +236,21 @@ class MainWindow(QMainWindow):
 
     def _on_event(self, event: TurnEvent) -> None:
         if isinstance(event, TurnStarted):
-            self.conversation_id = event.conversation_id
+            if event.conversation_id != self.conversation_id:
+                self.conversation_id = event.conversation_id
+                self._refresh_sidebar()
+            self._recalled = ()
             self.chat.begin_answer()
+        elif isinstance(event, Recalling):
+            self._recalled = event.items
         elif isinstance(event, Token):
             self.chat.append_token(event.text)
         elif isinstance(event, Notice):
             self._show_notice(event.text)
-        elif isinstance(event, Finished | Cancelled):
-            self.chat.end_answer(event.text)
+        elif isinstance(event, Finished):
+            self.chat.end_answer(event.text, event.recalled, event.used)
+        elif isinstance(event, Cancelled):
+            self.chat.end_answer(event.text, self._recalled)
         elif isinstance(event, Failed):
             self.chat.end_answer("")
             self._show_notice(f"{event.message}\n{event.hint}".strip())
@@ -180,15 +269,30 @@ class MainWindow(QMainWindow):
         self.send_button.setEnabled(self._ready and not self._busy)
         self.stop_button.setEnabled(self._busy)
 
+    def _mark_wrong(self, memory_id: int) -> None:
+        self.feedback_requested.emit(memory_id, -1)
+
+    def _on_history_recalled(self, recalled: dict[int, list[Recalled]]) -> None:
+        for answer_id, items in recalled.items():
+            bubble = self._answers.get(answer_id)
+            if bubble is not None and bubble.chips is None:
+                self.chat.attach_chips(bubble, items)
+
     def _show_conversation(self) -> None:
         self.chat.clear()
+        self._answers = {}
         if self.conversation_id:
             for episode in self._episodes.episodes(self.conversation_id):
-                self.chat.add(episode.role, episode.content)
+                bubble = self.chat.add(episode.role, episode.content)
+                if episode.role == "assistant":
+                    self._answers[episode.id] = bubble
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
         """Stop a running answer (its text so far is stored), free the model, end the thread."""
+        self._closed = True
         self._cancel.set()
+        if self.memory_browser is not None:
+            self.memory_browser.close()
         if self._thread.isRunning():
             self.shutdown_requested.emit()
             if not self._thread.wait(SHUTDOWN_WAIT_MS):

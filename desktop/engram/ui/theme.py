@@ -15,7 +15,7 @@ _PLACEHOLDER = re.compile(r"@([a-z_]+)")
 
 
 def resolve(theme: str) -> str:
-    """"light" or "dark"; "system" follows the desktop's colour scheme."""
+    """ "light" or "dark"; "system" follows the desktop's colour scheme."""
     if theme in ("light", "dark"):
         return theme
     hints = QGuiApplication.styleHints()
@@ -24,7 +24,8 @@ def resolve(theme: str) -> str:
 
 def stylesheet(theme: str) -> str:
     palette = json.loads(resources.read_text("styles", f"{resolve(theme)}.json"))
-    return _PLACEHOLDER.sub(lambda m: palette[m.group(1)], resources.read_text("styles", "base.qss"))
+    base = resources.read_text("styles", "base.qss")
+    return _PLACEHOLDER.sub(lambda m: palette[m.group(1)], base)
 
 
 def apply(app: QApplication, theme: str) -> None:

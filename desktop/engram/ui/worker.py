@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import threading
 
-import apsw
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from engram.assistant.turn import Assistant
-from engram.core import log, paths
+from engram.assistant.session import Session, open_session
+from engram.core import log
 from engram.core.errors import EngramError
 from engram.core.settings import Settings
-from engram.memory import db
-from engram.memory.episodes import EpisodeLog
-from engram.models import roles
-from engram.models.local import LocalModel
 
 _log = log.get("ui.worker")
 
@@ -23,53 +18,74 @@ class ModelWorker(QObject):
     """Lives on its own QThread; every slot runs there, one at a time."""
 
     loading = Signal()
-    loaded = Signal(str)
+    loaded = Signal(str, str)  # model file name, why memory is off ('' when it is on)
     load_failed = Signal(str, str)
     turn_event = Signal(object)
     busy_changed = Signal(bool)
+    history_recalled = Signal(object)  # {answer episode id: [Recalled, ...]}
+    conversations_changed = Signal()
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
         self._settings = settings
-        self._model: LocalModel | None = None
-        self._assistant: Assistant | None = None
-        self._conn: apsw.Connection | None = None
+        self._session: Session | None = None
 
     @Slot()
     def load(self) -> None:
         self.loading.emit()
         try:
-            conn = self._conn = db.connect(paths.database_path())
-            self._model = roles.load_local(self._settings, "small")
+            self._session = open_session(self._settings)
         except EngramError as exc:
             _log.warning("small model unavailable: %s", exc)
             self.load_failed.emit(exc.message, exc.hint)
             return
-        self._assistant = Assistant(
-            EpisodeLog(conn), self._model, max_answer_tokens=self._settings.max_answer_tokens
-        )
-        self.loaded.emit(self._model.path.name)
+        self.loaded.emit(self._session.model.path.name, self._session.memory_problem)
 
     @Slot(int, str, object)
     def send(self, conversation_id: int, text: str, cancel: threading.Event) -> None:
         """Run one turn; ``cancel`` is set by the UI thread to stop it between tokens."""
-        if self._assistant is None:
+        if self._session is None:
             return
         self.busy_changed.emit(True)
         try:
-            for event in self._assistant.turn(conversation_id, text, cancel.is_set):
+            for event in self._session.assistant.turn(conversation_id, text, cancel.is_set):
                 self.turn_event.emit(event)
         finally:
             self.busy_changed.emit(False)
 
+    @Slot(object)
+    def recall_history(self, answer_episode_ids: list[int]) -> None:
+        """Look up which memories earlier answers were given, for their chips."""
+        recall = self._session.assistant.recall if self._session else None
+        if recall is not None and answer_episode_ids:
+            self.history_recalled.emit(recall.injected(answer_episode_ids))
+
+    @Slot(int, int)
+    def feedback(self, memory_id: int, vote: int) -> None:
+        """Record the user's verdict on a memory (-1: it was wrong)."""
+        if self._session is not None and self._session.store is not None:
+            self._session.store.feedback(memory_id, vote)
+
+    @Slot(int, str)
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        if self._session is not None:
+            self._session.assistant.log.rename(conversation_id, title)
+            self.conversations_changed.emit()
+
+    @Slot(int)
+    def delete_conversation(self, conversation_id: int) -> None:
+        if self._session is None:
+            return
+        if self._session.store is not None:
+            self._session.store.delete_conversation(conversation_id)
+        else:
+            self._session.assistant.log.delete_conversation(conversation_id)
+        self.conversations_changed.emit()
+
     @Slot()
     def shutdown(self) -> None:
         """Free the model and the connection on the thread that owns them."""
-        if self._model is not None:
-            self._model.close()
-            self._model = None
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-        thread = QThread.currentThread()
-        thread.quit()
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+        QThread.currentThread().quit()

@@ -1,0 +1,72 @@
+"""Memory chips under an answer: which memories it was given, and a way to say one is wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
+
+from engram.assistant.prompt import Recalled
+
+CHIP_CHARS = 28
+
+
+def chip_text(item: Recalled) -> str:
+    """A short label: the first words of the memory."""
+    content = " ".join(item.content.split())
+    return content if len(content) <= CHIP_CHARS else content[: CHIP_CHARS - 1] + "…"
+
+
+class MemoryChips(QWidget):
+    """A row of chips, one per recalled item; memories get a menu with "This is wrong"."""
+
+    wrong = Signal(int)  # memory id
+    open_memory = Signal(int)  # memory id
+
+    def __init__(self, items: Sequence[Recalled], used: Sequence[Recalled] = ()) -> None:
+        super().__init__()
+        self.setObjectName("chips")
+        self.items = list(items)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.setSpacing(6)
+        caption = QLabel(self.tr("Recalled:"))
+        caption.setObjectName("chips_caption")
+        layout.addWidget(caption)
+        used_ids = {(u.memory_id, u.episode_id) for u in used}
+        self.buttons: list[QToolButton] = []
+        for item in self.items:
+            layout.addWidget(self._chip(item, (item.memory_id, item.episode_id) in used_ids))
+        layout.addStretch(1)
+
+    def _chip(self, item: Recalled, was_used: bool) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName("chip_used" if was_used else "chip")
+        button.setText(chip_text(item))
+        kind = item.label if item.memory_id is not None else self.tr("earlier message")
+        state = self.tr("used in this answer") if was_used else self.tr("given, not used")
+        button.setToolTip(f"<b>{kind}</b> — {state}<br>{_escape(item.content)}")
+        button.setAccessibleName(self.tr("Memory: {text}").format(text=item.content[:80]))
+        if item.memory_id is not None:
+            menu = QMenu(button)
+            memory_id = item.memory_id
+            menu.addAction(
+                self.tr("Open in memory browser"), lambda: self.open_memory.emit(memory_id)
+            )
+            menu.addAction(self.tr("This is wrong"), lambda: self._mark_wrong(button, memory_id))
+            button.setMenu(menu)
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.buttons.append(button)
+        return button
+
+    def _mark_wrong(self, button: QToolButton, memory_id: int) -> None:
+        button.setObjectName("chip_wrong")
+        button.setToolTip(button.toolTip() + "<br><i>" + self.tr("Marked wrong") + "</i>")
+        button.style().unpolish(button)
+        button.style().polish(button)
+        self.wrong.emit(memory_id)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,413 @@
+"""The memory browser: see, search, edit, pin, delete, restore, export, import and forget.
+
+Browsing reads pages on the UI thread (indexed, a page at a time); searching and every change
+run on the :class:`~engram.ui.memory_worker.MemoryWorker` thread.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QItemSelection, Qt, QThread, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engram.assistant.session import embedder_for
+from engram.core import paths, settings
+from engram.memory import db
+from engram.memory.records import Memory
+from engram.memory.schema import KINDS, STATUSES
+from engram.memory.store import MemoryStore
+from engram.ui import labels
+from engram.ui.memory_model import MemoryTableModel
+from engram.ui.memory_worker import MemoryWorker
+
+SEARCH_DEBOUNCE_MS = 150
+SHUTDOWN_WAIT_MS = 10_000
+
+
+class MemoryBrowser(QMainWindow):
+    """All memories, in the user's hands."""
+
+    open_conversation = Signal(int)
+    search_requested = Signal(int, str, object, object)
+    provenance_requested = Signal(int)
+    save_requested = Signal(int, str, float)
+    pin_requested = Signal(int, bool)
+    delete_requested = Signal(int)
+    restore_requested = Signal(int)
+    export_requested = Signal(str, str)
+    import_requested = Signal(str)
+    forget_requested = Signal(bool)
+    shutdown_requested = Signal()
+
+    def __init__(self, prefs: settings.Settings) -> None:
+        super().__init__()
+        self.setWindowTitle(self.tr("Engram — Memories"))
+        self.resize(1100, 700)
+        self._settings = prefs
+        self._conn = db.connect(paths.database_path())
+        self.store = MemoryStore(self._conn, embedder_for(prefs))
+        self.model = MemoryTableModel(self.store)
+        self._request = 0
+        self._build()
+        self._thread = QThread(self)
+        self._thread.setObjectName("engram-memory-browser")
+        self.worker = MemoryWorker(prefs)
+        self.worker.moveToThread(self._thread)
+        self._connect_worker()
+        self._thread.finished.connect(self.worker.deleteLater)
+        self._thread.start()
+        self.refresh()
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(self.tr("Search memories (words or meaning)…"))
+        self.search.setAccessibleName(self.tr("Search memories"))
+        self.search.setClearButtonEnabled(True)
+        self.kind = QComboBox()
+        self.kind.setAccessibleName(self.tr("Kind"))
+        self.kind.addItem(self.tr("All kinds"), None)
+        for code in KINDS:
+            self.kind.addItem(labels.label(code), code)
+        self.status = QComboBox()
+        self.status.setAccessibleName(self.tr("Status"))
+        for code in STATUSES:
+            self.status.addItem(labels.label(code), code)
+        self.status.addItem(self.tr("Any status"), None)
+        filters = QHBoxLayout()
+        filters.addWidget(self.search, 1)
+        filters.addWidget(self.kind)
+        filters.addWidget(self.status)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName(self.tr("Memories"))
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.count_label = QLabel()
+        left = QVBoxLayout()
+        left.addLayout(filters)
+        left.addWidget(self.table, 1)
+        left.addWidget(self.count_label)
+        left_widget = QWidget()
+        left_widget.setLayout(left)
+
+        self.editor = QPlainTextEdit()
+        self.editor.setAccessibleName(self.tr("Memory text"))
+        self.importance = QDoubleSpinBox()
+        self.importance.setRange(0.0, 1.0)
+        self.importance.setSingleStep(0.1)
+        self.importance.setAccessibleName(self.tr("Importance"))
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.save_button = QPushButton(self.tr("Save"))
+        self.pin_button = QPushButton(self.tr("Pin"))
+        self.pin_button.setCheckable(True)
+        self.delete_button = QPushButton(self.tr("Delete"))
+        self.restore_button = QPushButton(self.tr("Restore"))
+        buttons = QHBoxLayout()
+        for button in (self.save_button, self.pin_button, self.restore_button, self.delete_button):
+            buttons.addWidget(button)
+        importance_row = QHBoxLayout()
+        importance_row.addWidget(QLabel(self.tr("Importance")))
+        importance_row.addWidget(self.importance)
+        importance_row.addStretch(1)
+        self.sources = QListWidget()
+        self.sources.setAccessibleName(self.tr("Where this memory came from"))
+        right = QVBoxLayout()
+        right.addWidget(self.details)
+        right.addWidget(self.editor, 1)
+        right.addLayout(importance_row)
+        right.addLayout(buttons)
+        right.addWidget(QLabel(self.tr("Learned from (double-click to open the chat):")))
+        right.addWidget(self.sources, 1)
+        self.detail_pane = QWidget()
+        self.detail_pane.setLayout(right)
+
+        splitter = QSplitter()
+        splitter.addWidget(left_widget)
+        splitter.addWidget(self.detail_pane)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        self.setCentralWidget(splitter)
+
+        toolbar = QToolBar(self.tr("Memory actions"))
+        toolbar.setMovable(False)
+        self.addToolBar(toolbar)
+        toolbar.addAction(self.tr("Export…"), self.ask_export)
+        toolbar.addAction(self.tr("Import…"), self.ask_import)
+        self.pause_action = toolbar.addAction(self.tr("Pause memory"))
+        self.pause_action.setCheckable(True)
+        self.pause_action.setChecked(self._settings.memory_paused)
+        self.pause_action.setToolTip(self.tr("While paused, Engram learns no new memories"))
+        toolbar.addAction(self.tr("Forget everything…"), self.ask_forget)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.refresh)
+        self.search.textChanged.connect(self._debounce.start)
+        self.kind.currentIndexChanged.connect(self.refresh)
+        self.status.currentIndexChanged.connect(self.refresh)
+        self.table.selectionModel().selectionChanged.connect(self._on_selected)
+        self.save_button.clicked.connect(self._save)
+        self.pin_button.toggled.connect(self._pin)
+        self.delete_button.clicked.connect(self._delete)
+        self.restore_button.clicked.connect(self._restore)
+        self.pause_action.toggled.connect(self._pause)
+        self.sources.itemDoubleClicked.connect(self._open_source)
+        QShortcut(QKeySequence.StandardKey.Find, self, self.search.setFocus)
+        self._show(None)
+
+    def _connect_worker(self) -> None:
+        w = self.worker
+        self.search_requested.connect(w.search)
+        self.provenance_requested.connect(w.load_provenance)
+        self.save_requested.connect(w.save)
+        self.pin_requested.connect(w.pin)
+        self.delete_requested.connect(w.delete)
+        self.restore_requested.connect(w.restore)
+        self.export_requested.connect(w.export)
+        self.import_requested.connect(w.import_file)
+        self.forget_requested.connect(w.forget_all)
+        self.shutdown_requested.connect(w.shutdown)
+        w.searched.connect(self._on_searched)
+        w.provenance.connect(self._on_provenance)
+        w.changed.connect(self._on_changed)
+        w.failed.connect(self._on_failed)
+
+    # -- browsing and searching ----------------------------------------------------------------
+
+    def _filters(self) -> tuple[list[str] | None, list[str] | None]:
+        kind = self.kind.currentData()
+        status = self.status.currentData()
+        return ([kind] if kind else None), ([status] if status else None)
+
+    def refresh(self) -> None:
+        """Browse with the filters, or search when there is a query (results arrive later)."""
+        kinds, statuses = self._filters()
+        query = self.search.text().strip()
+        self._request += 1
+        if query:
+            self.search_requested.emit(self._request, query, kinds, statuses)
+            return
+        self.model.browse(kinds, statuses)
+        self._update_count()
+
+    def _on_searched(self, request: int, memories: list[Memory]) -> None:
+        if request == self._request:  # an older, slower search must not replace a newer one
+            self.model.show_results(memories)
+            self._update_count()
+
+    def _update_count(self) -> None:
+        shown = self.model.rowCount()
+        more = "+" if self.model.canFetchMore() else ""
+        self.count_label.setText(self.tr("{count} memories").format(count=f"{shown}{more}"))
+
+    def select_memory(self, memory_id: int) -> None:
+        """Show one memory (e.g. from a chip in the chat), whatever the filters were."""
+        self.search.blockSignals(True)
+        self.search.clear()
+        self.search.blockSignals(False)
+        memory = self.store.get(memory_id)
+        if memory is None:
+            return
+        self.model.show_results([memory])
+        self.table.selectRow(0)
+
+    # -- the selected memory -------------------------------------------------------------------
+
+    def current(self) -> Memory | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.memory(rows[0].row()) if rows else None
+
+    def _on_selected(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        self._show(self.current())
+
+    def _show(self, memory: Memory | None) -> None:
+        self.detail_pane.setEnabled(memory is not None)
+        self.sources.clear()
+        if memory is None:
+            self.editor.clear()
+            self.details.setText(self.tr("Select a memory to see and change it."))
+            return
+        self.editor.setPlainText(memory.content)
+        self.importance.setValue(memory.importance)
+        self.pin_button.blockSignals(True)
+        self.pin_button.setChecked(memory.pinned)
+        self.pin_button.blockSignals(False)
+        self.restore_button.setEnabled(memory.status != "active")
+        day = time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.created_at))
+        self.details.setText(
+            self.tr("{kind} · {status} · from {origin} · created {day} · used {uses}×").format(
+                kind=labels.label(memory.kind),
+                status=labels.label(memory.status),
+                origin=labels.label(memory.origin),
+                day=day,
+                uses=memory.use_count,
+            )
+        )
+        self.provenance_requested.emit(memory.id)
+
+    def _on_provenance(self, memory_id: int, episodes: list) -> None:  # type: ignore[type-arg]
+        current = self.current()
+        if current is None or current.id != memory_id:
+            return
+        self.sources.clear()
+        for episode in episodes:
+            item = QListWidgetItem(f"{episode.role}: {' '.join(episode.content.split())[:200]}")
+            item.setData(Qt.ItemDataRole.UserRole, episode.conversation_id)
+            self.sources.addItem(item)
+        if not episodes:
+            self.sources.addItem(self.tr("(added by hand, or its chat was deleted)"))
+
+    def _open_source(self, item: QListWidgetItem) -> None:
+        conversation_id = item.data(Qt.ItemDataRole.UserRole)
+        if conversation_id:
+            self.open_conversation.emit(int(conversation_id))
+
+    def _save(self) -> None:
+        memory = self.current()
+        if memory is not None:
+            self.save_requested.emit(memory.id, self.editor.toPlainText(), self.importance.value())
+
+    def _pin(self, pinned: bool) -> None:
+        memory = self.current()
+        if memory is not None:
+            self.pin_requested.emit(memory.id, pinned)
+
+    def _delete(self) -> None:
+        memory = self.current()
+        if memory is None:
+            return
+        answer = QMessageBox.question(
+            self,
+            self.tr("Delete memory"),
+            self.tr("Delete this memory for good? Its text is erased from the database file."),
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.delete_requested.emit(memory.id)
+
+    def _restore(self) -> None:
+        memory = self.current()
+        if memory is not None:
+            self.restore_requested.emit(memory.id)
+
+    def _pause(self, paused: bool) -> None:
+        self._settings.memory_paused = paused
+        settings.save(self._settings)
+        self.statusBar().showMessage(
+            self.tr("Memory paused: nothing new will be learned.")
+            if paused
+            else self.tr("Memory resumed.")
+        )
+
+    # -- whole-store actions -------------------------------------------------------------------
+
+    def ask_export(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(
+            self,
+            self.tr("Export memories"),
+            "engram-memories.jsonl",
+            self.tr("Engram export (*.jsonl);;Readable list (*.md)"),
+        )
+        if path:
+            self.export_requested.emit(path, "markdown" if chosen.endswith("(*.md)") else "jsonl")
+
+    def ask_import(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Import memories"), "", self.tr("Engram export (*.jsonl)")
+        )
+        if path:
+            self.import_requested.emit(path)
+
+    def forget_summary(self) -> tuple[int, int, int]:
+        """How many memories, chats and messages "forget everything" would erase."""
+        return self.store.counts()
+
+    def ask_forget(self) -> None:
+        memories, chats, messages = self.forget_summary()
+        box = QDialog(self)
+        box.setWindowTitle(self.tr("Forget everything"))
+        text = QLabel(
+            self.tr(
+                "This erases all {memories} memories Engram has learned, for good: their text is "
+                "removed from the database file. It cannot be undone."
+            ).format(memories=memories)
+        )
+        text.setWordWrap(True)
+        also = QCheckBox(
+            self.tr("Also erase all {chats} chats ({messages} messages)").format(
+                chats=chats, messages=messages
+            )
+        )
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Cancel | QDialogButtonBox.StandardButton.Ok
+        )
+        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setText(self.tr("Forget everything"))
+        buttons.accepted.connect(box.accept)
+        buttons.rejected.connect(box.reject)
+        layout = QVBoxLayout(box)
+        layout.addWidget(text)
+        layout.addWidget(also)
+        layout.addWidget(buttons)
+        self.forget_dialog = box
+        self.forget_also_chats = also
+        if box.exec() == QDialog.DialogCode.Accepted:
+            self.forget_requested.emit(also.isChecked())
+
+    # -- worker reports ------------------------------------------------------------------------
+
+    def _on_changed(self, message: str) -> None:
+        self.statusBar().showMessage(message, 8000)
+        selected = self.current()
+        self.refresh()
+        if selected is not None and self.store.get(selected.id) is not None:
+            self._reselect(selected.id)
+
+    def _reselect(self, memory_id: int) -> None:
+        for row, memory in enumerate(self.model.rows):
+            if memory.id == memory_id:
+                self.table.selectRow(row)
+                return
+
+    def _on_failed(self, message: str, hint: str) -> None:
+        QMessageBox.warning(self, self.tr("Engram"), f"{message}\n\n{hint}".strip())
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        if self._thread.isRunning():
+            self.shutdown_requested.emit()
+            self._thread.wait(SHUTDOWN_WAIT_MS)
+        self._conn.close()
+        super().closeEvent(event)

@@ -1,0 +1,56 @@
+"""Conversation management in the core: list, search (English and Chinese), rename, delete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import apsw
+
+from engram.assistant.session import embedder_for
+from engram.core import paths, settings
+from engram.memory import db
+from engram.memory.episodes import EpisodeLog
+from engram.memory.store import MemoryStore
+
+
+def _log() -> tuple[apsw.Connection, EpisodeLog]:
+    conn = db.connect(paths.database_path())
+    return conn, EpisodeLog(conn)
+
+
+def test_search_finds_titles_and_message_text_in_both_languages() -> None:
+    conn, log = _log()
+    trip = log.new_conversation("Holiday plans")
+    log.append(trip.id, "user", "我上周去了杭州，想再去一次西湖。")
+    work = log.new_conversation("Quarterly report")
+    log.append(work.id, "user", "Help me outline the revenue section.")
+    log.new_conversation("100% done_list")
+
+    assert [c.id for c in log.search_conversations("杭州")] == [trip.id]
+    assert [c.id for c in log.search_conversations("revenue")] == [work.id]
+    assert [c.id for c in log.search_conversations("holiday")] == [trip.id]
+    assert [c.title for c in log.search_conversations("100%")] == ["100% done_list"]
+    assert len(log.search_conversations("")) == 3
+    conn.close()
+
+
+def test_rename_and_delete_keep_memories_with_provenance_marked(starter_models: Path) -> None:
+    conn, log = _log()
+    store = MemoryStore(conn, embedder_for(settings.Settings()))
+    chat = log.new_conversation("Pets")
+    said = log.append(chat.id, "user", "My dog is called Biscuit.")
+    log.append(chat.id, "assistant", "Biscuit is a lovely name.")
+    memory = store.add("The user's dog is called Biscuit.", "fact", source_episodes=[said.id])
+    store.index_episodes()
+    log.rename(chat.id, "Dogs")
+    assert log.conversation(chat.id).title == "Dogs"  # type: ignore[union-attr]
+
+    store.delete_conversation(chat.id)
+
+    assert log.conversation(chat.id) is None
+    assert log.episodes(chat.id) == []
+    assert store.search_episodes("Biscuit") == []
+    assert store.get(memory.id) is not None
+    sources = store.sources(memory.id)
+    assert len(sources) == 1 and sources[0].source_deleted and sources[0].episode_id is None
+    conn.close()

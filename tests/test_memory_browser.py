@@ -1,0 +1,188 @@
+"""The memory browser driven with a real store, real embeddings and its worker thread."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QInputMethodEvent
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from engram.assistant.session import embedder_for
+from engram.core import paths, settings
+from engram.memory import db
+from engram.memory.episodes import EpisodeLog
+from engram.memory.store import MemoryStore
+from engram.ui.memory_browser import MemoryBrowser
+from engram.ui.memory_model import PAGE
+
+WAIT_MS = 15_000
+
+
+@pytest.fixture
+def store(starter_models: Path) -> Iterator[MemoryStore]:
+    conn = db.connect(paths.database_path())
+    yield MemoryStore(conn, embedder_for(settings.Settings()))
+    conn.close()
+
+
+@pytest.fixture
+def seeded(store: MemoryStore) -> dict[str, int]:
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation("Pets")
+    said = log.append(chat.id, "user", "My dog is called Biscuit.")
+    dog = store.add("The user's dog is called Biscuit.", "fact", source_episodes=[said.id])
+    trip = store.add("用户上周去了杭州旅行。", "fact")
+    old = store.add("The user lives in Beijing.", "fact")
+    new = store.supersede(old.id, "The user moved to Shanghai.")
+    return {"dog": dog.id, "trip": trip.id, "old": old.id, "new": new.id, "chat": chat.id}
+
+
+@pytest.fixture
+def browser(qtbot: QtBot, seeded: dict[str, int]) -> Iterator[MemoryBrowser]:
+    window = MemoryBrowser(settings.Settings())
+    qtbot.addWidget(window)
+    window.show()
+    yield window
+    window.close()
+
+
+def _type_with_input_method(widget: QWidget, text: str) -> None:
+    """Commit text the way a Chinese input method does (QTest cannot type non-Latin keys)."""
+    widget.setFocus()
+    event = QInputMethodEvent()
+    event.setCommitString(text)
+    QApplication.sendEvent(widget, event)
+
+
+def _shown(browser: MemoryBrowser) -> list[int]:
+    return [m.id for m in browser.model.rows]
+
+
+def _select(browser: MemoryBrowser, memory_id: int) -> None:
+    browser._reselect(memory_id)
+    assert browser.current() is not None and browser.current().id == memory_id  # type: ignore[union-attr]
+
+
+def test_filters_and_search_in_both_languages(
+    qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int]
+) -> None:
+    assert set(_shown(browser)) == {seeded["dog"], seeded["trip"], seeded["new"]}
+    browser.status.setCurrentIndex(browser.status.findData("superseded"))
+    assert _shown(browser) == [seeded["old"]]
+    browser.status.setCurrentIndex(browser.status.findData("active"))
+
+    _type_with_input_method(browser.search, "杭州")
+    qtbot.waitUntil(lambda: _shown(browser)[:1] == [seeded["trip"]], timeout=WAIT_MS)
+    browser.search.clear()
+    qtbot.keyClicks(browser.search, "What is my pet's name?")
+    qtbot.waitUntil(lambda: _shown(browser)[:1] == [seeded["dog"]], timeout=WAIT_MS)
+
+
+def test_edit_pin_restore_and_delete(
+    qtbot: QtBot,
+    browser: MemoryBrowser,
+    seeded: dict[str, int],
+    store: MemoryStore,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _select(browser, seeded["dog"])
+    browser.editor.setPlainText("The user's dog is called Biscuit; he is a beagle.")
+    qtbot.mouseClick(browser.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "beagle" in store.get(seeded["dog"]).content, timeout=WAIT_MS)  # type: ignore[union-attr]
+
+    qtbot.waitUntil(lambda: browser.current() is not None, timeout=WAIT_MS)
+    qtbot.mouseClick(browser.pin_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: store.get(seeded["dog"]).pinned, timeout=WAIT_MS)  # type: ignore[union-attr]
+
+    browser.status.setCurrentIndex(browser.status.findData("superseded"))
+    _select(browser, seeded["old"])
+    qtbot.mouseClick(browser.restore_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: store.get(seeded["old"]).status == "active", timeout=WAIT_MS)  # type: ignore[union-attr]
+
+    browser.status.setCurrentIndex(browser.status.findData("active"))
+    _select(browser, seeded["trip"])
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    qtbot.mouseClick(browser.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: store.get(seeded["trip"]) is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: seeded["trip"] not in _shown(browser), timeout=WAIT_MS)
+
+
+def test_provenance_jumps_to_the_chat(
+    qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int]
+) -> None:
+    _select(browser, seeded["dog"])
+    qtbot.waitUntil(lambda: browser.sources.count() == 1, timeout=WAIT_MS)
+    item = browser.sources.item(0)
+    assert "My dog is called Biscuit." in item.text()
+    with qtbot.waitSignal(browser.open_conversation, timeout=WAIT_MS) as opened:
+        browser.sources.itemDoubleClicked.emit(item)
+    assert opened.args == [seeded["chat"]]
+
+
+def test_export_forget_import_round_trip(
+    qtbot: QtBot, browser: MemoryBrowser, store: MemoryStore, tmp_path: Path
+) -> None:
+    jsonl = tmp_path / "memories.jsonl"
+    markdown = tmp_path / "memories.md"
+    browser.export_requested.emit(str(jsonl), "jsonl")
+    browser.export_requested.emit(str(markdown), "markdown")
+    qtbot.waitUntil(lambda: jsonl.exists() and markdown.exists(), timeout=WAIT_MS)
+    lines = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert sum(1 for line in lines if line["type"] == "memory") == 4
+    assert "杭州" in markdown.read_text(encoding="utf-8")
+
+    memories, chats, messages = browser.forget_summary()
+    assert (memories, chats, messages) == (4, 1, 1)
+    browser.forget_requested.emit(False)
+    qtbot.waitUntil(lambda: browser.model.rowCount() == 0, timeout=WAIT_MS)
+    assert store.memories(statuses=None) == []
+    assert browser.forget_summary() == (0, 1, 1)  # the chat stays unless asked
+
+    browser.import_requested.emit(str(jsonl))
+    qtbot.waitUntil(lambda: len(store.memories(statuses=None)) == 4, timeout=WAIT_MS)
+
+
+def test_a_failed_import_is_reported_and_changes_nothing(
+    qtbot: QtBot,
+    browser: MemoryBrowser,
+    store: MemoryStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: shown.append(text))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "engram-memories", "version": 1}\n{not json\n', encoding="utf-8")
+    browser.import_requested.emit(str(bad))
+    qtbot.waitUntil(lambda: bool(shown), timeout=WAIT_MS)
+    assert shown[0].startswith("Line 2 of the import file is invalid")
+    assert len(store.memories(statuses=None)) == 4
+
+
+def test_pause_memory_is_saved(browser: MemoryBrowser) -> None:
+    browser.pause_action.trigger()
+    assert settings.load().memory_paused is True
+    browser.pause_action.trigger()
+    assert settings.load().memory_paused is False
+
+
+def test_large_stores_are_fetched_a_page_at_a_time(
+    qtbot: QtBot, store: MemoryStore, starter_models: Path
+) -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((PAGE * 3, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.add_many([f"Synthetic memory number {i}" for i in range(PAGE * 3)], vectors=vectors)
+    window = MemoryBrowser(settings.Settings())
+    qtbot.addWidget(window)
+    assert window.model.rowCount() == PAGE
+    assert window.model.canFetchMore()
+    window.model.fetchMore()
+    assert window.model.rowCount() == 2 * PAGE
+    window.close()

@@ -1,0 +1,40 @@
+"""``engram screenshots``: every window renders in both languages, readable, CJK included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QFontDatabase, QImage
+from PySide6.QtWidgets import QApplication
+
+from engram.ui import screenshots
+
+
+def _distinct_colours(image: QImage) -> int:
+    step = 7
+    return len(
+        {
+            image.pixel(x, y)
+            for x in range(0, image.width(), step)
+            for y in range(0, image.height(), step)
+        }
+    )
+
+
+def test_main_window_renders_in_english_and_chinese(
+    qapp: QApplication, tmp_path: Path, starter_models: Path
+) -> None:
+    cjk = QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese)
+    assert cjk, "no CJK font: install one (Debian: fonts-wqy-microhei) to render Chinese"
+    written = screenshots.render(tmp_path)
+    assert [p.name for p in written] == [
+        "main-window-en.png",
+        "memory-browser-en.png",
+        "main-window-zh_CN.png",
+        "memory-browser-zh_CN.png",
+    ]
+    for path in written:
+        image = QImage(str(path))
+        assert image.width() >= 900 and image.height() >= 600
+        assert _distinct_colours(image) > 20  # text and widgets, not a blank frame
+    assert QImage(str(written[0])) != QImage(str(written[2]))
