@@ -69,3 +69,20 @@ def test_missing_model_is_a_clear_error_not_a_traceback(tmp_path: Path, engram_h
     assert "Traceback" not in result.stderr
     assert "SmolLM2-135M-Instruct.Q4_1.gguf is missing" in result.stderr
     assert "engram models fetch-starter" in result.stderr
+
+
+def test_the_desktop_app_starts_shows_its_window_and_exits_cleanly(
+    starter_models: Path, engram_home: Path
+) -> None:
+    env = {**os.environ, "ENGRAM_HOME": str(engram_home), "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, "-m", "engram", "gui", "--quit-after", "1500"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert (engram_home / "data" / "engram.sqlite3").exists()

@@ -111,73 +111,148 @@
         <source>You</source>
         <translation>你</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="20"/>
+        <source>not configured</source>
+        <translation>未配置</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="21"/>
+        <source>not loaded</source>
+        <translation>未加载</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="22"/>
+        <source>loaded</source>
+        <translation>已加载</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="73"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="79"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="75"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="81"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="76"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="82"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="77"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="83"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="78"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="84"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="104"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="91"/>
+        <source>Remember</source>
+        <translation>记住</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="92"/>
+        <source>Learn from this chat now</source>
+        <translation>立即从这个对话中学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="94"/>
+        <source>Learn from this chat now (or start a message with “remember this:”)</source>
+        <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="116"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="115"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="119"/>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="120"/>
+        <source>Retry learning</source>
+        <translation>重试学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="138"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="116"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="117"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="218"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="223"/>
+        <source>Learning… {percent}%</source>
+        <translation>正在学习… {percent}%</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="225"/>
+        <source>Learning waits for the answer</source>
+        <translation>学习正在等待回答结束</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="227"/>
+        <source>Learning paused: {error}</source>
+        <translation>学习已暂停：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="229"/>
+        <source>{count} to learn</source>
+        <translation>{count} 项待学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="231"/>
+        <source>Memory up to date</source>
+        <translation>记忆已是最新</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="234"/>
+        <source>Large model: {state}</source>
+        <translation>大模型：{state}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="269"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="223"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="274"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="227"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="278"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="234"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="285"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="296"/>
+        <source>Remembered: {text}</source>
+        <translation>已记住：{text}</translation>
     </message>
 </context>
 <context>

@@ -13,8 +13,8 @@ from engram.assistant.distill import Message, StructuredModel
 from engram.assistant.redact import RedactingModel, Redactor
 from engram.core.errors import EngramError
 from engram.core.settings import Settings
-from engram.models import catalogue
-from engram.models.background import ForegroundGate, LazyModel, thread_plan
+from engram.models import roles
+from engram.models.background import ForegroundGate, LazyModel
 from engram.models.cloud import CloudClient
 from engram.models.local import LocalModel
 
@@ -133,18 +133,11 @@ def from_settings(
     if not settings.large_model:
         return LocalDistiller(None)
     try:
-        entry = catalogue.load().get(settings.large_model)
+        roles.entry_for(settings, "large")
     except EngramError as exc:
         return MissingDistiller(exc.message, exc.hint)
 
     def load() -> LocalModel:
-        return LocalModel(
-            entry.main_file(),
-            n_ctx=min(entry.context_length, settings.context_size),
-            n_threads=thread_plan().background,
-            gate=gate,
-            background=True,
-            n_batch=64,
-        )
+        return roles.load_local(settings, "large", gate=gate, background=True)
 
     return LocalDistiller(LazyModel(load, settings.large_model_idle_unload_seconds))

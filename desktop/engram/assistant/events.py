@@ -24,6 +24,14 @@ class Recalling:
 
 
 @dataclass(frozen=True)
+class Remembered:
+    """The user said "remember this: …"; the text is stored as a memory right away."""
+
+    memory_id: int
+    content: str
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the user should know about this turn (e.g. the message was truncated)."""
 
@@ -63,4 +71,4 @@ class Failed:
     hint: str = ""
 
 
-TurnEvent = TurnStarted | Recalling | Notice | Token | Finished | Cancelled | Failed
+TurnEvent = TurnStarted | Remembered | Recalling | Notice | Token | Finished | Cancelled | Failed

@@ -6,21 +6,28 @@ The desktop worker and ``engram chat`` both start here, each on the thread that 
 from __future__ import annotations
 
 import locale
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import apsw
 
+from engram.assistant import distillers, hygiene
+from engram.assistant.consolidation import ConsolidationWorker, Status
+from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
+from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core import log, paths
-from engram.core.errors import EngramError
+from engram.core.errors import EngramError, KeyringUnavailableError
 from engram.core.settings import Settings
 from engram.memory import db
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from engram.models import catalogue, files, roles
+from engram.models.background import ForegroundGate
 from engram.models.local import LocalModel
+from engram.models.secrets import CLOUD_KEY, KeyStore
 
 _log = log.get("assistant.session")
 
@@ -45,6 +52,41 @@ def embedder_for(settings: Settings, cat: catalogue.Catalogue | None = None) -> 
     return FastEmbedder(entry.folder(), entry.fastembed_name, entry.embedding_dim)
 
 
+def _cloud_key() -> str | None:
+    try:
+        return KeyStore().get(CLOUD_KEY)
+    except KeyringUnavailableError:
+        return None
+
+
+class Learning:
+    """The background side: the scheduler the turns notify, and the consolidation thread."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        conn: apsw.Connection,
+        embedder: FastEmbedder,
+        gate: ForegroundGate,
+        on_status: Callable[[Status], None],
+    ) -> None:
+        self.worker = ConsolidationWorker(
+            lambda: MemoryStore.open(paths.database_path(), embedder),
+            distillers.from_settings(settings, gate, _cloud_key),
+            gate=gate,
+            on_status=on_status,
+            after_job=hygiene.run,
+        )
+        self.scheduler = Scheduler(JobQueue(conn), settings=lambda: settings, wake=self.worker.wake)
+        self.worker.start()
+
+    def close(self) -> None:
+        """Persist a job for what was said since the last one; stop the thread (work resumes
+        on the next start)."""
+        self.scheduler.on_exit()
+        self.worker.stop()
+
+
 @dataclass
 class Session:
     """What one thread needs to run turns; close it on that thread."""
@@ -54,27 +96,39 @@ class Session:
     assistant: Assistant
     store: MemoryStore | None
     memory_problem: str = ""
+    learning: Learning | None = None
 
     def close(self) -> None:
+        if self.learning is not None:
+            self.learning.close()
         self.model.close()
         self.conn.close()
 
 
-def open_session(settings: Settings) -> Session:
-    """Open the database and load the small model; memory is attached when it can be."""
+def open_session(settings: Settings, on_status: Callable[[Status], None] | None = None) -> Session:
+    """Open the database and load the small model; memory is attached when it can be.
+
+    With ``on_status`` the session also learns: a consolidation thread distills the
+    conversation in the background and reports its state through that callback.
+    """
     conn = db.connect(paths.database_path())
+    gate = ForegroundGate()
     try:
-        model = roles.load_local(settings, "small")
+        model = roles.load_local(settings, "small", gate=gate)
     except BaseException:
         conn.close()
         raise
     store: MemoryStore | None = None
+    learning: Learning | None = None
     problem = ""
     try:
-        store = MemoryStore(conn, embedder_for(settings))
+        embedder = embedder_for(settings)
+        store = MemoryStore(conn, embedder)
     except EngramError as exc:
         problem = f"{exc.message} {exc.hint}".strip()
         _log.warning("answering without memory: %s", problem)
+    if store is not None and on_status is not None:
+        learning = Learning(settings, conn, embedder, gate, on_status)
     assistant = Assistant(
         EpisodeLog(conn),
         model,
@@ -82,5 +136,6 @@ def open_session(settings: Settings) -> Session:
         language=prompt_language(settings.language),
         recall=Recall(store, model.count_tokens) if store else None,
         memory_budget=settings.memory_budget_tokens,
+        scheduler=learning.scheduler if learning else None,
     )
-    return Session(conn, model, assistant, store, problem)
+    return Session(conn, model, assistant, store, problem, learning)

@@ -17,11 +17,13 @@ from engram.assistant.events import (
     Finished,
     Notice,
     Recalling,
+    Remembered,
     Token,
     TurnEvent,
     TurnStarted,
 )
 from engram.assistant.recall import Recall
+from engram.assistant.scheduler import Scheduler, remember_command
 from engram.core import log
 from engram.core.errors import EngramError
 from engram.memory.episodes import Episode, EpisodeLog
@@ -31,6 +33,8 @@ _log = log.get("assistant.turn")
 TITLE_CHARS = 60
 # A message with fewer content words than this is searched together with the previous one.
 SHORT_QUERY_TERMS = 4
+# What the user explicitly asks to remember matters more than what the distiller infers.
+USER_IMPORTANCE = 0.8
 
 
 class ChatModel(Protocol):
@@ -73,6 +77,7 @@ class Assistant:
         language: str = "en",
         recall: Recall | None = None,
         memory_budget: int = 384,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self.log = log_
         self.model = model
@@ -80,6 +85,7 @@ class Assistant:
         self.language = language
         self.recall = recall
         self.memory_budget = memory_budget if recall else 0
+        self.scheduler = scheduler
 
     def turn(
         self,
@@ -103,6 +109,9 @@ class Assistant:
         ]
         user_episode = self.log.append(conversation_id, "user", text)
         yield TurnStarted(conversation_id, user_episode.id)
+        remembered = self._remember(conversation_id, user_episode.id, text)
+        if remembered is not None:
+            yield remembered
 
         profile = self.recall.profile() if self.recall else []
         system = prompt.system_part(self.language, profile)
@@ -155,11 +164,38 @@ class Assistant:
             raise
         answer = "".join(pieces)
         if cancelled():
-            yield Cancelled(self._store(conversation_id, pieces, "cancelled", items), answer)
+            episode_id = self._store(conversation_id, pieces, "cancelled", items)
+            self._learn(conversation_id, episode_id, text)
+            yield Cancelled(episode_id, answer)
             return
         episode_id = self._store(conversation_id, pieces, "complete", items)
+        self._learn(conversation_id, episode_id, text)
         used = utilization.used(answer, items)
         yield Finished(episode_id, answer, tuple(items), tuple(used))
+
+    def _remember(self, conversation_id: int, episode_id: int, text: str) -> Remembered | None:
+        """Store the text of a "remember this: …" message as the user's own memory."""
+        content = remember_command(text)
+        if not content or self.recall is None:
+            return None
+        try:
+            memory = self.recall.store.add(
+                content,
+                "fact",
+                importance=USER_IMPORTANCE,
+                origin="user",
+                conversation_id=conversation_id,
+                source_episodes=[episode_id],
+            )
+        except EngramError as exc:
+            _log.warning("could not remember %r: %s", content[:80], exc.message)
+            return None
+        return Remembered(memory.id, memory.content)
+
+    def _learn(self, conversation_id: int, answer_episode_id: int, text: str) -> None:
+        """Tell the consolidation scheduler a turn is complete (it may queue a job)."""
+        if self.scheduler is not None:
+            self.scheduler.on_user_turn(conversation_id, answer_episode_id, text)
 
     def _store(
         self, conversation_id: int, pieces: list[str], status: str, items: list[prompt.Recalled]

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engram.assistant.events import Cancelled, Failed, Finished, Notice, Recalling, Token
+from engram.assistant.events import (
+    Cancelled,
+    Failed,
+    Finished,
+    Notice,
+    Recalling,
+    Remembered,
+    Token,
+)
 from engram.assistant.session import open_session
 from engram.assistant.turn import Assistant
 from engram.core import settings
@@ -65,6 +73,8 @@ def _answer(assistant: Assistant, conversation_id: int, text: str, show_memories
             sys.stdout.flush()
         elif isinstance(event, Notice):
             print(f"[{event.text}]", file=sys.stderr)
+        elif isinstance(event, Remembered):
+            print(f"[remembered: {event.content}]", file=sys.stderr)
         elif isinstance(event, Finished | Cancelled):
             sys.stdout.write("\n")
             sys.stdout.flush()

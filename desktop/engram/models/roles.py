@@ -5,6 +5,7 @@ from __future__ import annotations
 from engram.core.errors import ModelFileError
 from engram.core.settings import Settings
 from engram.models import catalogue, files
+from engram.models.background import ForegroundGate, thread_plan
 from engram.models.local import LocalModel
 
 
@@ -27,13 +28,32 @@ def entry_for(
     return entry
 
 
-def load_local(settings: Settings, role: str, cat: catalogue.Catalogue | None = None) -> LocalModel:
-    """Verify and load the GGUF model of a role."""
+# Background prompt evaluation pauses between batches; small batches lose little when it does.
+BACKGROUND_BATCH = 64
+
+
+def load_local(
+    settings: Settings,
+    role: str,
+    cat: catalogue.Catalogue | None = None,
+    *,
+    gate: ForegroundGate | None = None,
+    background: bool = False,
+) -> LocalModel:
+    """Verify and load the GGUF model of a role.
+
+    The foreground (small) and background (large) models share ``gate``: the background one
+    pauses while the foreground one works, and each gets its share of the cores.
+    """
     entry = entry_for(settings, role, cat)
     files.verify(entry)
+    plan = thread_plan()
     return LocalModel(
         entry.main_file(),
         n_ctx=min(settings.context_size, entry.context_length),
-        n_threads=settings.threads or None,
+        n_threads=plan.background if background else (settings.threads or plan.foreground),
         chat_template=entry.chat_template,
+        gate=gate,
+        background=background,
+        **({"n_batch": BACKGROUND_BATCH} if background else {}),
     )

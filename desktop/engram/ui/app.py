@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from importlib.resources import as_file
 
-from engram.core import log, settings
+from engram.core import log, resources, settings
 
 
 def run(argv: list[str]) -> int:
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     from engram.ui import i18n, theme
@@ -18,6 +20,8 @@ def run(argv: list[str]) -> int:
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0], *argv])
     app.setApplicationName("Engram")
+    with as_file(resources.path("icons", "engram.svg")) as icon:
+        app.setWindowIcon(QIcon(str(icon)))
     prefs = settings.load()
     i18n.install(app, prefs.language)
     theme.apply(app, prefs.theme)
@@ -25,4 +29,18 @@ def run(argv: list[str]) -> int:
     reporter.install()
     window = MainWindow(prefs)
     window.show()
+    quit_after = _quit_after(argv)
+    if quit_after is not None:  # for smoke tests and start-up benchmarks
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(quit_after, window.close)
     return int(app.exec())
+
+
+def _quit_after(argv: list[str]) -> int | None:
+    """Milliseconds from ``--quit-after MS`` (close the window after that long), else None."""
+    if "--quit-after" in argv:
+        index = argv.index("--quit-after")
+        if index + 1 < len(argv) and argv[index + 1].isdigit():
+            return int(argv[index + 1])
+    return None

@@ -1,4 +1,4 @@
-"""Translated names of memory kinds, statuses and origins (the store keeps English codes)."""
+"""Translated names of the codes the core uses: memory kinds, statuses, origins, model states."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ _NAMES = {
     "local": QT_TRANSLATE_NOOP("Labels", "Local model"),
     "cloud": QT_TRANSLATE_NOOP("Labels", "Cloud model"),
     "user": QT_TRANSLATE_NOOP("Labels", "You"),
+    "not configured": QT_TRANSLATE_NOOP("Labels", "not configured"),
+    "not loaded": QT_TRANSLATE_NOOP("Labels", "not loaded"),
+    "loaded": QT_TRANSLATE_NOOP("Labels", "loaded"),
 }
 
 

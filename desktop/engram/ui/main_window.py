@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import Qt, QThread, Signal
+from PySide6.QtCore import Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -16,12 +16,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.assistant.consolidation import Status
 from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
     Notice,
     Recalling,
+    Remembered,
     Token,
     TurnEvent,
     TurnStarted,
@@ -31,6 +33,7 @@ from engram.core import log, paths
 from engram.core.settings import Settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.ui import labels
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
 from engram.ui.memory_browser import MemoryBrowser
@@ -51,6 +54,9 @@ class MainWindow(QMainWindow):
     feedback_requested = Signal(int, int)
     rename_requested = Signal(int, str)
     delete_requested = Signal(int)
+    idle_reached = Signal(int)
+    remember_requested = Signal(int)
+    retry_learning_requested = Signal()
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -82,9 +88,15 @@ class MainWindow(QMainWindow):
         self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notice.hide()
 
+        self.remember_button = QPushButton(self.tr("Remember"))
+        self.remember_button.setAccessibleName(self.tr("Learn from this chat now"))
+        self.remember_button.setToolTip(
+            self.tr("Learn from this chat now (or start a message with “remember this:”)")
+        )
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.remember_button)
         row = QHBoxLayout()
         row.addWidget(self.composer, 1)
         row.addLayout(buttons)
@@ -102,7 +114,18 @@ class MainWindow(QMainWindow):
         splitter.setSizes([240, 760])
         self.setCentralWidget(splitter)
         self.model_state = QLabel(self.tr("Starting…"))
+        self.learning_state = QLabel()
+        self.learning_state.setObjectName("learning_state")
+        self.retry_button = QPushButton(self.tr("Retry"))
+        self.retry_button.setAccessibleName(self.tr("Retry learning"))
+        self.retry_button.hide()
+        self.statusBar().addPermanentWidget(self.learning_state)
+        self.statusBar().addPermanentWidget(self.retry_button)
         self.statusBar().addPermanentWidget(self.model_state)
+        self._idle = QTimer(self)
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(max(1, settings.consolidate_idle_seconds) * 1000)
+        self._idle.timeout.connect(lambda: self.idle_reached.emit(self.conversation_id))
 
         self.composer.submitted.connect(self.submit)
         self.send_button.clicked.connect(lambda: self.submit(self.composer.toPlainText()))
@@ -142,6 +165,12 @@ class MainWindow(QMainWindow):
         self.rename_requested.connect(self.worker.rename_conversation)
         self.delete_requested.connect(self.worker.delete_conversation)
         self.worker.conversations_changed.connect(self._refresh_sidebar)
+        self.worker.learning_status.connect(self._on_learning)
+        self.idle_reached.connect(self.worker.idle)
+        self.remember_requested.connect(self.worker.remember)
+        self.retry_learning_requested.connect(self.worker.retry_learning)
+        self.remember_button.clicked.connect(self._remember)
+        self.retry_button.clicked.connect(self.retry_learning_requested)
         self.chat.memory_wrong.connect(self._mark_wrong)
         self._thread.finished.connect(self.worker.deleteLater)
         self._thread.start()
@@ -183,6 +212,28 @@ class MainWindow(QMainWindow):
         self.conversation_id = conversation_id
         self._show_conversation()
         self.history_requested.emit(list(self._answers))
+
+    def _remember(self) -> None:
+        if self.conversation_id:
+            self.remember_requested.emit(self.conversation_id)
+
+    def _on_learning(self, status: Status) -> None:
+        """Show what consolidation is doing; a failure offers a retry."""
+        if status.state == "distilling":
+            text = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))
+        elif status.state == "waiting":
+            text = self.tr("Learning waits for the answer")
+        elif status.state == "failed":
+            text = self.tr("Learning paused: {error}").format(error=status.error)
+        elif status.queued:
+            text = self.tr("{count} to learn").format(count=status.queued)
+        else:
+            text = self.tr("Memory up to date")
+        self.learning_state.setText(text)
+        self.learning_state.setToolTip(
+            self.tr("Large model: {state}").format(state=labels.label(status.model))
+        )
+        self.retry_button.setVisible(status.state == "failed" or status.parked > 0)
 
     def _open_memories(self) -> None:
         self.show_memories()
@@ -241,6 +292,8 @@ class MainWindow(QMainWindow):
                 self._refresh_sidebar()
             self._recalled = ()
             self.chat.begin_answer()
+        elif isinstance(event, Remembered):
+            self._show_notice(self.tr("Remembered: {text}").format(text=event.content))
         elif isinstance(event, Recalling):
             self._recalled = event.items
         elif isinstance(event, Token):
@@ -249,6 +302,7 @@ class MainWindow(QMainWindow):
             self._show_notice(event.text)
         elif isinstance(event, Finished):
             self.chat.end_answer(event.text, event.recalled, event.used)
+            self._idle.start()
         elif isinstance(event, Cancelled):
             self.chat.end_answer(event.text, self._recalled)
         elif isinstance(event, Failed):
@@ -268,6 +322,7 @@ class MainWindow(QMainWindow):
     def _update_buttons(self) -> None:
         self.send_button.setEnabled(self._ready and not self._busy)
         self.stop_button.setEnabled(self._busy)
+        self.remember_button.setEnabled(self._ready and bool(self.conversation_id))
 
     def _mark_wrong(self, memory_id: int) -> None:
         self.feedback_requested.emit(memory_id, -1)
@@ -290,6 +345,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
         """Stop a running answer (its text so far is stored), free the model, end the thread."""
         self._closed = True
+        self._idle.stop()
         self._cancel.set()
         if self.memory_browser is not None:
             self.memory_browser.close()

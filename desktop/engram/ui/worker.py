@@ -24,6 +24,7 @@ class ModelWorker(QObject):
     busy_changed = Signal(bool)
     history_recalled = Signal(object)  # {answer episode id: [Recalled, ...]}
     conversations_changed = Signal()
+    learning_status = Signal(object)  # engram.assistant.consolidation.Status
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -34,7 +35,7 @@ class ModelWorker(QObject):
     def load(self) -> None:
         self.loading.emit()
         try:
-            self._session = open_session(self._settings)
+            self._session = open_session(self._settings, on_status=self.learning_status.emit)
         except EngramError as exc:
             _log.warning("small model unavailable: %s", exc)
             self.load_failed.emit(exc.message, exc.hint)
@@ -65,6 +66,28 @@ class ModelWorker(QObject):
         """Record the user's verdict on a memory (-1: it was wrong)."""
         if self._session is not None and self._session.store is not None:
             self._session.store.feedback(memory_id, vote)
+
+    @Slot(int)
+    def idle(self, conversation_id: int) -> None:
+        """The conversation has gone quiet: a good moment to learn from it."""
+        learning = self._session.learning if self._session else None
+        if learning is not None and conversation_id:
+            learning.scheduler.on_idle(conversation_id)
+
+    @Slot(int)
+    def remember(self, conversation_id: int) -> None:
+        """The user asked Engram to learn from this conversation now."""
+        learning = self._session.learning if self._session else None
+        if learning is not None and conversation_id:
+            learning.scheduler.remember(conversation_id)
+
+    @Slot()
+    def retry_learning(self) -> None:
+        """Give parked consolidation jobs another chance."""
+        learning = self._session.learning if self._session else None
+        if learning is not None:
+            learning.scheduler.queue.retry_parked()
+            learning.worker.wake()
 
     @Slot(int, str)
     def rename_conversation(self, conversation_id: int, title: str) -> None:

@@ -1,0 +1,64 @@
+"""A session that learns: "remember this", and the background consolidation wired to the turns."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from engram.assistant.consolidation import Status
+from engram.assistant.events import Finished, Recalling, Remembered, TurnEvent
+from engram.assistant.session import open_session
+from engram.core import settings
+
+JOB_TIMEOUT = 180.0
+
+
+def _events(session_turn: object) -> list[TurnEvent]:
+    return list(session_turn)  # type: ignore[call-overload]
+
+
+def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(starter_models: Path) -> None:
+    session = open_session(settings.Settings(max_answer_tokens=24))
+    try:
+        told = _events(session.assistant.turn(0, "Remember this: my dog is called Biscuit."))
+        remembered = [e for e in told if isinstance(e, Remembered)]
+        assert [r.content for r in remembered] == ["my dog is called Biscuit."]
+        memory = session.store.get(remembered[0].memory_id)  # type: ignore[union-attr]
+        assert memory is not None and memory.origin == "user"
+        sources = session.store.sources(memory.id)  # type: ignore[union-attr]
+        assert [s.episode_id for s in sources] == [told[0].user_episode_id]  # type: ignore[union-attr]
+
+        asked = _events(session.assistant.turn(0, "What is my dog called?"))
+        recalling = next(e for e in asked if isinstance(e, Recalling))
+        finished = next(e for e in asked if isinstance(e, Finished))
+        assert memory.id in [item.memory_id for item in recalling.items]
+        injected = session.store.injections(finished.episode_id)  # type: ignore[union-attr]
+        assert memory.id in [m.id for m, _rank, _score in injected]
+    finally:
+        session.close()
+
+
+def test_turns_feed_the_background_distiller_which_learns_with_the_starter_model(
+    starter_models: Path,
+) -> None:
+    states: list[Status] = []
+    done = threading.Event()
+
+    def on_status(status: Status) -> None:
+        states.append(status)
+        if status.state == "idle" and any(s.state == "distilling" for s in states):
+            done.set()
+
+    prefs = settings.Settings(max_answer_tokens=24, consolidate_every_turns=1)
+    session = open_session(prefs, on_status=on_status)
+    try:
+        assert session.learning is not None
+        _events(session.assistant.turn(0, "My sister lives in Hangzhou and works as a nurse."))
+        assert done.wait(JOB_TIMEOUT), [s.state for s in states]
+        queue = session.learning.scheduler.queue
+        assert [job.status for job in queue.jobs()] == ["done"]
+        assert session.learning.worker.jobs_done == 1
+        assert not any(s.state == "failed" for s in states)
+    finally:
+        session.close()
+    assert not session.learning.worker.is_alive()
