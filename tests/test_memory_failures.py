@@ -109,3 +109,31 @@ def test_a_store_on_a_read_only_file_reports_instead_of_crashing(
     store.conn.execute("PRAGMA query_only = OFF")
     assert store.add("Can be written.").id > 0
     assert Path(store.conn.filename).exists()
+
+
+def test_nested_transactions_commit_together_and_roll_back_their_own_part(
+    engram_home: Path,
+) -> None:
+    conn = db.connect(paths.database_path())
+    log = EpisodeLog(conn)
+    chat = log.new_conversation("outer")
+    with db.transaction(conn):
+        log.append(chat.id, "user", "kept")
+        try:
+            with db.transaction(conn):
+                log.append(chat.id, "user", "undone")
+                raise RuntimeError("inner failure")
+        except RuntimeError:
+            pass
+        log.append(chat.id, "user", "also kept")
+    assert [e.content for e in log.episodes(chat.id)] == ["kept", "also kept"]
+
+    try:
+        with db.transaction(conn):
+            log.append(chat.id, "user", "outer rolled back")
+            raise RuntimeError("outer failure")
+    except RuntimeError:
+        pass
+    assert [e.content for e in log.episodes(chat.id)] == ["kept", "also kept"]
+    assert not conn.in_transaction
+    conn.close()

@@ -145,7 +145,20 @@ def scalar(conn: apsw.Connection, sql: str, params: Sequence[Any] | dict[str, An
 
 @contextmanager
 def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
-    """A short write transaction (``BEGIN IMMEDIATE``) that rolls back on any error."""
+    """A short write transaction (``BEGIN IMMEDIATE``) that rolls back on any error.
+
+    Inside another transaction it is a savepoint: an error undoes only its own part, and the
+    outer transaction decides whether everything is committed together.
+    """
+    if conn.in_transaction:
+        conn.execute("SAVEPOINT engram_nested")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK TO engram_nested; RELEASE engram_nested")
+            raise
+        conn.execute("RELEASE engram_nested")
+        return
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from engram.core import log, paths
+from engram.core.atomic import atomic_write
 from engram.core.errors import CatalogueError, InputError, ModelFileError
 from engram.models import catalogue, hardware
 
@@ -241,7 +242,7 @@ def _registry_models() -> list[dict[str, Any]]:
 
 
 def _write_registry(models: list[dict[str, Any]]) -> None:
-    """Rewrite imported.toml atomically (temp file + rename)."""
+    """Rewrite imported.toml atomically."""
     path = catalogue.imported_path()
     lines = ["# Models imported with `engram models import`; written by Engram.", ""]
     lines.append(f"schema_version = {catalogue.SCHEMA_VERSION}")
@@ -250,15 +251,8 @@ def _write_registry(models: list[dict[str, Any]]) -> None:
         lines += [f"{k} = {_toml(v)}" for k, v in model.items() if k != "files"]
         for spec in model.get("files", []):
             lines += ["", "[[model.files]]", *(f"{k} = {_toml(v)}" for k, v in spec.items())]
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_write(path) as handle:
+        handle.write("\n".join(lines) + "\n")
 
 
 def _toml(value: Any) -> str:
