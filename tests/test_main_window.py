@@ -296,3 +296,52 @@ def test_sidebar_lists_searches_switches_renames_and_deletes(
     qtbot.waitUntil(lambda: window.sidebar.list.count() == 1, timeout=5_000)
     assert window.conversation_id == 0 and window.chat.bubbles() == []
     assert [r for r in _stored() if r[1] == "Tell me about Hangzhou"] == []
+
+
+def test_answers_render_markdown_with_highlighted_code_and_a_copy_link(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    bubble = window.chat.add(
+        "assistant", "# Plan\n\n- **one**\n\n```python\nprint('hi')\n```\n\n<b>raw</b>"
+    )
+    html = bubble.label.text()
+    assert "<h1>Plan</h1>" in html and "<strong>one</strong>" in html
+    assert "&lt;b&gt;raw&lt;/b&gt;" in html  # raw HTML from a model is shown, never rendered
+    assert "color:" in html  # the code block is highlighted
+    assert bubble.code_blocks == ["print('hi')\n"]
+    bubble.label.linkActivated.emit("copy:0")
+    assert QGuiApplication.clipboard().text() == "print('hi')\n"
+    user = window.chat.add("user", "**not markdown**")
+    assert user.label.textFormat() == Qt.TextFormat.PlainText
+
+
+def test_regenerate_and_edit_replace_the_latest_turn(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtWidgets import QInputDialog
+
+    _type_and_enter(qtbot, window, "Name a fruit")
+    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    answer = window.chat.bubbles()[-1]
+    assert answer.episode_id and answer.prompt is not None
+    assert answer.prompt.tokens["user"] > 0
+
+    answer.action.emit("regenerate", answer)
+    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    assert [role for role, _c, _s in _stored()] == ["user", "assistant"]
+    assert _stored()[0][1] == "Name a fruit"
+
+    monkeypatch.setattr(
+        QInputDialog, "getMultiLineText", lambda *a, **k: ("Name a vegetable", True)
+    )
+    user = window.chat.bubbles()[0]
+    user.action.emit("edit", user)
+    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    assert [(r, c) for r, c, _s in _stored()][0] == ("user", "Name a vegetable")
+    assert len(_stored()) == 2
+    assert [b.role for b in window.chat.bubbles()] == ["user", "assistant"]

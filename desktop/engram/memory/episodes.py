@@ -86,6 +86,14 @@ class EpisodeLog:
         with db.transaction(self.conn):
             self.conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
+    def delete_from(self, conversation_id: int, turn_index: int) -> None:
+        """Delete a message and every later one of the conversation (to regenerate or edit)."""
+        with db.transaction(self.conn):
+            self.conn.execute(
+                "DELETE FROM episodes WHERE conversation_id = ? AND turn_index >= ?",
+                (conversation_id, turn_index),
+            )
+
     def search_conversations(self, query: str, limit: int = 50) -> list[Conversation]:
         """Conversations whose title or messages match the words of ``query``, newest first."""
         words = query.strip()

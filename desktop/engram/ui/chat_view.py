@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import QFrame, QLabel, QMenu, QScrollArea, QVBoxLayout, QWidget
 
-from engram.assistant.prompt import Recalled
+from engram.assistant.prompt import PromptParts, Recalled
+from engram.ui import markdown, theme
 from engram.ui.chips import MemoryChips
 
 FRAME_MS = 33
@@ -16,20 +18,29 @@ DISPLAY_CHARS = 20_000
 
 
 class MessageBubble(QFrame):
-    """One message, rendered as Markdown."""
+    """One message: the user's as typed, the assistant's rendered from Markdown."""
 
-    def __init__(self, role: str, text: str = "") -> None:
+    action = Signal(str, object)  # "regenerate" | "edit" | "prompt", the bubble
+
+    def __init__(self, role: str, text: str = "", episode_id: int = 0) -> None:
         super().__init__()
         self.role = role
+        self.episode_id = episode_id
+        self.prompt: PromptParts | None = None
+        self.code_blocks: list[str] = []
         self.setObjectName(f"bubble_{role}")
         self.label = QLabel()
-        self.label.setTextFormat(Qt.TextFormat.MarkdownText)
+        self.label.setTextFormat(
+            Qt.TextFormat.RichText if role == "assistant" else Qt.TextFormat.PlainText
+        )
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.LinksAccessibleByMouse
         )
-        self.label.setOpenExternalLinks(True)
+        self.label.linkActivated.connect(self._on_link)
+        self.label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.label.customContextMenuRequested.connect(self._menu)
         self.chips: MemoryChips | None = None
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(12, 8, 12, 8)
@@ -47,8 +58,36 @@ class MessageBubble(QFrame):
             hidden = len(text) - DISPLAY_CHARS
             note = self.tr("(%n more characters not shown; the whole message is saved)", "", hidden)
             shown = f"{text[:DISPLAY_CHARS]}…\n\n*{note}*"
+        if self.role == "assistant":
+            shown, self.code_blocks = markdown.render(shown, theme.current(), self.tr("Copy code"))
         self.label.setText(shown)
         self.setAccessibleDescription(text[:200])
+
+    def _on_link(self, href: str) -> None:
+        if href.startswith("copy:"):
+            index = int(href.removeprefix("copy:"))
+            if 0 <= index < len(self.code_blocks):
+                QGuiApplication.clipboard().setText(self.code_blocks[index])
+        elif href.startswith(("http://", "https://")):
+            QDesktopServices.openUrl(QUrl(href))
+
+    def menu_actions(self) -> QMenu:
+        """The bubble's menu: copy, and the actions that fit this message."""
+        menu = QMenu(self)
+        menu.addAction(self.tr("Copy message"), self._copy)
+        if self.role == "assistant":
+            menu.addAction(self.tr("Regenerate"), lambda: self.action.emit("regenerate", self))
+            if self.prompt is not None:
+                menu.addAction(self.tr("Show prompt…"), lambda: self.action.emit("prompt", self))
+        elif self.role == "user":
+            menu.addAction(self.tr("Edit and resend"), lambda: self.action.emit("edit", self))
+        return menu
+
+    def _menu(self, pos: QPoint) -> None:
+        self.menu_actions().exec(self.label.mapToGlobal(pos))
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text)
 
 
 class ChatView(QScrollArea):
@@ -56,6 +95,7 @@ class ChatView(QScrollArea):
 
     memory_wrong = Signal(int)
     open_memory = Signal(int)
+    bubble_action = Signal(str, object)  # forwarded from MessageBubble.action
 
     def __init__(self) -> None:
         super().__init__()
@@ -89,8 +129,19 @@ class ChatView(QScrollArea):
         """The messages shown, oldest first."""
         return list(self._bubbles)
 
-    def add(self, role: str, text: str) -> MessageBubble:
-        bubble = MessageBubble(role, text)
+    def drop_latest_turn(self) -> None:
+        """Remove the last user message and the answer after it (before a resend)."""
+        user = self.latest("user")
+        if user is None:
+            return
+        for bubble in self._bubbles[self._bubbles.index(user) :]:
+            self._layout.removeWidget(bubble)
+            bubble.deleteLater()
+        del self._bubbles[self._bubbles.index(user) :]
+
+    def add(self, role: str, text: str, episode_id: int = 0) -> MessageBubble:
+        bubble = MessageBubble(role, text, episode_id)
+        bubble.action.connect(self.bubble_action)
         self._layout.insertWidget(self._layout.count() - 1, bubble)
         self._bubbles.append(bubble)
         self._follow = True
@@ -105,11 +156,21 @@ class ChatView(QScrollArea):
     def append_token(self, text: str) -> None:
         self._pending += text
 
+    def latest(self, role: str) -> MessageBubble | None:
+        """The last bubble of ``role`` when it belongs to the latest turn, else None."""
+        tail = self._bubbles[-2:]
+        return next((b for b in reversed(tail) if b.role == role), None)
+
     def end_answer(
-        self, text: str, recalled: Sequence[Recalled] = (), used: Sequence[Recalled] = ()
+        self,
+        text: str,
+        recalled: Sequence[Recalled] = (),
+        used: Sequence[Recalled] = (),
+        episode_id: int = 0,
     ) -> None:
         self._frame.stop()
         if self._streaming is not None:
+            self._streaming.episode_id = episode_id
             self._streaming.set_text(text)
             if recalled:
                 self.attach_chips(self._streaming, recalled, used)

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QPushButton,
@@ -28,7 +29,7 @@ from engram.assistant.events import (
     TurnEvent,
     TurnStarted,
 )
-from engram.assistant.prompt import Recalled
+from engram.assistant.prompt import PromptParts, Recalled
 from engram.core import log, paths
 from engram.core.settings import Settings
 from engram.memory import db
@@ -37,6 +38,7 @@ from engram.ui import labels
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
 from engram.ui.memory_browser import MemoryBrowser
+from engram.ui.prompt_dialog import PromptDialog
 from engram.ui.sidebar import Sidebar
 from engram.ui.worker import ModelWorker
 
@@ -54,6 +56,7 @@ class MainWindow(QMainWindow):
     feedback_requested = Signal(int, int)
     rename_requested = Signal(int, str)
     delete_requested = Signal(int)
+    resend_requested = Signal(int, int, str, object)
     idle_reached = Signal(int)
     remember_requested = Signal(int)
     retry_learning_requested = Signal()
@@ -72,6 +75,7 @@ class MainWindow(QMainWindow):
         self._cancel = threading.Event()
         self._closed = False
         self._recalled: tuple[Recalled, ...] = ()
+        self._prompt: PromptParts | None = None
         self._answers: dict[int, MessageBubble] = {}
 
         self.chat = ChatView()
@@ -172,6 +176,8 @@ class MainWindow(QMainWindow):
         self.remember_button.clicked.connect(self._remember)
         self.retry_button.clicked.connect(self.retry_learning_requested)
         self.chat.memory_wrong.connect(self._mark_wrong)
+        self.chat.bubble_action.connect(self._on_bubble_action)
+        self.resend_requested.connect(self.worker.resend)
         self._thread.finished.connect(self.worker.deleteLater)
         self._thread.start()
         self._show_conversation()
@@ -291,23 +297,68 @@ class MainWindow(QMainWindow):
                 self.conversation_id = event.conversation_id
                 self._refresh_sidebar()
             self._recalled = ()
+            user = self.chat.latest("user")
+            if user is not None:
+                user.episode_id = event.user_episode_id
+            self._prompt = None
             self.chat.begin_answer()
         elif isinstance(event, Remembered):
             self._show_notice(self.tr("Remembered: {text}").format(text=event.content))
         elif isinstance(event, Recalling):
             self._recalled = event.items
+            self._prompt = event.prompt
         elif isinstance(event, Token):
             self.chat.append_token(event.text)
         elif isinstance(event, Notice):
             self._show_notice(event.text)
         elif isinstance(event, Finished):
-            self.chat.end_answer(event.text, event.recalled, event.used)
+            self._end_answer(event.text, event.recalled, event.used, event.episode_id)
             self._idle.start()
         elif isinstance(event, Cancelled):
-            self.chat.end_answer(event.text, self._recalled)
+            self._end_answer(event.text, self._recalled, (), event.episode_id)
         elif isinstance(event, Failed):
             self.chat.end_answer("")
             self._show_notice(f"{event.message}\n{event.hint}".strip())
+
+    def _end_answer(
+        self,
+        text: str,
+        recalled: tuple[Recalled, ...],
+        used: tuple[Recalled, ...],
+        episode_id: int,
+    ) -> None:
+        answer = self.chat.latest("assistant")
+        self.chat.end_answer(text, recalled, used, episode_id)
+        if answer is not None:
+            answer.prompt = self._prompt
+
+    def _on_bubble_action(self, action: str, bubble: MessageBubble) -> None:
+        if action == "prompt" and bubble.prompt is not None:
+            PromptDialog(bubble.prompt, self).exec()
+            return
+        user = self.chat.latest("user")
+        if self._busy or user is None or bubble not in (user, self.chat.latest("assistant")):
+            self.statusBar().showMessage(self.tr("Only the latest message can be changed."), 5000)
+            return
+        text = user.text
+        if action == "edit":
+            text, ok = QInputDialog.getMultiLineText(
+                self, self.tr("Edit and resend"), self.tr("Message:"), user.text
+            )
+            if not ok or not text.strip():
+                return
+        self.resend(user.episode_id, text)
+
+    def resend(self, from_episode_id: int, text: str) -> None:
+        """Replace the latest turn: drop it and send ``text`` (the same, or edited) again."""
+        if self._busy or not self._ready:
+            return
+        self.chat.drop_latest_turn()
+        self.chat.add("user", text)
+        self._busy = True
+        self._update_buttons()
+        self._cancel = threading.Event()
+        self.resend_requested.emit(self.conversation_id, from_episode_id, text, self._cancel)
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -338,7 +389,7 @@ class MainWindow(QMainWindow):
         self._answers = {}
         if self.conversation_id:
             for episode in self._episodes.episodes(self.conversation_id):
-                bubble = self.chat.add(episode.role, episode.content)
+                bubble = self.chat.add(episode.role, episode.content, episode.id)
                 if episode.role == "assistant":
                     self._answers[episode.id] = bubble
 

@@ -28,6 +28,15 @@ def stylesheet(theme: str) -> str:
     return _PLACEHOLDER.sub(lambda m: palette[m.group(1)], base)
 
 
+_current = {"theme": "light"}
+
+
+def current() -> str:
+    """The theme in use ("light" or "dark"), e.g. for colouring code in answers."""
+    return _current["theme"]
+
+
 def apply(app: QApplication, theme: str) -> None:
     app.setStyle("Fusion")
     app.setStyleSheet(stylesheet(theme))
+    _current["theme"] = resolve(theme)

@@ -67,6 +67,21 @@ class ModelWorker(QObject):
         if self._session is not None and self._session.store is not None:
             self._session.store.feedback(memory_id, vote)
 
+    @Slot(int, int, str, object)
+    def resend(
+        self, conversation_id: int, from_episode_id: int, text: str, cancel: threading.Event
+    ) -> None:
+        """Forget a user message and what followed, then send ``text`` in its place."""
+        if self._session is None:
+            return
+        log = self._session.assistant.log
+        episode = next((e for e in log.episodes(conversation_id) if e.id == from_episode_id), None)
+        if episode is not None:
+            log.delete_from(conversation_id, episode.turn_index)
+            if self._session.store is not None:
+                self._session.store.purge()
+        self.send(conversation_id, text, cancel)
+
     @Slot(int)
     def idle(self, conversation_id: int) -> None:
         """The conversation has gone quiet: a good moment to learn from it."""

@@ -1,0 +1,56 @@
+"""Answers as rich text: Markdown (headings, lists, tables, code) with highlighted code blocks.
+
+Qt's rich text understands a subset of HTML, so code is coloured with inline styles (Pygments,
+``noclasses``). Raw HTML in a message is escaped, never rendered. Each code block gets a
+``copy:N`` link the bubble turns into "copy this block".
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import mistune
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name, guess_lexer
+from pygments.util import ClassNotFound
+
+STYLES = {"light": "default", "dark": "monokai"}
+CODE_BACKGROUND = {"light": "#f3f4f6", "dark": "#16171a"}
+
+
+class _Renderer(mistune.HTMLRenderer):
+    def __init__(self, theme: str, copy_label: str) -> None:
+        super().__init__(escape=True)
+        self.theme = theme
+        self.copy_label = copy_label
+        self.blocks: list[str] = []
+
+    def block_code(self, code: str, info: str | None = None) -> str:
+        index = len(self.blocks)
+        self.blocks.append(code)
+        lexer = _lexer(code, (info or "").split()[0] if info else "")
+        formatter = HtmlFormatter(style=STYLES[self.theme], noclasses=True, nowrap=True)
+        body = highlight(code, lexer, formatter)
+        background = CODE_BACKGROUND[self.theme]
+        copy = f'<a href="copy:{index}">{html.escape(self.copy_label)}</a>'
+        return (
+            f'<table width="100%" cellpadding="8" style="background:{background}">'
+            f'<tr><td><pre style="margin:0">{body}</pre>'
+            f'<p align="right" style="margin:0">{copy}</p></td></tr></table>'
+        )
+
+
+def _lexer(code: str, language: str) -> Any:
+    try:
+        return get_lexer_by_name(language) if language else guess_lexer(code)
+    except ClassNotFound:
+        return TextLexer()
+
+
+def render(text: str, theme: str = "light", copy_label: str = "Copy") -> tuple[str, list[str]]:
+    """The message as Qt rich-text HTML, and the text of each of its code blocks."""
+    renderer = _Renderer(theme if theme in STYLES else "light", copy_label)
+    markdown = mistune.create_markdown(renderer=renderer, plugins=["table", "strikethrough"])
+    return str(markdown(text)), renderer.blocks

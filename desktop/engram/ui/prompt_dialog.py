@@ -1,0 +1,42 @@
+"""Shows the exact prompt an answer was given, part by part, with token counts."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout, QWidget
+
+from engram.assistant.prompt import PromptParts
+
+
+class PromptDialog(QDialog):
+    """Read-only: system part, conversation, memory block and message, as sent to the model."""
+
+    def __init__(self, parts: PromptParts, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Prompt of this answer"))
+        self.resize(760, 560)
+        tokens = parts.tokens
+        sections = [
+            (self.tr("System part"), tokens.get("system", 0), parts.system),
+            (
+                self.tr("Conversation"),
+                tokens.get("history", 0),
+                "\n\n".join(f"[{m['role']}] {m['content']}" for m in parts.history),
+            ),
+            (self.tr("Memory block"), tokens.get("memory", 0), parts.block),
+            (self.tr("Message"), tokens.get("user", 0), parts.user),
+        ]
+        text = "\n\n".join(
+            self.tr("=== {title} ({tokens} tokens) ===").format(title=title, tokens=count)
+            + f"\n{body}"
+            for title, count, body in sections
+        )
+        self.view = QPlainTextEdit(text)
+        self.view.setReadOnly(True)
+        self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.view.setAccessibleName(self.tr("Prompt"))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.view)
+        layout.addWidget(buttons)
