@@ -1,0 +1,347 @@
+"""The Settings dialog: models, memory, the opt-in cloud distiller, appearance and data."""
+
+from __future__ import annotations
+
+import dataclasses
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engram.core import log, paths, settings
+from engram.core.errors import EngramError, InputError, KeyringUnavailableError
+from engram.core.settings import CloudSettings, Settings
+from engram.models import catalogue, files
+from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
+from engram.ui import i18n, theme
+
+_log = log.get("ui.settings")
+_WARN_STYLE = "color: #c62828; font-weight: bold;"
+_AMBER_STYLE = "color: #b26a00;"
+CLOUD_TAB, APPEARANCE_TAB = 2, 3
+
+
+class SettingsDialog(QDialog):
+    """Edits a copy of the settings; OK validates everything, stores the key, then saves once."""
+
+    saved = Signal(object)  # the new Settings, after settings.save wrote them
+
+    def __init__(
+        self, settings: Settings, parent: QWidget | None = None, *, keys: KeyStore | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Settings"))
+        self._original = settings
+        self._keys = keys or KeyStore()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._models_tab(settings), self.tr("Models"))
+        self.tabs.addTab(self._memory_tab(settings), self.tr("Memory"))
+        self.tabs.addTab(self._cloud_tab(settings.cloud), self.tr("Cloud distiller"))
+        self.tabs.addTab(self._appearance_tab(settings), self.tr("Appearance && data"))
+        self.problem = QLabel()
+        self.problem.setObjectName("notice")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet(_WARN_STYLE)
+        self.problem.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+
+    # -- tabs ---------------------------------------------------------------------------------
+
+    def _models_tab(self, s: Settings) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        try:
+            known = catalogue.load()
+        except EngramError as exc:  # a broken user catalogue: still let the user edit the rest
+            _log.warning("catalogue unavailable in settings: %s", exc.message)
+            known = catalogue.Catalogue(models=())
+            form.addRow(self._amber(f"{exc.message}\n{exc.hint}".strip()))
+        self.small_model = self._model_combo(known, "small", s.small_model)
+        self.large_model = self._model_combo(known, "large", s.large_model)
+        self.embedding_model = self._model_combo(known, "embedding", s.embedding_model)
+        self.threads = _spin(0, 256, s.threads)
+        self.threads.setSpecialValueText(self.tr("Automatic"))
+        self.context_size = _spin(512, 131072, s.context_size, step=512)
+        self.answer_tokens = _spin(16, 8192, s.max_answer_tokens, step=64)
+        self.memory_budget = _spin(0, 8192, s.memory_budget_tokens, step=64)
+        form.addRow(self.tr("Small model (answers)"), self.small_model)
+        form.addRow(self.tr("Large model (learning)"), self.large_model)
+        form.addRow(self.tr("Embedding model"), self.embedding_model)
+        form.addRow(self.tr("CPU threads"), self.threads)
+        form.addRow(self.tr("Context size (tokens)"), self.context_size)
+        form.addRow(self.tr("Answer length (tokens)"), self.answer_tokens)
+        form.addRow(self.tr("Memory budget (tokens)"), self.memory_budget)
+        return page
+
+    def _model_combo(self, known: catalogue.Catalogue, role: str, current: str) -> QComboBox:
+        combo = QComboBox()
+        for entry in known.for_role(role):
+            installed = all(files.problem(entry, f, deep=False) is None for f in entry.files)
+            state = self.tr("installed") if installed else self.tr("not installed")
+            combo.addItem(f"{entry.name} ({state})", entry.id)
+        if combo.findData(current) < 0:  # keep a setting the catalogue no longer lists
+            combo.addItem(self.tr("{id} (not in the catalogue)").format(id=current), current)
+        combo.setCurrentIndex(combo.findData(current))
+        return combo
+
+    def _memory_tab(self, s: Settings) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.consolidate_turns = _spin(1, 1000, s.consolidate_every_turns)
+        self.idle_seconds = _spin(1, 86400, s.consolidate_idle_seconds)
+        self.unload_seconds = _spin(0, 86400, s.large_model_idle_unload_seconds)
+        self.paused = QCheckBox(self.tr("Pause memory (learn nothing new)"))
+        self.paused.setChecked(s.memory_paused)
+        form.addRow(self.tr("Learn every N turns"), self.consolidate_turns)
+        form.addRow(self.tr("Idle seconds before learning"), self.idle_seconds)
+        form.addRow(self.tr("Unload large model after idle (seconds)"), self.unload_seconds)
+        form.addRow(self.paused)
+        return page
+
+    def _cloud_tab(self, c: CloudSettings) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.cloud_enabled = QCheckBox(self.tr("Use a cloud model to learn from conversations"))
+        self.cloud_enabled.setChecked(c.enabled)
+        self.cloud_warning = QLabel(
+            self.tr("⚠ Conversation text may leave this machine while the cloud distiller is on.")
+        )
+        self.cloud_warning.setWordWrap(True)
+        self.cloud_warning.setStyleSheet(_WARN_STYLE)
+        self.cloud_warning.setVisible(c.enabled)
+        self.cloud_enabled.toggled.connect(self.cloud_warning.setVisible)
+        self.base_url = QLineEdit(c.base_url)
+        self.base_url.setPlaceholderText("https://api.example.com/v1")
+        self.cloud_model = QLineEdit(c.model)
+        self.api_key = QLineEdit()
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText(self.tr("Leave empty to keep the current key"))
+        self.redact = QCheckBox(self.tr("Redact personal data before sending"))
+        self.redact.setChecked(c.redact_personal_data)
+        form.addRow(self.cloud_enabled)
+        form.addRow(self.cloud_warning)
+        form.addRow(self.tr("Base URL"), self.base_url)
+        form.addRow(self.tr("Model name"), self.cloud_model)
+        form.addRow(self.tr("API key"), self.api_key)
+        self.keyring_note = self._amber("")
+        self.session_only = QCheckBox(self.tr("Keep the key for this session only"))
+        form.addRow(self.keyring_note)
+        form.addRow(self.session_only)
+        self.keyring_note.hide()
+        self.session_only.hide()
+        self.keyring_problem = backend_problem()
+        if self.keyring_problem:
+            self._show_keyring_problem(self.keyring_problem)
+        form.addRow(self.redact)
+        return page
+
+    def _appearance_tab(self, s: Settings) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.language = QComboBox()
+        self.language.addItem(self.tr("System"), "system")
+        for code, name in i18n.LANGUAGES.items():
+            self.language.addItem(name, code)
+        self.language.setCurrentIndex(max(0, self.language.findData(s.language)))
+        self.theme = QComboBox()
+        for code, name in (
+            ("system", self.tr("System")),
+            ("light", self.tr("Light")),
+            ("dark", self.tr("Dark")),
+        ):
+            self.theme.addItem(name, code)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(s.theme)))
+        self.theme.currentIndexChanged.connect(lambda _i: self._apply_theme(self.theme_code()))
+        self.data_folder = QLineEdit(str(paths.data_dir()))
+        self.data_folder.setReadOnly(True)
+        self.open_folder = QPushButton(self.tr("Open folder"))
+        self.open_folder.clicked.connect(self._open_data_folder)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.data_folder)
+        folder_row.addWidget(self.open_folder)
+        self.hf_endpoint = QLineEdit(s.hf_endpoint)
+        self.hf_endpoint.setPlaceholderText(self.tr("Empty: the official Hugging Face hub"))
+        self.disable_xet = QCheckBox(self.tr("Disable Xet transfer (plain HTTP downloads)"))
+        self.disable_xet.setChecked(s.disable_xet)
+        form.addRow(self.tr("Language"), self.language)
+        form.addRow("", QLabel(self.tr("Applies after restart.")))
+        form.addRow(self.tr("Theme"), self.theme)
+        form.addRow(self.tr("Data folder"), folder_row)
+        form.addRow(self.tr("Download mirror"), self.hf_endpoint)
+        form.addRow(self.disable_xet)
+        return page
+
+    def _amber(self, text: str) -> QLabel:
+        label = QLabel(text)
+        label.setWordWrap(True)
+        label.setStyleSheet(_AMBER_STYLE)
+        return label
+
+    # -- behaviour ----------------------------------------------------------------------------
+
+    def theme_code(self) -> str:
+        return str(self.theme.currentData())
+
+    def _apply_theme(self, code: str) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            theme.apply(app, code)
+
+    def _open_data_folder(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(self.data_folder.text()))
+
+    def values(self) -> Settings:
+        """The settings as edited, validated; raises :class:`InputError` naming the bad field."""
+        base_url = self.base_url.text().strip()
+        model = self.cloud_model.text().strip()
+        endpoint = self.hf_endpoint.text().strip()
+        if base_url and not _is_http_url(base_url):
+            self._focus(CLOUD_TAB, self.base_url)
+            raise InputError(
+                self.tr("The base URL “{url}” is not an http:// or https:// address.").format(
+                    url=base_url
+                ),
+                self.tr("Enter the API's address, for example https://api.example.com/v1."),
+            )
+        if self.cloud_enabled.isChecked() and not (base_url and model):
+            self._focus(CLOUD_TAB, self.cloud_model if base_url else self.base_url)
+            raise InputError(
+                self.tr("The cloud distiller needs a base URL and a model name."),
+                self.tr("Fill both in, or turn the cloud distiller off."),
+            )
+        if endpoint and not _is_http_url(endpoint):
+            self._focus(APPEARANCE_TAB, self.hf_endpoint)
+            raise InputError(
+                self.tr(
+                    "The download mirror “{url}” is not an http:// or https:// address."
+                ).format(url=endpoint),
+                self.tr("Enter a mirror such as https://hf-mirror.com, or leave it empty."),
+            )
+        cloud = CloudSettings(
+            enabled=self.cloud_enabled.isChecked(),
+            base_url=base_url,
+            model=model,
+            redact_personal_data=self.redact.isChecked(),
+        )
+        return dataclasses.replace(
+            self._original,
+            small_model=str(self.small_model.currentData()),
+            large_model=str(self.large_model.currentData()),
+            embedding_model=str(self.embedding_model.currentData()),
+            threads=self.threads.value(),
+            context_size=self.context_size.value(),
+            max_answer_tokens=self.answer_tokens.value(),
+            memory_budget_tokens=self.memory_budget.value(),
+            consolidate_every_turns=self.consolidate_turns.value(),
+            consolidate_idle_seconds=self.idle_seconds.value(),
+            large_model_idle_unload_seconds=self.unload_seconds.value(),
+            memory_paused=self.paused.isChecked(),
+            language=str(self.language.currentData()),
+            theme=self.theme_code(),
+            hf_endpoint=endpoint,
+            disable_xet=self.disable_xet.isChecked(),
+            cloud=cloud,
+        )
+
+    def _show_keyring_problem(self, why: str) -> None:
+        self.keyring_problem = why
+        self.keyring_note.setText(
+            self.tr(
+                "The API key cannot be stored securely: {why}. Install and unlock a keyring "
+                "service, or keep the key in memory for this session only; Engram never saves "
+                "it to a file."
+            ).format(why=why.rstrip("."))
+        )
+        self.keyring_note.show()
+        self.session_only.show()
+
+    def _focus(self, tab: int, widget: QWidget) -> None:
+        self.tabs.setCurrentIndex(tab)
+        widget.setFocus()
+
+    def _store_key(self) -> None:
+        key = self.api_key.text().strip()
+        if not key:
+            return
+        if self.keyring_problem and self.session_only.isChecked():
+            self._keys.keep_for_session(CLOUD_KEY, key)
+        else:
+            try:
+                self._keys.set(CLOUD_KEY, key)
+            except KeyringUnavailableError as exc:  # offer the session-only choice from now on
+                self._show_keyring_problem(exc.message)
+                self._focus(CLOUD_TAB, self.session_only)
+                raise KeyringUnavailableError(
+                    exc.message,
+                    self.tr(
+                        "Tick “Keep the key for this session only”, or install and unlock a "
+                        "keyring service and try again."
+                    ),
+                ) from exc
+        self.api_key.clear()
+
+    def accept(self) -> None:
+        """Validate, store the key, save atomically, emit :attr:`saved`; on a problem, say why."""
+        try:
+            new = self.values()
+            self._store_key()
+            settings.save(new)
+        except EngramError as exc:
+            self._show_problem(f"{exc.message}\n{exc.hint}".strip())
+            return
+        except OSError as exc:
+            self._show_problem(
+                self.tr("Could not save the settings ({error}). Nothing was changed.").format(
+                    error=exc.strerror or type(exc).__name__
+                )
+            )
+            return
+        self.saved.emit(new)
+        super().accept()
+
+    def reject(self) -> None:
+        """Cancel: put back the theme the settings had when the dialog opened."""
+        if self.theme_code() != self._original.theme:
+            self._apply_theme(self._original.theme)
+        super().reject()
+
+    def _show_problem(self, text: str) -> None:
+        self.problem.setText(text)
+        self.problem.show()
+
+
+def _spin(low: int, high: int, value: int, step: int = 1) -> QSpinBox:
+    spin = QSpinBox()
+    spin.setRange(low, high)
+    spin.setSingleStep(step)
+    spin.setValue(value)
+    return spin
+
+
+def _is_http_url(text: str) -> bool:
+    parts = urlsplit(text)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)

@@ -1,0 +1,271 @@
+"""The Settings dialog: round trip, API key only in the keyring, validation, theme."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import keyring.backends.fail
+import pytest
+from keyring.errors import KeyringLocked
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from pytestqt.qtbot import QtBot
+
+from engram.core import paths, settings
+from engram.models.secrets import CLOUD_KEY, KeyStore
+from engram.ui import theme
+from engram.ui.settings_dialog import SettingsDialog
+from test_secrets import MemoryKeyring, use_backend  # noqa: F401  (shared fixture)
+
+SECRET = "sk-dialog-0a1b2c3d4e5f"
+CLOUD_TAB = 2
+Install = Callable[[Any], Any]  # the use_backend fixture from test_secrets
+
+
+@pytest.fixture
+def restore_style() -> Iterator[QApplication]:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    before = app.styleSheet()
+    yield app
+    app.setStyleSheet(before)
+
+
+def open_dialog(
+    qtbot: QtBot, prefs: settings.Settings | None = None, **kw: object
+) -> SettingsDialog:
+    dialog = SettingsDialog(prefs or settings.load(), **kw)  # type: ignore[arg-type]
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def press_ok(dialog: SettingsDialog) -> None:
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+
+
+def files_containing(root: Path, needle: str) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
+
+
+def fill_cloud(dialog: SettingsDialog, key: str = SECRET) -> None:
+    dialog.cloud_enabled.setChecked(True)
+    dialog.base_url.setText("https://api.example.com/v1")
+    dialog.cloud_model.setText("gpt-test")
+    dialog.api_key.setText(key)
+
+
+def test_round_trip_saves_every_tab(
+    qtbot: QtBot,
+    use_backend: Install,  # noqa: F811
+    restore_style: QApplication,
+) -> None:
+    use_backend(MemoryKeyring())
+    dialog = open_dialog(qtbot)
+    dialog.threads.setValue(3)
+    dialog.context_size.setValue(8192)
+    dialog.answer_tokens.setValue(256)
+    dialog.memory_budget.setValue(640)
+    dialog.consolidate_turns.setValue(9)
+    dialog.idle_seconds.setValue(45)
+    dialog.unload_seconds.setValue(30)
+    dialog.paused.setChecked(True)
+    dialog.cloud_enabled.setChecked(True)
+    dialog.base_url.setText("  http://127.0.0.1:8080/v1 ")
+    dialog.cloud_model.setText("qwen-test")
+    dialog.redact.setChecked(False)
+    dialog.language.setCurrentIndex(dialog.language.findData("zh_CN"))
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    dialog.hf_endpoint.setText("https://hf-mirror.com")
+    dialog.disable_xet.setChecked(True)
+    with qtbot.waitSignal(dialog.saved) as emitted:
+        press_ok(dialog)
+    stored = settings.load()
+    assert emitted.args == [stored]
+    assert (stored.threads, stored.context_size, stored.max_answer_tokens) == (3, 8192, 256)
+    assert (stored.memory_budget_tokens, stored.consolidate_every_turns) == (640, 9)
+    assert (stored.consolidate_idle_seconds, stored.large_model_idle_unload_seconds) == (45, 30)
+    assert stored.memory_paused and stored.disable_xet
+    assert (stored.language, stored.theme, stored.hf_endpoint) == (
+        "zh_CN",
+        "dark",
+        "https://hf-mirror.com",
+    )
+    assert stored.cloud == settings.CloudSettings(
+        enabled=True,
+        base_url="http://127.0.0.1:8080/v1",
+        model="qwen-test",
+        redact_personal_data=False,
+    )
+    assert dialog.result() == dialog.DialogCode.Accepted
+
+
+def test_model_choices_show_what_is_installed(qtbot: QtBot, starter_models: Path) -> None:
+    prefs = settings.Settings(large_model="gone-model")
+    dialog = open_dialog(qtbot, prefs)
+    small = dialog.small_model
+    assert small.currentData() == "smollm2-135m-instruct"
+    assert small.currentText().endswith("(installed)")
+    assert dialog.embedding_model.currentText().endswith("(installed)")
+    # A model the catalogue no longer lists stays selected instead of being silently replaced.
+    assert dialog.large_model.currentData() == "gone-model"
+    assert "not in the catalogue" in dialog.large_model.currentText()
+    dialog.small_model.setCurrentIndex(dialog.small_model.findData("smollm2-135m-instruct"))
+    press_ok(dialog)
+    assert settings.load().large_model == "gone-model"
+
+
+def test_api_key_goes_only_to_the_keyring(
+    qtbot: QtBot,
+    use_backend: Install,  # noqa: F811
+    engram_home: Path,
+) -> None:
+    backend = use_backend(MemoryKeyring())
+    dialog = open_dialog(qtbot)
+    dialog.tabs.setCurrentIndex(CLOUD_TAB)
+    assert dialog.api_key.echoMode() == dialog.api_key.EchoMode.Password
+    assert dialog.api_key.isVisible()
+    assert not dialog.session_only.isVisible()
+    assert not dialog.keyring_note.isVisible()
+    fill_cloud(dialog)
+    press_ok(dialog)
+    assert dialog.result() == dialog.DialogCode.Accepted
+    assert backend.store[("engram", CLOUD_KEY)] == SECRET
+    assert settings.load().cloud.enabled
+    assert paths.settings_path().is_file()
+    assert files_containing(engram_home, SECRET) == []
+    # Reopening with an empty key field keeps the stored key.
+    again = open_dialog(qtbot)
+    press_ok(again)
+    assert backend.store[("engram", CLOUD_KEY)] == SECRET
+
+
+def test_without_a_keyring_the_key_is_kept_for_the_session_only(
+    qtbot: QtBot,
+    use_backend: Install,  # noqa: F811
+    engram_home: Path,
+) -> None:
+    use_backend(keyring.backends.fail.Keyring())  # type: ignore[no-untyped-call]
+    keys = KeyStore()
+    dialog = open_dialog(qtbot, keys=keys)
+    dialog.tabs.setCurrentIndex(CLOUD_TAB)
+    assert dialog.keyring_note.isVisible()
+    assert dialog.session_only.isVisible()
+    assert "session only" in dialog.keyring_note.text()
+    fill_cloud(dialog)
+    press_ok(dialog)  # no keyring and no consent to session-only: refuse, save nothing
+    assert dialog.problem.isVisibleTo(dialog)
+    assert "Cannot store the API key" in dialog.problem.text()
+    assert not paths.settings_path().exists()
+    assert keys.get(CLOUD_KEY) is None
+    dialog.session_only.setChecked(True)
+    with qtbot.waitSignal(dialog.saved):
+        press_ok(dialog)
+    assert keys.get(CLOUD_KEY) == SECRET
+    assert KeyStore().get(CLOUD_KEY) is None  # only this session's holder has it
+    assert settings.load().cloud.enabled
+    assert files_containing(engram_home, SECRET) == []
+
+
+@pytest.mark.parametrize("url", ["ftp://api.example.com/v1", "api.example.com/v1", "https://"])
+def test_invalid_base_url_refuses_to_save(qtbot: QtBot, url: str) -> None:
+    dialog = open_dialog(qtbot)
+    dialog.tabs.setCurrentIndex(0)
+    dialog.threads.setValue(5)
+    dialog.cloud_enabled.setChecked(True)
+    dialog.base_url.setText(url)
+    dialog.cloud_model.setText("m")
+    with qtbot.assertNotEmitted(dialog.saved):
+        press_ok(dialog)
+    assert dialog.isVisible()
+    assert "http:// or https://" in dialog.problem.text()
+    assert dialog.tabs.currentIndex() == CLOUD_TAB
+    assert not paths.settings_path().exists()
+
+
+def test_enabled_cloud_needs_url_and_model_and_mirror_must_be_http(qtbot: QtBot) -> None:
+    dialog = open_dialog(qtbot)
+    dialog.cloud_enabled.setChecked(True)
+    press_ok(dialog)
+    assert "needs a base URL and a model name" in dialog.problem.text()
+    dialog.cloud_enabled.setChecked(False)
+    dialog.hf_endpoint.setText("hf-mirror.com")
+    press_ok(dialog)
+    assert "download mirror" in dialog.problem.text()
+    assert not paths.settings_path().exists()
+    dialog.hf_endpoint.setText("")
+    press_ok(dialog)
+    assert settings.load() == settings.Settings()
+
+
+def test_theme_applies_at_once_and_cancel_restores_it(
+    qtbot: QtBot, restore_style: QApplication
+) -> None:
+    app = restore_style
+    dialog = open_dialog(qtbot, settings.Settings(theme="light"))
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    assert app.styleSheet() == theme.stylesheet("dark")
+    assert theme.stylesheet("dark") != theme.stylesheet("light")
+    dialog.reject()
+    assert app.styleSheet() == theme.stylesheet("light")
+    assert not paths.settings_path().exists()
+
+
+def test_cloud_indicator_follows_the_switch(qtbot: QtBot) -> None:
+    dialog = open_dialog(qtbot)
+    dialog.tabs.setCurrentIndex(CLOUD_TAB)
+    assert not dialog.cloud_warning.isVisible()
+    assert dialog.redact.isChecked()  # redaction is on by default
+    dialog.cloud_enabled.setChecked(True)
+    assert dialog.cloud_warning.isVisible()
+    assert "leave this machine" in dialog.cloud_warning.text()
+    dialog.cloud_enabled.setChecked(False)
+    assert not dialog.cloud_warning.isVisible()
+
+
+def test_data_folder_is_shown_and_opened(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[QUrl] = []
+
+    def open_url(url: QUrl) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", open_url)
+    dialog = open_dialog(qtbot)
+    assert dialog.data_folder.isReadOnly()
+    assert dialog.data_folder.text() == str(paths.data_dir())
+    dialog.open_folder.click()
+    assert [u.toLocalFile() for u in opened] == [str(paths.data_dir())]
+
+
+class RefusingKeyring(MemoryKeyring):
+    """A keyring that looks usable but refuses writes (a locked wallet)."""
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise KeyringLocked("the wallet is locked")
+
+
+def test_keyring_refusal_offers_session_only(
+    qtbot: QtBot,
+    use_backend: Install,  # noqa: F811
+) -> None:
+    use_backend(RefusingKeyring())
+    keys = KeyStore()
+    dialog = open_dialog(qtbot, keys=keys)
+    dialog.tabs.setCurrentIndex(0)
+    assert dialog.session_only.isHidden()
+    fill_cloud(dialog)
+    press_ok(dialog)
+    assert "refused to store the API key" in dialog.problem.text()
+    assert "session only" in dialog.problem.text()
+    assert dialog.tabs.currentIndex() == CLOUD_TAB
+    assert dialog.session_only.isVisible() and dialog.keyring_note.isVisible()
+    assert "KeyringLocked" in dialog.keyring_note.text()
+    assert not paths.settings_path().exists()
+    dialog.session_only.setChecked(True)
+    press_ok(dialog)
+    assert keys.get(CLOUD_KEY) == SECRET
+    assert settings.load().cloud.model == "gpt-test"
