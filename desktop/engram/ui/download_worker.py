@@ -1,0 +1,125 @@
+"""The model manager's worker: drives the download queue and imports or deletes model files.
+
+Downloads run on :class:`~engram.models.DownloadQueue`'s own thread; its callbacks are
+turned into signals here, which Qt queues to the UI thread. Imports and deletions (long file
+copies) run on the worker's QThread.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from engram.core import log
+from engram.core.errors import DownloadError, EngramError, InputError
+from engram.models import gguf_info
+from engram.models.catalogue import ModelEntry
+from engram.models.download import DownloadQueue, Job, Options
+
+_log = log.get("ui.downloads")
+
+
+class DownloadWorker(QObject):
+    """Owns the download queue; reports progress, results and errors as signals."""
+
+    progress = Signal(object)  # engram.models.download.Progress
+    finished = Signal(str, str, str, str)  # model id, job state, error message, error hint
+    imported = Signal(str)  # id of the new catalogue entry
+    deleted = Signal(str)  # model id
+    failed = Signal(str, str)  # message, hint
+
+    def __init__(self, options: Options) -> None:
+        super().__init__()
+        self._queue = DownloadQueue(options)
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    # -- called directly from the UI thread: non-blocking and thread-safe ---------------------
+
+    def download(self, entry: ModelEntry) -> bool:
+        """Queue a download (resuming any partial file); False when it is already queued."""
+        with self._lock:
+            if entry.id in self._jobs:
+                return False
+            try:
+                self._jobs[entry.id] = self._queue.submit(entry, self.progress.emit, self._ended)
+            except DownloadError as exc:
+                self.failed.emit(exc.message, exc.hint)
+                return False
+        return True
+
+    def cancel(self, model_id: str) -> None:
+        """Stop a queued or running download; its partial file is kept for a resume."""
+        with self._lock:
+            job = self._jobs.get(model_id)
+        if job is not None:
+            job.cancel()
+
+    def active(self) -> set[str]:
+        """Ids of the models being downloaded or waiting to be."""
+        with self._lock:
+            return set(self._jobs)
+
+    def _ended(self, job: Job) -> None:  # on the download thread
+        with self._lock:
+            if self._jobs.get(job.entry.id) is job:
+                del self._jobs[job.entry.id]
+        error = job.error
+        self.finished.emit(
+            job.entry.id, job.state, error.message if error else "", error.hint if error else ""
+        )
+
+    # -- slots, run on the worker's QThread -----------------------------------------------------
+
+    @Slot(str)
+    def import_gguf(self, path: str) -> None:
+        """Copy (or hard-link) a GGUF into the models folder and register it for both roles."""
+        try:
+            entry = gguf_info.import_file(Path(path))
+        except EngramError as exc:
+            _log.warning("import of %s failed: %s", path, exc)
+            self.failed.emit(exc.message, exc.hint)
+            return
+        self.imported.emit(entry.id)
+
+    @Slot(object)
+    def delete(self, entry: ModelEntry) -> None:
+        """Delete a model's folder (partial downloads too) and forget it if it was imported."""
+        try:
+            if entry.starter:
+                raise InputError(
+                    self.tr("{name} is a starter model that Engram falls back to.").format(
+                        name=entry.name
+                    ),
+                    self.tr("Keep it installed."),
+                )
+            if entry.id in self.active():
+                raise InputError(
+                    self.tr("{name} is being downloaded.").format(name=entry.name),
+                    self.tr("Cancel the download first."),
+                )
+            if entry.folder().exists():
+                shutil.rmtree(entry.folder())
+            gguf_info.forget(entry.id)
+        except OSError as exc:
+            self.failed.emit(
+                self.tr("Could not delete {path} ({error}).").format(
+                    path=entry.folder(), error=exc.strerror or exc
+                ),
+                self.tr("Close programs that use the file and try again."),
+            )
+            return
+        except EngramError as exc:
+            self.failed.emit(exc.message, exc.hint)
+            return
+        _log.info("deleted %s", entry.folder())
+        self.deleted.emit(entry.id)
+
+    @Slot()
+    def shutdown(self) -> None:
+        """Cancel what is left (partials are kept) and stop the queue and this thread."""
+        self._queue.close()
+        QThread.currentThread().quit()

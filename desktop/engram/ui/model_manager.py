@@ -1,0 +1,439 @@
+"""The model manager: the catalogue with what fits, downloads, deletions, imports, model choice.
+
+Reading the catalogue and the disk happens on the UI thread (small files and stats); downloads
+run on the download queue and imports/deletions on the
+:class:`~engram.ui.download_worker.DownloadWorker` thread, reporting back by queued signals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engram.core import settings
+from engram.core.errors import EngramError
+from engram.models import catalogue, files, hardware
+from engram.models.catalogue import Catalogue, ModelEntry, Pair
+from engram.models.download import CANCELLED, DONE, Options, Progress
+from engram.ui.download_worker import DownloadWorker
+from engram.ui.threads import worker_thread
+
+SHUTDOWN_WAIT_MS = 10_000
+ROLE_SETTINGS = {"small": "small_model", "large": "large_model", "embedding": "embedding_model"}
+_FIT_NAMES = {
+    hardware.FITS: QT_TRANSLATE_NOOP("ModelManager", "fits"),
+    hardware.TIGHT: QT_TRANSLATE_NOOP("ModelManager", "tight"),
+    hardware.NO_FIT: QT_TRANSLATE_NOOP("ModelManager", "does not fit"),
+}
+COLUMNS = (
+    QT_TRANSLATE_NOOP("ModelManager", "Model"),
+    QT_TRANSLATE_NOOP("ModelManager", "Roles"),
+    QT_TRANSLATE_NOOP("ModelManager", "Size"),
+    QT_TRANSLATE_NOOP("ModelManager", "Languages"),
+    QT_TRANSLATE_NOOP("ModelManager", "Licence"),
+    QT_TRANSLATE_NOOP("ModelManager", "Fit"),
+    QT_TRANSLATE_NOOP("ModelManager", "On disk"),
+    QT_TRANSLATE_NOOP("ModelManager", "Progress"),
+    QT_TRANSLATE_NOOP("ModelManager", "Actions"),
+)
+LANGUAGES_COLUMN, FIT_COLUMN, DISK_COLUMN, PROGRESS_COLUMN, ACTIONS_COLUMN = 3, 5, 6, 7, 8
+
+
+def human_bytes(count: float) -> str:
+    """A byte count for people: 850 KB, 12.3 MB, 4.7 GB."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count / 1e3:.0f} KB"
+
+
+def installed(entry: ModelEntry) -> bool:
+    """Every file of the model is in its folder with the right size."""
+    return all(files.problem(entry, spec, deep=False) is None for spec in entry.files)
+
+
+def bytes_on_disk(entry: ModelEntry) -> int:
+    """Bytes in the model's folder, partial downloads included."""
+    folder = entry.folder()
+    if not folder.is_dir():
+        return 0
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _strip(*widgets: QWidget) -> QWidget:
+    """Widgets side by side in one table cell."""
+    strip = QWidget()
+    layout = QHBoxLayout(strip)
+    layout.setContentsMargins(2, 0, 2, 0)
+    for widget in widgets:
+        layout.addWidget(widget)
+    return strip
+
+
+class _Row:
+    """The widgets of one catalogue row, kept so progress and tests can reach them."""
+
+    def __init__(self, manager: ModelManager, entry: ModelEntry, row: int) -> None:
+        tr = manager.tr
+        self.entry = entry
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        self.progress.setAccessibleName(tr("Download progress of {name}").format(name=entry.name))
+        self.download_button = QPushButton(tr("Download"))
+        self.cancel_button = QPushButton(tr("Cancel"))
+        self.delete_button = QPushButton(tr("Delete"))
+        self.use_small = QPushButton(tr("Use as small"))
+        self.use_large = QPushButton(tr("Use as large"))
+        self.download_button.clicked.connect(lambda: manager.download(entry.id))
+        self.cancel_button.clicked.connect(lambda: manager.worker.cancel(entry.id))
+        self.delete_button.clicked.connect(lambda: manager.delete(entry.id))
+        self.use_small.clicked.connect(lambda: manager.use(entry.id, "small"))
+        self.use_large.clicked.connect(lambda: manager.use(entry.id, "large"))
+        self.use_small.setVisible("small" in entry.roles)
+        self.use_large.setVisible("large" in entry.roles)
+        # The view shows cell widgets itself, so hiding only works one level down.
+        manager.table.setCellWidget(row, PROGRESS_COLUMN, _strip(self.progress))
+        manager.table.setCellWidget(
+            row,
+            ACTIONS_COLUMN,
+            _strip(
+                self.download_button,
+                self.cancel_button,
+                self.delete_button,
+                self.use_small,
+                self.use_large,
+            ),
+        )
+
+    def show_state(self, is_installed: bool, busy: bool, on_disk: int) -> None:
+        can_fetch = not is_installed and bool(self.entry.hf_repo)
+        self.download_button.setVisible(can_fetch and not busy)
+        self.download_button.setText(
+            QCoreApplication.translate("ModelManager", "Resume")
+            if on_disk
+            else QCoreApplication.translate("ModelManager", "Download")
+        )
+        self.cancel_button.setVisible(busy)
+        self.delete_button.setEnabled(not busy and on_disk > 0 and not self.entry.starter)
+        self.use_small.setEnabled(is_installed)
+        self.use_large.setEnabled(is_installed)
+        self.progress.setVisible(busy)
+
+
+class ModelManager(QMainWindow):
+    """The catalogue with the machine's fit; downloads, imports, deletions and model choice."""
+
+    changed = Signal()  # the installed models or the chosen ones changed
+    import_requested = Signal(str)
+    delete_requested = Signal(object)
+    shutdown_requested = Signal()
+
+    def __init__(self, settings: settings.Settings, options: Options | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle(self.tr("Engram — Models"))
+        self.resize(1200, 640)
+        self.setAcceptDrops(True)
+        self._settings = settings
+        self._catalogue = Catalogue(())
+        self._pair: Pair | None = None
+        self._pending_pair: Pair | None = None
+        self.rows: dict[str, _Row] = {}
+        self._build()
+        self.worker = DownloadWorker(options or Options.from_settings(settings))
+        self._thread = worker_thread(self, self.worker, "engram-model-manager")
+        self._connect_worker()
+        self._thread.start()
+        self.refresh()
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.machine_label = QLabel()
+        self.pair_label = QLabel()
+        self.pair_label.setWordWrap(True)
+        self.pair_button = QPushButton(self.tr("Download and use this pair"))
+        self.pair_button.clicked.connect(self._download_recommended)
+        pair_row = QHBoxLayout()
+        pair_row.addWidget(self.pair_label, 1)
+        pair_row.addWidget(self.pair_button)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice.setStyleSheet("color: #b3261e;")
+        self.notice.hide()
+        self.status_label = QLabel()
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(
+            [QCoreApplication.translate("ModelManager", str(c)) for c in COLUMNS]
+        )
+        self.table.setAccessibleName(self.tr("Model catalogue"))
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((LANGUAGES_COLUMN, 140), (PROGRESS_COLUMN, 300)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            self.table.setColumnWidth(column, width)
+        import_button = QPushButton(self.tr("Import GGUF…"))
+        import_button.setToolTip(self.tr("Or drop a .gguf file onto this window"))
+        import_button.clicked.connect(self._choose_import)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.status_label, 1)
+        bottom.addWidget(import_button)
+        layout = QVBoxLayout()
+        layout.addWidget(self.machine_label)
+        layout.addLayout(pair_row)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(bottom)
+        central = QWidget()
+        central.setLayout(layout)
+        self.setCentralWidget(central)
+
+    def _connect_worker(self) -> None:
+        queued = Qt.ConnectionType.QueuedConnection
+        self.worker.progress.connect(self._on_progress, queued)
+        self.worker.finished.connect(self._on_finished, queued)
+        self.worker.imported.connect(self._on_imported, queued)
+        self.worker.deleted.connect(self._on_deleted, queued)
+        self.worker.failed.connect(self.show_notice, queued)
+        self.import_requested.connect(self.worker.import_gguf, queued)
+        self.delete_requested.connect(self.worker.delete, queued)
+        self.shutdown_requested.connect(self.worker.shutdown, queued)
+
+    # -- reading the catalogue ---------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reload the catalogue and the machine's state and redraw every row."""
+        try:
+            self._catalogue = catalogue.load()
+        except EngramError as exc:
+            self.show_notice(exc.message, exc.hint)
+            return
+        machine = hardware.probe(gpu=False)
+        self.machine_label.setText(
+            self.tr("This machine: {machine}").format(machine=machine.describe())
+        )
+        self._show_pair(hardware.recommend(self._catalogue, machine))
+        busy = self.worker.active()
+        self.table.setRowCount(len(self._catalogue.models))
+        self.rows = {}
+        for row, entry in enumerate(self._catalogue.models):
+            self.rows[entry.id] = _Row(self, entry, row)
+            self._fill(row, entry, machine, entry.id in busy)
+
+    def _show_pair(self, pair: Pair | None) -> None:
+        self._pair = pair
+        self.pair_button.setVisible(pair is not None)
+        if pair is None:
+            self.pair_label.setText(self.tr("The catalogue recommends no models."))
+            return
+        names = {role: self._catalogue.get(getattr(pair, role)).name for role in ROLE_SETTINGS}
+        self.pair_label.setText(
+            self.tr(
+                "Recommended for this machine: {small} answers, {large} learns, "
+                "{embedding} finds memories. {reason}"
+            ).format(reason=pair.reason, **names)
+        )
+
+    def _fill(self, row: int, entry: ModelEntry, machine: hardware.Machine, busy: bool) -> None:
+        is_installed = installed(entry)
+        on_disk = bytes_on_disk(entry)
+        fit = hardware.fit(entry, machine, is_installed)
+        in_use = [
+            role for role, key in ROLE_SETTINGS.items() if getattr(self._settings, key) == entry.id
+        ]
+        name = entry.name + (f"  [{', '.join(in_use)}]" if in_use else "")
+        exact = all(f.size is not None for f in entry.files)
+        size = ("" if exact else "~") + human_bytes(entry.download_bytes())
+        if is_installed:
+            state = self.tr("installed, {size}").format(size=human_bytes(on_disk))
+        elif on_disk:
+            state = self.tr("partly downloaded, {size}").format(size=human_bytes(on_disk))
+        else:
+            state = self.tr("not installed")
+        cells = (
+            name,
+            ", ".join(entry.roles),
+            size,
+            ", ".join(entry.languages),
+            entry.license,
+            QCoreApplication.translate("ModelManager", str(_FIT_NAMES[fit.level])),
+            state,
+        )
+        tips = {0: entry.notes or entry.id, LANGUAGES_COLUMN: cells[3], FIT_COLUMN: fit.reason}
+        for column, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            item.setToolTip(tips.get(column, ""))
+            self.table.setItem(row, column, item)
+        self.rows[entry.id].show_state(is_installed, busy, on_disk)
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def download(self, model_id: str) -> None:
+        """Start (or resume) downloading one catalogue entry."""
+        entry = self._catalogue.get(model_id)
+        if self.worker.download(entry):
+            row = self.rows[model_id]
+            row.progress.setValue(0)
+            row.progress.setFormat(self.tr("waiting…"))
+            row.show_state(False, True, bytes_on_disk(entry))
+
+    def _download_recommended(self) -> None:
+        if self._pair is not None:
+            self.download_pair(self._pair)
+
+    def download_pair(self, pair: Pair) -> None:
+        """Fetch whatever the pair still lacks, then make it the models Engram uses."""
+        self._pending_pair = pair
+        for role in ROLE_SETTINGS:
+            model_id = getattr(pair, role)
+            if not installed(self._catalogue.get(model_id)):
+                self.download(model_id)
+        self._apply_pair_if_ready()
+
+    def _apply_pair_if_ready(self) -> None:
+        pair = self._pending_pair
+        if pair is None:
+            return
+        ids = {getattr(pair, role) for role in ROLE_SETTINGS}
+        if ids & self.worker.active():
+            return
+        self._pending_pair = None
+        if all(installed(self._catalogue.get(model_id)) for model_id in ids):
+            self._save({key: getattr(pair, role) for role, key in ROLE_SETTINGS.items()})
+
+    def use(self, model_id: str, role: str) -> None:
+        """Make an installed model the one Engram uses for ``role`` (small or large)."""
+        self._save({ROLE_SETTINGS[role]: model_id})
+
+    def _save(self, values: dict[str, str]) -> None:
+        for key, value in values.items():
+            setattr(self._settings, key, value)
+        try:
+            settings.save(self._settings)
+        except OSError as exc:
+            self.show_notice(
+                self.tr("Could not save the settings ({error}).").format(error=exc),
+                self.tr("Check that the data folder is writable."),
+            )
+            return
+        self.status_label.setText(self.tr("Saved; the new models load on the next start."))
+        self.refresh()
+        self.changed.emit()
+
+    def delete(self, model_id: str) -> None:
+        """Delete a model's files after the user confirms."""
+        entry = self._catalogue.get(model_id)
+        answer = QMessageBox.question(
+            self,
+            self.tr("Delete model"),
+            self.tr("Delete {name} ({size}) from this computer?").format(
+                name=entry.name, size=human_bytes(bytes_on_disk(entry))
+            ),
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.delete_requested.emit(entry)
+
+    def import_files(self, paths: list[str]) -> None:
+        """Import GGUF files on the worker thread."""
+        for path in paths:
+            self.status_label.setText(self.tr("Importing {path}…").format(path=path))
+            self.import_requested.emit(path)
+
+    def _choose_import(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Import a GGUF model"), "", self.tr("GGUF models (*.gguf)")
+        )
+        if path:
+            self.import_files([path])
+
+    def show_notice(self, message: str, hint: str = "") -> None:
+        """Show a known problem (message and what to do) above the table."""
+        self.notice.setText(f"{message}\n{hint}" if hint else message)
+        self.notice.show()
+
+    # -- worker reports ------------------------------------------------------------------------
+
+    def _on_progress(self, p: Progress) -> None:
+        row = self.rows.get(p.model_id)
+        if row is None:
+            return
+        row.progress.setValue(int(p.fraction * 1000))
+        eta = self.tr("{seconds:.0f} s left").format(seconds=p.eta) if p.eta is not None else ""
+        row.progress.setFormat(
+            f"{p.file or row.entry.name}: {human_bytes(p.done)} / {human_bytes(p.total)}, "
+            f"{human_bytes(p.speed)}/s {eta}".strip()
+        )
+
+    def _on_finished(self, model_id: str, state: str, message: str, hint: str) -> None:
+        self.refresh()
+        if state == DONE:
+            self.status_label.setText(self.tr("Downloaded {id}.").format(id=model_id))
+            self.changed.emit()
+        elif state == CANCELLED:
+            self.status_label.setText(
+                self.tr("Cancelled {id}; Resume continues where it stopped.").format(id=model_id)
+            )
+            self._pending_pair = None
+        else:
+            self.show_notice(message, hint)
+            self._pending_pair = None
+        self._apply_pair_if_ready()
+
+    def _on_imported(self, model_id: str) -> None:
+        self.status_label.setText(
+            self.tr("Imported {id}; choose it with Use as small or Use as large.").format(
+                id=model_id
+            )
+        )
+        self.refresh()
+        self.changed.emit()
+
+    def _on_deleted(self, model_id: str) -> None:
+        self.status_label.setText(self.tr("Deleted {id}.").format(id=model_id))
+        self.refresh()
+        self.changed.emit()
+
+    # -- drag and drop, closing ------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt API)
+        if _gguf_paths(event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt API)
+        paths = _gguf_paths(event.mimeData().urls())
+        if paths:
+            event.acceptProposedAction()
+            self.import_files(paths)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        if self._thread.isRunning():
+            self.shutdown_requested.emit()
+            self._thread.wait(SHUTDOWN_WAIT_MS)
+        super().closeEvent(event)
+
+
+def _gguf_paths(urls: list[QUrl]) -> list[str]:
+    """The local .gguf files among dropped URLs."""
+    local = [Path(u.toLocalFile()) for u in urls if u.isLocalFile()]
+    return [str(p) for p in local if p.suffix.lower() == ".gguf"]

@@ -1,0 +1,202 @@
+"""The model manager over real HTTP (the local hub stand-in), real files and its worker thread."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from engram.core import settings
+from engram.models import catalogue, hardware
+from engram.models.catalogue import Pair
+from engram.models.download import Options, Progress
+from engram.ui.model_manager import DISK_COLUMN, ModelManager
+from hub_server import HubServer
+
+REPO = "engram-test/tiny-GGUF"
+MB = 1024 * 1024
+WAIT_MS = 15_000
+USER_CATALOGUE = """schema_version = 1
+""" + "".join(
+    f"""
+[[model]]
+id = "{model_id}"
+name = "Tiny {model_id}"
+roles = ["{role}"]
+format = "{fmt}"
+ram_gb = 0.1
+size_gb = 0.01
+hf = {{ repo = "{REPO}", revision = "main" }}
+
+[[model.files]]
+path = "{model_id}.{fmt}"
+"""
+    for model_id, role, fmt in (
+        ("tiny-a", "small", "gguf"),
+        ("tiny-b", "large", "gguf"),
+        ("tiny-emb", "embedding", "onnx"),
+    )
+)
+
+
+@pytest.fixture
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]:
+    """The local hub, a private models folder and a user catalogue of three tiny hub models."""
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    catalogue.user_path().parent.mkdir(parents=True, exist_ok=True)
+    server = HubServer(lifetime=60).start()
+    catalogue.user_path().write_text(USER_CATALOGUE, encoding="utf-8")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def manager(qtbot: QtBot, hub: HubServer) -> Iterator[ModelManager]:
+    prefs = settings.Settings(hf_endpoint=hub.url, small_model="qwen2.5-0.5b-instruct")
+    options = Options.from_settings(prefs, timeout=5.0, retries=1, backoff=0.01, report_every=0.0)
+    window = ModelManager(prefs, options)
+    qtbot.addWidget(window)
+    window.show()
+    yield window
+    window.close()
+
+
+def _state(window: ModelManager, model_id: str) -> str:
+    row = list(window.rows).index(model_id)
+    item = window.table.item(row, DISK_COLUMN)
+    return item.text() if item else ""
+
+
+def _publish(hub: HubServer, model_id: str, size: int, ext: str = "gguf") -> bytes:
+    content = random.Random(model_id).randbytes(size)
+    hub.add(REPO, f"{model_id}.{ext}", content)
+    return content
+
+
+def test_download_shows_progress_installs_and_deletes(
+    qtbot: QtBot, manager: ModelManager, hub: HubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content = _publish(hub, "tiny-a", 3 * MB)
+    seen: list[Progress] = []
+    manager.worker.progress.connect(seen.append)
+    assert _state(manager, "tiny-a") == "not installed"
+
+    with qtbot.waitSignal(manager.changed, timeout=WAIT_MS):
+        qtbot.mouseClick(manager.rows["tiny-a"].download_button, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: _state(manager, "tiny-a").startswith("installed"))
+    assert _state(manager, "tiny-a") == "installed, 3.1 MB"
+    entry = catalogue.load().get("tiny-a")
+    assert entry.main_file().read_bytes() == content
+    dones = [p.done for p in seen]
+    assert len(seen) > 1 and dones == sorted(dones) and 0 < dones[1] < dones[-1] == len(content)
+    assert manager.rows["tiny-a"].use_small.isEnabled()
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    with qtbot.waitSignal(manager.changed, timeout=WAIT_MS):
+        qtbot.mouseClick(manager.rows["tiny-a"].delete_button, Qt.MouseButton.LeftButton)
+    assert not entry.folder().exists()
+    assert _state(manager, "tiny-a") == "not installed"
+
+
+def test_cancel_midway_then_resume(qtbot: QtBot, manager: ModelManager, hub: HubServer) -> None:
+    content = _publish(hub, "tiny-b", 3 * MB)
+    hub.faults.pause_after.append(MB)  # the server stalls after 1 MB until cancelled
+    row = manager.rows["tiny-b"]
+    qtbot.mouseClick(row.download_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: manager.rows["tiny-b"].progress.value() >= 333, timeout=WAIT_MS)
+    assert "MB" in manager.rows["tiny-b"].progress.text()
+    assert manager.rows["tiny-b"].cancel_button.isVisible()
+
+    qtbot.mouseClick(manager.rows["tiny-b"].cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _state(manager, "tiny-b").startswith("partly downloaded"))
+    resume = manager.rows["tiny-b"].download_button
+    assert resume.isVisible() and resume.text() == "Resume"
+
+    with qtbot.waitSignal(manager.changed, timeout=WAIT_MS):
+        qtbot.mouseClick(resume, Qt.MouseButton.LeftButton)
+    assert catalogue.load().get("tiny-b").main_file().read_bytes() == content
+    assert hub.cdn_gets()[-1].range == f"bytes={MB}-"
+
+
+def test_sha_mismatch_shows_error_and_leaves_no_file(
+    qtbot: QtBot, manager: ModelManager, hub: HubServer
+) -> None:
+    _publish(hub, "tiny-a", MB)
+    hub.advertised_sha[(REPO, "tiny-a.gguf")] = "0" * 64
+    qtbot.mouseClick(manager.rows["tiny-a"].download_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(manager.notice.isVisible, timeout=WAIT_MS)
+    assert "failed verification" in manager.notice.text()
+    assert "Try again" in manager.notice.text()  # the hint
+    folder = catalogue.load().get("tiny-a").folder()
+    assert not folder.exists() or list(folder.iterdir()) == []
+    assert _state(manager, "tiny-a") == "not installed"
+
+
+def test_pair_downloads_then_becomes_the_chosen_models(
+    qtbot: QtBot, manager: ModelManager, hub: HubServer
+) -> None:
+    for model_id, ext in (("tiny-a", "gguf"), ("tiny-b", "gguf"), ("tiny-emb", "onnx")):
+        _publish(hub, model_id, 256 * 1024, ext)
+    manager.download_pair(Pair(1.0, "tiny-a", "tiny-b", "tiny-emb", "test"))
+    qtbot.waitUntil(lambda: settings.load().embedding_model == "tiny-emb", timeout=WAIT_MS)
+    saved = settings.load()
+    assert (saved.small_model, saved.large_model) == ("tiny-a", "tiny-b")
+
+
+def test_recommended_pair_is_shown(manager: ModelManager) -> None:
+    pair = hardware.recommend(catalogue.load(), hardware.probe(gpu=False))
+    assert pair is not None
+    assert pair.reason in manager.pair_label.text()
+    assert catalogue.load().get(pair.large).name in manager.pair_label.text()
+    assert manager.pair_button.isVisible()
+
+
+def test_dropped_gguf_is_imported_and_can_be_chosen(
+    qtbot: QtBot, manager: ModelManager, starter_models: Path, tmp_path: Path
+) -> None:
+    original = starter_models / "smollm2-135m-instruct" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    copy = tmp_path / "My-Model.gguf"
+    try:
+        os.link(original, copy)
+    except OSError:
+        shutil.copyfile(original, copy)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(copy))])
+    drop = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    with qtbot.waitSignal(manager.changed, timeout=WAIT_MS):
+        manager.dropEvent(drop)
+
+    assert "local-my-model" in manager.rows
+    entry = catalogue.load().get("local-my-model")
+    assert entry.main_file().is_file() and entry.imported_from == str(copy.resolve())
+    assert _state(manager, "local-my-model").startswith("installed")
+
+    with qtbot.waitSignal(manager.changed, timeout=WAIT_MS):
+        qtbot.mouseClick(manager.rows["local-my-model"].use_small, Qt.MouseButton.LeftButton)
+    assert settings.load().small_model == "local-my-model"
+
+
+def test_import_of_a_damaged_file_shows_the_problem(
+    qtbot: QtBot, manager: ModelManager, tmp_path: Path
+) -> None:
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"not a gguf file at all")
+    manager.import_files([str(bad)])
+    qtbot.waitUntil(manager.notice.isVisible, timeout=WAIT_MS)
+    assert "broken.gguf" in manager.notice.text()
+    assert not any(r.startswith("local-broken") for r in manager.rows)
