@@ -9,6 +9,7 @@ from pathlib import Path
 import apsw
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.events import Notice, Token
@@ -342,6 +343,43 @@ def test_regenerate_and_edit_replace_the_latest_turn(
     user.action.emit("edit", user)
     qtbot.waitUntil(lambda: window._busy, timeout=5_000)
     qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
-    assert [(r, c) for r, c, _s in _stored()][0] == ("user", "Name a vegetable")
+    assert _stored()[0][:2] == ("user", "Name a vegetable")
     assert len(_stored()) == 2
     assert [b.role for b in window.chat.bubbles()] == ["user", "assistant"]
+
+
+def test_settings_open_with_ctrl_comma_and_saving_restarts_the_assistant(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    dialog = window.show_settings()
+    assert dialog.isVisible()
+    changed = settings.Settings(max_answer_tokens=64)
+    with qtbot.waitSignal(window.worker.loaded, timeout=LOAD_TIMEOUT_MS):
+        dialog.saved.emit(changed)
+    qtbot.waitUntil(lambda: window._ready, timeout=LOAD_TIMEOUT_MS)
+    assert window._settings.max_answer_tokens == 64
+    dialog.close()
+    _type_and_enter(qtbot, window, "Hi")
+    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    assert [role for role, _c, _s in _stored()] == ["user", "assistant"]
+
+
+def test_ask_the_large_model_marks_the_answer(qtbot: QtBot, window: MainWindow) -> None:
+    window.composer.setFocus()
+    qtbot.keyClicks(window.composer, "Say hello")
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    answer = window.chat.bubbles()[-1]
+    captions = [w.text() for w in answer.findChildren(QLabel) if w.objectName() == "bubble_caption"]
+    assert captions == ["Answered by the large model"]
+
+
+def test_the_model_manager_opens_from_the_main_window(qtbot: QtBot, window: MainWindow) -> None:
+    manager = window.show_models()
+    assert manager.isVisible()
+    assert "smollm2-135m-instruct" in manager.rows
+    assert window.show_models() is manager  # raised, not opened twice
+    window.close()
+    assert not manager.isVisible()

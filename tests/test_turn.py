@@ -152,3 +152,64 @@ def test_sanitize_removes_control_sequences_even_when_nested() -> None:
     nested = "<|im_<|im_end|>start|>system"
     assert "<|" not in prompt.sanitize(nested)
     assert prompt.quote('a "quoted"\nline') == '"a \\"quoted\\"\\nline"'
+
+
+def test_escalation_answers_with_the_large_model_role_and_can_be_cancelled(
+    starter_models: Path, small_model_path: Path
+) -> None:
+    from engram.assistant.events import Cancelled, TurnStarted
+    from engram.models import gguf_info
+
+    large = gguf_info.import_file(small_model_path, roles=("large",), model_id="large-copy")
+    prefs = settings.Settings(max_answer_tokens=400, large_model=large.id)
+    session = open_session(prefs)
+    try:
+        model = session.large_model()
+        assert model is not session.model and model.path == large.main_file()
+        assert session.large_model() is model  # loaded once, then kept
+
+        events = list(session.assistant.turn(0, "Say hello.", escalate_to=model))
+        started = _one(events, TurnStarted)
+        finished = _one(events, Finished)
+        assert isinstance(started, TurnStarted) and started.escalated
+        assert isinstance(finished, Finished)
+        answer = session.assistant.log.episodes(started.conversation_id)[-1]
+        assert (answer.id, answer.model) == (finished.episode_id, "large")
+
+        tokens = 0
+
+        def stop_after_three() -> bool:
+            return tokens >= 3
+
+        stopped = []
+        for event in session.assistant.turn(
+            started.conversation_id, "Tell me a long story.", stop_after_three, escalate_to=model
+        ):
+            tokens += event.__class__.__name__ == "Token"
+            stopped.append(event)
+        cancelled = _one(stopped, Cancelled)
+        assert isinstance(cancelled, Cancelled)
+        last = session.assistant.log.episodes(started.conversation_id)[-1]
+        assert (last.status, last.model) == ("cancelled", "large")
+    finally:
+        session.close()
+
+
+def test_the_current_plan_step_goes_into_the_system_part(session: Session) -> None:
+    assert session.store is not None
+    plan = session.store.add(
+        "The user's goal: learn machine learning.",
+        "plan",
+        meta={
+            "plan": {
+                "goal": "learn machine learning",
+                "steps": ["linear regression", "gradient descent", "neural networks"],
+                "current_step": 1,
+            }
+        },
+    )
+    events = _run(session, 0, "What should I study today for machine learning?")
+    recalling = _one(events, Recalling)
+    assert isinstance(recalling, Recalling)
+    assert "step 2/3: gradient descent" in recalling.prompt.system
+    assert plan.id not in [item.memory_id for item in recalling.items]

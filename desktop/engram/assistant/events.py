@@ -9,10 +9,11 @@ from engram.assistant.prompt import PromptParts, Recalled
 
 @dataclass(frozen=True)
 class TurnStarted:
-    """The user's message is stored."""
+    """The user's message is stored; ``escalated`` when the large model answers it."""
 
     conversation_id: int
     user_episode_id: int
+    escalated: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import apsw
 
 from engram.core import log
 from engram.memory import db
-from engram.memory.episodes import _EPISODE_COLUMNS, Episode
+from engram.memory.episodes import EPISODE_COLUMNS, Episode
 
 _log = log.get("consolidation")
 MAX_ATTEMPTS = 5
@@ -200,7 +200,7 @@ class JobQueue:
             Episode(**row)
             for row in db.rows(
                 self.conn,
-                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE conversation_id = ?"
+                f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE conversation_id = ?"
                 " AND id BETWEEN ? AND ? AND status = 'complete' ORDER BY turn_index",
                 (job.conversation_id, job.first_episode_id, job.last_episode_id),
             )

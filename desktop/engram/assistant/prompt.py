@@ -65,11 +65,15 @@ def _language_file(stem: str, language: str) -> str:
     return resources.read_text("prompts", f"{stem}_{suffix}.txt").strip()
 
 
-def system_part(language: str, profile: Sequence[Recalled] = ()) -> str:
-    """Persona and rules, then the pinned profile memories (stable across turns)."""
+def system_part(
+    language: str, profile: Sequence[Recalled] = (), plan: Recalled | None = None
+) -> str:
+    """Persona and rules, the pinned memories and the current plan (stable across turns)."""
     parts = [_language_file("system", language), _language_file("memory_rules", language)]
     if profile:
         parts.append(_block("profile_header", profile, language))
+    if plan is not None:
+        parts.append(_block("plan_header", [plan], language))
     return "\n\n".join(parts)
 
 

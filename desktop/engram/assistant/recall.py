@@ -43,6 +43,20 @@ class Recall:
             for m in sorted(pinned, key=lambda m: m.id)
         ]
 
+    def plan(self) -> Recalled | None:
+        """The user's current plan (the newest active one), with the step they are on."""
+        plans = self.store.memories(kinds=["plan"], limit=1)
+        if not plans:
+            return None
+        memory = plans[0]
+        content = memory.content
+        spec = memory.meta.get("plan")
+        if isinstance(spec, dict) and spec.get("steps"):
+            steps = [str(step) for step in spec["steps"]]
+            current = min(max(0, int(spec.get("current_step") or 0)), len(steps) - 1)
+            content = f"{spec.get('goal', '')} — step {current + 1}/{len(steps)}: {steps[current]}"
+        return Recalled("plan", content, 1.0, memory.created_at, memory_id=memory.id)
+
     def recall(
         self,
         query: str,

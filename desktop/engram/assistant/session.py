@@ -24,10 +24,10 @@ from engram.memory import db
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
-from engram.models import catalogue, files, roles
+from engram.models import catalogue, files, roles, secrets
 from engram.models.background import ForegroundGate
 from engram.models.local import LocalModel
-from engram.models.secrets import CLOUD_KEY, KeyStore
+from engram.models.secrets import CLOUD_KEY
 
 _log = log.get("assistant.session")
 
@@ -54,7 +54,7 @@ def embedder_for(settings: Settings, cat: catalogue.Catalogue | None = None) -> 
 
 def _cloud_key() -> str | None:
     try:
-        return KeyStore().get(CLOUD_KEY)
+        return secrets.shared().get(CLOUD_KEY)
     except KeyringUnavailableError:
         return None
 
@@ -91,16 +91,29 @@ class Learning:
 class Session:
     """What one thread needs to run turns; close it on that thread."""
 
+    settings: Settings
+    gate: ForegroundGate
     conn: apsw.Connection
     model: LocalModel
     assistant: Assistant
     store: MemoryStore | None
     memory_problem: str = ""
     learning: Learning | None = None
+    _large: LocalModel | None = None
+
+    def large_model(self) -> LocalModel:
+        """The large model for answers the user escalates (loaded on first use, then kept)."""
+        if self.settings.large_model == self.settings.small_model:
+            return self.model
+        if self._large is None:
+            self._large = roles.load_local(self.settings, "large", gate=self.gate)
+        return self._large
 
     def close(self) -> None:
         if self.learning is not None:
             self.learning.close()
+        if self._large is not None:
+            self._large.close()
         self.model.close()
         self.conn.close()
 
@@ -138,4 +151,4 @@ def open_session(settings: Settings, on_status: Callable[[Status], None] | None 
         memory_budget=settings.memory_budget_tokens,
         scheduler=learning.scheduler if learning else None,
     )
-    return Session(conn, model, assistant, store, problem, learning)
+    return Session(settings, gate, conn, model, assistant, store, problem, learning)

@@ -35,6 +35,7 @@ TITLE_CHARS = 60
 SHORT_QUERY_TERMS = 4
 # What the user explicitly asks to remember matters more than what the distiller infers.
 USER_IMPORTANCE = 0.8
+LARGE = "large"  # the episodes.model marker of an escalated answer
 
 
 class ChatModel(Protocol):
@@ -92,11 +93,16 @@ class Assistant:
         conversation_id: int,
         text: str,
         cancelled: Callable[[], bool] = lambda: False,
+        escalate_to: ChatModel | None = None,
     ) -> Iterator[TurnEvent]:
         """Answer one user message, yielding events as they happen.
 
         ``conversation_id`` 0 starts a new conversation titled after the message.
+        ``escalate_to`` answers this one message with another (larger) model, with the same
+        memory; the answer is marked as the large model's.
         """
+        model = escalate_to or self.model
+        marker = LARGE if escalate_to is not None else None
         if not text.strip():
             yield Failed("The message is empty.", "Type something before sending.")
             return
@@ -108,20 +114,22 @@ class Assistant:
             if e.role in ("user", "assistant") and e.content
         ]
         user_episode = self.log.append(conversation_id, "user", text)
-        yield TurnStarted(conversation_id, user_episode.id)
+        yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         remembered = self._remember(conversation_id, user_episode.id, text)
         if remembered is not None:
             yield remembered
 
         profile = self.recall.profile() if self.recall else []
-        system = prompt.system_part(self.language, profile)
+        plan = self.recall.plan() if self.recall else None
+        system = prompt.system_part(self.language, profile, plan)
+        in_system = {p.memory_id for p in [*profile, *([plan] if plan else [])]}
         fitted = context.fit(
             system,
             [{"role": e.role, "content": e.content} for e in earlier],
             text,
-            n_ctx=self.model.n_ctx,
+            n_ctx=model.n_ctx,
             reserve=self.max_answer_tokens + self.memory_budget,
-            count=self.model.count_tokens,
+            count=model.count_tokens,
         )
         history = fitted.messages[1:-1]
         kept = {e.id for e in earlier[len(earlier) - len(history) :]} | {user_episode.id}
@@ -130,14 +138,14 @@ class Assistant:
                 query_for(text, earlier),
                 self.memory_budget,
                 exclude_episodes=kept,
-                exclude_memories={p.memory_id for p in profile if p.memory_id is not None},
+                exclude_memories={i for i in in_system if i is not None},
             )
             if self.recall
             else []
         )
         block = prompt.memory_block(items, self.language)
         parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
-        parts = parts.counted(self.model.count_tokens)
+        parts = parts.counted(model.count_tokens)
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
         yield Recalling(tuple(items), parts)
         if fitted.truncated_chars:
@@ -149,26 +157,26 @@ class Assistant:
 
         pieces: list[str] = []
         try:
-            for piece in self.model.stream_chat(
+            for piece in model.stream_chat(
                 parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
             ):
                 pieces.append(piece)
                 yield Token(piece)
         except EngramError as exc:
-            self._store(conversation_id, pieces, "error", items)
+            self._store(conversation_id, pieces, "error", items, marker)
             yield Failed(exc.message, exc.hint)
             return
         except GeneratorExit:
             # The consumer went away mid-answer (window closed): keep what was said.
-            self._store(conversation_id, pieces, "cancelled", items)
+            self._store(conversation_id, pieces, "cancelled", items, marker)
             raise
         answer = "".join(pieces)
         if cancelled():
-            episode_id = self._store(conversation_id, pieces, "cancelled", items)
+            episode_id = self._store(conversation_id, pieces, "cancelled", items, marker)
             self._learn(conversation_id, episode_id, text)
             yield Cancelled(episode_id, answer)
             return
-        episode_id = self._store(conversation_id, pieces, "complete", items)
+        episode_id = self._store(conversation_id, pieces, "complete", items, marker)
         self._learn(conversation_id, episode_id, text)
         used = utilization.used(answer, items)
         yield Finished(episode_id, answer, tuple(items), tuple(used))
@@ -198,9 +206,16 @@ class Assistant:
             self.scheduler.on_user_turn(conversation_id, answer_episode_id, text)
 
     def _store(
-        self, conversation_id: int, pieces: list[str], status: str, items: list[prompt.Recalled]
+        self,
+        conversation_id: int,
+        pieces: list[str],
+        status: str,
+        items: list[prompt.Recalled],
+        model: str | None,
     ) -> int:
-        episode = self.log.append(conversation_id, "assistant", "".join(pieces), status=status)
+        episode = self.log.append(
+            conversation_id, "assistant", "".join(pieces), status=status, model=model
+        )
         if self.recall is not None:
             self.recall.record(episode.id, items)
         return episode.id

@@ -23,6 +23,7 @@ class Episode:
     created_at: float
     token_count: int | None
     status: str
+    model: str | None = None  # "large" when the user asked the large model for this answer
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,9 @@ class Conversation:
     updated_at: float
 
 
-_EPISODE_COLUMNS = "id, conversation_id, turn_index, role, content, created_at, token_count, status"
+EPISODE_COLUMNS = (
+    "id, conversation_id, turn_index, role, content, created_at, token_count, status, model"
+)
 
 
 class EpisodeLog:
@@ -138,7 +141,9 @@ class EpisodeLog:
             self.conn.execute(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
             )
-        return Episode(new_id, conversation_id, int(turn), role, content, now, token_count, status)
+        return Episode(
+            new_id, conversation_id, int(turn), role, content, now, token_count, status, model
+        )
 
     def episodes(self, conversation_id: int) -> list[Episode]:
         """A conversation's messages in order."""
@@ -146,7 +151,7 @@ class EpisodeLog:
             Episode(**row)
             for row in db.rows(
                 self.conn,
-                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE conversation_id = ?"
+                f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE conversation_id = ?"
                 " ORDER BY turn_index",
                 (conversation_id,),
             )

@@ -15,7 +15,7 @@ from engram.core import log
 from engram.core.errors import InputError, StoreError
 from engram.memory import db, vectors
 from engram.memory.embed import Embedder, Vectors
-from engram.memory.episodes import _EPISODE_COLUMNS, Episode, EpisodeLog
+from engram.memory.episodes import EPISODE_COLUMNS, Episode, EpisodeLog
 from engram.memory.ranking import Weights, collapse, rank
 from engram.memory.records import MEMORY_COLUMNS, EpisodeHit, Hit, Memory, Source
 from engram.memory.schema import KINDS, ORIGINS, STATUSES
@@ -414,7 +414,7 @@ class MemoryStore:
             row["id"]: Episode(**row)
             for row in db.rows(
                 self.conn,
-                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE id IN {IN_IDS}",
+                f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN {IN_IDS}",
                 (json.dumps(list(ids)),),
             )
         }

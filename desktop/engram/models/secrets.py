@@ -7,6 +7,7 @@ keyring is unavailable the caller shows :class:`KeyringUnavailableError` and may
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from engram.core import log
@@ -107,3 +108,9 @@ class KeyStore:
             raise KeyringUnavailableError(
                 f"The keyring refused to delete the API key ({type(exc).__name__}).", _HINT
             ) from exc
+
+
+@functools.cache
+def shared() -> KeyStore:
+    """The process's key store: a key kept "for this session only" is seen by every user of it."""
+    return KeyStore()

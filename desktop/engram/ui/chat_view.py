@@ -47,6 +47,12 @@ class MessageBubble(QFrame):
         self._layout.addWidget(self.label)
         self.set_text(text)
 
+    def set_caption(self, text: str) -> None:
+        """A small line above the message (e.g. which model answered)."""
+        caption = QLabel(text)
+        caption.setObjectName("bubble_caption")
+        self._layout.insertWidget(0, caption)
+
     def set_chips(self, chips: MemoryChips) -> None:
         self.chips = chips
         self._layout.addWidget(chips)

@@ -1,4 +1,4 @@
-"""The message input: Enter sends, Shift+Enter starts a new line."""
+"""The message input: Enter sends, Ctrl+Enter asks the large model, Shift+Enter is a newline."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ class Composer(QPlainTextEdit):
     """A growing plain-text box that submits on Enter."""
 
     submitted = Signal(str)
+    submitted_large = Signal(str)  # Ctrl+Enter: ask the large model
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,7 +37,8 @@ class Composer(QPlainTextEdit):
         if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             text = self.toPlainText()
             if text.strip():
-                self.submitted.emit(text)
+                large = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+                (self.submitted_large if large else self.submitted).emit(text)
             event.accept()
             return
         super().keyPressEvent(event)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import Qt, QThread, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -32,14 +32,19 @@ from engram.assistant.events import (
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.core import log, paths
 from engram.core.settings import Settings
+from engram.core.settings import load as load_settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.models import secrets
 from engram.ui import labels
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
 from engram.ui.memory_browser import MemoryBrowser
+from engram.ui.model_manager import ModelManager
 from engram.ui.prompt_dialog import PromptDialog
+from engram.ui.settings_dialog import SettingsDialog
 from engram.ui.sidebar import Sidebar
+from engram.ui.threads import worker_thread
 from engram.ui.worker import ModelWorker
 
 _log = log.get("ui.main")
@@ -50,6 +55,7 @@ class MainWindow(QMainWindow):
     """Chat with the small model; the model runs on its own thread."""
 
     send_requested = Signal(int, str, object)
+    ask_large_requested = Signal(int, str, object)
     load_requested = Signal()
     shutdown_requested = Signal()
     history_requested = Signal(object)
@@ -60,6 +66,7 @@ class MainWindow(QMainWindow):
     idle_reached = Signal(int)
     remember_requested = Signal(int)
     retry_learning_requested = Signal()
+    reload_requested = Signal(object)
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -92,6 +99,11 @@ class MainWindow(QMainWindow):
         self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notice.hide()
 
+        self.large_button = QPushButton(self.tr("Ask large model"))
+        self.large_button.setAccessibleName(self.tr("Ask the large model"))
+        self.large_button.setToolTip(
+            self.tr("Answer this message with the large model, slower but stronger (Ctrl+Enter)")
+        )
         self.remember_button = QPushButton(self.tr("Remember"))
         self.remember_button.setAccessibleName(self.tr("Learn from this chat now"))
         self.remember_button.setToolTip(
@@ -100,6 +112,7 @@ class MainWindow(QMainWindow):
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.large_button)
         buttons.addWidget(self.remember_button)
         row = QHBoxLayout()
         row.addWidget(self.composer, 1)
@@ -132,12 +145,26 @@ class MainWindow(QMainWindow):
         self._idle.timeout.connect(lambda: self.idle_reached.emit(self.conversation_id))
 
         self.composer.submitted.connect(self.submit)
+        self.composer.submitted_large.connect(self.ask_large)
+        self.large_button.clicked.connect(lambda: self.ask_large(self.composer.toPlainText()))
         self.send_button.clicked.connect(lambda: self.submit(self.composer.toPlainText()))
         self.stop_button.clicked.connect(self.stop)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         QShortcut(QKeySequence.StandardKey.New, self, self.new_conversation)
         QShortcut(QKeySequence("Ctrl+K"), self, self.sidebar.search.setFocus)
         QShortcut(QKeySequence("Ctrl+M"), self, self.show_memories)
+        QShortcut(QKeySequence("Ctrl+,"), self, self.show_settings)
+        self.settings_button = QPushButton(self.tr("Settings"))
+        self.settings_button.setAccessibleName(self.tr("Open the settings"))
+        self.settings_button.setToolTip(self.tr("Models, memory, cloud, appearance (Ctrl+,)"))
+        self.settings_button.clicked.connect(self.show_settings)
+        self.statusBar().addWidget(self.settings_button)
+        self.models_button = QPushButton(self.tr("Models"))
+        self.models_button.setAccessibleName(self.tr("Open the model manager"))
+        self.models_button.setToolTip(self.tr("Download, import and choose models"))
+        self.models_button.clicked.connect(self.show_models)
+        self.statusBar().addWidget(self.models_button)
+        self.model_manager: ModelManager | None = None
         self.chat.open_memory.connect(self.show_memories)
         self.memories_button = QPushButton(self.tr("Memories"))
         self.memories_button.setAccessibleName(self.tr("Open the memory browser"))
@@ -151,11 +178,10 @@ class MainWindow(QMainWindow):
         self.sidebar.rename_requested.connect(self.rename_requested)
         self.sidebar.delete_requested.connect(self._delete_conversation)
 
-        self._thread = QThread(self)
-        self._thread.setObjectName("engram-foreground-model")
         self.worker = ModelWorker(settings)
-        self.worker.moveToThread(self._thread)
+        self._thread = worker_thread(self, self.worker, "engram-foreground-model")
         self.send_requested.connect(self.worker.send)
+        self.ask_large_requested.connect(self.worker.ask_large)
         self.load_requested.connect(self.worker.load)
         self.shutdown_requested.connect(self.worker.shutdown)
         self.worker.loading.connect(self._on_loading)
@@ -173,12 +199,12 @@ class MainWindow(QMainWindow):
         self.idle_reached.connect(self.worker.idle)
         self.remember_requested.connect(self.worker.remember)
         self.retry_learning_requested.connect(self.worker.retry_learning)
+        self.reload_requested.connect(self.worker.reload)
         self.remember_button.clicked.connect(self._remember)
         self.retry_button.clicked.connect(self.retry_learning_requested)
         self.chat.memory_wrong.connect(self._mark_wrong)
         self.chat.bubble_action.connect(self._on_bubble_action)
         self.resend_requested.connect(self.worker.resend)
-        self._thread.finished.connect(self.worker.deleteLater)
         self._thread.start()
         self._show_conversation()
         self._refresh_sidebar()
@@ -189,6 +215,13 @@ class MainWindow(QMainWindow):
 
     def submit(self, text: str) -> None:
         """Send the composer's text, unless it is blank or an answer is running."""
+        self._send(text, self.send_requested)
+
+    def ask_large(self, text: str) -> None:
+        """Send the composer's text to the large model instead (one answer)."""
+        self._send(text, self.ask_large_requested)
+
+    def _send(self, text: str, request: SignalInstance) -> None:
         if not text.strip() or self._busy or not self._ready:
             return
         self.composer.clear()
@@ -196,7 +229,7 @@ class MainWindow(QMainWindow):
         self._busy = True
         self._update_buttons()
         self._cancel = threading.Event()
-        self.send_requested.emit(self.conversation_id, text, self._cancel)
+        request.emit(self.conversation_id, text, self._cancel)
 
     def stop(self) -> None:
         """Stop the running answer at the next token (its text so far is kept)."""
@@ -240,6 +273,35 @@ class MainWindow(QMainWindow):
             self.tr("Large model: {state}").format(state=labels.label(status.model))
         )
         self.retry_button.setVisible(status.state == "failed" or status.parked > 0)
+
+    def show_settings(self) -> SettingsDialog:
+        """Open the settings; saved changes restart the assistant with them."""
+        dialog = SettingsDialog(self._settings, self, keys=secrets.shared())
+        dialog.saved.connect(self._apply_settings)
+        dialog.open()
+        return dialog
+
+    def show_models(self) -> ModelManager:
+        """Open (or raise) the model manager; models it assigns take effect at once."""
+        if self.model_manager is None or not self.model_manager.isVisible():
+            self.model_manager = ModelManager(self._settings)
+            self.model_manager.changed.connect(self._models_changed)
+        self.model_manager.show()
+        self.model_manager.raise_()
+        return self.model_manager
+
+    def _models_changed(self) -> None:
+        prefs = load_settings()
+        roles = ("small_model", "large_model", "embedding_model")
+        if any(getattr(prefs, r) != getattr(self._settings, r) for r in roles):
+            self._apply_settings(prefs)
+
+    def _apply_settings(self, prefs: Settings) -> None:
+        self._settings = prefs
+        self._idle.setInterval(max(1, prefs.consolidate_idle_seconds) * 1000)
+        self._ready = False
+        self._update_buttons()
+        self.reload_requested.emit(prefs)
 
     def _open_memories(self) -> None:
         self.show_memories()
@@ -301,7 +363,9 @@ class MainWindow(QMainWindow):
             if user is not None:
                 user.episode_id = event.user_episode_id
             self._prompt = None
-            self.chat.begin_answer()
+            answer = self.chat.begin_answer()
+            if event.escalated:
+                answer.set_caption(self.tr("Answered by the large model"))
         elif isinstance(event, Remembered):
             self._show_notice(self.tr("Remembered: {text}").format(text=event.content))
         elif isinstance(event, Recalling):
@@ -372,6 +436,7 @@ class MainWindow(QMainWindow):
 
     def _update_buttons(self) -> None:
         self.send_button.setEnabled(self._ready and not self._busy)
+        self.large_button.setEnabled(self._ready and not self._busy)
         self.stop_button.setEnabled(self._busy)
         self.remember_button.setEnabled(self._ready and bool(self.conversation_id))
 
@@ -390,6 +455,8 @@ class MainWindow(QMainWindow):
         if self.conversation_id:
             for episode in self._episodes.episodes(self.conversation_id):
                 bubble = self.chat.add(episode.role, episode.content, episode.id)
+                if episode.model == "large":
+                    bubble.set_caption(self.tr("Answered by the large model"))
                 if episode.role == "assistant":
                     self._answers[episode.id] = bubble
 
@@ -398,8 +465,9 @@ class MainWindow(QMainWindow):
         self._closed = True
         self._idle.stop()
         self._cancel.set()
-        if self.memory_browser is not None:
-            self.memory_browser.close()
+        for window in (self.memory_browser, self.model_manager):
+            if window is not None:
+                window.close()
         if self._thread.isRunning():
             self.shutdown_requested.emit()
             if not self._thread.wait(SHUTDOWN_WAIT_MS):

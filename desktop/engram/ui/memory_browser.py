@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QItemSelection, Qt, QThread, QTimer, Signal
+from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -43,6 +43,7 @@ from engram.memory.store import MemoryStore
 from engram.ui import labels
 from engram.ui.memory_model import MemoryTableModel
 from engram.ui.memory_worker import MemoryWorker
+from engram.ui.threads import worker_thread
 
 SEARCH_DEBOUNCE_MS = 150
 SHUTDOWN_WAIT_MS = 10_000
@@ -73,12 +74,9 @@ class MemoryBrowser(QMainWindow):
         self.model = MemoryTableModel(self.store)
         self._request = 0
         self._build()
-        self._thread = QThread(self)
-        self._thread.setObjectName("engram-memory-browser")
         self.worker = MemoryWorker(prefs)
-        self.worker.moveToThread(self._thread)
+        self._thread = worker_thread(self, self.worker, "engram-memory-browser")
         self._connect_worker()
-        self._thread.finished.connect(self.worker.deleteLater)
         self._thread.start()
         self.refresh()
 

@@ -6,6 +6,7 @@ import threading
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from engram.assistant.events import Failed
 from engram.assistant.session import Session, open_session
 from engram.core import log
 from engram.core.errors import EngramError
@@ -45,12 +46,26 @@ class ModelWorker(QObject):
     @Slot(int, str, object)
     def send(self, conversation_id: int, text: str, cancel: threading.Event) -> None:
         """Run one turn; ``cancel`` is set by the UI thread to stop it between tokens."""
+        self._run(conversation_id, text, cancel, escalate=False)
+
+    @Slot(int, str, object)
+    def ask_large(self, conversation_id: int, text: str, cancel: threading.Event) -> None:
+        """Run one turn on the large model (loaded on first use), with the same memory."""
+        self._run(conversation_id, text, cancel, escalate=True)
+
+    def _run(
+        self, conversation_id: int, text: str, cancel: threading.Event, escalate: bool
+    ) -> None:
         if self._session is None:
             return
         self.busy_changed.emit(True)
         try:
-            for event in self._session.assistant.turn(conversation_id, text, cancel.is_set):
+            large = self._session.large_model() if escalate else None
+            turn = self._session.assistant.turn(conversation_id, text, cancel.is_set, large)
+            for event in turn:
                 self.turn_event.emit(event)
+        except EngramError as exc:
+            self.turn_event.emit(Failed(exc.message, exc.hint))
         finally:
             self.busy_changed.emit(False)
 
@@ -119,6 +134,15 @@ class ModelWorker(QObject):
         else:
             self._session.assistant.log.delete_conversation(conversation_id)
         self.conversations_changed.emit()
+
+    @Slot(object)
+    def reload(self, settings: Settings) -> None:
+        """Start again with new settings (other models, budgets, learning)."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+        self._settings = settings
+        self.load()
 
     @Slot()
     def shutdown(self) -> None:

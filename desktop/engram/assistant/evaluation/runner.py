@@ -1,0 +1,242 @@
+"""Answering every question under the four conditions, consolidating in between, resumably.
+
+1. ``recent``: the small model with the most recent turns that fit its context;
+2. ``episodes``: the same, plus Engram's memory block from raw-message retrieval only;
+3. ``consolidated``: the same after the large model distilled the conversation (memories too);
+4. ``large``: the large model with the recent-turns window.
+Each answer is written to the answers file as soon as it exists; a re-run skips it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engram.assistant import context, prompt, utilization
+from engram.assistant.consolidation import ConsolidationWorker
+from engram.assistant.distillers import LocalDistiller
+from engram.assistant.evaluation import metrics
+from engram.assistant.evaluation.dataset import Ingested, Question, open_sample
+from engram.assistant.jobs import JobQueue
+from engram.assistant.recall import Recall
+from engram.core import log
+from engram.core.atomic import atomic_write
+from engram.core.errors import InputError
+from engram.memory.embed import Embedder
+from engram.memory.episodes import EpisodeLog
+from engram.memory.search import Filters
+from engram.models.background import LazyModel
+from engram.models.local import LocalModel
+
+_log = log.get("evaluation")
+CONDITIONS = ("recent", "episodes", "consolidated", "large")
+BEFORE_CONSOLIDATION = ("recent", "episodes", "large")
+Progress = Callable[[str], None]
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+RECALL_KS = (5, 10, 20)
+
+
+@dataclass(frozen=True)
+class Config:
+    max_answer_tokens: int = 48
+    memory_budget: int = 384
+    job_turns: int = 12  # turns per consolidation job: a job must fit the large model
+
+
+class Answers:
+    """The answers file: {"answers": {question key: {condition: record}}}, rewritten atomically."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {"answers": {}}
+        if path.exists():
+            try:
+                self.data = json.loads(path.read_text(encoding="utf-8"))
+                if not isinstance(self.data.get("answers"), dict):
+                    raise ValueError("no 'answers' object")
+            except ValueError as exc:
+                raise InputError(
+                    f"{path} is not an answers file of `engram eval` ({exc}).",
+                    "Move it away or choose another --out folder.",
+                ) from exc
+
+    def get(self, key: str, condition: str) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = self.data["answers"].get(key, {}).get(condition)
+        return found
+
+    def put(self, key: str, condition: str, record: dict[str, Any]) -> None:
+        self.data["answers"].setdefault(key, {})[condition] = record
+        with atomic_write(self.path) as handle:
+            json.dump(self.data, handle, ensure_ascii=False, indent=1)
+
+    def records(self, condition: str) -> list[dict[str, Any]]:
+        return [by[condition] for by in self.data["answers"].values() if condition in by]
+
+
+def language_of(question: str) -> str:
+    return "zh_CN" if _CJK.search(question) else "en"
+
+
+class Runner:
+    """Runs the evaluation of some questions with a loaded small and large model."""
+
+    def __init__(
+        self,
+        small: LocalModel,
+        large: LocalModel,
+        embedder: Embedder,
+        out: Path,
+        config: Config | None = None,
+        progress: Progress = lambda line: None,
+    ) -> None:
+        self.models = {"small": small, "large": large}
+        self.embedder = embedder
+        self.out = out
+        self.config = config or Config()
+        self.progress = progress
+        self.answers = Answers(out / "answers.json")
+
+    def run(self, chosen: list[Question]) -> Answers:
+        """Answer every chosen question under every condition not answered yet."""
+        total, done = len(chosen) * len(CONDITIONS), 0
+        by_sample: dict[str, list[Question]] = {}
+        for q in chosen:
+            by_sample.setdefault(q.sample.sample_id, []).append(q)
+        for group in by_sample.values():
+            todo = [(q, c) for q in group for c in CONDITIONS if not self.answers.get(q.key, c)]
+            done += len(group) * len(CONDITIONS) - len(todo)
+            if not todo:
+                continue
+            sample = open_sample(self.out / "stores", group[0].sample, self.embedder)
+            try:
+                for phase in (BEFORE_CONSOLIDATION, ("consolidated",)):
+                    if phase == ("consolidated",) and any(c in phase for _, c in todo):
+                        self.consolidate(sample, group[0])
+                    for q, condition in todo:
+                        if condition in phase:
+                            record = self.answer(sample, q, condition)
+                            self.answers.put(q.key, condition, record)
+                            done += 1
+                            self.progress(
+                                f"[{done}/{total}] {q.key} {condition}: f1 {record['f1']:.2f}"
+                            )
+            finally:
+                sample.store.conn.close()
+        return self.answers
+
+    def consolidate(self, sample: Ingested, question: Question) -> None:
+        """Distill the conversation in short jobs with the large model (done jobs are kept)."""
+        queue = JobQueue(sample.store.conn)
+        for end in sample.job_ends(question.sample, self.config.job_turns):
+            queue.enqueue(sample.conversation_id, end)
+        queue.recover()
+        large = self.models["large"]
+        worker = ConsolidationWorker(
+            lambda: sample.store, LocalDistiller(LazyModel(lambda: large, float("inf")))
+        )
+        while (job := queue.claim()) is not None:
+            self.progress(f"consolidating {question.sample.sample_id}: job {job.id}")
+            worker.run_job(sample.store, queue, job)
+        active = len(sample.store.memories(limit=100_000))
+        _log.info("%s: %d memories after consolidation", question.sample.sample_id, active)
+
+    def answer(self, sample: Ingested, q: Question, condition: str) -> dict[str, Any]:
+        """Ask one question under one condition; the record holds the answer and its numbers."""
+        model = self.models["large" if condition == "large" else "small"]
+        language = language_of(q.qa.question)
+        episodes = [e for e in EpisodeLog(sample.store.conn).episodes(sample.conversation_id)]
+        history = [{"role": e.role, "content": e.content} for e in episodes]
+        with_memory = condition in ("episodes", "consolidated")
+        budget = self.config.memory_budget if with_memory else 0
+        system = prompt.system_part(language)
+        fitted = context.fit(
+            system,
+            history,
+            q.qa.question,
+            n_ctx=model.n_ctx,
+            reserve=self.config.max_answer_tokens + budget,
+            count=model.count_tokens,
+        )
+        kept = fitted.messages[1:-1]
+        window = {e.id for e in episodes[len(episodes) - len(kept) :]} if kept else set()
+        items: list[prompt.Recalled] = []
+        if with_memory:
+            hidden = (
+                {m.id for m in sample.store.memories(statuses=None, limit=100_000)}
+                if condition == "episodes"
+                else set()
+            )
+            items = Recall(sample.store, model.count_tokens).recall(
+                q.qa.question, budget, exclude_episodes=window, exclude_memories=hidden
+            )
+        parts = prompt.PromptParts(
+            system, kept, prompt.memory_block(items, language), fitted.messages[-1]["content"]
+        )
+        answer = "".join(
+            model.stream_chat(
+                parts.messages(), max_tokens=self.config.max_answer_tokens, temperature=0.0
+            )
+        ).strip()
+        stats = model.last_stats
+        shown = window | self._provenance(sample, items)
+        return {
+            "question": q.qa.question,
+            "gold": q.qa.answer,
+            "category": q.qa.category,
+            "answer": answer,
+            "f1": metrics.token_f1(answer, q.qa.answer),
+            "exact": metrics.exact_match(answer, q.qa.answer),
+            "evidence_recall": metrics.evidence_recall(sample.evidence(q.qa), shown),
+            "injected": len(items),
+            "utilization": (
+                len(utilization.used(answer, items)) / len(items) if items else None
+            ),
+            "prompt_tokens": stats.prompt_tokens if stats else None,
+            "first_token_s": stats.first_token_s if stats else None,
+            "total_s": stats.total_s if stats else None,
+        }
+
+    @staticmethod
+    def _provenance(sample: Ingested, items: list[prompt.Recalled]) -> set[int]:
+        """The episodes behind what was injected: messages directly, memories via their sources."""
+        found = {i.episode_id for i in items if i.episode_id is not None}
+        for item in items:
+            if item.memory_id is not None:
+                found |= {
+                    s.episode_id
+                    for s in sample.store.sources(item.memory_id)
+                    if s.episode_id is not None
+                }
+        return found
+
+
+def retrieval_only(
+    chosen: list[Question], embedder: Embedder, out: Path, progress: Progress = lambda line: None
+) -> list[dict[str, Any]]:
+    """Evidence recall@5/10/20 of the hybrid search over each sample's raw messages."""
+    records: list[dict[str, Any]] = []
+    by_sample: dict[str, list[Question]] = {}
+    for q in chosen:
+        by_sample.setdefault(q.sample.sample_id, []).append(q)
+    for group in by_sample.values():
+        sample = open_sample(out / "stores", group[0].sample, embedder)
+        try:
+            filters = Filters(statuses=None, conversation_id=sample.conversation_id)
+            for q in group:
+                wanted = sample.evidence(q.qa)
+                if not wanted:
+                    continue
+                hits = sample.store.search_episodes(q.qa.question, max(RECALL_KS), filters)
+                found = [h.episode.id for h in hits]
+                record: dict[str, Any] = {"key": q.key, "category": q.qa.category}
+                for k in RECALL_KS:
+                    record[f"recall@{k}"] = metrics.evidence_recall(wanted, found[:k])
+                records.append(record)
+            progress(f"[{len(records)}] retrieval over {group[0].sample.sample_id} done")
+        finally:
+            sample.store.conn.close()
+    return records
