@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from engram.assistant.prompt import Recalled
 from engram.core import settings
@@ -130,6 +130,42 @@ def memory_browser(language: str, out: Path) -> Path:
         window.close()
 
 
+def settings_dialog(language: str, out: Path) -> Path:
+    """The settings dialog, on its cloud tab (where the privacy indicator lives)."""
+    from engram.ui.settings_dialog import SettingsDialog
+
+    prefs = settings.Settings(language=language)
+    prefs.cloud.enabled = True
+    prefs.cloud.base_url = "https://api.example.com/v1"
+    prefs.cloud.model = "example-large"
+    dialog = SettingsDialog(prefs)
+    dialog.resize(720, 560)
+    dialog.show()
+    tabs = dialog.findChild(QTabWidget)
+    if tabs is not None:
+        tabs.setCurrentIndex(2)
+    try:
+        return _save(dialog, out / f"settings-{language}.png")
+    finally:
+        dialog.close()
+
+
+def model_manager(language: str, out: Path) -> Path:
+    """The model manager with the catalogue and this machine's recommended pair."""
+    from engram.ui.model_manager import ModelManager
+
+    window = ModelManager(settings.Settings(language=language))
+    window.resize(1200, 640)
+    window.show()
+    try:
+        return _save(window, out / f"model-manager-{language}.png")
+    finally:
+        window.close()
+
+
+WINDOWS = (main_window, memory_browser, settings_dialog, model_manager)
+
+
 def render(
     out: Path, languages: tuple[str, ...] = ("en", "zh_CN"), dark: bool = False
 ) -> list[Path]:
@@ -144,8 +180,7 @@ def render(
         for language in languages:
             translators = i18n.install(app, language)
             try:
-                written.append(main_window(language, out))
-                written.append(memory_browser(language, out))
+                written.extend(window(language, out) for window in WINDOWS)
             finally:
                 i18n.uninstall(app, translators)
     finally:
