@@ -48,6 +48,15 @@ def _stored() -> list[tuple[str, str, str]]:
         conn.close()
 
 
+def _collect(window: MainWindow, kind: type) -> list[str]:
+    """The text of every ``kind`` event (Token, Notice) the window's worker emits from now on."""
+    found: list[str] = []
+    window.worker.turn_event.connect(
+        lambda e: found.append(e.text) if isinstance(e, kind) else None
+    )
+    return found
+
+
 def _type_and_enter(qtbot: QtBot, window: MainWindow, text: str) -> None:
     window.composer.setFocus()
     qtbot.keyClicks(window.composer, text)
@@ -57,11 +66,8 @@ def _type_and_enter(qtbot: QtBot, window: MainWindow, text: str) -> None:
 def test_enter_sends_and_the_answer_streams_into_the_window(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    tokens: list[str] = []
+    tokens = _collect(window, Token)
     shown: list[str] = []
-    window.worker.turn_event.connect(
-        lambda e: tokens.append(e.text) if isinstance(e, Token) else None
-    )
     _type_and_enter(qtbot, window, "What is the capital of France?")
     assert window.composer.toPlainText() == ""
     qtbot.waitUntil(lambda: window._busy, timeout=5_000)
@@ -98,10 +104,7 @@ def test_stop_cancels_a_running_answer_within_half_a_second(
     qtbot: QtBot, starter_models: Path
 ) -> None:
     window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
-    tokens: list[str] = []
-    window.worker.turn_event.connect(
-        lambda e: tokens.append(e.text) if isinstance(e, Token) else None
-    )
+    tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
     qtbot.waitUntil(lambda: len(tokens) >= 5, timeout=ANSWER_TIMEOUT_MS)
     started = time.perf_counter()
@@ -117,10 +120,7 @@ def test_stop_cancels_a_running_answer_within_half_a_second(
 
 def test_escape_stops_too(qtbot: QtBot, starter_models: Path) -> None:
     window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
-    tokens: list[str] = []
-    window.worker.turn_event.connect(
-        lambda e: tokens.append(e.text) if isinstance(e, Token) else None
-    )
+    tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
     qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=ANSWER_TIMEOUT_MS)
     with qtbot.waitSignal(window.worker.busy_changed, timeout=5_000):
@@ -149,10 +149,7 @@ def test_closing_mid_answer_keeps_the_text_and_stops_the_thread(
     qtbot: QtBot, starter_models: Path
 ) -> None:
     window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
-    tokens: list[str] = []
-    window.worker.turn_event.connect(
-        lambda e: tokens.append(e.text) if isinstance(e, Token) else None
-    )
+    tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long poem about the sea.")
     qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=ANSWER_TIMEOUT_MS)
     window.close()
@@ -167,10 +164,7 @@ def test_a_huge_paste_is_accepted_and_truncated_with_a_notice(
 ) -> None:
     # A small context keeps the prompt evaluation (about 250 tokens/s here) short.
     window = _open(qtbot, settings.Settings(context_size=1024, max_answer_tokens=16))
-    notices: list[str] = []
-    window.worker.turn_event.connect(
-        lambda e: notices.append(e.text) if isinstance(e, Notice) else None
-    )
+    notices = _collect(window, Notice)
     huge = "The quick brown fox jumps over the lazy dog. " * 23_000  # about 1 MB
     window.composer.setPlainText(huge)
     qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
