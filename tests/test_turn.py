@@ -213,3 +213,27 @@ def test_the_current_plan_step_goes_into_the_system_part(session: Session) -> No
     assert isinstance(recalling, Recalling)
     assert "step 2/3: gradient descent" in recalling.prompt.system
     assert plan.id not in [item.memory_id for item in recalling.items]
+
+
+def test_prefetch_while_typing_leaves_only_the_last_words_for_enter(session: Session) -> None:
+    assert session.store is not None
+    session.store.add("The user's dog is called Biscuit.", "fact", origin="user")
+    first = _run(session, 0, "Hello! I have a few questions about my pets.")
+    conversation = first[0].conversation_id  # type: ignore[union-attr]
+    _run(session, conversation, "Do you like animals?")
+
+    draft = "What is my dog called"
+    evaluated = session.assistant.prefetch(conversation, draft)
+    assert evaluated > 50  # the memory block, the last exchange and the draft were read now
+
+    events = _run(session, conversation, draft + "?")
+    recalling = _one(events, Recalling)
+    assert isinstance(recalling, Recalling) and recalling.items  # the same memory, same block
+    stats = session.model.last_stats
+    assert stats is not None
+    assert stats.evaluated_tokens <= 12, stats  # only "?" and the template's closing tokens
+
+
+def test_a_cancelled_prefetch_evaluates_nothing(session: Session) -> None:
+    assert session.assistant.prefetch(0, "Tell me about the weather", lambda: True) == 0
+    assert session.assistant.prefetch(0, "   ") == 0

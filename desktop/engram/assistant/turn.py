@@ -52,6 +52,10 @@ class ChatModel(Protocol):
         cancelled: Callable[[], bool] = ...,
     ) -> Iterator[str]: ...
 
+    def prefill(
+        self, messages: list[dict[str, str]], cancelled: Callable[[], bool] = ...
+    ) -> int: ...
+
 
 def title_for(text: str) -> str:
     """A conversation title from its first message: the first line, shortened."""
@@ -108,44 +112,14 @@ class Assistant:
             return
         if not conversation_id:
             conversation_id = self.log.new_conversation(title_for(text)).id
-        earlier = [
-            e
-            for e in self.log.episodes(conversation_id)
-            if e.role in ("user", "assistant") and e.content
-        ]
+        earlier = self._history(conversation_id)
         user_episode = self.log.append(conversation_id, "user", text)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         remembered = self._remember(conversation_id, user_episode.id, text)
         if remembered is not None:
             yield remembered
 
-        profile = self.recall.profile() if self.recall else []
-        plan = self.recall.plan() if self.recall else None
-        system = prompt.system_part(self.language, profile, plan)
-        in_system = {p.memory_id for p in [*profile, *([plan] if plan else [])]}
-        fitted = context.fit(
-            system,
-            [{"role": e.role, "content": e.content} for e in earlier],
-            text,
-            n_ctx=model.n_ctx,
-            reserve=self.max_answer_tokens + self.memory_budget,
-            count=model.count_tokens,
-        )
-        history = fitted.messages[1:-1]
-        kept = {e.id for e in earlier[len(earlier) - len(history) :]} | {user_episode.id}
-        items = (
-            self.recall.recall(
-                query_for(text, earlier),
-                self.memory_budget,
-                exclude_episodes=kept,
-                exclude_memories={i for i in in_system if i is not None},
-            )
-            if self.recall
-            else []
-        )
-        block = prompt.memory_block(items, self.language)
-        parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
-        parts = parts.counted(model.count_tokens)
+        fitted, items, parts = self._prepare(text, earlier, model, {user_episode.id})
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
         yield Recalling(tuple(items), parts)
         if fitted.truncated_chars:
@@ -180,6 +154,60 @@ class Assistant:
         self._learn(conversation_id, episode_id, text)
         used = utilization.used(answer, items)
         yield Finished(episode_id, answer, tuple(items), tuple(used))
+
+    def prefetch(
+        self, conversation_id: int, draft: str, cancelled: Callable[[], bool] = lambda: False
+    ) -> int:
+        """Prepare the prompt for a message still being typed and let the model evaluate it.
+
+        Retrieval runs on the draft; when the final message recalls the same memories, the
+        prompt at Enter shares everything up to the new text and only that is evaluated then.
+        Returns the number of tokens evaluated now (0 when nothing was to do or it was stopped).
+        """
+        if not draft.strip():
+            return 0
+        earlier = self._history(conversation_id) if conversation_id else []
+        _fitted, _items, parts = self._prepare(draft, earlier, self.model, set())
+        return self.model.prefill(parts.messages(), cancelled)
+
+    def _history(self, conversation_id: int) -> list[Episode]:
+        return [
+            e
+            for e in self.log.episodes(conversation_id)
+            if e.role in ("user", "assistant") and e.content
+        ]
+
+    def _prepare(
+        self, text: str, earlier: list[Episode], model: ChatModel, exclude: set[int]
+    ) -> tuple[context.Fitted, list[prompt.Recalled], prompt.PromptParts]:
+        """Fit the history, recall memories and lay out the prompt for ``text``."""
+        profile = self.recall.profile() if self.recall else []
+        plan = self.recall.plan() if self.recall else None
+        system = prompt.system_part(self.language, profile, plan)
+        in_system = {p.memory_id for p in [*profile, *([plan] if plan else [])]}
+        fitted = context.fit(
+            system,
+            [{"role": e.role, "content": e.content} for e in earlier],
+            text,
+            n_ctx=model.n_ctx,
+            reserve=self.max_answer_tokens + self.memory_budget,
+            count=model.count_tokens,
+        )
+        history = fitted.messages[1:-1]
+        kept = {e.id for e in earlier[len(earlier) - len(history) :]} | exclude
+        items = (
+            self.recall.recall(
+                query_for(text, earlier),
+                self.memory_budget,
+                exclude_episodes=kept,
+                exclude_memories={i for i in in_system if i is not None},
+            )
+            if self.recall
+            else []
+        )
+        block = prompt.memory_block(items, self.language)
+        parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
+        return fitted, items, parts.counted(model.count_tokens)
 
     def _remember(self, conversation_id: int, episode_id: int, text: str) -> Remembered | None:
         """Store the text of a "remember this: …" message as the user's own memory."""

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     samples = locomo.load_locomo(args.dataset)
     chosen = dataset.questions(samples, args.limit)
     if not chosen:
-        raise InputError(f"{args.dataset} has no questions.", "Check the file's \"qa\" lists.")
+        raise InputError(f"{args.dataset} has no questions.", 'Check the file\'s "qa" lists.')
     settings = Settings(small_model=args.small, large_model=args.large, context_size=args.context)
     embedder = embedder_for(settings)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -56,9 +56,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             large = roles.load_local(settings, "large")
             try:
-                answers = runner.Runner(
-                    small, large, embedder, args.out, progress=_progress
-                ).run(chosen)
+                evaluation = runner.Runner(small, large, embedder, args.out, progress=_progress)
+                answers = evaluation.run(chosen)
             finally:
                 large.close()
         finally:

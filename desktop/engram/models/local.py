@@ -209,6 +209,36 @@ class LocalModel:
             finally:
                 stats.total_s = time.perf_counter() - start
 
+    def prefill(self, messages: Sequence[Message], cancelled: CancelCheck = lambda: False) -> int:
+        """Evaluate a prompt ahead of time (e.g. while the user types); returns tokens evaluated.
+
+        A later :meth:`stream_chat` whose prompt starts the same way reuses the work: only the
+        part after the common prefix is evaluated then. Stops early when ``cancelled``.
+        """
+        from llama_cpp import Llama
+
+        if self.closed:
+            return 0
+        tokens = self.prompt_tokens(messages)
+        hold = self.gate.foreground() if self.gate and not self.background else nullcontext()
+        with self._lock, hold:
+            llm = self._llm
+            prefix = int(Llama.longest_token_prefix(llm._input_ids.tolist(), tokens))
+            todo = tokens[prefix:]
+            if not todo:
+                return 0
+            llm.n_tokens = prefix
+            self._set_abort(cancelled)
+            try:
+                llm.eval(todo)
+            except RuntimeError as exc:
+                if str(exc) != "llama_decode returned 2":  # 2 = aborted by our callback
+                    raise
+                return 0
+            finally:
+                self._set_abort(None)
+            return len(todo)
+
     def _generate(
         self,
         tokens: list[int],

@@ -49,6 +49,8 @@ from engram.ui.worker import ModelWorker
 
 _log = log.get("ui.main")
 SHUTDOWN_WAIT_MS = 10_000
+# A pause in typing this long starts evaluating the prompt ahead of Enter.
+PREFETCH_DEBOUNCE_MS = 400
 
 
 class MainWindow(QMainWindow):
@@ -56,6 +58,7 @@ class MainWindow(QMainWindow):
 
     send_requested = Signal(int, str, object)
     ask_large_requested = Signal(int, str, object)
+    prefetch_requested = Signal(int, str, object)
     load_requested = Signal()
     shutdown_requested = Signal()
     history_requested = Signal(object)
@@ -139,6 +142,12 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.learning_state)
         self.statusBar().addPermanentWidget(self.retry_button)
         self.statusBar().addPermanentWidget(self.model_state)
+        self._prefetch_cancel = threading.Event()
+        self._typing = QTimer(self)
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(PREFETCH_DEBOUNCE_MS)
+        self._typing.timeout.connect(self._prefetch)
+        self.composer.textChanged.connect(self._typing.start)
         self._idle = QTimer(self)
         self._idle.setSingleShot(True)
         self._idle.setInterval(max(1, settings.consolidate_idle_seconds) * 1000)
@@ -182,6 +191,7 @@ class MainWindow(QMainWindow):
         self._thread = worker_thread(self, self.worker, "engram-foreground-model")
         self.send_requested.connect(self.worker.send)
         self.ask_large_requested.connect(self.worker.ask_large)
+        self.prefetch_requested.connect(self.worker.prefetch)
         self.load_requested.connect(self.worker.load)
         self.shutdown_requested.connect(self.worker.shutdown)
         self.worker.loading.connect(self._on_loading)
@@ -221,9 +231,20 @@ class MainWindow(QMainWindow):
         """Send the composer's text to the large model instead (one answer)."""
         self._send(text, self.ask_large_requested)
 
+    def _prefetch(self) -> None:
+        """While the user pauses typing, let the model read the prompt it will get."""
+        self._prefetch_cancel.set()
+        draft = self.composer.toPlainText()
+        if self._busy or not self._ready or not draft.strip():
+            return
+        self._prefetch_cancel = threading.Event()
+        self.prefetch_requested.emit(self.conversation_id, draft, self._prefetch_cancel)
+
     def _send(self, text: str, request: SignalInstance) -> None:
         if not text.strip() or self._busy or not self._ready:
             return
+        self._typing.stop()
+        self._prefetch_cancel.set()
         self.composer.clear()
         self.chat.add("user", text)
         self._busy = True
@@ -464,6 +485,8 @@ class MainWindow(QMainWindow):
         """Stop a running answer (its text so far is stored), free the model, end the thread."""
         self._closed = True
         self._idle.stop()
+        self._typing.stop()
+        self._prefetch_cancel.set()
         self._cancel.set()
         for window in (self.memory_browser, self.model_manager):
             if window is not None:

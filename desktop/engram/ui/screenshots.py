@@ -175,7 +175,7 @@ def render(
     app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
     previous_style = app.styleSheet()
     theme.apply(app, "dark" if dark else "light")
-    written = []
+    written: list[Path] = []
     try:
         for language in languages:
             translators = i18n.install(app, language)

@@ -82,6 +82,16 @@ class ModelWorker(QObject):
         if self._session is not None and self._session.store is not None:
             self._session.store.feedback(memory_id, vote)
 
+    @Slot(int, str, object)
+    def prefetch(self, conversation_id: int, draft: str, cancel: threading.Event) -> None:
+        """Evaluate the prompt of a message being typed, so the answer starts sooner."""
+        if self._session is None or cancel.is_set():
+            return
+        try:
+            self._session.assistant.prefetch(conversation_id, draft, cancel.is_set)
+        except EngramError as exc:  # a draft that cannot be prepared is no reason to bother
+            _log.debug("prefetch skipped: %s", exc.message)
+
     @Slot(int, int, str, object)
     def resend(
         self, conversation_id: int, from_episode_id: int, text: str, cancel: threading.Event

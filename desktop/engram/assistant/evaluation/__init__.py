@@ -1,1 +1,1 @@
-"""``engram eval``: answer LoCoMo-format questions under four conditions and report the difference memory makes."""
+"""``engram eval``: LoCoMo-format questions under four conditions, with and without memory."""

@@ -53,6 +53,7 @@ class Ingested:
                 ends.append(self.episodes[turns[-1].dia_id])
         return ends
 
+
 def open_sample(folder: Path, sample: locomo.Sample, embedder: Embedder) -> Ingested:
     """The sample's own store under ``folder``, ingesting the conversation on first use."""
     name = _UNSAFE.sub("_", sample.sample_id) or "sample"

@@ -40,6 +40,7 @@ def _cell(value: Any, digits: int = 3) -> str:
 
 def headline(summary: Summary) -> list[str]:
     """Condition 3 minus condition 1 in F1 points; condition 3 against 4 and their cost."""
+
     def overall(condition: str, field: str) -> float | None:
         value = summary.get(condition, {}).get("all", {}).get(field)
         return float(value) if value is not None else None
@@ -79,9 +80,7 @@ def markdown(summary: Summary, title: str) -> str:
             for g in groups
         ]
         out.append(f"| {LABELS[c]} | " + " | ".join(cells) + " |")
-    colours = ", ".join(
-        f"{chart.COLOUR_NAMES[i]} = {LABELS[c]}" for i, c in enumerate(conditions)
-    )
+    colours = ", ".join(f"{chart.COLOUR_NAMES[i]} = {LABELS[c]}" for i, c in enumerate(conditions))
     out += [
         "",
         f"Chart `chart.png`: F1 per group ({', '.join(groups)}, left to right); {colours}.",

@@ -148,7 +148,7 @@ class Runner:
         """Ask one question under one condition; the record holds the answer and its numbers."""
         model = self.models["large" if condition == "large" else "small"]
         language = language_of(q.qa.question)
-        episodes = [e for e in EpisodeLog(sample.store.conn).episodes(sample.conversation_id)]
+        episodes = EpisodeLog(sample.store.conn).episodes(sample.conversation_id)
         history = [{"role": e.role, "content": e.content} for e in episodes]
         with_memory = condition in ("episodes", "consolidated")
         budget = self.config.memory_budget if with_memory else 0
@@ -192,9 +192,7 @@ class Runner:
             "exact": metrics.exact_match(answer, q.qa.answer),
             "evidence_recall": metrics.evidence_recall(sample.evidence(q.qa), shown),
             "injected": len(items),
-            "utilization": (
-                len(utilization.used(answer, items)) / len(items) if items else None
-            ),
+            "utilization": (len(utilization.used(answer, items)) / len(items) if items else None),
             "prompt_tokens": stats.prompt_tokens if stats else None,
             "first_token_s": stats.first_token_s if stats else None,
             "total_s": stats.total_s if stats else None,
