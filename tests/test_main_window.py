@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from engram.assistant.events import Notice, Token
+from engram.assistant.events import Token, Truncated
 from engram.core import paths, settings
 from engram.ui.main_window import MainWindow
 
@@ -49,7 +49,7 @@ def _stored() -> list[tuple[str, str, str]]:
 
 
 def _collect(window: MainWindow, kind: type) -> list[str]:
-    """The text of every ``kind`` event (Token, Notice) the window's worker emits from now on."""
+    """The text of every ``kind`` event (Token, Truncated) the worker emits from now on."""
     found: list[str] = []
     window.worker.turn_event.connect(
         lambda e: found.append(e.text) if isinstance(e, kind) else None
@@ -164,7 +164,7 @@ def test_a_huge_paste_is_accepted_and_truncated_with_a_notice(
 ) -> None:
     # A small context keeps the prompt evaluation (about 250 tokens/s here) short.
     window = _open(qtbot, settings.Settings(context_size=1024, max_answer_tokens=16))
-    notices = _collect(window, Notice)
+    notices = _collect(window, Truncated)
     huge = "The quick brown fox jumps over the lazy dog. " * 23_000  # about 1 MB
     window.composer.setPlainText(huge)
     qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)

@@ -196,193 +196,198 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="90"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="93"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="92"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="95"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="93"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="96"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="94"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="97"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="95"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="98"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="102"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="105"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="103"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="106"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="105"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="108"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="107"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="110"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="108"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="111"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="110"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="113"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="133"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="137"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="157"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="166"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="158"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="167"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="159"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="168"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="162"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="163"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="164"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="173"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="169"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="178"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="170"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="179"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="180"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="262"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="283"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="264"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="285"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="266"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="287"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="268"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="289"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="270"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="291"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="273"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="294"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="337"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="358"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="342"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="363"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="346"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="367"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="353"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="374"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="368"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="389"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="485"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="370"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="391"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="405"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="400"/>
+        <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
+        <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="431"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="410"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="436"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="410"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="436"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>

@@ -33,10 +33,17 @@ class Remembered:
 
 
 @dataclass(frozen=True)
-class Notice:
-    """Something the user should know about this turn (e.g. the message was truncated)."""
+class Truncated:
+    """The message was too long for the model's context; its end was left out of the prompt."""
 
-    text: str
+    chars: int
+
+    @property
+    def text(self) -> str:
+        return (
+            f"The message is too long for the model's context; the last {self.chars:,} "
+            "characters were left out of this answer (the whole message is saved)."
+        )
 
 
 @dataclass(frozen=True)
@@ -72,4 +79,4 @@ class Failed:
     hint: str = ""
 
 
-TurnEvent = TurnStarted | Remembered | Recalling | Notice | Token | Finished | Cancelled | Failed
+TurnEvent = TurnStarted | Remembered | Recalling | Truncated | Token | Finished | Cancelled | Failed

@@ -15,10 +15,10 @@ from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
-    Notice,
     Recalling,
     Remembered,
     Token,
+    Truncated,
     TurnEvent,
     TurnStarted,
 )
@@ -123,11 +123,7 @@ class Assistant:
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
         yield Recalling(tuple(items), parts)
         if fitted.truncated_chars:
-            yield Notice(
-                f"The message is too long for the model's context; the last "
-                f"{fitted.truncated_chars:,} characters were left out of this answer "
-                "(the whole message is saved)."
-            )
+            yield Truncated(fitted.truncated_chars)
 
         pieces: list[str] = []
         try:

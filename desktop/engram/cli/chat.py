@@ -9,10 +9,10 @@ from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
-    Notice,
     Recalling,
     Remembered,
     Token,
+    Truncated,
 )
 from engram.assistant.session import open_session
 from engram.assistant.turn import Assistant
@@ -71,7 +71,7 @@ def _answer(assistant: Assistant, conversation_id: int, text: str, show_memories
         elif isinstance(event, Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
-        elif isinstance(event, Notice):
+        elif isinstance(event, Truncated):
             print(f"[{event.text}]", file=sys.stderr)
         elif isinstance(event, Remembered):
             print(f"[remembered: {event.content}]", file=sys.stderr)

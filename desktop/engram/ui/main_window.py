@@ -22,10 +22,10 @@ from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
-    Notice,
     Recalling,
     Remembered,
     Token,
+    Truncated,
     TurnEvent,
     TurnStarted,
 )
@@ -394,8 +394,13 @@ class MainWindow(QMainWindow):
             self._prompt = event.prompt
         elif isinstance(event, Token):
             self.chat.append_token(event.text)
-        elif isinstance(event, Notice):
-            self._show_notice(event.text)
+        elif isinstance(event, Truncated):
+            self._show_notice(
+                self.tr(
+                    "The message is too long for the model's context; the last {count} "
+                    "characters were left out of this answer (the whole message is saved)."
+                ).format(count=f"{event.chars:,}")
+            )
         elif isinstance(event, Finished):
             self._end_answer(event.text, event.recalled, event.used, event.episode_id)
             self._idle.start()
