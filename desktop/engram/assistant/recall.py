@@ -67,15 +67,16 @@ class Recall:
         """The best memories and earlier messages for ``query`` within ``budget`` tokens."""
         if budget <= 0 or not query.strip():
             return []
+        self.store.index_episodes()
+        vector = self.store.query_vector(query)  # embedded once, for both searches
         memories = [
             h
-            for h in self.store.search(query, k=SEARCH_K)
+            for h in self.store.search(query, k=SEARCH_K, vector=vector)
             if h.memory.id not in exclude_memories and relevant(h.similarity, h.text_rank)
         ]
-        self.store.index_episodes()
         episodes = [
             h
-            for h in self.store.search_episodes(query, k=SEARCH_K)
+            for h in self.store.search_episodes(query, k=SEARCH_K, vector=vector)
             if h.episode.id not in exclude_episodes
             and h.episode.content.strip()
             and relevant(h.similarity, h.text_rank)

@@ -106,3 +106,16 @@ def _m0003(conn: apsw.Connection) -> None:
             END;
             """
         )
+
+
+@db.migration("0004_memory_browse_indexes")
+def _m0004(conn: apsw.Connection) -> None:
+    """Browsing memories by status (and kind) newest first reads an index instead of sorting."""
+    conn.execute(
+        """
+        CREATE INDEX memories_browse_kind
+            ON memories(status, kind, pinned DESC, updated_at DESC, id DESC);
+        CREATE INDEX memories_browse
+            ON memories(status, pinned DESC, updated_at DESC, id DESC);
+        """
+    )

@@ -455,6 +455,10 @@ class MemoryStore:
             for h in kept
         ]
 
+    def query_vector(self, query: str) -> Vectors | None:
+        """The query embedded with the store's model (None when only text search works)."""
+        return self._query_vector(query, None)
+
     def _query_vector(self, query: str, vector: Vectors | None) -> Vectors | None:
         if vector is not None:
             self._sync()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPoint, Qt, QTimer, QUrl, Signal
@@ -13,6 +14,7 @@ from engram.ui import markdown, theme
 from engram.ui.chips import MemoryChips
 
 FRAME_MS = 33
+RENDER_SHARE_INVERSE = 4
 # Laying out a megabyte of rich text would freeze the window; longer messages show their start.
 DISPLAY_CHARS = 20_000
 
@@ -116,6 +118,7 @@ class ChatView(QScrollArea):
         self._bubbles: list[MessageBubble] = []
         self._streaming: MessageBubble | None = None
         self._pending = ""
+        self._next_render = 0.0
         self._frame = QTimer(self)
         self._frame.setInterval(FRAME_MS)
         self._frame.timeout.connect(self._flush)
@@ -193,9 +196,20 @@ class ChatView(QScrollArea):
         bubble.set_chips(chips)
 
     def _flush(self) -> None:
-        if self._streaming is not None and self._pending:
-            self._streaming.set_text(self._streaming.text + self._pending)
-            self._pending = ""
+        """Show the new text; a long answer re-renders less often, so the UI never stutters.
+
+        Rendering Markdown grows with the answer, so the next frame waits for
+        RENDER_SHARE_INVERSE times as long as this one took (at most ~20% of the UI thread).
+        """
+        if self._streaming is None or not self._pending:
+            return
+        now = time.perf_counter()
+        if now < self._next_render:
+            return
+        self._streaming.set_text(self._streaming.text + self._pending)
+        self._pending = ""
+        spent = time.perf_counter() - now
+        self._next_render = time.perf_counter() + spent * RENDER_SHARE_INVERSE
 
     def _on_scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()

@@ -1,0 +1,447 @@
+"""UI benchmark: cold start to a visible window, event-loop stalls under load, memory browser.
+
+Run: ``.venv/bin/python bench/ui.py [--quick] [--starts N]`` (offscreen Qt). In one run, against a
+temporary ENGRAM_HOME with the starter models: (1) seconds from before importing Qt and the app to
+the first event processed after the main window's ``show()``, in fresh processes, against a bare
+``QMainWindow``; (2) the longest gap of a 5 ms heartbeat timer while an answer streams, a
+consolidation job runs and a download from a local HTTP server is in flight, against the same
+heartbeat with nothing running; (3) the memory browser over 100k memories (10k with ``--quick``):
+time to open and to apply a kind filter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "desktop"))
+sys.path.insert(0, str(REPO / "tests"))  # hub_server, the local stand-in for the hub
+os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+STARTER = ("smollm2-135m-instruct", "all-minilm-l6-v2-int8")
+TARGETS = {"start": 1.5, "stall": 50.0, "open": 1.0, "filter": 100.0}
+
+
+# -- (1) cold start, run in a fresh interpreter ------------------------------------------------
+
+
+def child_start(kind: str) -> int:
+    """Print the seconds from here to the first event after ``show()`` (and to models loaded)."""
+    t0 = time.perf_counter()
+    from PySide6.QtCore import QObject, QTimer, Slot
+    from PySide6.QtWidgets import QApplication, QMainWindow
+
+    out: dict[str, float] = {}
+    app = QApplication([sys.argv[0]])
+
+    class Probe(QObject):
+        """Lives on the UI thread, so the worker's signals reach it queued."""
+
+        window: QMainWindow | None = None
+
+        @Slot(str, str)
+        def loaded(self, *_: str) -> None:
+            out["loaded"] = time.perf_counter() - t0
+            if self.window is not None:
+                self.window.close()
+
+        @Slot(str, str)
+        def failed(self, message: str, _hint: str) -> None:
+            print(message, file=sys.stderr)
+            if self.window is not None:
+                self.window.close()
+
+    probe = Probe()
+
+    def shown() -> None:
+        out["shown"] = time.perf_counter() - t0
+        out["shown_epoch"] = time.time()
+        probe.window = next(w for w in app.topLevelWidgets() if isinstance(w, QMainWindow))
+        if kind == "bare":
+            probe.window.close()
+            return
+        worker = probe.window.worker  # type: ignore[attr-defined]
+        worker.loaded.connect(probe.loaded)
+        worker.load_failed.connect(probe.failed)
+
+    QTimer.singleShot(0, shown)
+    if kind == "bare":
+        bare = QMainWindow()
+        bare.resize(900, 700)
+        bare.show()
+        app.exec()
+    else:
+        from engram.ui import app as engram_app
+
+        engram_app.run(["--quit-after", "60000"])
+    print(json.dumps(out))
+    return 0
+
+
+def cold_starts(kind: str, count: int) -> dict[str, list[float]]:
+    runs: dict[str, list[float]] = {}
+    for _ in range(count):
+        spawned = time.time()
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", kind],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        result["process"] = result.pop("shown_epoch") - spawned
+        for key, value in result.items():
+            runs.setdefault(key, []).append(value)
+    return runs
+
+
+# -- helpers for the in-process parts -----------------------------------------------------------
+
+
+def wait(until: Callable[[], bool], timeout: float) -> bool:
+    """Run the Qt event loop until ``until()`` is true or ``timeout`` seconds pass."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    deadline = time.perf_counter() + timeout
+    check = QTimer()
+    check.setInterval(10)
+
+    def poll() -> None:
+        if until() or time.perf_counter() > deadline:
+            loop.quit()
+
+    check.timeout.connect(poll)
+    check.start()
+    if not until():
+        loop.exec()
+    check.stop()
+    return until()
+
+
+def settle() -> float:
+    """Seconds until the event loop has processed what is queued now (paint included)."""
+    from PySide6.QtCore import QTimer
+
+    start = time.perf_counter()
+    done: list[float] = []
+    QTimer.singleShot(0, lambda: done.append(time.perf_counter() - start))
+    wait(lambda: bool(done), 30)
+    return done[0]
+
+
+class Heartbeat:
+    """A 5 ms precise timer; the gaps between its ticks show how long the loop stalled."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.gaps: list[float] = []
+        self._last = 0.0
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self._last = time.perf_counter()
+        self.timer.start()
+
+    def stop(self) -> dict[str, float]:
+        self.timer.stop()
+        ms = sorted(g * 1000 for g in self.gaps)
+        worst = max(range(len(self.gaps)), key=self.gaps.__getitem__)
+        at = sum(self.gaps[: worst + 1])  # seconds from start() to the end of the longest gap
+        return {"max": ms[-1], "p99": ms[int(0.99 * (len(ms) - 1))], "ticks": len(ms), "at": at}
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append(now - self._last)
+        self._last = now
+
+
+# -- (2) event-loop stalls under load -----------------------------------------------------------
+
+STORY = "Tell me a long story about a lighthouse keeper and the sea, with many details."
+
+
+def seed_conversation() -> int:
+    """An earlier chat the consolidation job will distill."""
+    from engram.core import paths
+    from engram.memory import db
+    from engram.memory.episodes import EpisodeLog
+
+    conn = db.connect(paths.database_path())
+    log = EpisodeLog(conn)
+    conversation = log.new_conversation("Family").id
+    lines = [
+        ("user", "My sister Anna moved to Lisbon last spring and teaches piano there."),
+        ("assistant", "That sounds lovely. Does she enjoy living in Lisbon?"),
+        ("user", "Yes, and I am allergic to peanuts, so I avoid Portuguese sweets with them."),
+        ("assistant", "Good to know; I will keep your peanut allergy in mind."),
+        ("user", "我每周三晚上去游泳，我女儿叫小雨。"),
+        ("assistant", "好的，我记住了。"),
+    ]
+    for role, text in lines:
+        log.append(conversation, role, text)
+    conn.close()
+    return conversation
+
+
+def under_load(prefs: Any, seconds_idle: float) -> dict[str, Any]:
+    """Heartbeat gaps idle, then while an answer streams, consolidation runs and a download runs."""
+    from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+    from engram.core import paths
+    from engram.models.catalogue import ModelEntry, ModelFile
+    from engram.models.download import Options
+    from engram.ui.download_worker import DownloadWorker
+    from engram.ui.main_window import MainWindow
+    from hub_server import HubServer
+
+    class Recorder(QObject):
+        """Receives the workers' signals on the UI thread."""
+
+        stop_downloads = Signal()
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.events: list[str] = []
+            self.first: dict[str, float] = {}  # event name -> perf_counter of its first arrival
+            self.busy: list[bool] = []
+            self.learning: list[str] = []
+            self.downloaded = 0
+            self.loaded = False
+
+        @Slot(object)
+        def on_event(self, event: object) -> None:
+            self.events.append(type(event).__name__)
+            self.first.setdefault(type(event).__name__, time.perf_counter())
+
+        @Slot(bool)
+        def on_busy(self, busy: bool) -> None:
+            self.busy.append(busy)
+
+        @Slot(object)
+        def on_learning(self, status: Any) -> None:
+            self.learning.append(status.state)
+
+        @Slot(str, str)
+        def on_loaded(self, *_: str) -> None:
+            self.loaded = True
+
+        @Slot(str, str, str, str)
+        def on_download(self, model_id: str, state: str, *_: str) -> None:
+            if state == "done":
+                self.downloaded += 1
+                if self.next_download is not None:
+                    self.next_download()
+
+        next_download: Callable[[], None] | None = None
+
+    beat = Heartbeat()
+    beat.start()
+    wait(lambda: False, seconds_idle)
+    idle = beat.stop()
+
+    conversation = seed_conversation()
+    rec = Recorder()
+    window = MainWindow(prefs)
+    window.worker.loaded.connect(rec.on_loaded)
+    window.worker.turn_event.connect(rec.on_event)
+    window.worker.busy_changed.connect(rec.on_busy)
+    window.worker.learning_status.connect(rec.on_learning)
+    window.show()
+    if not wait(lambda: rec.loaded, 120):
+        raise RuntimeError("the models did not load")
+
+    hub = HubServer(lifetime=600).start()
+    blob = bytes(256 << 20)
+    hub.add("bench/blob", "blob.bin", blob)
+    thread = QThread()
+    downloads = DownloadWorker(
+        Options.from_settings(type(prefs)(hf_endpoint=hub.url + "/"), retries=1, timeout=30)
+    )
+    downloads.moveToThread(thread)
+    downloads.finished.connect(rec.on_download)
+    rec.stop_downloads.connect(downloads.shutdown)
+    thread.start()
+    count = iter(range(1000))
+
+    def download() -> None:
+        entry = ModelEntry(
+            id=f"bench-blob-{next(count)}",
+            name="blob",
+            roles=("small",),
+            format="gguf",
+            files=(ModelFile(path="blob.bin"),),
+            hf_repo="bench/blob",
+        )
+        downloads.download(entry)
+
+    rec.next_download = download
+    window.remember_requested.emit(conversation)  # queues a consolidation job
+    download()
+    wait(lambda: "distilling" in rec.learning, 60)
+    beat.start()
+    started = time.perf_counter()
+    window.submit(STORY)
+    wait(lambda: rec.busy[-2:] == [True, False], 300)
+    busy = beat.stop()
+    elapsed = time.perf_counter() - started
+    rec.next_download = None
+    learning = list(rec.learning)
+    window.close()
+    rec.stop_downloads.emit()
+    thread.quit()
+    thread.wait()
+    hub.stop()
+    for folder in paths.models_dir().glob("bench-blob-*"):
+        for file in folder.iterdir():
+            file.unlink()
+        folder.rmdir()
+    return {
+        "idle": idle,
+        "busy": busy,
+        "seconds": elapsed,
+        "tokens": rec.events.count("Token"),
+        "downloads": rec.downloaded,
+        "distilling": "distilling" in learning,
+        "marks": {name: at - started for name, at in rec.first.items()},
+    }
+
+
+# -- (3) the memory browser ---------------------------------------------------------------------
+
+
+def browser(prefs: Any, opens: int) -> dict[str, list[float]]:
+    from engram.ui.memory_browser import MemoryBrowser
+
+    out: dict[str, list[float]] = {"open": [], "filter": [], "rows": []}
+    for _ in range(opens):
+        start = time.perf_counter()
+        window = MemoryBrowser(prefs)
+        window.show()
+        settle()
+        out["open"].append(time.perf_counter() - start)
+        for index in range(1, window.kind.count()):
+            start = time.perf_counter()
+            window.kind.setCurrentIndex(index)
+            settle()
+            out["filter"].append((time.perf_counter() - start) * 1000)
+            out["rows"].append(window.model.rowCount())
+        window.close()
+    return out
+
+
+# -- the run ------------------------------------------------------------------------------------
+
+
+def link_models(home: Path) -> None:
+    """A private models folder holding links to the starter models (downloads land there)."""
+    source = Path(os.environ["ENGRAM_MODELS_DIR"])
+    models = home / "models"
+    models.mkdir()
+    for model_id in STARTER:
+        (models / model_id).symlink_to(source / model_id, target_is_directory=True)
+    os.environ["ENGRAM_MODELS_DIR"] = str(models)
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def row(label: str, *values: float | str, fmt: str = ".3f") -> None:
+    cells = " ".join(f"{v:>8}" if isinstance(v, str) else f"{v:>8{fmt}}" for v in values)
+    print(f"{label:>28} {cells}")
+
+
+def report(
+    starts: dict[str, dict[str, list[float]]],
+    load: dict[str, Any],
+    browse: dict[str, list[float]],
+    memories: int,
+) -> None:
+    ours, bare = starts["engram"], starts["bare"]
+    print("\n(1) cold start, median of fresh processes (s)")
+    row("", "engram", "bare Qt")
+    row("imports -> window shown", med(ours["shown"]), med(bare["shown"]))
+    row("process spawn -> shown", med(ours["process"]), med(bare["process"]))
+    row("imports -> models loaded", med(ours["loaded"]), "")
+    idle, busy = load["idle"], load["busy"]
+    print("\n(2) 5 ms heartbeat gaps (ms)")
+    row("", "max", "p99", "ticks")
+    row("nothing running", idle["max"], idle["p99"], str(idle["ticks"]), fmt=".1f")
+    row("answer+learning+download", busy["max"], busy["p99"], str(busy["ticks"]), fmt=".1f")
+    print(
+        f"  during {load['seconds']:.1f} s: {load['tokens']} tokens streamed, "
+        f"{load['downloads']} downloads of 256 MB finished, consolidation distilling: "
+        f"{load['distilling']}"
+    )
+    marks = ", ".join(
+        f"{name} {at:.2f} s" for name, at in sorted(load["marks"].items(), key=lambda kv: kv[1])
+    )
+    print(f"  longest gap ended {busy['at']:.2f} s after Send; first events: {marks}")
+    print(f"\n(3) memory browser over {memories:,} memories")
+    row("", "median", "max")
+    row("open (s)", med(browse["open"]), max(browse["open"]))
+    row("kind filter (ms)", med(browse["filter"]), max(browse["filter"]), fmt=".1f")
+    row("rows shown after a filter", min(browse["rows"]), max(browse["rows"]), fmt=".0f")
+    start = med(ours["shown"])
+    print("\nratios (targets: start <= 1.5 s, stall <= 50 ms, open <= 1 s, filter <= 100 ms)")
+    print(f"  start: engram / bare Qt = {start / med(bare['shown']):.2f}x")
+    print(f"  start: engram / target = {start / TARGETS['start']:.2f}")
+    print(f"  stall: busy / idle = {busy['max'] / idle['max']:.2f}x")
+    print(f"  stall: busy / target = {busy['max'] / TARGETS['stall']:.2f}")
+    print(f"  browser open (worst) / target = {max(browse['open']) / TARGETS['open']:.2f}")
+    print(f"  kind filter (worst) / target = {max(browse['filter']) / TARGETS['filter']:.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="10k memories instead of 100k")
+    parser.add_argument("--starts", type=int, default=5, help="cold starts of each kind")
+    parser.add_argument("--child", choices=("engram", "bare"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child_start(args.child)
+    from engram.core import paths, settings
+    from turn import build_store, temp_home
+
+    memories = 10_000 if args.quick else 100_000
+    with temp_home() as home:
+        link_models(home)
+        prefs = settings.Settings(language="en", max_answer_tokens=256)
+        settings.save(prefs)
+        build_store(paths.database_path(), memories)
+        print(f"built {memories:,} memories", flush=True)
+        starts: dict[str, dict[str, list[float]]] = {"engram": {}, "bare": {}}
+        for _ in range(args.starts):
+            for kind in ("engram", "bare"):
+                for key, values in cold_starts(kind, 1).items():
+                    starts[kind].setdefault(key, []).extend(values)
+        print("measured cold starts", flush=True)
+        from PySide6.QtWidgets import QApplication
+
+        app = QApplication([sys.argv[0]])
+        load = under_load(prefs, seconds_idle=5.0)
+        print("measured stalls", flush=True)
+        browse = browser(prefs, opens=3)
+        app.processEvents()
+    report(starts, load, browse, memories)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
