@@ -237,3 +237,20 @@ def test_prefetch_while_typing_leaves_only_the_last_words_for_enter(session: Ses
 def test_a_cancelled_prefetch_evaluates_nothing(session: Session) -> None:
     assert session.assistant.prefetch(0, "Tell me about the weather", lambda: True) == 0
     assert session.assistant.prefetch(0, "   ") == 0
+
+
+def test_the_memory_block_with_its_header_and_quoting_stays_within_the_budget(
+    starter_models: Path,
+) -> None:
+    opened = open_session(settings.Settings(max_answer_tokens=16, memory_budget_tokens=120))
+    try:
+        assert opened.store is not None
+        for i in range(12):
+            opened.store.add(f"The user's cousin number {i} lives in Hangzhou near the lake.")
+        events = list(opened.assistant.turn(0, "Where do my cousins live?"))
+        recalling = _one(events, Recalling)
+        assert isinstance(recalling, Recalling) and recalling.items
+        assert recalling.prompt.tokens["memory"] <= 120
+        _one(events, Finished)
+    finally:
+        opened.close()

@@ -20,6 +20,7 @@ MIN_SIMILARITY = 0.35
 EPISODE_WEIGHT = 0.8
 PROFILE_LIMIT = 12
 SEARCH_K = 12
+MAX_EXTRA = 48
 
 
 def relevant(similarity: float | None, text_rank: int | None) -> bool:
@@ -69,18 +70,20 @@ class Recall:
             return []
         self.store.index_episodes()
         vector = self.store.query_vector(query)  # embedded once, for both searches
+        # Ask for enough hits that the excluded ones cannot crowd out the rest.
+        extra = min(len(exclude_episodes) + len(exclude_memories), MAX_EXTRA)
         memories = [
             h
-            for h in self.store.search(query, k=SEARCH_K, vector=vector)
+            for h in self.store.search(query, k=SEARCH_K + extra, vector=vector)
             if h.memory.id not in exclude_memories and relevant(h.similarity, h.text_rank)
-        ]
+        ][:SEARCH_K]
         episodes = [
             h
-            for h in self.store.search_episodes(query, k=SEARCH_K, vector=vector)
+            for h in self.store.search_episodes(query, k=SEARCH_K + extra, vector=vector)
             if h.episode.id not in exclude_episodes
             and h.episode.content.strip()
             and relevant(h.similarity, h.text_rank)
-        ]
+        ][:SEARCH_K]
         self._hits = {h.memory.id: h for h in memories}
         candidates = _from_memories(memories) + _from_episodes(episodes)
         chosen = pack(candidates, budget, self.count_tokens)
@@ -99,7 +102,16 @@ class Recall:
 
     def record(self, answer_episode_id: int, items: Sequence[Recalled]) -> None:
         """Store which memories went into an answer (they also count as used), then index it."""
-        hits = [self._hits[i.memory_id] for i in items if i.memory_id in self._hits]
+        hits = []
+        for item in items:
+            if item.memory_id is None:
+                continue
+            hit = self._hits.get(item.memory_id)
+            if hit is None:  # chosen by the prefetch while the message was typed
+                memory = self.store.get(item.memory_id)
+                hit = Hit(memory, item.score, None, None) if memory else None
+            if hit is not None:
+                hits.append(hit)
         if hits:
             self.store.record_injections(answer_episode_id, hits)
         self.store.index_episodes()

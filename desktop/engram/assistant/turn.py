@@ -71,6 +71,20 @@ def query_for(text: str, history: list[Episode]) -> str:
     return f"{previous[:300]}\n{text}" if previous else text
 
 
+# The final message may add this many characters to the prefetched draft and keep its memories,
+PREFETCH_SLACK_CHARS = 24
+# when at least this share of the final choice was already chosen while typing.
+PREFETCH_MIN_OVERLAP = 0.5
+
+
+def _overlap(before: list[prompt.Recalled], after: list[prompt.Recalled]) -> float:
+    """Share of ``after`` (by memory or episode id) that ``before`` already had."""
+    if not after:
+        return 1.0 if not before else 0.0
+    keys = {(i.memory_id, i.episode_id) for i in before}
+    return sum((i.memory_id, i.episode_id) in keys for i in after) / len(after)
+
+
 class Assistant:
     """Runs turns for the conversations in one episode log with one model (and memory)."""
 
@@ -91,6 +105,7 @@ class Assistant:
         self.recall = recall
         self.memory_budget = memory_budget if recall else 0
         self.scheduler = scheduler
+        self._prefetched: tuple[int, str, list[prompt.Recalled], prompt.PromptParts] | None = None
 
     def turn(
         self,
@@ -113,13 +128,16 @@ class Assistant:
         if not conversation_id:
             conversation_id = self.log.new_conversation(title_for(text)).id
         earlier = self._history(conversation_id)
+        # Recall before the message is stored, exactly as the prefetch did while it was typed:
+        # the same choice gives the same prompt, and llama.cpp reuses what it evaluated then.
+        fitted, items, parts = self._prepare(text, earlier, model, set())
+        if model is self.model:
+            items, parts = self._reuse_prefetched(conversation_id, text, items, parts)
         user_episode = self.log.append(conversation_id, "user", text)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         remembered = self._remember(conversation_id, user_episode.id, text)
         if remembered is not None:
             yield remembered
-
-        fitted, items, parts = self._prepare(text, earlier, model, {user_episode.id})
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
         yield Recalling(tuple(items), parts)
         if fitted.truncated_chars:
@@ -163,8 +181,35 @@ class Assistant:
         if not draft.strip():
             return 0
         earlier = self._history(conversation_id) if conversation_id else []
-        _fitted, _items, parts = self._prepare(draft, earlier, self.model, set())
+        _fitted, items, parts = self._prepare(draft, earlier, self.model, set())
+        self._prefetched = (conversation_id, draft, items, parts)
         return self.model.prefill(parts.messages(), cancelled)
+
+    def _reuse_prefetched(
+        self,
+        conversation_id: int,
+        text: str,
+        items: list[prompt.Recalled],
+        parts: prompt.PromptParts,
+    ) -> tuple[list[prompt.Recalled], prompt.PromptParts]:
+        """Keep the memories chosen while typing when the final choice hardly differs.
+
+        The last keystrokes nudge the query's embedding, which can swap a near-tie; that is not
+        worth re-evaluating the whole memory block. A different message or choice is.
+        """
+        prefetched, self._prefetched = self._prefetched, None
+        if prefetched is None:
+            return items, parts
+        was_for, draft, old_items, old_parts = prefetched
+        typed_on = text.startswith(draft) and len(text) - len(draft) <= PREFETCH_SLACK_CHARS
+        same_place = was_for == conversation_id or (was_for == 0 and not old_parts.history)
+        if not (typed_on and same_place and old_parts.history == parts.history):
+            return items, parts
+        if _overlap(old_items, items) < PREFETCH_MIN_OVERLAP:
+            return items, parts
+        block = prompt.memory_block(old_items, self.language)
+        kept = prompt.PromptParts(old_parts.system, parts.history, block, parts.user)
+        return old_items, kept.counted(self.model.count_tokens)
 
     def _history(self, conversation_id: int) -> list[Episode]:
         return [
@@ -201,9 +246,20 @@ class Assistant:
             if self.recall
             else []
         )
-        block = prompt.memory_block(items, self.language)
+        items, block = self._within_budget(items, model)
         parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
         return fitted, items, parts.counted(model.count_tokens)
+
+    def _within_budget(
+        self, items: list[prompt.Recalled], model: ChatModel
+    ) -> tuple[list[prompt.Recalled], str]:
+        """The block's header, dates and quoting count too: drop the weakest until it fits."""
+        block = prompt.memory_block(items, self.language)
+        while items and model.count_tokens(block) > self.memory_budget:
+            weakest = min(items, key=lambda item: item.score)
+            items = [item for item in items if item is not weakest]
+            block = prompt.memory_block(items, self.language)
+        return items, block
 
     def _remember(self, conversation_id: int, episode_id: int, text: str) -> Remembered | None:
         """Store the text of a "remember this: …" message as the user's own memory."""

@@ -25,7 +25,7 @@ from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.core import log
 from engram.core.atomic import atomic_write
-from engram.core.errors import InputError
+from engram.core.errors import EngramError, InputError
 from engram.memory.embed import Embedder
 from engram.memory.episodes import EpisodeLog
 from engram.memory.search import Filters
@@ -176,11 +176,16 @@ class Runner:
         parts = prompt.PromptParts(
             system, kept, prompt.memory_block(items, language), fitted.messages[-1]["content"]
         )
-        answer = "".join(
-            model.stream_chat(
-                parts.messages(), max_tokens=self.config.max_answer_tokens, temperature=0.0
-            )
-        ).strip()
+        error = ""
+        try:
+            answer = "".join(
+                model.stream_chat(
+                    parts.messages(), max_tokens=self.config.max_answer_tokens, temperature=0.0
+                )
+            ).strip()
+        except EngramError as exc:  # e.g. a prompt over the context: a failed answer, scored 0
+            answer, error = "", exc.message
+            _log.warning("%s %s: %s", q.key, condition, error)
         stats = model.last_stats
         shown = window | self._provenance(sample, items)
         return {
@@ -193,9 +198,10 @@ class Runner:
             "evidence_recall": metrics.evidence_recall(sample.evidence(q.qa), shown),
             "injected": len(items),
             "utilization": (len(utilization.used(answer, items)) / len(items) if items else None),
-            "prompt_tokens": stats.prompt_tokens if stats else None,
-            "first_token_s": stats.first_token_s if stats else None,
-            "total_s": stats.total_s if stats else None,
+            "prompt_tokens": stats.prompt_tokens if stats and not error else None,
+            "first_token_s": stats.first_token_s if stats and not error else None,
+            "total_s": stats.total_s if stats and not error else None,
+            **({"error": error} if error else {}),
         }
 
     @staticmethod
