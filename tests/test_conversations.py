@@ -45,7 +45,8 @@ def test_rename_and_delete_keep_memories_with_provenance_marked(starter_models: 
     log.rename(chat.id, "Dogs")
     assert log.conversation(chat.id).title == "Dogs"  # type: ignore[union-attr]
 
-    store.delete_conversation(chat.id)
+    log.delete_conversation(chat.id)
+    store.purge()  # what Assistant.delete_conversation does after the delete
 
     assert log.conversation(chat.id) is None
     assert log.episodes(chat.id) == []

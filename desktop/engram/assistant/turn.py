@@ -169,6 +169,25 @@ class Assistant:
         used = utilization.used(answer, items)
         yield Finished(episode_id, answer, tuple(items), tuple(used))
 
+    def rewind(self, conversation_id: int, from_episode_id: int) -> None:
+        """Forget a message and everything after it (to regenerate or edit and resend)."""
+        episode = next(
+            (e for e in self.log.episodes(conversation_id) if e.id == from_episode_id), None
+        )
+        if episode is not None:
+            self.log.delete_from(conversation_id, episode.turn_index)
+            self._scrub()
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Delete a conversation and its messages; memories keep their provenance."""
+        self.log.delete_conversation(conversation_id)
+        self._scrub()
+
+    def _scrub(self) -> None:
+        """Make deleted words leave the file too (full-text index and WAL), when memory is on."""
+        if self.recall is not None:
+            self.recall.store.purge()
+
     def prefetch(
         self, conversation_id: int, draft: str, cancelled: Callable[[], bool] = lambda: False
     ) -> int:

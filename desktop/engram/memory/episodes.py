@@ -84,7 +84,7 @@ class EpisodeLog:
         """Delete a conversation and its messages (their rows, full-text and vector entries).
 
         Memories distilled from it stay; their provenance is marked as a deleted source.
-        ``MemoryStore.delete_conversation`` also scrubs the freed pages; prefer it when open.
+        ``MemoryStore.purge`` afterwards scrubs the words from the index pages and the WAL.
         """
         with db.transaction(self.conn):
             self.conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))

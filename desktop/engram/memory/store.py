@@ -15,7 +15,7 @@ from engram.core import log
 from engram.core.errors import InputError, StoreError
 from engram.memory import db, vectors
 from engram.memory.embed import Embedder, Vectors
-from engram.memory.episodes import EPISODE_COLUMNS, Episode, EpisodeLog
+from engram.memory.episodes import EPISODE_COLUMNS, Episode
 from engram.memory.ranking import Weights, collapse, rank
 from engram.memory.records import MEMORY_COLUMNS, EpisodeHit, Hit, Memory, Source
 from engram.memory.schema import KINDS, ORIGINS, STATUSES
@@ -313,11 +313,6 @@ class MemoryStore:
         """Remove a memory and every trace of its text (base row, full text, vector, WAL)."""
         with self._writing():
             self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
-        self.purge()
-
-    def delete_conversation(self, conversation_id: int) -> None:
-        """Delete a conversation and its episodes for good; memories keep their provenance."""
-        EpisodeLog(self.conn).delete_conversation(conversation_id)
         self.purge()
 
     def forget_all(self, episodes: bool = False) -> int:

@@ -99,12 +99,7 @@ class ModelWorker(QObject):
         """Forget a user message and what followed, then send ``text`` in its place."""
         if self._session is None:
             return
-        log = self._session.assistant.log
-        episode = next((e for e in log.episodes(conversation_id) if e.id == from_episode_id), None)
-        if episode is not None:
-            log.delete_from(conversation_id, episode.turn_index)
-            if self._session.store is not None:
-                self._session.store.purge()
+        self._session.assistant.rewind(conversation_id, from_episode_id)
         self.send(conversation_id, text, cancel)
 
     @Slot(int)
@@ -139,10 +134,7 @@ class ModelWorker(QObject):
     def delete_conversation(self, conversation_id: int) -> None:
         if self._session is None:
             return
-        if self._session.store is not None:
-            self._session.store.delete_conversation(conversation_id)
-        else:
-            self._session.assistant.log.delete_conversation(conversation_id)
+        self._session.assistant.delete_conversation(conversation_id)
         self.conversations_changed.emit()
 
     @Slot(object)
