@@ -29,8 +29,8 @@ from test_consolidation_support import (
     chat,
     memories_answer,
     minilm,
-    wait_until,
 )
+from waiting import wait_until
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,8 @@ import pytest
 from engram.assistant.jobs import JobQueue
 from engram.core import paths
 from engram.memory.store import MemoryStore
-from test_consolidation_support import chat, minilm, wait_until
+from test_consolidation_support import chat, minilm
+from waiting import wait_until
 
 TESTS = Path(__file__).parent
 CHILD = """

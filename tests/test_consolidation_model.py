@@ -18,7 +18,8 @@ from engram.memory.schema import KINDS
 from engram.memory.store import MemoryStore
 from engram.models.background import ForegroundGate, LazyModel, thread_plan
 from engram.models.local import LocalModel
-from test_consolidation_support import chat, minilm, wait_until
+from test_consolidation_support import chat, minilm
+from waiting import wait_until
 
 SMOL = "smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
 TURNS = [

@@ -7,8 +7,6 @@ with the real starter model in ``test_consolidation_model.py``.
 from __future__ import annotations
 
 import re
-import threading
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -109,12 +107,3 @@ def chat(store: MemoryStore, turns: Sequence[tuple[str, str]], title: str = "") 
         ids.append(log.append(conversation.id, "user", user).id)
         ids.append(log.append(conversation.id, "assistant", assistant).id)
     return ids
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    """Wait for a condition another thread or process makes true (bounded)."""
-    deadline = time.monotonic() + timeout
-    event = threading.Event()
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        event.wait(0.02)

@@ -7,8 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from engram.cli.models import ProgressPrinter
 from engram.core import settings
 from engram.models import catalogue, download
 from hub_server import HubServer
+from waiting import wait_until
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_ctrl_c_cancels_and_keeps_the_resumable_partial(
         assert proc.stderr is not None
         first = proc.stderr.readline()  # the first progress line: the transfer has started
         assert "mirror-tiny:" in first
-        _wait_for(lambda: _partial(tmp_path).is_file() and _partial(tmp_path).stat().st_size > 0)
+        wait_until(lambda: _partial(tmp_path).is_file() and _partial(tmp_path).stat().st_size > 0)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=10)
     finally:
@@ -81,13 +81,6 @@ def test_ctrl_c_cancels_and_keeps_the_resumable_partial(
 
 def _partial(tmp_path: Path) -> Path:
     return tmp_path / "models" / "mirror-tiny" / ".tiny.gguf.part"
-
-
-def _wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.02)
 
 
 class _Terminal(io.StringIO):

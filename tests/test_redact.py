@@ -17,7 +17,8 @@ from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from engram.models.cloud import CloudClient
 from openai_server import KEY, running
-from test_consolidation_support import minilm, wait_until
+from test_consolidation_support import minilm
+from waiting import wait_until
 
 SECRETS = {
     "email": "zhang.wei@example.com",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engram.models.background import ForegroundGate, LazyModel, thread_plan
 from engram.models.local import LocalModel
+from waiting import wait_until
 
 SMOL = "smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
 STORY = [{"role": "user", "content": "Write a very long story about a lighthouse keeper."}]
@@ -38,13 +39,6 @@ def pair(gguf_path: Path) -> Iterator[tuple[LocalModel, LocalModel, ForegroundGa
     yield fg, bg, gate
     fg.close()
     bg.close()
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached"
-        time.sleep(0.01)
 
 
 class BackgroundRun:
