@@ -2,8 +2,10 @@
 
 Run: ``.venv/bin/python bench/runtime.py [--reps N]``. Measures, in one run and on the same
 model, threads and messages: time to first token at turns 1/10/30 of a conversation, decode
-speed, the cost of switching conversations with and without the KV state cache, foreground speed
-while a background generation runs behind the gate, and RSS over repeated load/close.
+speed, the cost of switching conversations with and without the KV state cache, the size and
+cost of the state snapshots that cache keeps (Engram's compact ones against llama-cpp-python's),
+foreground speed while a background generation runs behind the gate, and RSS over repeated
+load/close.
 """
 
 from __future__ import annotations
@@ -142,6 +144,36 @@ def bench_switch(path: Path, threads: int) -> dict[str, float]:
     return result
 
 
+def bench_snapshots(path: Path, threads: int, conversations: int = 8) -> dict[str, float]:
+    """Eight chats of 20 turns through a 256 MB state cache: time per snapshot, RSS held."""
+    import types
+
+    import llama_cpp
+    import psutil
+
+    result = {}
+    for label in ("engram", "upstream"):
+        gc.collect()
+        rss = psutil.Process().memory_info().rss
+        model = LocalModel(path, n_ctx=4096, n_threads=threads, state_cache_mb=256)
+        if label == "upstream":  # llama-cpp-python's own snapshot, on the same model
+            model._llm.save_state = types.MethodType(llama_cpp.Llama.save_state, model._llm)
+        for topic in range(conversations):
+            list(model.stream_chat(conversation(f"topic {topic}", 20), max_tokens=4))
+        start = time.perf_counter()
+        for _ in range(5):
+            model._llm.save_state()
+        result[f"snapshot_ms_{label}"] = (time.perf_counter() - start) / 5 * 1000
+        held = model._llm.cache.cache_state.values()
+        result[f"snapshot_mb_{label}"] = statistics.mean(
+            (s.scores.nbytes + len(s.llama_state)) / 2**20 for s in held
+        )
+        result[f"cache_rss_mb_{label}"] = (psutil.Process().memory_info().rss - rss) / 2**20
+        model.close()
+        del model
+    return result
+
+
 def _rate(model: LocalModel, messages: list[dict[str, str]]) -> float:
     list(model.stream_chat(messages, max_tokens=96, temperature=0))
     assert model.last_stats is not None
@@ -229,6 +261,7 @@ def main() -> None:
     results.update(bench_decode(path, threads, args.reps))
     results.update(bench_cancel(path, threads, args.reps))
     results.update(bench_switch(path, threads))
+    results.update(bench_snapshots(path, threads))
     results.update(bench_background(path, max(3, args.reps)))
     results.update(bench_rss(path, args.cycles))
     ratios = {
@@ -239,6 +272,12 @@ def main() -> None:
     ratios["decode engram/raw (>= 0.95)"] = results["decode_tps_engram"] / results["decode_tps_raw"]
     ratios["switch ttft nocache/cache (speed-up)"] = (
         results["switch_ttft_nocache"] / results["switch_ttft_cache"]
+    )
+    ratios["snapshot time upstream/engram"] = (
+        results["snapshot_ms_upstream"] / results["snapshot_ms_engram"]
+    )
+    ratios["RSS of 8 cached chats upstream/engram"] = (
+        results["cache_rss_mb_upstream"] / results["cache_rss_mb_engram"]
     )
     ratios["fg tps with gated bg / idle (>= 0.90)"] = results.pop("fg_ratio_gated")
     ratios["fg tps with ungated bg / idle"] = results.pop("fg_ratio_ungated")

@@ -60,19 +60,34 @@ def test_next_turn_reuses_the_previous_prompt(model: LocalModel) -> None:
     assert stats.evaluated_tokens < stats.prompt_tokens - first_len + 24
 
 
-def test_state_cache_makes_switching_conversations_cheap(model: LocalModel) -> None:
-    def conversation(topic: str) -> list[dict[str, str]]:
-        turns = [SYSTEM]
-        for i in range(6):
-            turns.append({"role": "user", "content": f"Tell me fact {i} about {topic}."})
-            turns.append({"role": "assistant", "content": f"Fact {i}: {topic} are interesting."})
-        return [*turns, {"role": "user", "content": "Thanks!"}]
+def conversation(topic: str) -> list[dict[str, str]]:
+    turns = [SYSTEM]
+    for i in range(6):
+        turns.append({"role": "user", "content": f"Tell me fact {i} about {topic}."})
+        turns.append({"role": "assistant", "content": f"Fact {i}: {topic} are interesting."})
+    return [*turns, {"role": "user", "content": "Thanks!"}]
 
+
+def test_state_cache_makes_switching_conversations_cheap(model: LocalModel) -> None:
     a, b = conversation("owls"), conversation("海豚")
     for msgs in (a, b, a):
         list(model.stream_chat(msgs, max_tokens=2))
     assert model.last_stats is not None
     assert model.last_stats.reused_tokens == model.last_stats.prompt_tokens - 1
+
+
+def test_state_snapshots_keep_the_kv_cache_not_the_logits(model: LocalModel) -> None:
+    a, b = conversation("foxes"), conversation("熊猫")
+    first = "".join(model.stream_chat(a, max_tokens=12, temperature=0))
+    list(model.stream_chat(b, max_tokens=2))
+    again = "".join(model.stream_chat(a, max_tokens=12, temperature=0))
+    assert model.last_stats is not None
+    assert model.last_stats.reused_tokens == model.last_stats.prompt_tokens - 1  # restored
+    assert again == first
+    snapshots = list(model._llm.cache.cache_state.values())
+    assert snapshots
+    for state in snapshots:  # one row of logits, not n_batch rows (100 MB for this model)
+        assert state.scores.shape[0] <= 1
 
 
 def test_cancel_during_generation_stops_within_half_a_second(model: LocalModel) -> None:

@@ -92,6 +92,8 @@ class LocalModel:
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+        from engram.models.compact_llama import CompactLlama
+
         self.path = path
         self.gate = gate
         self.background = background
@@ -100,7 +102,7 @@ class LocalModel:
         self._abort_check: CancelCheck | None = None
         threads = n_threads or default_threads()
         try:
-            self._llm: Any = llama_cpp.Llama(
+            self._llm: Any = CompactLlama(
                 model_path=str(path),
                 n_ctx=n_ctx,
                 n_batch=min(n_batch, n_ctx),
