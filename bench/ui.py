@@ -5,8 +5,9 @@ temporary ENGRAM_HOME with the starter models: (1) seconds from before importing
 the first event processed after the main window's ``show()``, in fresh processes, against a bare
 ``QMainWindow``; (2) the longest gap of a 5 ms heartbeat timer while an answer streams, a
 consolidation job runs and a download from a local HTTP server is in flight, against the same
-heartbeat with nothing running; (3) the memory browser over 100k memories (10k with ``--quick``):
-time to open and to apply a kind filter.
+heartbeat with nothing running and against the same load under CPython's default GIL switch
+interval (the app shortens it, see ``engram.ui.threads.favour_ui_thread``); (3) the memory
+browser over 100k memories (10k with ``--quick``): time to open and to apply a kind filter.
 """
 
 from __future__ import annotations
@@ -379,10 +380,11 @@ def report(
     row("imports -> window shown", med(ours["shown"]), med(bare["shown"]))
     row("process spawn -> shown", med(ours["process"]), med(bare["process"]))
     row("imports -> models loaded", med(ours["loaded"]), "")
-    idle, busy = load["idle"], load["busy"]
+    idle, busy, default = load["idle"], load["busy"], load["default"]["busy"]
     print("\n(2) 5 ms heartbeat gaps (ms)")
     row("", "max", "p99", "ticks")
     row("nothing running", idle["max"], idle["p99"], str(idle["ticks"]), fmt=".1f")
+    row("same, default switch", default["max"], default["p99"], str(default["ticks"]), fmt=".1f")
     row("answer+learning+download", busy["max"], busy["p99"], str(busy["ticks"]), fmt=".1f")
     print(
         f"  during {load['seconds']:.1f} s: {load['tokens']} tokens streamed, "
@@ -403,6 +405,7 @@ def report(
     print(f"  start: engram / bare Qt = {start / med(bare['shown']):.2f}x")
     print(f"  start: engram / target = {start / TARGETS['start']:.2f}")
     print(f"  stall: busy / idle = {busy['max'] / idle['max']:.2f}x")
+    print(f"  stall: busy / default GIL switch = {busy['max'] / default['max']:.2f}x")
     print(f"  stall: busy / target = {busy['max'] / TARGETS['stall']:.2f}")
     print(f"  browser open (worst) / target = {max(browse['open']) / TARGETS['open']:.2f}")
     print(f"  kind filter (worst) / target = {max(browse['filter']) / TARGETS['filter']:.2f}")
@@ -434,8 +437,13 @@ def main() -> int:
         print("measured cold starts", flush=True)
         from PySide6.QtWidgets import QApplication
 
+        from engram.ui.threads import favour_ui_thread
+
         app = QApplication([sys.argv[0]])
+        default = under_load(prefs, seconds_idle=1.0)
+        favour_ui_thread()  # as engram.ui.app.run does
         load = under_load(prefs, seconds_idle=5.0)
+        load["default"] = default
         print("measured stalls", flush=True)
         browse = browser(prefs, opens=3)
         app.processEvents()
