@@ -8,7 +8,8 @@ against its capacity, so a 256 MB cache could hold gigabytes, and every answer e
 100 MB copy. A restore never reads those rows: ``load_state`` marks the context as needing
 evaluation, so ``Llama.generate`` evaluates at least the last prompt token again, which writes
 fresh logits. A snapshot here keeps the last row only (``load_state`` broadcasts it over the rows
-it restores) and copies the KV bytes once. Import this module lazily, like llama_cpp itself.
+it restores) and the KV bytes are written once, straight into the snapshot. Import this module
+lazily, like llama_cpp itself.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import ctypes
 
 import llama_cpp
+import numpy as np
 from llama_cpp.llama import LlamaState
 
 
@@ -23,17 +25,20 @@ class CompactLlama(llama_cpp.Llama):
     """A ``Llama`` whose ``save_state`` keeps the KV cache, the tokens and one row of logits."""
 
     def save_state(self) -> LlamaState:
+        # np.empty leaves the pages untouched: llama.cpp fills them in a C call that releases the
+        # GIL, so a 20-100 MB snapshot never holds up the UI thread (zeroing or copying it would).
         ctx = self._ctx.ctx
         size = int(llama_cpp.llama_state_get_size(ctx))
-        buffer = (ctypes.c_uint8 * size)()
-        written = int(llama_cpp.llama_state_get_data(ctx, buffer, size))
+        buffer = np.empty(size, dtype=np.uint8)
+        pointer = buffer.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))
+        written = int(llama_cpp.llama_state_get_data(ctx, pointer, size))
         if written > size:
             raise RuntimeError("llama.cpp wrote more state than it announced")
         return LlamaState(
             input_ids=self.input_ids.copy(),
             scores=self._scores[-1:, :].copy(),
             n_tokens=self.n_tokens,
-            llama_state=bytes(memoryview(buffer)[:written]),
+            llama_state=buffer[:written],  # type: ignore[arg-type]  # load_state reads any buffer
             llama_state_size=written,
             seed=self._seed,
         )
