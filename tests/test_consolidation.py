@@ -362,7 +362,8 @@ def test_missing_or_failing_distiller_keeps_the_job_and_says_why(store: MemorySt
     wait_until(lambda: any(s.state == "failed" for s in statuses))
     worker.stop()
     failed = next(s for s in statuses if s.state == "failed")
-    assert "No large model" in failed.error and failed.model == "not configured"
+    assert failed.error is not None and "No large model" in failed.error.message
+    assert failed.model == "not configured"
     assert failed.queued == 1
     waiting = queue.get(job.id)
     assert waiting is not None and (waiting.status, waiting.attempts) == ("queued", 0)
@@ -373,7 +374,7 @@ def test_missing_or_failing_distiller_keeps_the_job_and_says_why(store: MemorySt
     statuses = run_once(store, ScriptedSource(None, error))
     waiting = queue.get(job.id)
     assert waiting is not None and (waiting.status, waiting.attempts) == ("queued", 0)
-    assert statuses[-1].state == "failed" and "bad.gguf" in statuses[-1].error
+    assert statuses[-1].state == "failed" and "bad.gguf" in str(statuses[-1].error)
 
     # A model that answers garbage: counted, retried with backoff, parked after five attempts.
     broken = ScriptedModel(memories_answer(), fail=StructuredOutputError("no valid answer"))
@@ -482,7 +483,7 @@ def test_a_database_that_cannot_open_stops_the_worker_with_a_status() -> None:
     worker.start()
     worker.join(10)
     assert not worker.is_alive()
-    assert [(s.state, s.error) for s in statuses] == [("failed", "The database is damaged.")]
+    assert [(s.state, str(s.error)) for s in statuses] == [("failed", "The database is damaged.")]
 
 
 def test_the_distiller_follows_the_settings(starter_models: Path) -> None:

@@ -1,24 +1,35 @@
-"""Both UI languages: every string is translated, the shipped .qm is current, and it loads."""
+"""Both UI languages: every string is translated, the shipped .qm is current, and it loads.
+
+Known errors count as UI strings: their English templates are marked with ``tr()`` anywhere in
+the package (context ""), and the windows show them translated.
+"""
 
 from __future__ import annotations
 
+import logging
+import string
 import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QCoreApplication, Qt, QTranslator
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from engram.assistant.events import Failed
 from engram.core import settings
-from engram.ui import i18n
+from engram.core.errors import ModelFileError, Problem, tr
+from engram.models import catalogue
+from engram.ui import errors, i18n
 from engram.ui.main_window import MainWindow
 
 REPO = Path(__file__).resolve().parents[1]
 TS = REPO / "resources" / "translations" / "engram_zh_CN.ts"
 BIN = REPO / ".venv" / "bin"
-UI_SOURCES = sorted(str(p) for p in (REPO / "desktop" / "engram" / "ui").glob("*.py"))
+# The UI's own strings and the known errors' templates, wherever in the package they are raised.
+SOURCES = sorted(str(p) for p in (REPO / "desktop" / "engram").rglob("*.py"))
 
 
 def _messages(ts: Path) -> dict[tuple[str, str], ET.Element]:
@@ -46,11 +57,14 @@ def _tool(name: str) -> str:
 def test_every_ui_string_has_a_chinese_translation(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh.ts"
     subprocess.run(
-        [_tool("pyside6-lupdate"), *UI_SOURCES, "-ts", str(fresh)], check=True, capture_output=True
+        [_tool("pyside6-lupdate"), *SOURCES, "-ts", str(fresh)], check=True, capture_output=True
     )
     in_code = set(_messages(fresh))
     shipped = _messages(TS)
     assert len(in_code) > 30
+    errors_in_code = {source for context, source in in_code if context == ""}
+    assert len(errors_in_code) > 100  # the known errors' templates, from every layer
+    assert "Model {name}: {problem}." in errors_in_code  # engram.models, far from the UI
     missing = sorted(in_code - set(shipped))
     assert not missing, f"run installer/update_translations.sh and translate: {missing}"
     untranslated = sorted(key for key in in_code if not _translation(shipped[key]))
@@ -86,3 +100,155 @@ def test_the_window_speaks_chinese_when_chosen(
     assert window.composer.placeholderText().startswith("给 Engram 发消息")
     qtbot.waitUntil(lambda: window._ready, timeout=30_000)
     window.close()
+
+
+def _placeholders(text: str) -> list[tuple[str, str, str]]:
+    """The {fields} of a template with their conversion and format: ``{size:.2f}``, ``{id!r}``."""
+    return sorted(
+        (name, conversion or "", spec or "")
+        for _, name, spec, conversion in string.Formatter().parse(text)
+        if name is not None
+    )
+
+
+def test_every_translation_keeps_the_placeholders_of_its_source() -> None:
+    wrong = []
+    for (context, source), message in _messages(TS).items():
+        translation = _translation(message)
+        try:
+            same = _placeholders(translation) == _placeholders(source)
+        except ValueError:  # an unbalanced brace in the translation
+            same = False
+        if translation and not same:
+            wrong.append(f"{context or '(errors)'}: {source!r} -> {translation!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def _zh(source: str, context: str = "") -> str:
+    """The shipped Chinese translation of one source string (context "": a known error)."""
+    translation = _translation(_messages(TS)[(context, source)])
+    assert translation, source
+    return translation
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated"])
+def test_a_broken_small_model_is_reported_in_chinese_with_its_file_name(
+    qtbot: QtBot,
+    chinese: None,
+    damage: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    entry = catalogue.load().get("smollm2-135m-instruct")
+    path = entry.main_file()
+    if damage == "missing":
+        problem = _zh("{path} is missing").format(path=path)
+    else:
+        path.parent.mkdir(parents=True)
+        path.write_bytes(b"GGUF" + b"\x07" * 4096)
+        problem = _zh(
+            "{path} has {size} bytes, expected {expected} (truncated or replaced)"
+        ).format(path=path, size=4100, expected=entry.files[0].size)
+    window = MainWindow(settings.Settings(language="zh_CN"))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(window.notice.isVisible, timeout=30_000)
+    message = _zh("Model {name}: {problem}.").format(name=entry.name, problem=problem)
+    hint = _zh("Run `engram models fetch-starter` to fetch it again.")
+    assert window.notice.text() == f"{message}\n{hint}"
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf" in window.notice.text()
+    assert window.model_state.text() == _zh("No model loaded", "MainWindow")
+    window.close()
+
+
+def test_a_failed_turn_and_a_failed_learning_job_are_shown_in_chinese(
+    qtbot: QtBot, chinese: None, starter_models: Path
+) -> None:
+    # A 64-token context cannot even hold the system prompt: the turn fails with a known error.
+    # Without a large model, the consolidation job the Remember button queues fails as well.
+    prefs = settings.Settings(
+        language="zh_CN", context_size=64, max_answer_tokens=16, large_model=""
+    )
+    window = MainWindow(prefs)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    failed: list[Failed] = []
+    window.worker.turn_event.connect(lambda e: failed.append(e) if isinstance(e, Failed) else None)
+    window.composer.setPlainText("Hello there")
+    qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(failed) and not window._busy, timeout=60_000)
+    tokens = failed[0].problem.params["tokens"]
+    message = _zh(
+        "The conversation ({tokens} tokens) does not fit the model's context window of "
+        "{context} tokens."
+    ).format(tokens=tokens, context=64)
+    hint = _zh("Shorten the message or start a new conversation.")
+    assert window.notice.text() == f"{message}\n{hint}"
+
+    qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
+    paused = _zh("Learning paused: {error}", "MainWindow").format(
+        error=_zh("No large model is configured for memory consolidation.")
+    )
+    qtbot.waitUntil(lambda: window.learning_state.text() == paused, timeout=30_000)
+    assert window.retry_button.isVisible()
+    window.close()
+
+
+def _translator(tmp_path: Path, source: str, translation: str) -> QTranslator:
+    """A real compiled translation holding one known-error template (context "")."""
+    ts, qm = tmp_path / "broken.ts", tmp_path / "broken.qm"
+    ts.write_text(
+        '<?xml version="1.0" encoding="utf-8"?><!DOCTYPE TS><TS version="2.1" language="zh_CN">'
+        f"<context><name></name><message><source>{source}</source>"
+        f"<translation>{translation}</translation></message></context></TS>",
+        encoding="utf-8",
+    )
+    subprocess.run([_tool("pyside6-lrelease"), "-silent", str(ts), "-qm", str(qm)], check=True)
+    translator = QTranslator()
+    assert translator.load(str(qm))
+    return translator
+
+
+@pytest.mark.parametrize(
+    ("translation", "shown"),
+    [
+        ("文件 {path} 缺少 {count} 个块。", "文件 model.gguf 缺少 3 个块。"),
+        ("文件 {pth} 缺少 {count} 个块。", "model.gguf lacks 3 blocks."),  # a misspelt name
+        ("文件 {path 缺少 {count} 个块。", "model.gguf lacks 3 blocks."),  # an unclosed brace
+        ("文件 {path} 缺少 {count:q} 个块。", "model.gguf lacks 3 blocks."),  # a bad format
+    ],
+)
+def test_a_broken_translation_shows_the_english_error_and_is_logged(
+    qapp: QApplication,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    translation: str,
+    shown: str,
+) -> None:
+    translator = _translator(tmp_path, "{path} lacks {count} blocks.", translation)
+    QCoreApplication.installTranslator(translator)
+    try:
+        error = ModelFileError(tr("{path} lacks {count} blocks."), path="model.gguf", count=3)
+        with caplog.at_level(logging.ERROR, logger="engram.ui.errors"):
+            assert errors.translate(error) == (shown, "")
+    finally:
+        QCoreApplication.removeTranslator(translator)
+    assert bool(caplog.records) == (shown == error.message)
+
+
+def test_nested_problems_are_translated_too(chinese: None) -> None:
+    line = Problem(tr("role must be system, user or assistant"))
+    error = ModelFileError(
+        tr("Line {number} of the import file is invalid: {problem}. Nothing was imported."),
+        tr("Fix or remove that line (the file must be an Engram JSON Lines export) and retry."),
+        number=4,
+        problem=line,
+    )
+    message, hint = errors.translate(error)
+    assert message == _zh(error.template).format(
+        number=4, problem=_zh("role must be system, user or assistant")
+    )
+    assert hint == _zh(error.hint_template)
+    assert errors.text(error) == f"{message}\n{hint}"

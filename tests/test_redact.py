@@ -125,7 +125,7 @@ def test_cloud_down_keeps_the_job_waiting_with_the_reason(store: MemoryStore) ->
         server.script = ["500"] * 5
         client = CloudClient(server.base_url, "test-model", KEY, retries=0, timeout=5)
         statuses = consolidate(store, client)
-    assert statuses[-1].state == "failed" and "HTTP 500" in statuses[-1].error
+    assert statuses[-1].state == "failed" and "HTTP 500" in str(statuses[-1].error)
     assert statuses[-1].model == "cloud"
     waiting = JobQueue(store.conn).get(job.id)
     assert waiting is not None and (waiting.status, waiting.attempts) == ("queued", 0)

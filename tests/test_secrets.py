@@ -99,7 +99,7 @@ def test_a_chainer_is_as_safe_as_its_best_backend(use_backend, monkeypatch) -> N
 
     use_backend(ChainerBackend())
     monkeypatch.setattr(ChainerBackend, "backends", [keyring.backends.fail.Keyring()])
-    assert "no secure keyring" in (secrets.backend_problem() or "")
+    assert "no secure keyring" in str(secrets.backend_problem() or "")
     monkeypatch.setattr(ChainerBackend, "backends", [PlaintextKeyring(), MemoryKeyring()])
     assert secrets.backend_problem() is None
 

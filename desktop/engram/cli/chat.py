@@ -35,8 +35,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     session = open_session(settings.load())
-    if session.memory_problem:
-        print(f"engram: answering without memory: {session.memory_problem}", file=sys.stderr)
+    problem = session.memory_problem
+    if problem:
+        why = f"{problem.message} {problem.hint}".strip()
+        print(f"engram: answering without memory: {why}", file=sys.stderr)
     assistant = session.assistant
     conversation = (
         assistant.log.conversation(args.conversation) if args.conversation else None

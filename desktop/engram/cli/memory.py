@@ -11,7 +11,7 @@ from typing import IO
 import apsw
 
 from engram.core import paths
-from engram.core.errors import InputError, StoreError
+from engram.core.errors import InputError, StoreError, tr
 from engram.memory import db, embed, transfer
 from engram.memory.records import Memory
 from engram.memory.schema import KINDS
@@ -100,7 +100,9 @@ def _show(args: argparse.Namespace) -> int:
     store = _store()
     m = store.get(args.id)
     if m is None:
-        raise InputError(f"There is no memory #{args.id}.", "List them with `engram memory list`.")
+        raise InputError(
+            tr("There is no memory #{id}."), tr("List them with `engram memory list`."), id=args.id
+        )
     print(_line(m))
     print(
         f"importance {m.importance:.2f}, confidence {m.confidence:.2f}, origin {m.origin},"
@@ -141,7 +143,7 @@ def _import(args: argparse.Namespace) -> int:
 
 def _forget(args: argparse.Namespace) -> int:
     if not args.all and not args.ids:
-        raise InputError("Say which memories to forget.", "Give their ids, or --all.")
+        raise InputError(tr("Say which memories to forget."), tr("Give their ids, or --all."))
     store = _store()
     what = (
         "ALL memories" + (" and conversations" if args.episodes else "")
@@ -161,7 +163,7 @@ def _forget(args: argparse.Namespace) -> int:
     else:
         for memory_id in args.ids:
             if store.get(memory_id) is None:
-                raise InputError(f"There is no memory #{memory_id}.")
+                raise InputError(tr("There is no memory #{id}."), id=memory_id)
         for memory_id in args.ids:
             store.delete(memory_id)
         count = len(args.ids)

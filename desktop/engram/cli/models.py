@@ -9,7 +9,7 @@ import time
 from typing import TextIO
 
 from engram.core import settings as settings_mod
-from engram.core.errors import InputError
+from engram.core.errors import InputError, tr
 from engram.models import catalogue, download, files, gguf_info, hardware, starter
 
 
@@ -111,7 +111,9 @@ def _remove(args: argparse.Namespace) -> int:
     entry = catalogue.load().get(args.model_id)
     if entry.starter:
         raise InputError(
-            f"{entry.name} is a starter model that Engram falls back to.", "Keep it installed."
+            tr("{name} is a starter model that Engram falls back to."),
+            tr("Keep it installed."),
+            name=entry.name,
         )
     folder = entry.folder()
     if folder.exists():

@@ -17,7 +17,7 @@ from typing import Any
 import apsw
 
 from engram.core import log
-from engram.core.errors import StoreError
+from engram.core.errors import StoreError, tr
 
 _log = log.get("memory.db")
 
@@ -57,14 +57,20 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
         conn.create_scalar_function("engram_fts", _fts_text, 1, deterministic=True)
     except (apsw.NotADBError, apsw.CorruptError) as exc:
         raise StoreError(
-            f"The database {path} is damaged or is not an Engram database ({exc}).",
-            "Engram has not changed it. Move it aside to start with a fresh one "
-            "(`engram memory reset-damaged`), or restore it from a backup.",
+            tr("The database {path} is damaged or is not an Engram database ({error})."),
+            tr(
+                "Engram has not changed it. Move it aside to start with a fresh one "
+                "(`engram memory reset-damaged`), or restore it from a backup."
+            ),
+            path=path,
+            error=str(exc),
         ) from exc
     except apsw.CantOpenError as exc:
         raise StoreError(
-            f"Cannot open the database {path} ({exc}).",
-            "Check that the folder exists and is writable.",
+            tr("Cannot open the database {path} ({error})."),
+            tr("Check that the folder exists and is writable."),
+            path=path,
+            error=str(exc),
         ) from exc
     if migrate:
         apply_migrations(conn, path)
@@ -88,9 +94,13 @@ def apply_migrations(conn: apsw.Connection, path: Path | None = None) -> list[st
     unknown = applied - set(known)
     if unknown:
         raise StoreError(
-            f"The database {path or ''} was written by a newer Engram "
-            f"(it has migrations {sorted(unknown)} this version does not know).",
-            "Update Engram to open it; this version will not touch it.",
+            tr(
+                "The database {path} was written by a newer Engram "
+                "(it has migrations {migrations} this version does not know)."
+            ),
+            tr("Update Engram to open it; this version will not touch it."),
+            path=path or "",
+            migrations=sorted(unknown),
         )
     done = []
     for name, fn in MIGRATIONS:

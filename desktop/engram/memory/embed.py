@@ -10,7 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from engram.core.errors import InputError, ModelLoadError
+from engram.core.errors import InputError, ModelLoadError, tr
 
 Vectors = npt.NDArray[np.float32]
 
@@ -54,8 +54,10 @@ class FastEmbedder:
                 self._model = TextEmbedding(self.model_name, specific_model_path=str(self.folder))
             except Exception as exc:
                 raise ModelLoadError(
-                    f"Cannot load the embedding model from {self.folder} ({exc}).",
-                    "Fetch the starter models again (`engram models fetch-starter`).",
+                    tr("Cannot load the embedding model from {folder} ({error})."),
+                    tr("Fetch the starter models again (`engram models fetch-starter`)."),
+                    folder=self.folder,
+                    error=str(exc),
                 ) from exc
         return self._model
 
@@ -88,13 +90,17 @@ def check_vectors(vectors: Any, dim: int) -> Vectors:
         array = array[None, :]
     if array.ndim != 2 or array.shape[1] != dim:
         raise InputError(
-            f"A vector has shape {array.shape}, but the store uses {dim} dimensions.",
-            "Embed with the store's embedding model, or re-embed the store for the new one.",
+            tr("A vector has shape {shape}, but the store uses {dim} dimensions."),
+            tr("Embed with the store's embedding model, or re-embed the store for the new one."),
+            shape=array.shape,
+            dim=dim,
         )
     if not np.isfinite(array).all():
-        raise InputError("A vector contains NaN or infinity.", "Check the embedding model output.")
+        raise InputError(
+            tr("A vector contains NaN or infinity."), tr("Check the embedding model output.")
+        )
     norms = np.linalg.norm(array, axis=1)
     if (norms < 1e-6).any():
-        raise InputError("A vector is all zeros.", "Check the embedding model output.")
+        raise InputError(tr("A vector is all zeros."), tr("Check the embedding model output."))
     result: Vectors = (array / norms[:, None]).astype(np.float32)
     return result

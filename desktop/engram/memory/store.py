@@ -12,7 +12,7 @@ from typing import Any
 import apsw
 
 from engram.core import log
-from engram.core.errors import InputError, StoreError
+from engram.core.errors import InputError, Problem, StoreError, tr
 from engram.memory import db, vectors
 from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import EPISODE_COLUMNS, Episode
@@ -26,24 +26,35 @@ MAX_CONTENT = 8000
 DUPLICATE_SIMILARITY = 0.95
 _EMBEDDERS: dict[str, Embedder] = {}
 IN_IDS = "(SELECT value FROM json_each(?))"
+_KIND = Problem(tr("memory kind"))
+_ORIGIN = Problem(tr("memory origin"))
+_STATUS = Problem(tr("memory status"))
 
 
 def check_content(content: str) -> str:
     """Stripped content, or InputError when it is empty or too long."""
     content = content.strip() if isinstance(content, str) else ""
     if not content:
-        raise InputError("A memory cannot be empty.", "Write what should be remembered.")
+        raise InputError(tr("A memory cannot be empty."), tr("Write what should be remembered."))
     if len(content) > MAX_CONTENT:
         raise InputError(
-            f"A memory of {len(content):,} characters is too long (at most {MAX_CONTENT:,}).",
-            "Split it into shorter facts, or keep the long text in a conversation.",
+            tr("A memory of {length:,} characters is too long (at most {limit:,})."),
+            tr("Split it into shorter facts, or keep the long text in a conversation."),
+            length=len(content),
+            limit=MAX_CONTENT,
         )
     return content
 
 
-def _check_choice(value: str, allowed: Sequence[str], what: str) -> str:
+def _check_choice(value: str, allowed: Sequence[str], what: Problem) -> str:
     if value not in allowed:
-        raise InputError(f"Unknown {what} {value!r}.", f"Use one of: {', '.join(allowed)}.")
+        raise InputError(
+            tr("Unknown {what} {value!r}."),
+            tr("Use one of: {allowed}."),
+            what=what,
+            value=value,
+            allowed=", ".join(allowed),
+        )
     return value
 
 
@@ -105,8 +116,9 @@ class MemoryStore:
                 yield
         except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
             raise StoreError(
-                f"Could not write to the database ({exc}); nothing was changed.",
-                "Free some disk space (or check the folder's permissions) and try again.",
+                tr("Could not write to the database ({error}); nothing was changed."),
+                tr("Free some disk space (or check the folder's permissions) and try again."),
+                error=str(exc),
             ) from exc
 
     def _embed(self, texts: Sequence[str]) -> Vectors | None:
@@ -131,8 +143,8 @@ class MemoryStore:
     ) -> Memory:
         """Store a memory, or return the existing near-duplicate of the same kind instead."""
         content = check_content(content)
-        _check_choice(kind, KINDS, "memory kind")
-        _check_choice(origin, ORIGINS, "origin")
+        _check_choice(kind, KINDS, _KIND)
+        _check_choice(origin, ORIGINS, _ORIGIN)
         vec = self._embed([content]) if vector is None else vector
         duplicate = self._duplicate(content, kind, vec)
         if duplicate is not None:
@@ -172,8 +184,8 @@ class MemoryStore:
     ) -> list[int]:
         """Bulk insert in one transaction, without near-duplicate checks; returns the new ids."""
         texts = [check_content(c) for c in contents]
-        _check_choice(kind, KINDS, "memory kind")
-        _check_choice(origin, ORIGINS, "origin")
+        _check_choice(kind, KINDS, _KIND)
+        _check_choice(origin, ORIGINS, _ORIGIN)
         vecs = self._embed(texts) if vectors is None else vectors
         now = time.time()
         with self._writing():
@@ -233,13 +245,13 @@ class MemoryStore:
             if key in ("importance", "confidence"):
                 changes[key] = _unit(value)
             elif key == "kind":
-                changes[key] = _check_choice(value, KINDS, "memory kind")
+                changes[key] = _check_choice(value, KINDS, _KIND)
             elif key == "status":
-                changes[key] = _check_choice(value, STATUSES, "status")
+                changes[key] = _check_choice(value, STATUSES, _STATUS)
             elif key == "meta":
                 changes[key] = json.dumps(value, ensure_ascii=False)
             else:
-                raise InputError(f"A memory has no field {key!r} to update.")
+                raise InputError(tr("A memory has no field {key!r} to update."), key=key)
         vec = self._embed([changes["content"]]) if "content" in changes else None
         with self._writing():
             self._set_fields(memory_id, changes)
@@ -274,7 +286,7 @@ class MemoryStore:
     def feedback(self, memory_id: int, vote: int) -> Memory:
         """A +1 / -1 vote from the user; it lifts or lowers the memory in ranking."""
         if vote not in (1, -1):
-            raise InputError(f"Feedback must be +1 or -1, not {vote!r}.")
+            raise InputError(tr("Feedback must be +1 or -1, not {vote!r}."), vote=vote)
         self._get(memory_id)
         with self._writing():
             self.conn.execute(
@@ -354,7 +366,9 @@ class MemoryStore:
         found = self.get(memory_id)
         if found is None:
             raise InputError(
-                f"There is no memory #{memory_id}.", "List them with `engram memory list`."
+                tr("There is no memory #{id}."),
+                tr("List them with `engram memory list`."),
+                id=memory_id,
             )
         return found
 
@@ -514,5 +528,5 @@ class MemoryStore:
 def _unit(value: float) -> float:
     number = float(value)
     if not 0.0 <= number <= 1.0:
-        raise InputError(f"{value!r} is not between 0 and 1.")
+        raise InputError(tr("{value!r} is not between 0 and 1."), value=value)
     return number

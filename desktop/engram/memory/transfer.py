@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from engram.core.errors import InputError
+from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
 from engram.memory.records import MEMORY_COLUMNS
 from engram.memory.schema import KINDS, ORIGINS, STATUSES
@@ -58,16 +58,21 @@ def export_markdown(store: MemoryStore, out: IO[str]) -> int:
     return len(memories)
 
 
-def _fail(number: int, what: str) -> InputError:
+def _fail(number: int, what: Problem) -> InputError:
     return InputError(
-        f"Line {number} of the import file is invalid: {what}. Nothing was imported.",
-        "Fix or remove that line (the file must be an Engram JSON Lines export) and retry.",
+        tr("Line {number} of the import file is invalid: {problem}. Nothing was imported."),
+        tr("Fix or remove that line (the file must be an Engram JSON Lines export) and retry."),
+        number=number,
+        problem=what,
     )
 
 
 def _number(value: Any, number: int, key: str, low: float = 0.0, high: float = 1.0) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise _fail(number, f"{key} must be a number from {low} to {high}")
+        raise _fail(
+            number,
+            Problem(tr("{key} must be a number from {low} to {high}"), key=key, low=low, high=high),
+        )
     return float(value)
 
 
@@ -75,7 +80,7 @@ def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
     try:
         content = check_content(raw.get("content", ""))
     except InputError as exc:
-        raise _fail(number, exc.message) from exc
+        raise _fail(number, exc.problem) from exc
     memory = {
         "content": content,
         "kind": raw.get("kind", "fact"),
@@ -84,7 +89,10 @@ def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
     }
     for key, allowed in (("kind", KINDS), ("status", STATUSES), ("origin", ORIGINS)):
         if memory[key] not in allowed:
-            raise _fail(number, f"{key} must be one of {', '.join(allowed)}")
+            raise _fail(
+                number,
+                Problem(tr("{key} must be one of {allowed}"), key=key, allowed=", ".join(allowed)),
+            )
     memory["importance"] = _number(raw.get("importance", 0.5), number, "importance")
     memory["confidence"] = _number(raw.get("confidence", 0.8), number, "confidence")
     memory["pinned"] = 1 if raw.get("pinned") else 0
@@ -94,11 +102,11 @@ def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
         memory[key] = _number(raw.get(key, now), number, key, 0, 1e11)
     meta = raw.get("meta", {})
     if not isinstance(meta, dict):
-        raise _fail(number, "meta must be an object")
+        raise _fail(number, Problem(tr("meta must be an object")))
     memory["meta"] = json.dumps(meta, ensure_ascii=False)
     sources = raw.get("sources", [])
     if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
-        raise _fail(number, "sources must be a list of objects")
+        raise _fail(number, Problem(tr("sources must be a list of objects")))
     memory["sources"] = sources
     memory["old_id"] = raw.get("id")
     memory["old_superseded_by"] = raw.get("superseded_by")
@@ -111,37 +119,42 @@ def parse(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, An
     others: list[dict[str, Any]] = []
     for number, line in enumerate(lines, 1):
         if len(line) > MAX_LINE:
-            raise _fail(number, "the line is longer than 1 MB")
+            raise _fail(number, Problem(tr("the line is longer than 1 MB")))
         if not line.strip():
             continue
         try:
             raw = json.loads(line)
         except (ValueError, RecursionError) as exc:
-            raise _fail(number, f"not JSON ({exc})") from exc
+            raise _fail(number, Problem(tr("not JSON ({error})"), error=str(exc))) from exc
         if not isinstance(raw, dict):
-            raise _fail(number, "not a JSON object")
+            raise _fail(number, Problem(tr("not a JSON object")))
         kind = raw.get("type")
         if number == 1 and kind != FORMAT:
-            raise _fail(number, f'the first line must be {{"type": "{FORMAT}", ...}}')
+            raise _fail(
+                number,
+                Problem(tr('the first line must be {{"type": "{format}", ...}}'), format=FORMAT),
+            )
         if kind == "memory":
             memories.append(_memory(raw, number))
         elif kind in ("conversation", "episode"):
             others.append(_other(raw, number))
         elif kind != FORMAT:
-            raise _fail(number, f"unknown record type {kind!r}")
+            raise _fail(number, Problem(tr("unknown record type {kind!r}"), kind=kind))
     return memories, others
 
 
 def _other(raw: dict[str, Any], number: int) -> dict[str, Any]:
     if not isinstance(raw.get("id"), int):
-        raise _fail(number, "id must be an integer")
+        raise _fail(number, Problem(tr("id must be an integer")))
     if raw["type"] == "episode":
         if raw.get("role") not in ("system", "user", "assistant"):
-            raise _fail(number, "role must be system, user or assistant")
+            raise _fail(number, Problem(tr("role must be system, user or assistant")))
         if not isinstance(raw.get("content"), str) or not isinstance(raw.get("turn_index"), int):
-            raise _fail(number, "an episode needs text content and an integer turn_index")
+            raise _fail(
+                number, Problem(tr("an episode needs text content and an integer turn_index"))
+            )
         if not isinstance(raw.get("conversation_id"), int):
-            raise _fail(number, "conversation_id must be an integer")
+            raise _fail(number, Problem(tr("conversation_id must be an integer")))
     _number(raw.get("created_at", 0), number, "created_at", 0, 1e11)
     return raw
 
@@ -152,9 +165,14 @@ def import_jsonl(store: MemoryStore, path: Path) -> int:
         with path.open(encoding="utf-8") as handle:
             memories, others = parse(handle)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not UTF-8 text ({exc}).", "Import an Engram export.") from exc
+        raise InputError(
+            tr("{path} is not UTF-8 text ({error})."),
+            tr("Import an Engram export."),
+            path=path,
+            error=str(exc),
+        ) from exc
     except OSError as exc:
-        raise InputError(f"Cannot read {path} ({exc}).") from exc
+        raise InputError(tr("Cannot read {path} ({error})."), path=path, error=str(exc)) from exc
     vecs = store._embed([m["content"] for m in memories]) if memories else None
     conn = store.conn
     conversations: dict[int, int] = {}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.core import paths
-from engram.core.errors import CatalogueError
+from engram.core.errors import CatalogueError, Problem, tr
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -36,6 +36,8 @@ _MODEL_KEYS = {
 }  # fmt: skip
 _FILE_KEYS = {"path", "size", "sha256", "hf_file", "member", "pypi_package", "pypi_version"}
 _PAIR_KEYS = {"ram_gb", "small", "large", "embedding", "reason"}
+_A_STRING = Problem(tr("a string"))
+_GIGABYTES = Problem(tr("a positive number of gigabytes"))
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,9 @@ class Catalogue:
             if entry.id == model_id:
                 return entry
         known = ", ".join(e.id for e in self.models)
-        raise CatalogueError(f"Unknown model id {model_id!r}.", f"Known models: {known}.")
+        raise CatalogueError(
+            tr("Unknown model id {id!r}."), tr("Known models: {known}."), id=model_id, known=known
+        )
 
     def starters(self) -> list[ModelEntry]:
         return [e for e in self.models if e.starter]
@@ -159,9 +163,12 @@ def load(path: Path | None = None) -> Catalogue:
             if entry.id in seen:
                 other = seen[entry.id].source
                 raise CatalogueError(
-                    f"{source}:{_line_of(text, entry.id)}: model id {entry.id!r} is already "
-                    f"defined in {other}.",
-                    "Give one of them another id.",
+                    tr("{file}:{line}: model id {id!r} is already defined in {other}."),
+                    tr("Give one of them another id."),
+                    file=source,
+                    line=_line_of(text, entry.id),
+                    id=entry.id,
+                    other=other,
                 )
             seen[entry.id] = entry
             models.append(entry)
@@ -181,24 +188,34 @@ def _read(path: Path) -> tuple[str, dict[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise CatalogueError(f"Model catalogue {path} is missing.") from exc
+        raise CatalogueError(tr("Model catalogue {path} is missing."), path=path) from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogueError(f"Model catalogue {path} cannot be read ({exc}).") from exc
+        raise CatalogueError(
+            tr("Model catalogue {path} cannot be read ({error})."), path=path, error=str(exc)
+        ) from exc
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"^(.*?)\s*\(at line (\d+), column \d+\)", str(exc))
         where, why = (f"{path}:{found[2]}", found[1]) if found else (str(path), str(exc))
         raise CatalogueError(
-            f"{where}: invalid TOML ({why}).",
-            "Fix the syntax at that line.",
+            tr("{where}: invalid TOML ({why})."),
+            tr("Fix the syntax at that line."),
+            where=where,
+            why=why,
         ) from exc
     version = data.get("schema_version", SCHEMA_VERSION)
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise CatalogueError(
-            f"{path}:{_key_line(text, 'schema_version')}: schema_version {version!r} is not "
-            f"supported (this Engram reads up to {SCHEMA_VERSION}).",
-            "Update Engram, or remove the entries this version cannot read.",
+            tr(
+                "{file}:{line}: schema_version {version!r} is not supported "
+                "(this Engram reads up to {supported})."
+            ),
+            tr("Update Engram, or remove the entries this version cannot read."),
+            file=path,
+            line=_key_line(text, "schema_version"),
+            version=version,
+            supported=SCHEMA_VERSION,
         )
     return text, data
 
@@ -212,7 +229,11 @@ def _entries(path: Path, text: str, data: dict[str, Any]) -> list[ModelEntry]:
     result = []
     for index, raw in enumerate(_tables(data, "model")):
         model_id = raw.get("id") if isinstance(raw, dict) else None
-        where = f"model {model_id!r}" if isinstance(model_id, str) else f"model #{index + 1}"
+        where = (
+            Problem(tr("model {id!r}"), id=model_id)
+            if isinstance(model_id, str)
+            else Problem(tr("model #{number}"), number=index + 1)
+        )
         try:
             result.append(_entry(raw, path))
         except _SchemaError as exc:
@@ -222,91 +243,103 @@ def _entries(path: Path, text: str, data: dict[str, Any]) -> list[ModelEntry]:
                 else _header_line(text, "model", index)
             )
             raise CatalogueError(
-                f"{path}:{line}: {where}: {exc.message}",
-                "Fix that entry (the schema is described at the top of models.toml).",
+                tr("{file}:{line}: {model}: {problem}"),
+                tr("Fix that entry (the schema is described at the top of models.toml)."),
+                file=path,
+                line=line,
+                model=where,
+                problem=exc.problem,
             ) from None
     return result
 
 
 class _SchemaError(Exception):
-    def __init__(self, key: str | None, message: str) -> None:
-        super().__init__(message)
+    """One entry breaks the schema: the key to point at, and what is wrong with it."""
+
+    def __init__(self, key: str | None, problem: Problem) -> None:
+        super().__init__(problem.message)
         self.key = key
-        self.message = message
+        self.problem = problem
 
 
-def _want(raw: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+def _must_be(key: str, what: Problem) -> _SchemaError:
+    return _SchemaError(key, Problem(tr("{key!r} must be {what}"), key=key, what=what))
+
+
+def _want(raw: dict[str, Any], key: str, kind: type | tuple[type, ...], what: Problem) -> Any:
     value = raw.get(key)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     ok = isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool))
     if not ok:
-        raise _SchemaError(key, f"{key!r} must be {what}")
+        raise _must_be(key, what)
     return value
 
 
-def _opt(raw: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+def _opt(raw: dict[str, Any], key: str, kind: type | tuple[type, ...], what: Problem) -> Any:
     return _want(raw, key, kind, what) if key in raw else None
 
 
 def _str_list(
-    raw: dict[str, Any], key: str, allowed: tuple[str, ...] | None, what: str
+    raw: dict[str, Any], key: str, allowed: tuple[str, ...] | None, what: Problem
 ) -> tuple[str, ...]:
     value = raw.get(key)
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise _SchemaError(key, f"{key!r} must be {what}")
+        raise _must_be(key, what)
     if allowed and not set(value) <= set(allowed):
-        raise _SchemaError(key, f"{key!r} must be {what}")
+        raise _must_be(key, what)
     return tuple(value)
 
 
 def _entry(raw: Any, source: Path) -> ModelEntry:
     if not isinstance(raw, dict):
-        raise _SchemaError(None, "must be a table")
+        raise _SchemaError(None, Problem(tr("must be a table")))
     unknown = sorted(set(raw) - _MODEL_KEYS)
     if unknown:
-        raise _SchemaError(unknown[0], f"unknown key {unknown[0]!r}")
-    model_id = _want(raw, "id", str, "a string")
+        raise _SchemaError(unknown[0], Problem(tr("unknown key {key!r}"), key=unknown[0]))
+    model_id = _want(raw, "id", str, _A_STRING)
     if not _ID.match(model_id):
-        raise _SchemaError("id", "'id' must be lowercase letters, digits, '.', '_' or '-'")
-    fmt = _want(raw, "format", str, "'gguf' or 'onnx'")
+        raise _SchemaError(
+            "id", Problem(tr("'id' must be lowercase letters, digits, '.', '_' or '-'"))
+        )
+    fmt = _want(raw, "format", str, Problem(tr("'gguf' or 'onnx'")))
     if fmt not in FORMATS:
-        raise _SchemaError("format", "'format' must be 'gguf' or 'onnx'")
-    hf = _opt(raw, "hf", dict, "a table with repo and revision") or {}
-    pypi = _opt(raw, "pypi", dict, "a table with package and version") or {}
+        raise _SchemaError("format", Problem(tr("'format' must be 'gguf' or 'onnx'")))
+    hf = _opt(raw, "hf", dict, Problem(tr("a table with repo and revision"))) or {}
+    pypi = _opt(raw, "pypi", dict, Problem(tr("a table with package and version"))) or {}
     repo = hf.get("repo")
     if repo is not None and not (isinstance(repo, str) and re.match(r"^[\w.-]+/[\w.-]+$", repo)):
-        raise _SchemaError("repo", "hf 'repo' must look like 'owner/name'")
-    context = _opt(raw, "context_length", int, "a positive integer")
-    ram = _opt(raw, "ram_gb", (int, float), "a positive number of gigabytes")
-    size_gb = _opt(raw, "size_gb", (int, float), "a positive number of gigabytes")
+        raise _SchemaError("repo", Problem(tr("hf 'repo' must look like 'owner/name'")))
+    context = _opt(raw, "context_length", int, Problem(tr("a positive integer")))
+    ram = _opt(raw, "ram_gb", (int, float), _GIGABYTES)
+    size_gb = _opt(raw, "size_gb", (int, float), _GIGABYTES)
     for key, value in (("context_length", context), ("ram_gb", ram), ("size_gb", size_gb)):
         if value is not None and value <= 0:
-            raise _SchemaError(key, f"{key!r} must be positive")
+            raise _SchemaError(key, Problem(tr("{key!r} must be positive"), key=key))
     return ModelEntry(
         id=model_id,
-        name=_want(raw, "name", str, "a string"),
-        roles=_str_list(raw, "roles", ROLES, "a list of small/large/embedding"),
+        name=_want(raw, "name", str, _A_STRING),
+        roles=_str_list(raw, "roles", ROLES, Problem(tr("a list of small/large/embedding"))),
         format=fmt,
         files=_files(raw),
         context_length=context or 4096,
         ram_gb=float(ram or 1.0),
         languages=(
-            _str_list(raw, "languages", None, "a list of language codes")
+            _str_list(raw, "languages", None, Problem(tr("a list of language codes")))
             if "languages" in raw
             else ("en",)
         ),
-        license=_opt(raw, "license", str, "a string") or "",
-        starter=bool(_opt(raw, "starter", bool, "true or false")),
-        chat_template=_opt(raw, "chat_template", str, "a string"),
+        license=_opt(raw, "license", str, _A_STRING) or "",
+        starter=bool(_opt(raw, "starter", bool, Problem(tr("true or false")))),
+        chat_template=_opt(raw, "chat_template", str, _A_STRING),
         hf_repo=repo,
         hf_revision=str(hf.get("revision", "main")),
         pypi_package=pypi.get("package"),
         pypi_version=pypi.get("version"),
-        embedding_dim=_opt(raw, "embedding_dim", int, "an integer"),
-        fastembed_name=_opt(raw, "fastembed_name", str, "a string"),
+        embedding_dim=_opt(raw, "embedding_dim", int, Problem(tr("an integer"))),
+        fastembed_name=_opt(raw, "fastembed_name", str, _A_STRING),
         size_gb=float(size_gb) if size_gb is not None else None,
-        notes=_opt(raw, "notes", str, "a string") or "",
-        imported_from=_opt(raw, "imported_from", str, "a path"),
+        notes=_opt(raw, "notes", str, _A_STRING) or "",
+        imported_from=_opt(raw, "imported_from", str, Problem(tr("a path"))),
         source=source,
     )
 
@@ -314,22 +347,28 @@ def _entry(raw: Any, source: Path) -> ModelEntry:
 def _files(raw: dict[str, Any]) -> tuple[ModelFile, ...]:
     items = raw.get("files")
     if not isinstance(items, list) or not items:
-        raise _SchemaError("files", "needs at least one [[model.files]] table")
+        raise _SchemaError("files", Problem(tr("needs at least one [[model.files]] table")))
     result = []
     for item in items:
         if not isinstance(item, dict):
-            raise _SchemaError("files", "each file must be a table")
+            raise _SchemaError("files", Problem(tr("each file must be a table")))
         unknown = sorted(set(item) - _FILE_KEYS)
         if unknown:
-            raise _SchemaError(unknown[0], f"unknown file key {unknown[0]!r}")
-        path = _want(item, "path", str, "a relative file path")
+            raise _SchemaError(unknown[0], Problem(tr("unknown file key {key!r}"), key=unknown[0]))
+        path = _want(item, "path", str, Problem(tr("a relative file path")))
         if path.startswith(("/", "\\")) or ".." in Path(path).parts:
-            raise _SchemaError("path", f"file path {path!r} must stay inside the model folder")
-        size = _opt(item, "size", int, "a number of bytes")
-        sha = _opt(item, "sha256", str, "64 lowercase hex digits")
+            raise _SchemaError(
+                "path",
+                Problem(tr("file path {path!r} must stay inside the model folder"), path=path),
+            )
+        size = _opt(item, "size", int, Problem(tr("a number of bytes")))
+        sha = _opt(item, "sha256", str, Problem(tr("64 lowercase hex digits")))
         if sha is not None and not _SHA256.match(sha):
-            raise _SchemaError("sha256", f"sha256 of {path!r} must be 64 lowercase hex digits")
-        text = {k: _opt(item, k, str, "a string") for k in _FILE_KEYS - {"path", "size", "sha256"}}
+            raise _SchemaError(
+                "sha256",
+                Problem(tr("sha256 of {path!r} must be 64 lowercase hex digits"), path=path),
+            )
+        text = {k: _opt(item, k, str, _A_STRING) for k in _FILE_KEYS - {"path", "size", "sha256"}}
         result.append(ModelFile(path=path, size=size, sha256=sha, **text))
     return tuple(result)
 
@@ -338,13 +377,20 @@ def _pair(path: Path, text: str, raw: Any, index: int) -> Pair:
     line = _header_line(text, "pair", index)
     if not isinstance(raw, dict) or set(raw) != _PAIR_KEYS:
         raise CatalogueError(
-            f"{path}:{line}: pair #{index + 1} needs exactly {', '.join(sorted(_PAIR_KEYS))}."
+            tr("{file}:{line}: pair #{number} needs exactly {keys}."),
+            file=path,
+            line=line,
+            number=index + 1,
+            keys=", ".join(sorted(_PAIR_KEYS)),
         )
     if not all(isinstance(raw[k], str) for k in _PAIR_KEYS - {"ram_gb"}) or not isinstance(
         raw["ram_gb"], (int, float)
     ):
         raise CatalogueError(
-            f"{path}:{line}: pair #{index + 1}: ram_gb is a number, the rest text."
+            tr("{file}:{line}: pair #{number}: ram_gb is a number, the rest text."),
+            file=path,
+            line=line,
+            number=index + 1,
         )
     return Pair(float(raw["ram_gb"]), raw["small"], raw["large"], raw["embedding"], raw["reason"])
 
@@ -357,9 +403,15 @@ def _check_pairs(models: list[ModelEntry], pairs: list[tuple[Pair, Path]]) -> No
             entry = ids.get(model_id)
             if entry is None or role not in entry.roles:
                 raise CatalogueError(
-                    f"{source}: the {pair.ram_gb:g} GB pair names {model_id!r} as its "
-                    f"{role} model, but no catalogue entry with that role has this id.",
-                    "Fix the pair's model id.",
+                    tr(
+                        "{file}: the {ram_gb:g} GB pair names {id!r} as its {role} model, "
+                        "but no catalogue entry with that role has this id."
+                    ),
+                    tr("Fix the pair's model id."),
+                    file=source,
+                    ram_gb=pair.ram_gb,
+                    id=model_id,
+                    role=role,
                 )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from engram.core import log
-from engram.core.errors import CloudError
+from engram.core.errors import CloudError, Problem, tr
 from engram.models import schema
 
 _log = log.get("models.cloud")
@@ -42,8 +42,9 @@ class CloudClient:
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise CloudError(
-                f"The cloud address {base_url!r} is not an http(s) URL.",
-                "Enter the API's base URL in Settings, e.g. https://api.example.com/v1.",
+                tr("The cloud address {url!r} is not an http(s) URL."),
+                tr("Enter the API's base URL in Settings, e.g. https://api.example.com/v1."),
+                url=base_url,
             )
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -98,8 +99,9 @@ class CloudClient:
                 if delta.get("content"):
                     yield str(delta["content"])
             raise CloudError(
-                f"The answer from {self.url} stopped before it was complete.",
-                "The connection dropped; try again.",
+                tr("The answer from {url} stopped before it was complete."),
+                tr("The connection dropped; try again."),
+                url=self.url,
             )
         finally:
             response.close()
@@ -141,9 +143,10 @@ class CloudClient:
         problems = schema.errors(value, json_schema)
         if problems or not isinstance(value, dict):
             raise CloudError(
-                f"The answer from {self.model} does not match the expected format "
-                f"({'; '.join(problems[:3]) or 'not a JSON object'}).",
-                "Try again, or choose a stronger cloud model.",
+                tr("The answer from {model} does not match the expected format ({detail})."),
+                tr("Try again, or choose a stronger cloud model."),
+                model=self.model,
+                detail="; ".join(problems[:3]) if problems else Problem(tr("not a JSON object")),
             )
         return value
 
@@ -181,40 +184,57 @@ class CloudClient:
         finally:
             exc.close()
         _log.warning("%s answered HTTP %d", self.url, exc.code)
-        where = f"{self.url} answered HTTP {exc.code}"
         if exc.code in (401, 403):
             return CloudError(
-                f"{where}: the API key was refused.", "Check the API key in Settings → Cloud."
+                tr("{url} answered HTTP {status}: the API key was refused."),
+                tr("Check the API key in Settings → Cloud."),
+                url=self.url,
+                status=exc.code,
             )
         if exc.code == 429:
             return CloudError(
-                f"{where}: too many requests or the quota is used up.",
-                "Wait a little and try again, or check the plan and billing of the account.",
+                tr("{url} answered HTTP {status}: too many requests or the quota is used up."),
+                tr("Wait a little and try again, or check the plan and billing of the account."),
+                url=self.url,
+                status=exc.code,
             )
         if exc.code >= 500:
             return CloudError(
-                f"{where}: the provider has a problem.", "Try again later; nothing was lost."
+                tr("{url} answered HTTP {status}: the provider has a problem."),
+                tr("Try again later; nothing was lost."),
+                url=self.url,
+                status=exc.code,
             )
         if exc.code == 404:
             return CloudError(
-                f"{where}: not found ({detail[:300]}).",
-                "Check the base URL and the model name in Settings → Cloud.",
+                tr("{url} answered HTTP {status}: not found ({detail})."),
+                tr("Check the base URL and the model name in Settings → Cloud."),
+                url=self.url,
+                status=exc.code,
+                detail=detail[:300],
             )
         return CloudError(
-            f"{where}: the request was refused ({detail[:300]}).",
-            "Check the model name and settings; the provider's message above says more.",
+            tr("{url} answered HTTP {status}: the request was refused ({detail})."),
+            tr("Check the model name and settings; the provider's message above says more."),
+            url=self.url,
+            status=exc.code,
+            detail=detail[:300],
         )
 
     def _network_error(self, exc: BaseException) -> CloudError:
         reason = getattr(exc, "reason", exc)
         if isinstance(reason, TimeoutError):
             return CloudError(
-                f"{self.url} did not answer within {self.timeout:.0f} s.",
-                "The provider is slow or unreachable; try again later.",
+                tr("{url} did not answer within {timeout:.0f} s."),
+                tr("The provider is slow or unreachable; try again later."),
+                url=self.url,
+                timeout=self.timeout,
             )
         return CloudError(
-            f"Cannot reach {self.url} ({reason}).",
-            "Check the network connection and the base URL in Settings → Cloud.",
+            tr("Cannot reach {url} ({reason})."),
+            tr("Check the network connection and the base URL in Settings → Cloud."),
+            url=self.url,
+            reason=str(reason),
         )
 
     @staticmethod
@@ -226,8 +246,13 @@ class CloudClient:
 
     def _malformed(self, exc: BaseException) -> CloudError:
         return CloudError(
-            f"The answer from {self.url} is not a valid chat completion ({exc}).",
-            "Check that the base URL points to an OpenAI-compatible API (it usually ends in /v1).",
+            tr("The answer from {url} is not a valid chat completion ({error})."),
+            tr(
+                "Check that the base URL points to an OpenAI-compatible API "
+                "(it usually ends in /v1)."
+            ),
+            url=self.url,
+            error=str(exc),
         )
 
 
@@ -236,15 +261,16 @@ def _pieces(read: Callable[[], bytes], start: float, deadline: float) -> Iterato
     while True:
         if time.monotonic() - start > deadline:
             raise CloudError(
-                f"The answer did not finish within {deadline:.0f} s.",
-                "The provider kept the answer open; try again later or with a shorter request.",
+                tr("The answer did not finish within {deadline:.0f} s."),
+                tr("The provider kept the answer open; try again later or with a shorter request."),
+                deadline=deadline,
             )
         try:
             raw = read()
         except TimeoutError as exc:
             raise CloudError(
-                "The answer stalled (no data within the timeout).",
-                "The provider is slow or the connection dropped; try again.",
+                tr("The answer stalled (no data within the timeout)."),
+                tr("The provider is slow or the connection dropped; try again."),
             ) from exc
         if not raw:
             return

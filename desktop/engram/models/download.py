@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.core import log
-from engram.core.errors import DownloadError
+from engram.core.errors import DownloadError, Problem, tr
 from engram.core.settings import Settings
 from engram.models import files, hardware
 from engram.models.catalogue import ModelEntry, ModelFile
@@ -42,7 +42,11 @@ class DownloadCancelledError(DownloadError):
 
 
 class _TransientError(Exception):
-    """A failure worth retrying (network, timeout, 5xx)."""
+    """A failure worth retrying (network, timeout, 5xx); ``problem`` says which."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -137,8 +141,13 @@ def download(
     options = options or Options()
     cancel = cancel or CancelToken()
     if not entry.hf_repo:
-        fix = "Run `engram models fetch-starter`." if entry.starter else "Import the file instead."
-        raise DownloadError(f"{entry.name} has no Hugging Face source in the catalogue.", fix)
+        raise DownloadError(
+            tr("{name} has no Hugging Face source in the catalogue."),
+            tr("Run `engram models fetch-starter`.")
+            if entry.starter
+            else tr("Import the file instead."),
+            name=entry.name,
+        )
     missing = [s for s in entry.files if files.problem(entry, s, deep=False) is not None]
     present = sum((entry.folder() / s.path).stat().st_size for s in entry.files if s not in missing)
     remotes: list[_Remote] = [
@@ -176,11 +185,16 @@ def _metadata(entry: ModelEntry, spec: ModelFile, options: Options) -> _Remote:
     )
     size = meta.size if meta.size is not None else spec.size
     if size is None:
-        raise DownloadError(f"The hub did not say how large {url} is.", "Try again later.")
+        raise DownloadError(
+            tr("The hub did not say how large {url} is."), tr("Try again later."), url=url
+        )
     if spec.size is not None and meta.size is not None and spec.size != meta.size:
         raise DownloadError(
-            f"{url} has {meta.size} bytes on the hub, the catalogue expects {spec.size}.",
-            "The file changed upstream; update models.toml (or pin the revision).",
+            tr("{url} has {size} bytes on the hub, the catalogue expects {expected}."),
+            tr("The file changed upstream; update models.toml (or pin the revision)."),
+            url=url,
+            size=meta.size,
+            expected=spec.size,
         )
     etag = (meta.etag or "").lower()
     lfs_sha = etag if _LFS_SHA.match(etag) else None
@@ -195,21 +209,36 @@ def _call(request: Callable[[], Any], url: str) -> Any:
         return request()
     except ConnectionError as exc:  # huggingface_hub's OfflineModeIsEnabled
         raise DownloadError(
-            f"Cannot reach {url}: {exc}", "Unset HF_HUB_OFFLINE to allow downloads."
+            tr("Cannot reach {url}: {error}"),
+            tr("Unset HF_HUB_OFFLINE to allow downloads."),
+            url=url,
+            error=str(exc),
         ) from exc
     except httpx.TransportError as exc:
-        raise _TransientError(f"cannot reach {url} ({type(exc).__name__}: {exc})") from exc
+        raise _TransientError(
+            Problem(
+                tr("cannot reach {url} ({error})"), url=url, error=f"{type(exc).__name__}: {exc}"
+            )
+        ) from exc
     except httpx.HTTPError as exc:  # HTTPStatusError and huggingface_hub's HfHubHTTPError
         response = getattr(exc, "response", None)
         status = response.status_code if response is not None else 0
         if status in _TRANSIENT_STATUS:
-            raise _TransientError(f"{url} answered HTTP {status}") from exc
-        hint = {
-            401: "The repository needs a Hugging Face login (`hf auth login`).",
-            403: "Accept the model's licence on its hub page and log in (`hf auth login`).",
-            404: "The file or repository is not on the hub (or the mirror); check models.toml.",
-        }.get(status, "Check the endpoint setting and try again.")
-        raise DownloadError(f"{url} answered HTTP {status}.", hint) from exc
+            raise _TransientError(
+                Problem(tr("{url} answered HTTP {status}"), url=url, status=status)
+            ) from exc
+        raise DownloadError(
+            tr("{url} answered HTTP {status}."),
+            tr("The repository needs a Hugging Face login (`hf auth login`).")
+            if status == 401
+            else tr("Accept the model's licence on its hub page and log in (`hf auth login`).")
+            if status == 403
+            else tr("The file or repository is not on the hub (or the mirror); check models.toml.")
+            if status == 404
+            else tr("Check the endpoint setting and try again."),
+            url=url,
+            status=status,
+        ) from exc
 
 
 def _with_retries(attempt: Callable[[], Any], options: Options, cancel: CancelToken) -> Any:
@@ -220,13 +249,17 @@ def _with_retries(attempt: Callable[[], Any], options: Options, cancel: CancelTo
         except _TransientError as exc:
             if number == options.retries:
                 raise DownloadError(
-                    f"Download failed after {number + 1} attempts: {exc}.",
-                    "Check the network (or the mirror in Settings) and run the download again; "
-                    "it resumes where it stopped.",
+                    tr("Download failed after {attempts} attempts: {problem}."),
+                    tr(
+                        "Check the network (or the mirror in Settings) and run the download "
+                        "again; it resumes where it stopped."
+                    ),
+                    attempts=number + 1,
+                    problem=exc.problem,
                 ) from exc
             _log.warning("%s; retrying in %.1f s", exc, delay)
             if cancel.wait(delay):
-                raise DownloadCancelledError("Download cancelled.") from exc
+                raise DownloadCancelledError(tr("Download cancelled.")) from exc
             delay *= 2
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -236,9 +269,12 @@ def _check_disk(entry: ModelEntry, remotes: list[_Remote]) -> None:
     free = hardware.free_disk_bytes(entry.folder())
     if need and need + DISK_MARGIN > free:
         raise DownloadError(
-            f"{entry.name} needs {need / 1e9:.2f} GB more disk space, {free / 1e9:.2f} GB are free "
-            f"in {entry.folder().parent}.",
-            "Free some space (or move the models folder) and try again.",
+            tr("{name} needs {need:.2f} GB more disk space, {free:.2f} GB are free in {folder}."),
+            tr("Free some space (or move the models folder) and try again."),
+            name=entry.name,
+            need=need / 1e9,
+            free=free / 1e9,
+            folder=entry.folder().parent,
         )
 
 
@@ -283,8 +319,10 @@ def _fetch_file(
     except OSError as exc:
         _discard(part, state)
         raise DownloadError(
-            f"Could not write {part} ({exc.strerror or exc}); the partial file was deleted.",
-            "Free some disk space and try again.",
+            tr("Could not write {path} ({error}); the partial file was deleted."),
+            tr("Free some disk space and try again."),
+            path=part,
+            error=exc.strerror or str(exc),
         ) from exc
     meter.file_finished(remote.size)
     size = part.stat().st_size
@@ -292,11 +330,21 @@ def _fetch_file(
     actual = digest.hash.hexdigest() if remote.sha256 else None
     if size != remote.size or actual != remote.sha256:
         _discard(part, state)
-        what = f"{size} bytes instead of {remote.size}" if size != remote.size else "its sha256"
         raise DownloadError(
-            f"{remote.spec.path} of {entry.name} failed verification ({what} does not match); "
-            "the download was deleted.",
-            "Try again; if it keeps failing the mirror or the catalogue entry is wrong.",
+            tr(
+                "{path} of {name} failed verification ({size} bytes instead of {expected}); "
+                "the download was deleted."
+            )
+            if size != remote.size
+            else tr(
+                "{path} of {name} failed verification (its sha256 does not match); "
+                "the download was deleted."
+            ),
+            tr("Try again; if it keeps failing the mirror or the catalogue entry is wrong."),
+            path=remote.spec.path,
+            name=entry.name,
+            size=size,
+            expected=remote.size,
         )
     with part.open("rb+") as fh:
         os.fsync(fh.fileno())
@@ -342,7 +390,9 @@ def _transfer(
             finally:
                 unhook()
         if part.stat().st_size < remote.size:
-            raise _TransientError(f"the connection to {remote.url} ended early")
+            raise _TransientError(
+                Problem(tr("the connection to {url} ended early"), url=remote.url)
+            )
 
     _call(stream, remote.url)
 
@@ -394,7 +444,9 @@ class _Digest:
 
 def _cancelled(remote: _Remote) -> DownloadCancelledError:
     return DownloadCancelledError(
-        f"Download of {remote.spec.path} cancelled.", "Run the download again to resume it."
+        tr("Download of {path} cancelled."),
+        tr("Run the download again to resume it."),
+        path=remote.spec.path,
     )
 
 
@@ -508,7 +560,7 @@ class DownloadQueue:
         job = Job(entry, progress, finished)
         with self._wake:
             if self._closed:
-                raise DownloadError("The download queue is closed.")
+                raise DownloadError(tr("The download queue is closed."))
             self._jobs.append(job)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="engram-downloads")
@@ -550,7 +602,9 @@ class DownloadQueue:
     def _run(self) -> None:
         while (job := self._next()) is not None:
             if job.token.cancelled:
-                job._end(CANCELLED, DownloadCancelledError("Download cancelled before it started."))
+                job._end(
+                    CANCELLED, DownloadCancelledError(tr("Download cancelled before it started."))
+                )
                 continue
             try:
                 job.written = download(job.entry, job.progress, job.token, self.options)
@@ -560,6 +614,13 @@ class DownloadQueue:
                 job._end(FAILED, exc)
             except Exception as exc:
                 _log.exception("download of %s crashed", job.entry.id)
-                job._end(FAILED, DownloadError(f"Download of {job.entry.name} failed: {exc!r}"))
+                job._end(
+                    FAILED,
+                    DownloadError(
+                        tr("Download of {name} failed: {error}"),
+                        name=job.entry.name,
+                        error=repr(exc),
+                    ),
+                )
             else:
                 job._end(DONE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from engram.core.errors import ModelFileError
+from engram.core.errors import ModelFileError, Problem, tr
 from engram.models.catalogue import ModelEntry, ModelFile
 
 _CHUNK = 1 << 20
@@ -20,16 +20,23 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def problem(entry: ModelEntry, spec: ModelFile, deep: bool = True) -> str | None:
+def problem(entry: ModelEntry, spec: ModelFile, deep: bool = True) -> Problem | None:
     """What is wrong with one installed file, or None when it is fine."""
     target = entry.folder() / spec.path
     if not target.is_file():
-        return f"{target} is missing"
+        return Problem(tr("{path} is missing"), path=target)
     size = target.stat().st_size
     if spec.size is not None and size != spec.size:
-        return f"{target} has {size} bytes, expected {spec.size} (truncated or replaced)"
+        return Problem(
+            tr("{path} has {size} bytes, expected {expected} (truncated or replaced)"),
+            path=target,
+            size=size,
+            expected=spec.size,
+        )
     if deep and spec.sha256 and sha256_of(target) != spec.sha256:
-        return f"{target} is corrupt (its sha256 does not match the catalogue)"
+        return Problem(
+            tr("{path} is corrupt (its sha256 does not match the catalogue)"), path=target
+        )
     return None
 
 
@@ -38,9 +45,12 @@ def verify(entry: ModelEntry, deep: bool = False) -> None:
     for spec in entry.files:
         issue = problem(entry, spec, deep=deep)
         if issue:
-            fix = (
-                "Run `engram models fetch-starter` to fetch it again."
+            raise ModelFileError(
+                tr("Model {name}: {problem}."),
+                tr("Run `engram models fetch-starter` to fetch it again.")
                 if entry.starter
-                else f"Run `engram models download {entry.id}` to fetch it again."
+                else tr("Run `engram models download {id}` to fetch it again."),
+                name=entry.name,
+                problem=issue,
+                id=entry.id,
             )
-            raise ModelFileError(f"Model {entry.name}: {issue}.", fix)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.core import log
-from engram.core.errors import ModelLoadError
+from engram.core.errors import ModelLoadError, tr
 
 _log = log.get("models.gguf")
 TEMPLATE_KEY = "tokenizer.chat_template"
@@ -27,9 +27,12 @@ def resolve_template(meta: dict[str, Any], override: str | None, path: Path) -> 
         return template
     _log.warning("%s has no chat template in its metadata", path.name)
     raise ModelLoadError(
-        f"Model file {path} has no chat template, so Engram cannot tell how to format a chat.",
-        "Add a chat_template for this model in models.toml (copy it from the model's "
-        "tokenizer_config.json), or choose a GGUF that includes one.",
+        tr("Model file {path} has no chat template, so Engram cannot tell how to format a chat."),
+        tr(
+            "Add a chat_template for this model in models.toml (copy it from the model's "
+            "tokenizer_config.json), or choose a GGUF that includes one."
+        ),
+        path=path,
     )
 
 
@@ -46,7 +49,12 @@ def check_memory(
     need = int(path.stat().st_size * factor)
     if need > free:
         raise ModelLoadError(
-            f"Model file {path} needs about {need >> 20} MB of memory but only "
-            f"{free >> 20} MB is free.",
-            "Close other programs, or choose a smaller model (a lower quantization) in Settings.",
+            tr("Model file {path} needs about {need} MB of memory but only {free} MB is free."),
+            tr(
+                "Close other programs, or choose a smaller model "
+                "(a lower quantization) in Settings."
+            ),
+            path=path,
+            need=need >> 20,
+            free=free >> 20,
         )

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from engram.core import log, paths
 from engram.core.atomic import atomic_write
-from engram.core.errors import CatalogueError, InputError, ModelFileError
+from engram.core.errors import CatalogueError, InputError, ModelFileError, tr
 from engram.models import catalogue, hardware
 
 _log = log.get("models.import")
@@ -66,11 +66,15 @@ def read(path: Path) -> GgufInfo:
         with path.open("rb") as fh:
             meta, params, version = _parse(fh)
     except FileNotFoundError as exc:
-        raise ModelFileError(f"{path} does not exist.", "Check the file name.") from exc
+        raise ModelFileError(
+            tr("{path} does not exist."), tr("Check the file name."), path=path
+        ) from exc
     except (OSError, struct.error, UnicodeDecodeError, ValueError) as exc:
         raise ModelFileError(
-            f"{path} is not a readable GGUF file ({exc}).",
-            "Choose a .gguf model file (it may be truncated or damaged).",
+            tr("{path} is not a readable GGUF file ({error})."),
+            tr("Choose a .gguf model file (it may be truncated or damaged)."),
+            path=path,
+            error=str(exc),
         ) from exc
     arch = str(meta.get("general.architecture", "unknown"))
     ftype = meta.get("general.file_type")
@@ -167,14 +171,19 @@ def import_file(
     bad = set(roles) - {"small", "large"}
     if bad or not roles:
         raise InputError(
-            f"A GGUF model can play small and/or large, not {', '.join(sorted(bad)) or 'nothing'}.",
-            "Pass --roles small,large (or one of them).",
+            tr("A GGUF model can play small and/or large, not {roles}.")
+            if bad
+            else tr("A GGUF model needs a role: small and/or large."),
+            tr("Pass --roles small,large (or one of them)."),
+            roles=", ".join(sorted(bad)),
         )
     model_id = model_id or _make_id(info)
     existing = {e.id for e in catalogue.load().models}
     if model_id in existing:
         raise InputError(
-            f"A model with id {model_id!r} is already in the catalogue.", "Pass another --id."
+            tr("A model with id {id!r} is already in the catalogue."),
+            tr("Pass another --id."),
+            id=model_id,
         )
     placed = _placed(source, info, model_id)
     raw = {
@@ -219,14 +228,18 @@ def _placed(source: Path, info: GgufInfo, model_id: str) -> Path:
     except OSError:
         if info.file_size + 16 * 1024 * 1024 > hardware.free_disk_bytes(folder):
             raise InputError(
-                f"Copying {source.name} needs {info.file_size / 1e9:.2f} GB of free disk space.",
-                "Free some space, or put the file on the same disk as the models folder.",
+                tr("Copying {name} needs {size:.2f} GB of free disk space."),
+                tr("Free some space, or put the file on the same disk as the models folder."),
+                name=source.name,
+                size=info.file_size / 1e9,
             ) from None
         try:
             shutil.copyfile(source, tmp)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
-            raise InputError(f"Could not copy {source} ({exc.strerror or exc}).") from exc
+            raise InputError(
+                tr("Could not copy {path} ({error})."), path=source, error=exc.strerror or str(exc)
+            ) from exc
     os.replace(tmp, target)
     return target
 
@@ -237,7 +250,9 @@ def _registry_models() -> list[dict[str, Any]]:
         return []
     models = catalogue.read_table_file(path).get("model", [])
     if not isinstance(models, list):
-        raise CatalogueError(f"{path} is damaged.", "Delete it and import the models again.")
+        raise CatalogueError(
+            tr("{path} is damaged."), tr("Delete it and import the models again."), path=path
+        )
     return models
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.core import log
-from engram.core.errors import EngramError, InputError, ModelLoadError
+from engram.core.errors import EngramError, InputError, ModelLoadError, Problem, tr
 from engram.models import gguf, gguf_info, schema
 from engram.models.background import ForegroundGate, thread_plan
 
@@ -114,9 +114,14 @@ class LocalModel:
             )
         except (ValueError, RuntimeError) as exc:
             raise ModelLoadError(
-                f"llama.cpp could not load {path} (architecture {info.architecture!r}: {exc}).",
-                "The file may be truncated or damaged, or this llama.cpp does not support its "
-                "architecture; download it again or choose another model.",
+                tr("llama.cpp could not load {path} (architecture {architecture!r}: {error})."),
+                tr(
+                    "The file may be truncated or damaged, or this llama.cpp does not support its "
+                    "architecture; download it again or choose another model."
+                ),
+                path=path,
+                architecture=info.architecture,
+                error=str(exc),
             ) from exc
         llm = self._llm
         eos = llm.token_eos()
@@ -132,9 +137,13 @@ class LocalModel:
         except jinja2.TemplateError as exc:
             self.close()
             raise ModelLoadError(
-                f"The chat template for {path} is invalid ({exc}).",
-                "Fix chat_template for this model in models.toml, or remove it to use the "
-                "template inside the GGUF.",
+                tr("The chat template for {path} is invalid ({error})."),
+                tr(
+                    "Fix chat_template for this model in models.toml, or remove it to use the "
+                    "template inside the GGUF."
+                ),
+                path=path,
+                error=str(exc),
             ) from exc
         # Kept as attributes: ctypes callbacks must outlive the context that calls them.
         self._abort_fn = llama_cpp.ggml_abort_callback(self._should_abort)
@@ -163,8 +172,10 @@ class LocalModel:
             result = self._formatter(messages=chat)
         except (ValueError, jinja2.TemplateError) as exc:
             raise InputError(
-                f"The chat template of {self.path.name} cannot format this conversation ({exc}).",
-                "Check the message roles, or fix chat_template for this model in models.toml.",
+                tr("The chat template of {name} cannot format this conversation ({error})."),
+                tr("Check the message roles, or fix chat_template for this model in models.toml."),
+                name=self.path.name,
+                error=str(exc),
             ) from exc
         tokens: list[int] = self._llm.tokenize(
             result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
@@ -176,9 +187,13 @@ class LocalModel:
         room = self.n_ctx - prompt_len
         if room < MIN_ANSWER_TOKENS:
             raise InputError(
-                f"The conversation ({prompt_len} tokens) does not fit the model's context window "
-                f"of {self.n_ctx} tokens.",
-                "Shorten the message or start a new conversation.",
+                tr(
+                    "The conversation ({tokens} tokens) does not fit the model's context window "
+                    "of {context} tokens."
+                ),
+                tr("Shorten the message or start a new conversation."),
+                tokens=prompt_len,
+                context=self.n_ctx,
             )
         if max_tokens > room:
             _log.info("answer limited to %d tokens (context %d)", room, self.n_ctx)
@@ -198,7 +213,9 @@ class LocalModel:
         :attr:`last_stats` once the stream ends.
         """
         if self.closed:
-            raise ModelLoadError(f"{self.path.name} was closed.", "Load the model again.")
+            raise ModelLoadError(
+                tr("{name} was closed."), tr("Load the model again."), name=self.path.name
+            )
         tokens = self.prompt_tokens(messages)
         limit = self.fit_max_tokens(len(tokens), max_tokens)
         hold = self.gate.foreground() if self.gate and not self.background else nullcontext()
@@ -304,27 +321,34 @@ class LocalModel:
         grammar = LlamaGrammar.from_json_schema(
             json.dumps(schema.for_grammar(json_schema)), verbose=False
         )
-        problems: list[str] = []
+        detail: Problem | str = ""
         for attempt in range(attempts):
             temperature = 0.0 if attempt == 0 else 0.6
             text = "".join(
                 self.stream_chat(messages, max_tokens, cancelled, temperature, grammar=grammar)
             )
             if cancelled():
-                raise GenerationCancelledError(f"{self.path.name} stopped: cancelled.")
+                raise GenerationCancelledError(
+                    tr("{name} stopped: cancelled."), name=self.path.name
+                )
             try:
                 value = json.loads(text)
             except json.JSONDecodeError as exc:
-                problems = [f"not JSON ({exc.msg}; the answer may have hit the length limit)"]
+                detail = Problem(
+                    tr("not JSON ({error}; the answer may have hit the length limit)"),
+                    error=exc.msg,
+                )
             else:
                 problems = schema.errors(value, json_schema)
                 if not problems and isinstance(value, dict):
                     return value
-                problems = problems or ["not a JSON object"]
-            _log.warning("structured output attempt %d failed: %s", attempt + 1, problems[0])
+                detail = "; ".join(problems[:3]) if problems else Problem(tr("not a JSON object"))
+            _log.warning("structured output attempt %d failed: %s", attempt + 1, detail)
         raise StructuredOutputError(
-            f"{self.path.name} gave no valid structured answer ({'; '.join(problems[:3])}).",
-            "Try again, allow a longer answer, or choose a larger model for this role.",
+            tr("{name} gave no valid structured answer ({detail})."),
+            tr("Try again, allow a longer answer, or choose a larger model for this role."),
+            name=self.path.name,
+            detail=detail,
         )
 
     def close(self) -> None:

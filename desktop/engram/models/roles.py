@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram.core.errors import ModelFileError
+from engram.core.errors import ModelFileError, tr
 from engram.core.settings import Settings
 from engram.models import catalogue, files
 from engram.models.background import ForegroundGate, thread_plan
@@ -22,8 +22,10 @@ def entry_for(
     entry = cat.get(model_id)
     if role not in entry.roles:
         raise ModelFileError(
-            f"{entry.name} cannot play the {role} role.",
-            "Choose another model for it in Settings.",
+            tr("{name} cannot play the {role} role."),
+            tr("Choose another model for it in Settings."),
+            name=entry.name,
+            role=role,
         )
     return entry
 

@@ -11,14 +11,14 @@ import functools
 from typing import Any
 
 from engram.core import log
-from engram.core.errors import KeyringUnavailableError
+from engram.core.errors import KeyringUnavailableError, Problem, tr
 
 _log = log.get("models.secrets")
 SERVICE = "engram"
 CLOUD_KEY = "cloud-api-key"
 # Backends that store nothing, or store secrets as readable files.
 _UNSAFE_MODULES = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
-_HINT = (
+_HINT = tr(
     "Install and unlock a keyring service (GNOME Keyring, KWallet, KeePassXC's Secret Service), "
     "or keep the key for this session only; Engram never saves it to a file."
 )
@@ -31,16 +31,19 @@ def _unsafe(backend: Any) -> bool:
     return type(backend).__module__.startswith(_UNSAFE_MODULES)
 
 
-def backend_problem() -> str | None:
+def backend_problem() -> Problem | None:
     """Why the OS keyring cannot hold a secret here, or None when it can."""
     import keyring
 
     try:
         backend = keyring.get_keyring()
     except Exception as exc:  # keyring raises many types while discovering backends
-        return f"the keyring could not start ({type(exc).__name__})"
+        return Problem(tr("the keyring could not start ({error})"), error=type(exc).__name__)
     if _unsafe(backend):
-        return f"no secure keyring backend is available (found {type(backend).__name__})"
+        return Problem(
+            tr("no secure keyring backend is available (found {backend})"),
+            backend=type(backend).__name__,
+        )
     return None
 
 
@@ -55,7 +58,9 @@ class KeyStore:
         """Raise :class:`KeyringUnavailableError` when the OS keyring cannot be used."""
         problem = backend_problem()
         if problem:
-            raise KeyringUnavailableError(f"Cannot store the API key: {problem}.", _HINT)
+            raise KeyringUnavailableError(
+                tr("Cannot store the API key: {problem}."), _HINT, problem=problem
+            )
 
     def set(self, name: str, secret: str) -> None:
         """Store a secret in the OS keyring (never silently anywhere else)."""
@@ -67,7 +72,9 @@ class KeyStore:
             keyring.set_password(self.service, name, secret)
         except KeyringError as exc:
             raise KeyringUnavailableError(
-                f"The keyring refused to store the API key ({type(exc).__name__}).", _HINT
+                tr("The keyring refused to store the API key ({error})."),
+                _HINT,
+                error=type(exc).__name__,
             ) from exc
         self._session.pop(name, None)
         _log.info("stored %s in the OS keyring", name)
@@ -106,7 +113,9 @@ class KeyStore:
             pass
         except KeyringError as exc:
             raise KeyringUnavailableError(
-                f"The keyring refused to delete the API key ({type(exc).__name__}).", _HINT
+                tr("The keyring refused to delete the API key ({error})."),
+                _HINT,
+                error=type(exc).__name__,
             ) from exc
 
 

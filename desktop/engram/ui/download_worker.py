@@ -14,10 +14,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from engram.core import log
-from engram.core.errors import DownloadError, EngramError, InputError
+from engram.core.errors import DownloadError, EngramError, InputError, tr
 from engram.models import gguf_info
 from engram.models.catalogue import ModelEntry
 from engram.models.download import DownloadQueue, Job, Options
+from engram.ui import errors
 
 _log = log.get("ui.downloads")
 
@@ -47,7 +48,7 @@ class DownloadWorker(QObject):
             try:
                 self._jobs[entry.id] = self._queue.submit(entry, self.progress.emit, self._ended)
             except DownloadError as exc:
-                self.failed.emit(exc.message, exc.hint)
+                self.failed.emit(*errors.translate(exc))
                 return False
         return True
 
@@ -67,10 +68,8 @@ class DownloadWorker(QObject):
         with self._lock:
             if self._jobs.get(job.entry.id) is job:
                 del self._jobs[job.entry.id]
-        error = job.error
-        self.finished.emit(
-            job.entry.id, job.state, error.message if error else "", error.hint if error else ""
-        )
+        message, hint = errors.translate(job.error) if job.error else ("", "")
+        self.finished.emit(job.entry.id, job.state, message, hint)
 
     # -- slots, run on the worker's QThread -----------------------------------------------------
 
@@ -81,7 +80,7 @@ class DownloadWorker(QObject):
             entry = gguf_info.import_file(Path(path))
         except EngramError as exc:
             _log.warning("import of %s failed: %s", path, exc)
-            self.failed.emit(exc.message, exc.hint)
+            self.failed.emit(*errors.translate(exc))
             return
         self.imported.emit(entry.id)
 
@@ -91,15 +90,15 @@ class DownloadWorker(QObject):
         try:
             if entry.starter:
                 raise InputError(
-                    self.tr("{name} is a starter model that Engram falls back to.").format(
-                        name=entry.name
-                    ),
-                    self.tr("Keep it installed."),
+                    tr("{name} is a starter model that Engram falls back to."),
+                    tr("Keep it installed."),
+                    name=entry.name,
                 )
             if entry.id in self.active():
                 raise InputError(
-                    self.tr("{name} is being downloaded.").format(name=entry.name),
-                    self.tr("Cancel the download first."),
+                    tr("{name} is being downloaded."),
+                    tr("Cancel the download first."),
+                    name=entry.name,
                 )
             if entry.folder().exists():
                 shutil.rmtree(entry.folder())
@@ -113,7 +112,7 @@ class DownloadWorker(QObject):
             )
             return
         except EngramError as exc:
-            self.failed.emit(exc.message, exc.hint)
+            self.failed.emit(*errors.translate(exc))
             return
         _log.info("deleted %s", entry.folder())
         self.deleted.emit(entry.id)

@@ -1,4 +1,4 @@
-"""Translated names of the codes the core uses: memory kinds, statuses, origins, model states."""
+"""Translated names of the codes the core uses: kinds, statuses, origins, roles, model states."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ _NAMES = {
     "local": QT_TRANSLATE_NOOP("Labels", "Local model"),
     "cloud": QT_TRANSLATE_NOOP("Labels", "Cloud model"),
     "user": QT_TRANSLATE_NOOP("Labels", "You"),
+    "assistant": QT_TRANSLATE_NOOP("Labels", "Engram"),
     "not configured": QT_TRANSLATE_NOOP("Labels", "not configured"),
     "not loaded": QT_TRANSLATE_NOOP("Labels", "not loaded"),
     "loaded": QT_TRANSLATE_NOOP("Labels", "loaded"),

@@ -36,7 +36,7 @@ from engram.core.settings import load as load_settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.models import secrets
-from engram.ui import labels
+from engram.ui import errors, labels
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
 from engram.ui.memory_browser import MemoryBrowser
@@ -284,7 +284,8 @@ class MainWindow(QMainWindow):
         elif status.state == "waiting":
             text = self.tr("Learning waits for the answer")
         elif status.state == "failed":
-            text = self.tr("Learning paused: {error}").format(error=status.error)
+            error = errors.translate(status.error)[0] if status.error else ""
+            text = self.tr("Learning paused: {error}").format(error=error)
         elif status.queued:
             text = self.tr("{count} to learn").format(count=status.queued)
         else:
@@ -408,7 +409,7 @@ class MainWindow(QMainWindow):
             self._end_answer(event.text, self._recalled, (), event.episode_id)
         elif isinstance(event, Failed):
             self.chat.end_answer("")
-            self._show_notice(f"{event.message}\n{event.hint}".strip())
+            self._show_notice(errors.text(event.problem))
 
     def _end_answer(
         self,

@@ -142,6 +142,8 @@ class MemoryBrowser(QMainWindow):
         importance_row.addStretch(1)
         self.sources = QListWidget()
         self.sources.setAccessibleName(self.tr("Where this memory came from"))
+        self.sources.setWordWrap(True)
+        self.sources.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         right = QVBoxLayout()
         right.addWidget(self.details)
         right.addWidget(self.editor, 1)
@@ -283,7 +285,9 @@ class MemoryBrowser(QMainWindow):
             return
         self.sources.clear()
         for episode in episodes:
-            item = QListWidgetItem(f"{episode.role}: {' '.join(episode.content.split())[:200]}")
+            text = " ".join(episode.content.split())
+            item = QListWidgetItem(f"{labels.label(episode.role)}: {text[:200]}")
+            item.setToolTip(text[:2000])
             item.setData(Qt.ItemDataRole.UserRole, episode.conversation_id)
             self.sources.addItem(item)
         if not episodes:

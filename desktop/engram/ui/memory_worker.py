@@ -15,6 +15,7 @@ from engram.core.settings import Settings
 from engram.memory import db, transfer
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
+from engram.ui import errors
 
 _log = log.get("ui.memory")
 SEARCH_K = 200
@@ -45,7 +46,7 @@ class MemoryWorker(QObject):
             message = fn()
         except EngramError as exc:
             _log.warning("%s failed: %s", action, exc)
-            self.failed.emit(exc.message, exc.hint)
+            self.failed.emit(*errors.translate(exc))
             return
         self.changed.emit(message)
 
@@ -56,7 +57,7 @@ class MemoryWorker(QObject):
             filters = Filters(kinds=kinds, statuses=statuses)  # type: ignore[arg-type]
             hits = store.search(query, k=SEARCH_K, filters=filters, dedupe=1.01)
         except EngramError as exc:
-            self.failed.emit(exc.message, exc.hint)
+            self.failed.emit(*errors.translate(exc))
             return
         self.searched.emit(request, [hit.memory for hit in hits])
 
@@ -65,7 +66,7 @@ class MemoryWorker(QObject):
         try:
             episodes = self._open().source_episodes(memory_id)
         except EngramError as exc:
-            self.failed.emit(exc.message, exc.hint)
+            self.failed.emit(*errors.translate(exc))
             return
         self.provenance.emit(memory_id, episodes)
 

@@ -31,6 +31,7 @@ from engram.core.errors import EngramError
 from engram.models import catalogue, files, hardware
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 from engram.models.download import CANCELLED, DONE, Options, Progress
+from engram.ui import errors
 from engram.ui.download_worker import DownloadWorker
 from engram.ui.threads import worker_thread
 
@@ -227,7 +228,7 @@ class ModelManager(QMainWindow):
         try:
             self._catalogue = catalogue.load()
         except EngramError as exc:
-            self.show_notice(exc.message, exc.hint)
+            self.show_notice(*errors.translate(exc))
             return
         machine = hardware.probe(gpu=False)
         self.machine_label.setText(

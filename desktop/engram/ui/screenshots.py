@@ -1,7 +1,8 @@
 """``engram screenshots DIR``: render Engram's windows offscreen to PNG, in English and Chinese.
 
-The windows run against a throw-away ENGRAM_HOME with a sample conversation, so the user's own
-data is never shown or touched. Used for the README and to look at the app without a display.
+The windows run against a throw-away ENGRAM_HOME holding sample conversations and the memories
+learned from them, so the user's own data is never shown or touched. Used for the README and to
+look at the app without a display.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
@@ -22,30 +24,144 @@ from engram.core import settings
 from engram.ui import i18n, theme
 from engram.ui.main_window import MainWindow
 
-SAMPLE = {
+# Per language: the conversations (title, messages; the last one is on screen) and the memories
+# learned from them (kind, content, importance, index of the source conversation, whether the
+# answer on screen was given it). Each language renders in a throw-away home seeded like real use.
+Messages = list[tuple[str, str]]
+Learned = list[tuple[str, str, float, int, bool]]
+SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
     "en": (
-        "Plan my week: I want to keep learning machine learning.",
-        "Here is a plan that builds on where you left off:\n\n"
-        "1. **Monday** – finish the chapter on *gradient descent*\n"
-        "2. **Wednesday** – train a small model on your own data\n"
-        "3. **Friday** – review what worked, as you prefer, in short notes",
         [
-            ("plan", "Learning ML step by step: now at gradient descent."),
-            ("preference", "The user prefers short notes over long explanations."),
+            (
+                "Trip to Hangzhou",
+                [
+                    ("user", "I'm back from Hangzhou! West Lake at sunrise was unforgettable."),
+                    ("assistant", "Welcome back! Sunrise over West Lake is a great memory."),
+                ],
+            ),
+            (
+                "Training Biscuit",
+                [
+                    ("user", "My dog Biscuit finally learned to fetch the ball!"),
+                    ("assistant", "Well done, Biscuit! Short daily sessions clearly work."),
+                ],
+            ),
+            (
+                "Weekly study plan",
+                [
+                    ("user", "Plan my week: I want to keep learning machine learning."),
+                    (
+                        "assistant",
+                        "Here is a plan that builds on where you left off:\n\n"
+                        "1. **Monday** – finish the chapter on *gradient descent*\n"
+                        "2. **Wednesday** – train a small model on your own data\n"
+                        "3. **Friday** – review what worked, as you prefer, in short notes",
+                    ),
+                ],
+            ),
+        ],
+        [
+            ("fact", "The user visited Hangzhou and loved West Lake at sunrise.", 0.5, 0, False),
+            ("fact", "The user's dog is called Biscuit.", 0.6, 1, False),
+            ("lesson", "Short daily training sessions work for Biscuit.", 0.6, 1, False),
+            ("preference", "The user prefers short notes over long explanations.", 0.8, 2, True),
+            ("plan", "Learning ML step by step: now at gradient descent.", 0.9, 2, True),
         ],
     ),
     "zh_CN": (
-        "帮我安排这周的学习，我想继续学机器学习。",
-        "按照你上次的进度，这周可以这样安排：\n\n"
-        "1. **周一**：读完*梯度下降*这一章\n"
-        "2. **周三**：用自己的数据训练一个小模型\n"
-        "3. **周五**：按你喜欢的方式，用简短笔记复习",
         [
-            ("plan", "循序渐进学习机器学习：目前在梯度下降。"),
-            ("preference", "用户喜欢简短的笔记，不喜欢长篇解释。"),
+            (
+                "杭州之行",
+                [
+                    ("user", "我从杭州回来了！西湖的日出太美了。"),
+                    ("assistant", "欢迎回来！西湖日出确实值得回味。"),
+                ],
+            ),
+            (
+                "训练饼干",
+                [
+                    ("user", "我家的狗饼干终于学会捡球了！"),
+                    ("assistant", "饼干真棒！每天短时间练习果然有效。"),
+                ],
+            ),
+            (
+                "本周学习计划",
+                [
+                    ("user", "帮我安排这周的学习，我想继续学机器学习。"),
+                    (
+                        "assistant",
+                        "按照你上次的进度，这周可以这样安排：\n\n"
+                        "1. **周一**：读完*梯度下降*这一章\n"
+                        "2. **周三**：用自己的数据训练一个小模型\n"
+                        "3. **周五**：按你喜欢的方式，用简短笔记复习",
+                    ),
+                ],
+            ),
+        ],
+        [
+            ("fact", "用户去了杭州旅行，很喜欢西湖的日出。", 0.5, 0, False),
+            ("fact", "用户的狗叫饼干。", 0.6, 1, False),
+            ("lesson", "每天短时间训练对饼干最有效。", 0.6, 1, False),
+            ("preference", "用户喜欢简短的笔记，不喜欢长篇解释。", 0.8, 2, True),
+            ("plan", "循序渐进学习机器学习：目前在梯度下降。", 0.9, 2, True),
         ],
     ),
 }
+
+
+def _seed(language: str) -> None:
+    """Store the sample conversations and the memories learned from them, as real use would."""
+    from engram.assistant.recall import Recall
+    from engram.assistant.session import embedder_for
+    from engram.core import paths
+    from engram.memory import db
+    from engram.memory.episodes import EpisodeLog
+    from engram.memory.store import MemoryStore
+
+    conversations, learned = SAMPLES[language]
+    conn = db.connect(paths.database_path())
+    try:
+        log = EpisodeLog(conn)
+        store = MemoryStore(conn, embedder_for(settings.Settings()))
+        episodes: list[list[int]] = []
+        for title, messages in conversations:
+            conversation = log.new_conversation(title).id
+            episodes.append([log.append(conversation, r, t).id for r, t in messages])
+        given = []
+        for kind, content, importance, source, used in learned:
+            memory = store.add(
+                content,
+                kind,
+                importance=importance,
+                origin="local",
+                source_episodes=episodes[source],
+            )
+            if used:
+                given.append(Recalled(kind, content, 1.0, memory.created_at, memory_id=memory.id))
+        Recall(store, len).record(episodes[-1][-1], given)
+    finally:
+        conn.close()
+
+
+@contextmanager
+def _sample_home(language: str) -> Iterator[None]:
+    """A throw-away ENGRAM_HOME with the sample data; models are read from where they are."""
+    from engram.core import paths
+
+    saved = {name: os.environ.get(name) for name in ("ENGRAM_HOME", "ENGRAM_MODELS_DIR")}
+    models = paths.models_dir()
+    with tempfile.TemporaryDirectory(prefix="engram-screenshots-") as home:
+        os.environ["ENGRAM_HOME"] = home
+        os.environ["ENGRAM_MODELS_DIR"] = str(models)
+        try:
+            _seed(language)
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
 
 def _spin(ms: int) -> None:
@@ -68,57 +184,22 @@ def _save(widget: QWidget, path: Path) -> Path:
 
 
 def main_window(language: str, out: Path) -> Path:
-    """The chat window with a sample answer and the memories it used."""
+    """The chat window on the sample conversation, with the memories its answer was given."""
     window = MainWindow(settings.Settings(language=language))
     window.resize(1000, 680)
     window.show()
     _wait(lambda: window._ready or window.notice.isVisible())
-    question, answer, memories = SAMPLE[language]
-    now = time.time()
-    recalled = [
-        Recalled(kind, text, 1.0, now, memory_id=i) for i, (kind, text) in enumerate(memories, 1)
-    ]
-    window.chat.add("user", question)
-    bubble = window.chat.add("assistant", answer)
-    window.chat.attach_chips(bubble, recalled, recalled[:1])
+    _wait(lambda: any(b.chips is not None for b in window.chat.bubbles()))
     try:
         return _save(window, out / f"main-window-{language}.png")
     finally:
         window.close()
 
 
-MEMORIES = [
-    ("preference", "The user prefers short notes over long explanations.", 0.8),
-    ("fact", "The user's dog is called Biscuit.", 0.6),
-    ("plan", "Learning ML step by step: now at gradient descent.", 0.9),
-    ("lesson", "Code examples in Python work better for the user than maths.", 0.7),
-    ("fact", "用户上周去了杭州旅行。", 0.5),
-    ("preference", "用户喜欢简短的笔记，不喜欢长篇解释。", 0.8),
-    ("summary", "Planned the week around the ML course; chose Friday for review.", 0.5),
-]
-
-
-def _seed_memories() -> None:
-    from engram.assistant.session import embedder_for
-    from engram.core import paths
-    from engram.memory import db
-    from engram.memory.store import MemoryStore
-
-    conn = db.connect(paths.database_path())
-    try:
-        store = MemoryStore(conn, embedder_for(settings.Settings()))
-        if not store.memories(limit=1):
-            for kind, content, importance in MEMORIES:
-                store.add(content, kind, importance=importance, origin="local")
-    finally:
-        conn.close()
-
-
 def memory_browser(language: str, out: Path) -> Path:
     """The memory browser with sample memories, the first one selected."""
     from engram.ui.memory_browser import MemoryBrowser
 
-    _seed_memories()
     window = MemoryBrowser(settings.Settings(language=language))
     window.resize(1100, 640)
     window.show()
@@ -180,7 +261,8 @@ def render(
         for language in languages:
             translators = i18n.install(app, language)
             try:
-                written.extend(window(language, out) for window in WINDOWS)
+                with _sample_home(language):
+                    written.extend(window(language, out) for window in WINDOWS)
             finally:
                 i18n.uninstall(app, translators)
     finally:
@@ -189,21 +271,12 @@ def render(
 
 
 def run(argv: list[str]) -> int:
-    """The ``engram screenshots`` command; renders against a temporary ENGRAM_HOME."""
+    """The ``engram screenshots`` command; each language renders in a temporary ENGRAM_HOME."""
     parser = argparse.ArgumentParser(prog="engram screenshots", description=__doc__)
     parser.add_argument("out", type=Path, help="folder for the PNG files")
     parser.add_argument("--dark", action="store_true", help="use the dark theme")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    previous = os.environ.get("ENGRAM_HOME")
-    with tempfile.TemporaryDirectory(prefix="engram-screenshots-") as home:
-        os.environ["ENGRAM_HOME"] = home
-        try:
-            for path in render(args.out, dark=args.dark):
-                print(path)
-        finally:
-            if previous is None:
-                os.environ.pop("ENGRAM_HOME", None)
-            else:
-                os.environ["ENGRAM_HOME"] = previous
+    for path in render(args.out, dark=args.dark):
+        print(path)
     return 0

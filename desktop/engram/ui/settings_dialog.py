@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from engram.core import log, paths, settings
-from engram.core.errors import EngramError, InputError, KeyringUnavailableError
+from engram.core.errors import EngramError, InputError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import CloudSettings, Settings
 from engram.models import catalogue, files
 from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
-from engram.ui import i18n, theme
+from engram.ui import errors, i18n, theme
 
 _log = log.get("ui.settings")
 _WARN_STYLE = "color: #c62828; font-weight: bold;"
@@ -79,7 +79,7 @@ class SettingsDialog(QDialog):
         except EngramError as exc:  # a broken user catalogue: still let the user edit the rest
             _log.warning("catalogue unavailable in settings: %s", exc.message)
             known = catalogue.Catalogue(models=())
-            form.addRow(self._amber(f"{exc.message}\n{exc.hint}".strip()))
+            form.addRow(self._amber(errors.text(exc)))
         self.small_model = self._model_combo(known, "small", s.small_model)
         self.large_model = self._model_combo(known, "large", s.large_model)
         self.embedding_model = self._model_combo(known, "embedding", s.embedding_model)
@@ -222,24 +222,22 @@ class SettingsDialog(QDialog):
         if base_url and not _is_http_url(base_url):
             self._focus(CLOUD_TAB, self.base_url)
             raise InputError(
-                self.tr("The base URL “{url}” is not an http:// or https:// address.").format(
-                    url=base_url
-                ),
-                self.tr("Enter the API's address, for example https://api.example.com/v1."),
+                tr("The base URL “{url}” is not an http:// or https:// address."),
+                tr("Enter the API's address, for example https://api.example.com/v1."),
+                url=base_url,
             )
         if self.cloud_enabled.isChecked() and not (base_url and model):
             self._focus(CLOUD_TAB, self.cloud_model if base_url else self.base_url)
             raise InputError(
-                self.tr("The cloud distiller needs a base URL and a model name."),
-                self.tr("Fill both in, or turn the cloud distiller off."),
+                tr("The cloud distiller needs a base URL and a model name."),
+                tr("Fill both in, or turn the cloud distiller off."),
             )
         if endpoint and not _is_http_url(endpoint):
             self._focus(APPEARANCE_TAB, self.hf_endpoint)
             raise InputError(
-                self.tr(
-                    "The download mirror “{url}” is not an http:// or https:// address."
-                ).format(url=endpoint),
-                self.tr("Enter a mirror such as https://hf-mirror.com, or leave it empty."),
+                tr("The download mirror “{url}” is not an http:// or https:// address."),
+                tr("Enter a mirror such as https://hf-mirror.com, or leave it empty."),
+                url=endpoint,
             )
         cloud = CloudSettings(
             enabled=self.cloud_enabled.isChecked(),
@@ -267,14 +265,15 @@ class SettingsDialog(QDialog):
             cloud=cloud,
         )
 
-    def _show_keyring_problem(self, why: str) -> None:
-        self.keyring_problem = why
+    def _show_keyring_problem(self, problem: Problem) -> None:
+        self.keyring_problem = problem
+        why = errors.translate(problem)[0]
         self.keyring_note.setText(
             self.tr(
                 "The API key cannot be stored securely: {why}. Install and unlock a keyring "
                 "service, or keep the key in memory for this session only; Engram never saves "
                 "it to a file."
-            ).format(why=why.rstrip("."))
+            ).format(why=why.rstrip(".。"))
         )
         self.keyring_note.show()
         self.session_only.show()
@@ -293,14 +292,15 @@ class SettingsDialog(QDialog):
             try:
                 self._keys.set(CLOUD_KEY, key)
             except KeyringUnavailableError as exc:  # offer the session-only choice from now on
-                self._show_keyring_problem(exc.message)
+                self._show_keyring_problem(exc.problem)
                 self._focus(CLOUD_TAB, self.session_only)
                 raise KeyringUnavailableError(
-                    exc.message,
-                    self.tr(
+                    exc.template,
+                    tr(
                         "Tick “Keep the key for this session only”, or install and unlock a "
                         "keyring service and try again."
                     ),
+                    **exc.params,
                 ) from exc
         self.api_key.clear()
 
@@ -311,7 +311,7 @@ class SettingsDialog(QDialog):
             self._store_key()
             settings.save(new)
         except EngramError as exc:
-            self._show_problem(f"{exc.message}\n{exc.hint}".strip())
+            self._show_problem(errors.text(exc))
             return
         except OSError as exc:
             self._show_problem(

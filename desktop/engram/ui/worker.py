@@ -11,6 +11,7 @@ from engram.assistant.session import Session, open_session
 from engram.core import log
 from engram.core.errors import EngramError
 from engram.core.settings import Settings
+from engram.ui import errors
 
 _log = log.get("ui.worker")
 
@@ -39,9 +40,10 @@ class ModelWorker(QObject):
             self._session = open_session(self._settings, on_status=self.learning_status.emit)
         except EngramError as exc:
             _log.warning("small model unavailable: %s", exc)
-            self.load_failed.emit(exc.message, exc.hint)
+            self.load_failed.emit(*errors.translate(exc))
             return
-        self.loaded.emit(self._session.model.path.name, self._session.memory_problem)
+        problem = self._session.memory_problem
+        self.loaded.emit(self._session.model.path.name, errors.text(problem) if problem else "")
 
     @Slot(int, str, object)
     def send(self, conversation_id: int, text: str, cancel: threading.Event) -> None:
@@ -65,7 +67,7 @@ class ModelWorker(QObject):
             for event in turn:
                 self.turn_event.emit(event)
         except EngramError as exc:
-            self.turn_event.emit(Failed(exc.message, exc.hint))
+            self.turn_event.emit(Failed(exc.problem))
         finally:
             self.busy_changed.emit(False)
 
