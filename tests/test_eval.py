@@ -3,24 +3,33 @@
 from __future__ import annotations
 
 import json
-import struct
-import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
-from engram.assistant.evaluation import chart, metrics
+from engram.assistant.evaluation import chart, judge, metrics
 from engram.cli.main import main
+from engram.memory import embed
+from engram.memory.store import MemoryStore
+from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 DATA = Path(__file__).parent / "data" / "synthetic_locomo.json"
+SCORES = ("judge", "plan_step", "plan_adherence", "plan_method")  # what a judging re-run adds
+PLAN = {
+    "goal": "Run a marathon",
+    "steps": ["Base runs", "Long runs", "Intervals"],
+    "current_step": 2,
+}
 
 
 def _slice(folder: Path) -> Path:
-    """Maya's first 16 turns with the question about her dog and two unanswerable ones."""
+    """Maya's first 16 turns with a plan question, the question about her dog, an unanswerable."""
     sample = json.loads(DATA.read_text(encoding="utf-8"))[0]
     conv = sample["conversation"]
-    qa = [q for q in sample["qa"] if q["evidence"] == ["D1:15"] or q["category"] == 5][:3]
+    plan = [q for q in sample["qa"] if q.get("plan_step")][:1]
+    qa = plan + [q for q in sample["qa"] if q["evidence"] == ["D1:15"] or q["category"] == 5][:2]
     path = folder / "slice.json"
     keep = {k: conv[k] for k in ("speaker_a", "speaker_b", "session_1_date_time")}
     keep["session_1"] = conv["session_1"][:16]
@@ -28,15 +37,13 @@ def _slice(folder: Path) -> Path:
     return path
 
 
-def _png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data.startswith(b"\x89PNG\r\n\x1a\n")
-    width, height = struct.unpack(">II", data[16:24])
-    start = data.index(b"IDAT") + 4
-    length = struct.unpack(">I", data[start - 8 : start - 4])[0]
-    raw = zlib.decompress(data[start : start + length])
-    assert len(raw) == height * (1 + 3 * width)
-    return width, height
+def _add_plan(store_path: Path, vectors: embed.Embedder) -> None:
+    """A distilled plan as consolidation writes it (the 135M distiller seldom writes one)."""
+    store = MemoryStore.open(store_path, vectors)
+    try:
+        store.add("The user's goal: run a marathon.", "plan", origin="local", meta={"plan": PLAN})
+    finally:
+        store.conn.close()
 
 
 def _eval(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -44,8 +51,11 @@ def _eval(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str
     return code, capsys.readouterr().err
 
 
-def test_eval_answers_reports_and_resumes(
-    starter_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_eval_answers_judges_on_resume_and_reports(
+    starter_models: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    embedder: embed.FastEmbedder,  # noqa: F811
 ) -> None:
     data, out = _slice(tmp_path), tmp_path / "out"
     common = [str(data), "--out", str(out), "--context", "768"]
@@ -53,33 +63,72 @@ def test_eval_answers_reports_and_resumes(
     assert code == 0, err
     first = json.loads((out / "answers.json").read_text("utf-8"))["answers"]
     assert sorted(first) == ["s/0", "s/1"]
-    code, err = _eval([*common, "--limit", "3"], capsys)
+    for key, by in first.items():
+        for record in by.values():
+            assert "judge" not in record  # no --judge: no verdicts
+            if key == "s/0":  # the plan question: the lexical proxy without a judge
+                assert record["plan_method"] == "lexical" and record["plan_adherence"] in (0, 1)
+                assert record["plan_adherence"] == judge.covers_step(
+                    record["answer"], record["plan_step"]
+                )
+            else:
+                assert "plan_adherence" not in record
+    _add_plan(out / "stores" / "s.sqlite3", embedder)
+
+    code, err = _eval([*common, "--limit", "3", "--judge"], capsys)
     assert code == 0, err
-    answered = [line for line in err.splitlines() if line.startswith("[")]
+    lines = [line for line in err.splitlines() if line.startswith("[")]
+    answered = [line for line in lines if ": f1 " in line]
     assert len(answered) == 4 and all(" s/2 " in line for line in answered)  # only the new one
+    assert sum("scored the earlier answer" in line for line in lines) == 8
     assert "consolidating" not in err  # the jobs of the first run are done
     answers: dict[str, dict[str, Any]] = json.loads((out / "answers.json").read_text("utf-8"))[
         "answers"
     ]
-    assert {k: answers[k] for k in first} == first
+    for key, by in first.items():  # verdicts were added, nothing was answered again
+        for condition, record in by.items():
+            again = answers[key][condition]
+            assert {k: v for k, v in again.items() if k not in SCORES} == {
+                k: v for k, v in record.items() if k not in SCORES
+            }
     assert all(
         set(by) == {"recent", "episodes", "consolidated", "large"} for by in answers.values()
     )
-    for by in answers.values():
+    for key, by in answers.items():
         for condition, record in by.items():
             assert 0.0 <= record["f1"] <= 1.0 and record["exact"] in (0.0, 1.0)
+            assert record["judge"] in (0.0, 1.0)
             assert record["evidence_recall"] is None or 0.0 <= record["evidence_recall"] <= 1.0
             assert record["prompt_tokens"] > 0 and record["total_s"] >= record["first_token_s"]
             assert (record["injected"] > 0) == (condition in ("episodes", "consolidated"))
+            if key == "s/0":
+                assert record["plan_method"] == "judge" and record["plan_adherence"] in (0, 1)
+            else:
+                assert "plan_adherence" not in record
+    # The plan memory goes into the system part of the consolidated condition only.
+    assert "step 3/3: Intervals" in answers["s/2"]["consolidated"]["plan_memory"]
+    assert all("plan_memory" not in answers["s/2"][c] for c in ("recent", "episodes", "large"))
+
     report = (out / "report.md").read_text("utf-8")
-    assert "Memory gain (3 − 1)" in report
+    assert "Memory gain (3 − 1)" in report and " judge points" in report
+    assert "| condition | n | F1 | exact | judge |" in report
+    assert "the large model's verdict (4)" in report  # plan adherence: one question x 4
     totals = report.split("F1 per category:")[0]
     assert totals.count("| 3 |") == 4, report  # every condition answered all three
-    category = [line for line in report.splitlines() if line.startswith("| 1. small")][-1]
-    counts = [int(c.split("(")[1].rstrip(") ")) for c in category.split("|")[2:-1]]
-    assert counts[0] == sum(counts[1:]) == 3
-    width, height = _png_size(out / "chart.png")
-    assert width > 0 and height == chart.HEIGHT + 2 * chart.MARGIN
+    header = next(line for line in totals.splitlines() if line.startswith("| condition"))
+    column = [c.strip() for c in header.split("|")].index("plan adherence")
+    for line in totals.splitlines():
+        if line.startswith("| 1. small"):
+            assert 0.0 <= float(line.split("|")[column]) <= 1.0  # one plan question of three
+    for table in ("F1 per category:", "judge per category:"):
+        rows = report.split(table)[1].strip().splitlines()
+        category = next(line for line in rows if line.startswith("| 1. small"))
+        counts = [int(c.split("(")[1].rstrip(") ")) for c in category.split("|")[2:-1]]
+        assert counts[0] == sum(counts[1:]) == 3
+    with Image.open(out / "chart.png") as image:
+        assert image.format == "PNG" and image.width > 400 and image.height > chart.PLOT_HEIGHT
+        colours = {colour for _count, colour in image.convert("RGB").getcolors(1 << 20) or []}
+    assert set(chart.COLOURS[:4]) <= colours  # a bar (or legend swatch) per condition
     assert list((out / "stores").glob("*.sqlite3"))
 
 
@@ -89,13 +138,15 @@ def test_retrieval_only_measures_recall_on_the_whole_set(
     code, err = _eval([str(DATA), "--retrieval-only", "--out", str(tmp_path)], capsys)
     assert code == 0, err
     records = json.loads((tmp_path / "retrieval.json").read_text("utf-8"))["records"]
-    assert len(records) == 32  # every question with evidence (not the unanswerable ones)
+    assert len(records) == 36  # every question with evidence (not the unanswerable ones)
     for r in records:
         assert 0.0 <= r["recall@5"] <= r["recall@10"] <= r["recall@20"] <= 1.0
     summary = metrics.summarize(records, ["recall@10"])
     assert summary["all"]["n"] == sum(v["n"] for k, v in summary.items() if k != "all")
     assert summary["all"]["recall@10"] > 0.5
-    assert "| all | 32 |" in (tmp_path / "report.md").read_text("utf-8")
+    assert "| all | 36 |" in (tmp_path / "report.md").read_text("utf-8")
+    with Image.open(tmp_path / "chart.png") as image:
+        assert image.format == "PNG" and image.height > chart.PLOT_HEIGHT
     assert not (tmp_path / "answers.json").exists()
 
 
@@ -111,17 +162,14 @@ def test_bad_input_is_a_message_not_a_traceback(
     assert (tmp_path / "answers.json").read_text("utf-8") == "{not json"  # kept as it was
 
 
-def test_scores_and_chart() -> None:
+def test_scores() -> None:
     assert metrics.token_f1("The dog is Pepper.", "Pepper") == pytest.approx(0.5)
     assert metrics.exact_match("It is Pepper!", "pepper") == 1.0
     assert metrics.exact_match("Peppers", "pepper") == 0.0
     assert metrics.token_f1("她学钢琴", "钢琴") == pytest.approx(2 / 3)
     assert metrics.evidence_recall({1, 2}, [2, 3]) == 0.5
     assert metrics.evidence_recall(set(), [2]) is None
-    canvas = chart.bars([[1.0, 0.0], [0.5, None]])
-    bottom = chart.MARGIN + chart.HEIGHT - 1
-    x = chart.MARGIN + chart.GAP // 2 + 1
-    pixel = canvas.pixels[3 * (bottom * canvas.width + x) : 3 * (bottom * canvas.width + x) + 3]
-    assert tuple(pixel) == chart.COLOURS[0]
-    top = 3 * (chart.MARGIN * canvas.width + x)
-    assert tuple(canvas.pixels[top : top + 3]) == chart.COLOURS[0]  # a full bar reaches the top
+    step = "interval training on Thursdays for speed"  # content words: 4
+    assert judge.covers_step("Focus on interval training this week.", step) == 1.0  # 2 of 4
+    assert judge.covers_step("Keep doing your long Sunday runs.", step) == 0.0
+    assert judge.covers_step("Anything.", "the and of") == 0.0  # no content words to cover

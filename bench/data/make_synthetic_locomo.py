@@ -1,7 +1,12 @@
 """Write tests/data/synthetic_locomo.json: a deterministic LoCoMo-format multi-session data set.
 
 Two long conversations with facts that change over time, preferences, dates, Chinese sessions and
-questions whose evidence turns are known. Run: .venv/bin/python bench/data/make_synthetic_locomo.py
+questions whose evidence turns are known. In each, the user also states a goal with a plan of steps
+and reports progress over later sessions; the plan questions (category 1: they need the plan and
+the latest progress) carry ``plan_step``, the step the user is on at the end. The plan turns are
+appended to the ends of sessions and their questions to the end of the list, so the other turns'
+dia_ids and the other questions stay as they were.
+Run: .venv/bin/python bench/data/make_synthetic_locomo.py
 """
 
 from __future__ import annotations
@@ -131,6 +136,78 @@ ADVERSARIAL = [
     "Which country did {a} live in as a child?",
     "{a}的哥哥叫什么名字？",
 ]
+# Per sample: the plan stated as turns of the user, each with the session it goes into (or the next
+# session that is not in Chinese) and the assistant's reply; then questions with their gold answer,
+# the step the user is on and the indices of the turns that are their evidence.
+PLANS = {
+    "syn-1": {
+        "turns": [
+            (
+                2,
+                "I've decided to run the Porto marathon in October. My plan has four steps: "
+                "first, three easy 5 km runs a week to build a base; then a long run every "
+                "Sunday, building up to 30 km; then interval training on Thursdays for speed; "
+                "and finally a taper, halving the distance in the last two weeks before the race.",
+                "That's a solid plan, good luck with the base weeks!",
+            ),
+            (
+                6,
+                "The base weeks are done! This week I start the long Sunday runs.",
+                "Nice, take the long runs slowly.",
+            ),
+            (
+                9,
+                "I reached 30 km last Sunday, so I'm moving on to interval training on "
+                "Thursdays now.",
+                "Great progress, the race is getting close.",
+            ),
+        ],
+        "questions": [
+            (
+                "What should I focus on this week for my marathon training?",
+                "interval training on Thursdays",
+            ),
+            ("Which step of my marathon plan am I on now?", "interval training on Thursdays"),
+        ],
+        "step": "interval training on Thursdays for speed",
+        "evidence": (0, 2),
+    },
+    "syn-2": {
+        "turns": [
+            (
+                2,
+                "I want to apply for a master's in urban planning next year. The plan: pass the "
+                "IELTS exam with at least 7.0, write the personal statement, ask two professors "
+                "for recommendation letters, and submit the applications before the December "
+                "deadline.",
+                "That sounds like a clear plan. Good luck with the IELTS!",
+            ),
+            (
+                6,
+                "I got 7.5 in the IELTS! Now I'm working on the personal statement.",
+                "Congratulations, that's a great score.",
+            ),
+            (
+                9,
+                "The personal statement is finished, so next I have to ask two professors for "
+                "recommendation letters.",
+                "Well done, you're halfway there.",
+            ),
+        ],
+        "questions": [
+            (
+                "What should I focus on this week for my master's application?",
+                "asking two professors for recommendation letters",
+            ),
+            (
+                "Which step of my application plan am I on now?",
+                "the recommendation letters from two professors",
+            ),
+        ],
+        "step": "ask two professors for recommendation letters",
+        "evidence": (0, 2),
+    },
+}
 VALUES = {
     "city": ["Lisbon", "Porto", "Valencia", "Tallinn"],
     "pet": ["Biscuit", "Pepper", "Mango"],
@@ -211,7 +288,30 @@ def make_sample(rng: random.Random, sample_id: str, a: str, b: str) -> dict:
                 "category": 5,
             }
         )
+    qa += add_plan(conversation, PLANS[sample_id], zh_sessions, a, b)
     return {"sample_id": sample_id, "conversation": conversation, "qa": qa}
+
+
+def add_plan(conversation: dict, plan: dict, zh_sessions: set[int], a: str, b: str) -> list[dict]:
+    """Append the plan's turns to their sessions; the plan questions with their evidence."""
+    said = []
+    for wanted, statement, reply in plan["turns"]:
+        session = min(s for s in range(wanted, wanted + 4) if s not in zh_sessions)
+        turns = conversation[f"session_{session}"]
+        for speaker, text in ((a, statement), (b, reply)):
+            dia_id = f"D{session}:{len(turns) + 1}"
+            turns.append({"speaker": speaker, "dia_id": dia_id, "text": text})
+        said.append(turns[-2]["dia_id"])
+    return [
+        {
+            "question": question,
+            "answer": answer,
+            "evidence": [said[i] for i in plan["evidence"]],
+            "category": 1,
+            "plan_step": plan["step"],
+        }
+        for question, answer in plan["questions"]
+    ]
 
 
 def main() -> None:

@@ -1161,6 +1161,57 @@
         <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="68"/>
+        <source>{path} is not an answers file of `engram eval` ({error}).</source>
+        <translation>{path} 不是 `engram eval` 的答案文件（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="69"/>
+        <source>Move it away or choose another --out folder.</source>
+        <translation>请将它移走，或换一个 --out 文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/eval.py" line="93"/>
+        <source>--limit must be at least 1.</source>
+        <translation>--limit 至少为 1。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/eval.py" line="98"/>
+        <source>{path} has no questions.</source>
+        <translation>{path} 中没有问题。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/eval.py" line="98"/>
+        <source>Check the file&apos;s &quot;qa&quot; lists.</source>
+        <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/locomo.py" line="61"/>
+        <source>Cannot read the LoCoMo file {path} ({error}).</source>
+        <translation>无法读取 LoCoMo 文件 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/locomo.py" line="62"/>
+        <source>Check the path and that the file is UTF-8 JSON.</source>
+        <translation>请检查路径，并确认文件是 UTF-8 编码的 JSON。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/locomo.py" line="70"/>
+        <source>{path} is not a LoCoMo file (expected a list of samples).</source>
+        <translation>{path} 不是 LoCoMo 文件（应为样本列表）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/locomo.py" line="71"/>
+        <location filename="../../desktop/engram/memory/locomo.py" line="79"/>
+        <source>Point to a LoCoMo-format JSON file.</source>
+        <translation>请指定 LoCoMo 格式的 JSON 文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/locomo.py" line="78"/>
+        <source>{path} is not a LoCoMo file ({error}).</source>
+        <translation>{path} 不是 LoCoMo 文件（{error}）。</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -7,16 +7,17 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 
 @contextmanager
-def atomic_write(path: Path, encoding: str = "utf-8") -> Iterator[IO[str]]:
-    """Yield a text handle; on success the file replaces ``path`` whole, else nothing changes."""
+def _replacing(path: Path, mode: str, encoding: str | None) -> Iterator[IO[Any]]:
+    """A handle on a temporary file next to ``path`` that replaces it on success."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as handle:
+        newline = "\n" if encoding is not None else None
+        with os.fdopen(fd, mode, encoding=encoding, newline=newline) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -24,3 +25,17 @@ def atomic_write(path: Path, encoding: str = "utf-8") -> Iterator[IO[str]]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def atomic_write(path: Path, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """Yield a text handle; on success the file replaces ``path`` whole, else nothing changes."""
+    with _replacing(path, "w", encoding) as handle:
+        yield handle
+
+
+@contextmanager
+def atomic_write_bytes(path: Path) -> Iterator[IO[bytes]]:
+    """Yield a binary handle (e.g. for an image); replaces ``path`` whole or not at all."""
+    with _replacing(path, "wb", None) as handle:
+        yield handle

@@ -12,7 +12,7 @@ from typing import Any
 
 import apsw
 
-from engram.core.errors import InputError
+from engram.core.errors import InputError, tr
 from engram.memory import db
 
 _SESSION = re.compile(r"^session_(\d+)$")
@@ -34,10 +34,13 @@ class Session:
 
 @dataclass(frozen=True)
 class QA:
+    """One question; ``plan_step`` (an Engram extension) is the plan step the user is on."""
+
     question: str
     answer: str
     evidence: tuple[str, ...]
     category: int
+    plan_step: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,15 +57,29 @@ def load_locomo(path: Path) -> list[Sample]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise InputError(f"Cannot read the LoCoMo file {path} ({exc}).") from exc
+        raise InputError(
+            tr("Cannot read the LoCoMo file {path} ({error})."),
+            tr("Check the path and that the file is UTF-8 JSON."),
+            path=path,
+            error=exc,
+        ) from exc
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
-        raise InputError(f"{path} is not a LoCoMo file (expected a list of samples).")
+        raise InputError(
+            tr("{path} is not a LoCoMo file (expected a list of samples)."),
+            tr("Point to a LoCoMo-format JSON file."),
+            path=path,
+        )
     try:
         return [_sample(raw, n) for n, raw in enumerate(data)]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(f"{path} is not a LoCoMo file ({exc!r}).") from exc
+        raise InputError(
+            tr("{path} is not a LoCoMo file ({error})."),
+            tr("Point to a LoCoMo-format JSON file."),
+            path=path,
+            error=repr(exc),
+        ) from exc
 
 
 def _sample(raw: dict[str, Any], n: int) -> Sample:
@@ -85,6 +102,7 @@ def _sample(raw: dict[str, Any], n: int) -> Sample:
             str(q.get("answer", q.get("adversarial_answer", ""))),
             tuple(str(e) for e in q.get("evidence", [])),
             int(q.get("category", 0)),
+            str(q.get("plan_step") or "").strip() or None,
         )
         for q in raw.get("qa", [])
     )

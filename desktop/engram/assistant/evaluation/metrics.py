@@ -44,6 +44,17 @@ def evidence_recall(wanted: Collection[int], found: Iterable[int]) -> float | No
     return len(set(wanted) & set(found)) / len(wanted)
 
 
+def agreement(pairs: Collection[tuple[float, float]]) -> tuple[float, float | None]:
+    """How often two 0/1 verdicts agree, and Cohen's kappa: the agreement beyond chance.
+
+    Kappa is None when chance alone explains every agreement (both always say the same word).
+    """
+    observed = sum(a == b for a, b in pairs) / len(pairs)
+    first, second = (sum(p[i] for p in pairs) / len(pairs) for i in (0, 1))
+    chance = first * second + (1 - first) * (1 - second)
+    return observed, (observed - chance) / (1 - chance) if chance < 1 else None
+
+
 def mean(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return sum(present) / len(present) if present else None

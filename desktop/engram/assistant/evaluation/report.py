@@ -2,32 +2,42 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from engram.assistant.evaluation import chart, metrics
+from engram.assistant.evaluation.judge import UNANSWERABLE
 from engram.core.atomic import atomic_write
 
-FIELDS = (
-    "f1",
-    "exact",
-    "evidence_recall",
-    "utilization",
-    "prompt_tokens",
-    "first_token_s",
-    "total_s",
-)
+COLUMNS = {
+    "f1": "F1",
+    "exact": "exact",
+    "judge": "judge",
+    "evidence_recall": "evidence recall",
+    "utilization": "memory used",
+    "plan_adherence": "plan adherence",
+    "prompt_tokens": "prompt tokens",
+    "first_token_s": "first token s",
+    "total_s": "total s",
+}
+FIELDS = tuple(COLUMNS)
 LABELS = {
     "recent": "1. small, recent turns",
     "episodes": "2. small + memory (raw messages)",
     "consolidated": "3. small + memory (consolidated)",
     "large": "4. large, recent turns",
 }
+PLAN_METHODS = {
+    "judge": "the large model's verdict",
+    "lexical": "lexical proxy: the answer repeats at least half of the step's content words",
+}
+Records = Mapping[str, Sequence[Mapping[str, Any]]]  # condition -> answer records
 Summary = dict[str, dict[str, dict[str, Any]]]
 
 
-def summarize(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> Summary:
+def summarize(records: Records) -> Summary:
     """condition -> group ("all", "category N") -> n and the mean of each field."""
     return {c: metrics.summarize(rows, FIELDS) for c, rows in records.items()}
 
@@ -38,55 +48,95 @@ def _cell(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
+def _judged(summary: Summary) -> bool:
+    return any(by.get("all", {}).get("judge") is not None for by in summary.values())
+
+
 def headline(summary: Summary) -> list[str]:
-    """Condition 3 minus condition 1 in F1 points; condition 3 against 4 and their cost."""
+    """Condition 3 minus condition 1 in points; condition 3 against 4 and their cost."""
 
     def overall(condition: str, field: str) -> float | None:
         value = summary.get(condition, {}).get("all", {}).get(field)
         return float(value) if value is not None else None
 
-    lines = []
-    c1, c3, c4 = (overall(c, "f1") for c in ("recent", "consolidated", "large"))
-    if c1 is not None and c3 is not None:
-        lines.append(f"- Memory gain (3 − 1): {100 * (c3 - c1):+.1f} F1 points.")
+    scores = ["f1", "judge"] if _judged(summary) else ["f1"]
+    names = {"f1": "F1", "judge": "judge"}
+    gains, versus = [], []
+    for field in scores:
+        c1, c3, c4 = (overall(c, field) for c in ("recent", "consolidated", "large"))
+        if c1 is not None and c3 is not None:
+            gains.append(f"{100 * (c3 - c1):+.1f} {names[field]} points")
+        if c3 is not None and c4 is not None:
+            versus.append(f"{names[field]} {c3:.3f} vs {c4:.3f}")
+    lines = [f"- Memory gain (3 − 1): {', '.join(gains)}."] if gains else []
     t3, t4 = overall("consolidated", "total_s"), overall("large", "total_s")
-    if c3 is not None and c4 is not None and t3 and t4:
+    if versus and t3 and t4:
         lines.append(
-            f"- Small + consolidated memory against the large model: F1 {c3:.3f} vs {c4:.3f}"
+            f"- Small + consolidated memory against the large model: {', '.join(versus)}"
             f" at {t3 / t4:.2f}× its time per question."
         )
     return lines
 
 
-def markdown(summary: Summary, title: str) -> str:
-    """The report: the headline, one table over all questions, one F1 table per category."""
+def judge_sanity(records: Records) -> list[str]:
+    """How often the judge agrees with exact match and with F1 > 0.5 (a check on the judge).
+
+    Cohen's kappa goes with each share: a judge that says "wrong" to nearly everything agrees
+    often with metrics that are nearly always 0, and only kappa shows it.
+    """
+    judged = [r for rows in records.values() for r in rows if r.get("judge") is not None]
+    if not judged:
+        return []
+
+    def agrees(name: str, pairs: list[tuple[float, float]]) -> str:
+        share, kappa = metrics.agreement(pairs)
+        return f"{name} on {100 * share:.0f}% (κ {_cell(kappa, 2)})"
+
+    exact = agrees("exact match", [(r["judge"], r["exact"]) for r in judged])
+    f1 = agrees("F1 > 0.5", [(r["judge"], float(r["f1"] > 0.5)) for r in judged])
+    correct = sum(r["judge"] for r in judged) / len(judged)
+    return [
+        f"- Judge: {len(judged)} verdicts, {100 * correct:.0f}% correct; it agrees with {exact}"
+        f" and with {f1}.",
+    ]
+
+
+def plan_note(records: Records) -> list[str]:
+    """Which questions have a plan step and how their adherence was scored."""
+    methods = Counter(
+        r["plan_method"] for rows in records.values() for r in rows if r.get("plan_method")
+    )
+    if not methods:
+        return ["- Plan adherence: no question with a plan step."]
+    how = "; ".join(f"{PLAN_METHODS.get(m, m)} ({n})" for m, n in sorted(methods.items()))
+    return [f"- Plan adherence (answers to questions with a plan step): {how}."]
+
+
+def markdown(records: Records, title: str) -> str:
+    """The report: the headline, one table over all questions, tables per category."""
+    summary = summarize(records)
     conditions = [c for c in LABELS if c in summary]
-    out = [f"# {title}", "", *headline(summary), ""]
+    fields = [f for f in FIELDS if f != "judge" or _judged(summary)]
+    out = [f"# {title}", "", *headline(summary), *judge_sanity(records), *plan_note(records), ""]
     out += [
-        "| condition | n | F1 | exact | evidence recall | memory used | prompt tokens |"
-        " first token s | total s |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| condition | n | " + " | ".join(COLUMNS[f] for f in fields) + " |",
+        "| --- | ---: |" + " ---: |" * len(fields),
     ]
     for c in conditions:
         row = summary[c]["all"]
-        cells = [_cell(row[f], 1 if f == "prompt_tokens" else 3) for f in FIELDS]
+        cells = [_cell(row[f], 1 if f == "prompt_tokens" else 3) for f in fields]
         out.append(f"| {LABELS[c]} | {row['n']} | " + " | ".join(cells) + " |")
     groups = _groups(summary)
-    out += ["", "F1 per category:", "", "| condition | " + " | ".join(groups) + " |"]
-    out.append("| --- |" + " ---: |" * len(groups))
-    for c in conditions:
-        cells = [
-            f"{_cell(summary[c].get(g, {}).get('f1'))} ({summary[c].get(g, {}).get('n', 0)})"
-            for g in groups
-        ]
-        out.append(f"| {LABELS[c]} | " + " | ".join(cells) + " |")
-    colours = ", ".join(f"{chart.COLOUR_NAMES[i]} = {LABELS[c]}" for i, c in enumerate(conditions))
-    out += [
-        "",
-        f"Chart `chart.png`: F1 per group ({', '.join(groups)}, left to right); {colours}.",
-        "Grid lines at 0.25, 0.5, 0.75 and 1.",
-        "",
-    ]
+    for field in ("f1", "judge") if _judged(summary) else ("f1",):
+        out += ["", f"{COLUMNS[field]} per category:", ""]
+        out += ["| condition | " + " | ".join(groups) + " |", "| --- |" + " ---: |" * len(groups)]
+        for c in conditions:
+            cells = [
+                f"{_cell(summary[c].get(g, {}).get(field))} ({summary[c].get(g, {}).get('n', 0)})"
+                for g in groups
+            ]
+            out.append(f"| {LABELS[c]} | " + " | ".join(cells) + " |")
+    out += ["", "Chart `chart.png`: F1 per condition and category.", ""]
     return "\n".join(out)
 
 
@@ -97,8 +147,7 @@ def retrieval_markdown(records: Sequence[Mapping[str, Any]], ks: Sequence[int]) 
     out += ["| group | n | " + " | ".join(fields) + " |", "| --- | ---: |" + " ---: |" * len(ks)]
     for group, row in summary.items():
         out.append(f"| {group} | {row['n']} | " + " | ".join(_cell(row[f]) for f in fields) + " |")
-    colours = ", ".join(f"{chart.COLOUR_NAMES[i]} = {f}" for i, f in enumerate(fields))
-    out += ["", f"Chart `chart.png`: {', '.join(summary)} left to right; {colours}.", ""]
+    out += ["", "Chart `chart.png`: recall@k per category.", ""]
     return "\n".join(out)
 
 
@@ -107,20 +156,45 @@ def _groups(summary: Summary) -> list[str]:
     return sorted(found, key=lambda g: (g != "all", g))
 
 
-def write(out: Path, summary: Summary, title: str) -> None:
+def _group_label(group: str) -> str:
+    """A group's label under its bars; the unanswerable category says so."""
+    return f"{group}\nunanswerable" if group == f"category {UNANSWERABLE}" else group
+
+
+def write(out: Path, records: Records, title: str) -> None:
     """report.md and chart.png (F1 per category and condition) in ``out``."""
     with atomic_write(out / "report.md") as handle:
-        handle.write(markdown(summary, title))
+        handle.write(markdown(records, title))
+    summary = summarize(records)
     conditions = [c for c in LABELS if c in summary]
+    groups = _groups(summary)
     chart.write(
         out / "chart.png",
-        [[summary[c].get(g, {}).get("f1") for c in conditions] for g in _groups(summary)],
+        chart.Chart(
+            "F1 per condition and category",
+            [_group_label(g) for g in groups],
+            [LABELS[c] for c in conditions],
+            [[summary[c].get(g, {}).get("f1") for c in conditions] for g in groups],
+            subtitle=title,
+        ),
     )
 
 
-def write_retrieval(out: Path, records: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> None:
+def write_retrieval(
+    out: Path, records: Sequence[Mapping[str, Any]], ks: Sequence[int], title: str
+) -> None:
     """report.md and chart.png (recall@k per category) for ``--retrieval-only``."""
     with atomic_write(out / "report.md") as handle:
         handle.write(retrieval_markdown(records, ks))
-    summary = metrics.summarize(records, [f"recall@{k}" for k in ks])
-    chart.write(out / "chart.png", [[row[f"recall@{k}"] for k in ks] for row in summary.values()])
+    fields = [f"recall@{k}" for k in ks]
+    summary = metrics.summarize(records, fields)
+    chart.write(
+        out / "chart.png",
+        chart.Chart(
+            "Evidence recall@k of the search over raw messages",
+            [_group_label(g) for g in summary],
+            fields,
+            [[row[f] for f in fields] for row in summary.values()],
+            subtitle=title,
+        ),
+    )

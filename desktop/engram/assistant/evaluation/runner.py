@@ -4,7 +4,10 @@
 2. ``episodes``: the same, plus Engram's memory block from raw-message retrieval only;
 3. ``consolidated``: the same after the large model distilled the conversation (memories too);
 4. ``large``: the large model with the recent-turns window.
-Each answer is written to the answers file as soon as it exists; a re-run skips it.
+Each answer is written to the answers file as soon as it exists; a re-run skips it. With a judge,
+each record also gets the large model's verdict; a re-run with a judge gives the records of an
+earlier run their verdicts without answering again. Questions with a ``plan_step`` get a plan
+adherence score: the judge's when there is one, else the lexical proxy (``judge.covers_step``).
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ from engram.assistant.consolidation import ConsolidationWorker
 from engram.assistant.distillers import LocalDistiller
 from engram.assistant.evaluation import metrics
 from engram.assistant.evaluation.dataset import Ingested, Question, open_sample
+from engram.assistant.evaluation.judge import Judge, covers_step
 from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.core import log
 from engram.core.atomic import atomic_write
-from engram.core.errors import EngramError, InputError
+from engram.core.errors import EngramError, InputError, tr
 from engram.memory.embed import Embedder
 from engram.memory.episodes import EpisodeLog
 from engram.memory.search import Filters
@@ -35,9 +39,10 @@ from engram.models.local import LocalModel
 _log = log.get("evaluation")
 CONDITIONS = ("recent", "episodes", "consolidated", "large")
 BEFORE_CONSOLIDATION = ("recent", "episodes", "large")
-Progress = Callable[[str], None]
+Progress = Callable[[int, int, str], None]  # units done, units in all, what just happened
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 RECALL_KS = (5, 10, 20)
+_SCORE_NAMES = (("judge", "judge"), ("plan_adherence", "plan"))
 
 
 @dataclass(frozen=True)
@@ -60,8 +65,10 @@ class Answers:
                     raise ValueError("no 'answers' object")
             except ValueError as exc:
                 raise InputError(
-                    f"{path} is not an answers file of `engram eval` ({exc}).",
-                    "Move it away or choose another --out folder.",
+                    tr("{path} is not an answers file of `engram eval` ({error})."),
+                    tr("Move it away or choose another --out folder."),
+                    path=path,
+                    error=exc,
                 ) from exc
 
     def get(self, key: str, condition: str) -> dict[str, Any] | None:
@@ -91,24 +98,37 @@ class Runner:
         embedder: Embedder,
         out: Path,
         config: Config | None = None,
-        progress: Progress = lambda line: None,
+        progress: Progress = lambda done, total, note: None,
+        judge: bool = False,
     ) -> None:
         self.models = {"small": small, "large": large}
         self.embedder = embedder
         self.out = out
         self.config = config or Config()
         self.progress = progress
+        self.judge = Judge(large) if judge else None
         self.answers = Answers(out / "answers.json")
+        self._done = self._total = 0
 
     def run(self, chosen: list[Question]) -> Answers:
-        """Answer every chosen question under every condition not answered yet."""
-        total, done = len(chosen) * len(CONDITIONS), 0
+        """Answer and score every chosen question under every condition, skipping what is done."""
+        units = [(q, c) for q in chosen for c in CONDITIONS]
+        self._total = len(units)
+        self._done = sum(
+            1 for q, c in units if (r := self.answers.get(q.key, c)) and not self._unscored(q, r)
+        )
+        self.progress(self._done, self._total, "resuming" if self._done else "starting")
+        for q, condition in units:
+            found = self.answers.get(q.key, condition)
+            if found is not None and self._unscored(q, found):
+                self._score(q, found)
+                self.answers.put(q.key, condition, found)
+                self._step(f"{q.key} {condition}: scored the earlier answer{_scores(found)}")
         by_sample: dict[str, list[Question]] = {}
         for q in chosen:
             by_sample.setdefault(q.sample.sample_id, []).append(q)
         for group in by_sample.values():
             todo = [(q, c) for q in group for c in CONDITIONS if not self.answers.get(q.key, c)]
-            done += len(group) * len(CONDITIONS) - len(todo)
             if not todo:
                 continue
             sample = open_sample(self.out / "stores", group[0].sample, self.embedder)
@@ -119,14 +139,45 @@ class Runner:
                     for q, condition in todo:
                         if condition in phase:
                             record = self.answer(sample, q, condition)
+                            self._score(q, record)
                             self.answers.put(q.key, condition, record)
-                            done += 1
-                            self.progress(
-                                f"[{done}/{total}] {q.key} {condition}: f1 {record['f1']:.2f}"
+                            self._step(
+                                f"{q.key} {condition}: f1 {record['f1']:.2f}{_scores(record)}"
                             )
             finally:
                 sample.store.conn.close()
         return self.answers
+
+    def _step(self, note: str) -> None:
+        self._done += 1
+        self.progress(self._done, self._total, note)
+
+    def _unscored(self, q: Question, record: dict[str, Any]) -> bool:
+        """Whether this run adds a score to the record: a verdict, or plan adherence."""
+        if self.judge is not None and "judge" not in record:
+            return True
+        if q.qa.plan_step is None:
+            return False
+        method = record.get("plan_method")
+        return method is None or (self.judge is not None and method != "judge")
+
+    def _score(self, q: Question, record: dict[str, Any]) -> None:
+        """Add the verdict and plan adherence this run gives (a failed verdict is left out)."""
+        answer, step = record["answer"], q.qa.plan_step
+        try:
+            if self.judge is not None and "judge" not in record:
+                record["judge"] = self.judge.correct(
+                    q.qa.question, q.qa.answer, answer, q.qa.category
+                )
+            if step is not None and self._unscored(q, record):
+                if self.judge is not None:
+                    adherence = self.judge.follows_plan(q.qa.question, step, answer)
+                else:
+                    adherence = covers_step(answer, step)
+                method = "judge" if self.judge is not None else "lexical"
+                record.update(plan_step=step, plan_adherence=adherence, plan_method=method)
+        except EngramError as exc:  # the next run with --judge asks again
+            _log.warning("%s: no verdict (%s)", q.key, exc.message)
 
     def consolidate(self, sample: Ingested, question: Question) -> None:
         """Distill the conversation in short jobs with the large model (done jobs are kept)."""
@@ -139,7 +190,9 @@ class Runner:
             lambda: sample.store, LocalDistiller(LazyModel(lambda: large, float("inf")))
         )
         while (job := queue.claim()) is not None:
-            self.progress(f"consolidating {question.sample.sample_id}: job {job.id}")
+            self.progress(
+                self._done, self._total, f"consolidating {question.sample.sample_id}: job {job.id}"
+            )
             worker.run_job(sample.store, queue, job)
         active = len(sample.store.memories(limit=100_000))
         _log.info("%s: %d memories after consolidation", question.sample.sample_id, active)
@@ -152,7 +205,14 @@ class Runner:
         history = [{"role": e.role, "content": e.content} for e in episodes]
         with_memory = condition in ("episodes", "consolidated")
         budget = self.config.memory_budget if with_memory else 0
-        system = prompt.system_part(language)
+        recall = Recall(sample.store, model.count_tokens)
+        # As in a real turn, pinned memories and the current plan are in the system part; only
+        # the consolidated condition sees memories at all.
+        profile, plan = (
+            (recall.profile(), recall.plan()) if condition == "consolidated" else ([], None)
+        )
+        system = prompt.system_part(language, profile, plan)
+        in_system = [*profile, *([plan] if plan else [])]
         fitted = context.fit(
             system,
             history,
@@ -168,10 +228,13 @@ class Runner:
             hidden = (
                 {m.id for m in sample.store.memories(statuses=None, limit=100_000)}
                 if condition == "episodes"
-                else set()
+                else {m.memory_id for m in in_system}
             )
-            items = Recall(sample.store, model.count_tokens).recall(
-                q.qa.question, budget, exclude_episodes=window, exclude_memories=hidden
+            items = recall.recall(
+                q.qa.question,
+                budget,
+                exclude_episodes=window,
+                exclude_memories={i for i in hidden if i is not None},
             )
         parts = prompt.PromptParts(
             system, kept, prompt.memory_block(items, language), fitted.messages[-1]["content"]
@@ -187,7 +250,7 @@ class Runner:
             answer, error = "", exc.message
             _log.warning("%s %s: %s", q.key, condition, error)
         stats = model.last_stats
-        shown = window | self._provenance(sample, items)
+        shown = window | self._provenance(sample, [*in_system, *items])
         return {
             "question": q.qa.question,
             "gold": q.qa.answer,
@@ -201,6 +264,7 @@ class Runner:
             "prompt_tokens": stats.prompt_tokens if stats and not error else None,
             "first_token_s": stats.first_token_s if stats and not error else None,
             "total_s": stats.total_s if stats and not error else None,
+            **({"plan_memory": plan.content} if plan else {}),
             **({"error": error} if error else {}),
         }
 
@@ -219,13 +283,18 @@ class Runner:
 
 
 def retrieval_only(
-    chosen: list[Question], embedder: Embedder, out: Path, progress: Progress = lambda line: None
+    chosen: list[Question],
+    embedder: Embedder,
+    out: Path,
+    progress: Progress = lambda done, total, note: None,
 ) -> list[dict[str, Any]]:
     """Evidence recall@5/10/20 of the hybrid search over each sample's raw messages."""
     records: list[dict[str, Any]] = []
     by_sample: dict[str, list[Question]] = {}
     for q in chosen:
         by_sample.setdefault(q.sample.sample_id, []).append(q)
+    done = 0
+    progress(done, len(chosen), "retrieval")
     for group in by_sample.values():
         sample = open_sample(out / "stores", group[0].sample, embedder)
         try:
@@ -240,7 +309,14 @@ def retrieval_only(
                 for k in RECALL_KS:
                     record[f"recall@{k}"] = metrics.evidence_recall(wanted, found[:k])
                 records.append(record)
-            progress(f"[{len(records)}] retrieval over {group[0].sample.sample_id} done")
+            done += len(group)
+            progress(done, len(chosen), f"retrieval over {group[0].sample.sample_id} done")
         finally:
             sample.store.conn.close()
     return records
+
+
+def _scores(record: dict[str, Any]) -> str:
+    """The verdict and plan adherence of a record for a progress line ('' when it has none)."""
+    found = [f"{name} {record[field]:.0f}" for field, name in _SCORE_NAMES if field in record]
+    return "".join(f", {f}" for f in found)
