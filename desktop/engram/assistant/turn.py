@@ -7,7 +7,8 @@ chat with the conversation so far.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from typing import Protocol
 
 from engram.assistant import context, prompt, utilization
@@ -85,6 +86,17 @@ def _overlap(before: list[prompt.Recalled], after: list[prompt.Recalled]) -> flo
     return sum((i.memory_id, i.episode_id) in keys for i in after) / len(after)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A laid-out prompt: what was fitted, recalled and put where."""
+
+    fitted: context.Fitted
+    items: list[prompt.Recalled]  # in the memory block
+    parts: prompt.PromptParts
+    in_system: list[prompt.Recalled]  # pinned memories and the current plan
+    window: set[int]  # ids of the earlier messages the prompt shows verbatim
+
+
 class Assistant:
     """Runs turns for the conversations in one episode log with one model (and memory)."""
 
@@ -130,7 +142,8 @@ class Assistant:
         earlier = self._history(conversation_id)
         # Recall before the message is stored, exactly as the prefetch did while it was typed:
         # the same choice gives the same prompt, and llama.cpp reuses what it evaluated then.
-        fitted, items, parts = self._prepare(text, earlier, model, set())
+        prepared = self.prepare(text, earlier, model)
+        fitted, items, parts = prepared.fitted, prepared.items, prepared.parts
         if model is self.model:
             items, parts = self._reuse_prefetched(conversation_id, text, items, parts)
         user_episode = self.log.append(conversation_id, "user", text)
@@ -200,9 +213,9 @@ class Assistant:
         if not draft.strip():
             return 0
         earlier = self._history(conversation_id) if conversation_id else []
-        _fitted, items, parts = self._prepare(draft, earlier, self.model, set())
-        self._prefetched = (conversation_id, draft, items, parts)
-        return self.model.prefill(parts.messages(), cancelled)
+        prepared = self.prepare(draft, earlier)
+        self._prefetched = (conversation_id, draft, prepared.items, prepared.parts)
+        return self.model.prefill(prepared.parts.messages(), cancelled)
 
     def _reuse_prefetched(
         self,
@@ -237,14 +250,27 @@ class Assistant:
             if e.role in ("user", "assistant") and e.content
         ]
 
-    def _prepare(
-        self, text: str, earlier: list[Episode], model: ChatModel, exclude: set[int]
-    ) -> tuple[context.Fitted, list[prompt.Recalled], prompt.PromptParts]:
-        """Fit the history, recall memories and lay out the prompt for ``text``."""
-        profile = self.recall.profile() if self.recall else []
-        plan = self.recall.plan() if self.recall else None
+    def prepare(
+        self,
+        text: str,
+        earlier: list[Episode],
+        model: ChatModel | None = None,
+        *,
+        exclude_memories: Collection[int] = (),
+        system_memories: bool = True,
+    ) -> Prepared:
+        """The exact prompt a turn sends for ``text`` after ``earlier`` (the one place it is built).
+
+        Fits the history, puts pinned memories and the current plan in the system part (unless
+        ``system_memories`` is off), recalls what the history window does not already show (minus
+        ``exclude_memories``) and keeps the block within its budget. ``engram eval`` calls it too,
+        so what it measures is what users get.
+        """
+        model = model or self.model
+        profile = self.recall.profile() if self.recall and system_memories else []
+        plan = self.recall.plan() if self.recall and system_memories else None
+        in_system = [*profile, *([plan] if plan else [])]
         system = prompt.system_part(self.language, profile, plan)
-        in_system = {p.memory_id for p in [*profile, *([plan] if plan else [])]}
         fitted = context.fit(
             system,
             [{"role": e.role, "content": e.content} for e in earlier],
@@ -254,20 +280,21 @@ class Assistant:
             count=model.count_tokens,
         )
         history = fitted.messages[1:-1]
-        kept = {e.id for e in earlier[len(earlier) - len(history) :]} | exclude
+        window = {e.id for e in earlier[len(earlier) - len(history) :]} if history else set()
+        hidden = {p.memory_id for p in in_system if p.memory_id is not None}
         items = (
             self.recall.recall(
                 query_for(text, earlier),
                 self.memory_budget,
-                exclude_episodes=kept,
-                exclude_memories={i for i in in_system if i is not None},
+                exclude_episodes=window,
+                exclude_memories=hidden | set(exclude_memories),
             )
             if self.recall
             else []
         )
         items, block = self._within_budget(items, model)
         parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
-        return fitted, items, parts.counted(model.count_tokens)
+        return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window)
 
     def _within_budget(
         self, items: list[prompt.Recalled], model: ChatModel

@@ -15,10 +15,8 @@ def run(argv: list[str]) -> int:
     from engram.ui import i18n, theme
     from engram.ui.crash import CrashReporter
     from engram.ui.main_window import MainWindow
-    from engram.ui.threads import favour_ui_thread
 
     log.setup()
-    favour_ui_thread()
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0], *argv])
     app.setApplicationName("Engram")

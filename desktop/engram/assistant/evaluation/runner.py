@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engram.assistant import context, prompt, utilization
+from engram.assistant import prompt, utilization
 from engram.assistant.consolidation import ConsolidationWorker
 from engram.assistant.distillers import LocalDistiller
 from engram.assistant.evaluation import metrics
@@ -27,6 +27,7 @@ from engram.assistant.evaluation.dataset import Ingested, Question, open_sample
 from engram.assistant.evaluation.judge import Judge, covers_step
 from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
+from engram.assistant.turn import Assistant
 from engram.core import log
 from engram.core.atomic import atomic_write
 from engram.core.errors import EngramError, InputError, tr
@@ -200,45 +201,29 @@ class Runner:
     def answer(self, sample: Ingested, q: Question, condition: str) -> dict[str, Any]:
         """Ask one question under one condition; the record holds the answer and its numbers."""
         model = self.models["large" if condition == "large" else "small"]
-        language = language_of(q.qa.question)
         episodes = EpisodeLog(sample.store.conn).episodes(sample.conversation_id)
-        history = [{"role": e.role, "content": e.content} for e in episodes]
         with_memory = condition in ("episodes", "consolidated")
-        budget = self.config.memory_budget if with_memory else 0
-        recall = Recall(sample.store, model.count_tokens)
-        # As in a real turn, pinned memories and the current plan are in the system part; only
-        # the consolidated condition sees memories at all.
-        profile, plan = (
-            (recall.profile(), recall.plan()) if condition == "consolidated" else ([], None)
+        assistant = Assistant(
+            EpisodeLog(sample.store.conn),
+            model,
+            max_answer_tokens=self.config.max_answer_tokens,
+            language=language_of(q.qa.question),
+            recall=Recall(sample.store, model.count_tokens) if with_memory else None,
+            memory_budget=self.config.memory_budget,
         )
-        system = prompt.system_part(language, profile, plan)
-        in_system = [*profile, *([plan] if plan else [])]
-        fitted = context.fit(
-            system,
-            history,
+        # The app's own prompt assembly. Raw-message retrieval sees no memory at all; after
+        # consolidation pinned memories and the current plan are in the system part, as in a turn.
+        raw = condition == "episodes"
+        prepared = assistant.prepare(
             q.qa.question,
-            n_ctx=model.n_ctx,
-            reserve=self.config.max_answer_tokens + budget,
-            count=model.count_tokens,
+            episodes,
+            exclude_memories=(
+                [m.id for m in sample.store.memories(statuses=None, limit=100_000)] if raw else []
+            ),
+            system_memories=not raw,
         )
-        kept = fitted.messages[1:-1]
-        window = {e.id for e in episodes[len(episodes) - len(kept) :]} if kept else set()
-        items: list[prompt.Recalled] = []
-        if with_memory:
-            hidden = (
-                {m.id for m in sample.store.memories(statuses=None, limit=100_000)}
-                if condition == "episodes"
-                else {m.memory_id for m in in_system}
-            )
-            items = recall.recall(
-                q.qa.question,
-                budget,
-                exclude_episodes=window,
-                exclude_memories={i for i in hidden if i is not None},
-            )
-        parts = prompt.PromptParts(
-            system, kept, prompt.memory_block(items, language), fitted.messages[-1]["content"]
-        )
+        items, parts, window = prepared.items, prepared.parts, prepared.window
+        plan = next((m for m in prepared.in_system if m.label == "plan"), None)
         error = ""
         try:
             answer = "".join(
@@ -250,7 +235,7 @@ class Runner:
             answer, error = "", exc.message
             _log.warning("%s %s: %s", q.key, condition, error)
         stats = model.last_stats
-        shown = window | self._provenance(sample, [*in_system, *items])
+        shown = window | self._provenance(sample, [*prepared.in_system, *items])
         return {
             "question": q.qa.question,
             "gold": q.qa.answer,
