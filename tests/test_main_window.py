@@ -8,10 +8,11 @@ from pathlib import Path
 
 import apsw
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
+from engram.assistant.consolidation import Status
 from engram.assistant.events import Token, Truncated
 from engram.core import paths, settings
 from engram.ui.main_window import MainWindow
@@ -377,3 +378,32 @@ def test_the_model_manager_opens_from_the_main_window(qtbot: QtBot, window: Main
     assert window.show_models() is manager  # raised, not opened twice
     window.close()
     assert not manager.isVisible()
+
+
+def test_the_status_bar_follows_learning_and_the_large_model(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    seen: list[tuple[str, str, str]] = []  # (state, learning label, large-model label)
+
+    class Watcher(QObject):
+        """On the UI thread, after the window's own slot: the labels show this status."""
+
+        @Slot(object)
+        def on_status(self, status: Status) -> None:
+            seen.append((status.state, window.learning_state.text(), window.large_state.text()))
+
+    watcher = Watcher()
+    window.worker.learning_status.connect(watcher.on_status)
+    qtbot.waitUntil(lambda: window.large_state.text() == "Large model: not loaded")
+    _type_and_enter(qtbot, window, "My sister Anna moved to Lisbon and teaches piano there.")
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: any(s == "distilling" for s, _, _ in seen) and seen[-1][0] == "idle",
+        timeout=120_000,
+    )
+    assert ("distilling", "Learning… 0%", "Large model: loading") in seen
+    progress = [text for state, text, _ in seen if state == "distilling"]
+    assert progress[-1] == "Learning… 100%"
+    assert seen[-1][1:] == ("Memory up to date", "Large model: loaded")
+    assert not window.retry_button.isVisible()

@@ -34,7 +34,7 @@
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/consolidation.py" line="154"/>
+        <location filename="../../desktop/engram/assistant/consolidation.py" line="157"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -69,12 +69,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="126"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="138"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="126"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="138"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -1162,12 +1162,12 @@
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="68"/>
+        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="69"/>
         <source>{path} is not an answers file of `engram eval` ({error}).</source>
         <translation>{path} 不是 `engram eval` 的答案文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="69"/>
+        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="70"/>
         <source>Move it away or choose another --out folder.</source>
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
@@ -1353,6 +1353,11 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/labels.py" line="23"/>
+        <source>loading</source>
+        <translation>加载中</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="24"/>
         <source>loaded</source>
         <translation>已加载</translation>
     </message>
@@ -1430,128 +1435,128 @@
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="166"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="169"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="167"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="170"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="168"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="174"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="175"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="173"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="176"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="178"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="181"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="179"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="182"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="180"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="183"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="283"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="286"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="285"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="288"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="288"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="291"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="290"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="293"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="292"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="295"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="295"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="298"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="359"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="364"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="364"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="369"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="368"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="373"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="375"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="380"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="390"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="486"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="395"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="491"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="392"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="397"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="401"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="406"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="432"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="442"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="442"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>

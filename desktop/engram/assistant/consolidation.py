@@ -43,7 +43,8 @@ class Status:
     progress: float = 0.0  # 0..1 while distilling
     queued: int = 0
     parked: int = 0
-    model: str = ""  # the large model's state: "not configured", "not loaded", "loaded", "cloud"
+    # The large model's state: "not configured", "not loaded", "loading", "loaded", "cloud".
+    model: str = ""
     error: Problem | None = None  # why it failed (the UI translates it)
     job_id: int | None = None
 
@@ -129,6 +130,8 @@ class ConsolidationWorker(threading.Thread):
         """Distill and reconcile one claimed job; True when it is done."""
         try:
             self._wait_foreground(queue, job)
+            if self.source.state() == "not loaded":  # acquiring it loads it: say so meanwhile
+                self._report(queue, "distilling", 0.0, job=job, model="loading")
             model = self.source.acquire(self._stopping.is_set)
             episodes = queue.episodes(job)
             self._report(queue, "distilling", 0.05, job=job)
@@ -220,6 +223,7 @@ class ConsolidationWorker(threading.Thread):
         progress: float = 0.0,
         error: Problem | None = None,
         job: Job | None = None,
+        model: str | None = None,
     ) -> None:
         counts = queue.counts()
         status = Status(
@@ -227,7 +231,7 @@ class ConsolidationWorker(threading.Thread):
             progress,
             counts.get("queued", 0) + counts.get("running", 0),
             counts.get("parked", 0),
-            self.source.state(),
+            model or self.source.state(),
             error,
             job.id if job else None,
         )

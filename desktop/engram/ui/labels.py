@@ -20,6 +20,7 @@ _NAMES = {
     "assistant": QT_TRANSLATE_NOOP("Labels", "Engram"),
     "not configured": QT_TRANSLATE_NOOP("Labels", "not configured"),
     "not loaded": QT_TRANSLATE_NOOP("Labels", "not loaded"),
+    "loading": QT_TRANSLATE_NOOP("Labels", "loading"),
     "loaded": QT_TRANSLATE_NOOP("Labels", "loaded"),
 }
 

@@ -139,8 +139,11 @@ class MainWindow(QMainWindow):
         self.retry_button = QPushButton(self.tr("Retry"))
         self.retry_button.setAccessibleName(self.tr("Retry learning"))
         self.retry_button.hide()
+        self.large_state = QLabel()
+        self.large_state.setObjectName("large_state")
         self.statusBar().addPermanentWidget(self.learning_state)
         self.statusBar().addPermanentWidget(self.retry_button)
+        self.statusBar().addPermanentWidget(self.large_state)
         self.statusBar().addPermanentWidget(self.model_state)
         self._prefetch_cancel = threading.Event()
         self._typing = QTimer(self)
@@ -291,8 +294,10 @@ class MainWindow(QMainWindow):
         else:
             text = self.tr("Memory up to date")
         self.learning_state.setText(text)
-        self.learning_state.setToolTip(
+        self.large_state.setText(
             self.tr("Large model: {state}").format(state=labels.label(status.model))
+            if status.model
+            else ""
         )
         self.retry_button.setVisible(status.state == "failed" or status.parked > 0)
 
