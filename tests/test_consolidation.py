@@ -252,6 +252,13 @@ def test_language_follows_the_user_and_prompts_exist_for_both() -> None:
         assert distill.messages([ep("user", "hi")], language)[0]["content"]
         assert distill.prompt("reconcile", language)
     assert "当前在第 2 步" in distill.plan_text("跑马拉松", ["五公里", "半马"], 1, "zh_CN")
+    # A plan reads in the language of its goal, whatever language the job was in.
+    episodes = [ep("user", "我想在五月跑完马拉松。")]
+    goal = {"goal": "Run a marathon in May", "steps": ["10 km", "full"], "current_step": 0}
+    found = distill.parse({"memories": [], "summary": "", "plan": goal}, episodes, "zh_CN")
+    assert [c.content for c in found.candidates] == [
+        "The user's goal: Run a marathon in May. Steps: 1. 10 km; 2. full. Currently on step 1."
+    ]
 
 
 # -- reconciliation ------------------------------------------------------------------------------

@@ -123,9 +123,14 @@ def detect_language(episodes: Sequence[Episode]) -> str:
     said = "".join(e.content for e in episodes if e.role == "user") or "".join(
         e.content for e in episodes
     )
+    return text_language(said)
+
+
+def text_language(text: str) -> str:
+    """``zh_CN`` when the text is mostly Chinese, else ``en``."""
     # One Chinese character carries about as much as an English word.
-    words = len(_LATIN_WORD.findall(said))
-    return "zh_CN" if len(_CJK.findall(said)) > 1.5 * words else "en"
+    words = len(_LATIN_WORD.findall(text))
+    return "zh_CN" if len(_CJK.findall(text)) > 1.5 * words else "en"
 
 
 def prompt(name: str, language: str) -> str:
@@ -214,7 +219,7 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
         current = min(max(0, step if isinstance(step, int) else 0), max(0, len(steps) - 1))
         keep(
             "plan",
-            plan_text(plan["goal"], steps, current, language),
+            plan_text(plan["goal"], steps, current, text_language(plan["goal"])),
             0.7,
             everything,
             plan={"goal": plan["goal"].strip(), "steps": steps, "current_step": current},

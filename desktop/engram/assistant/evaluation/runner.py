@@ -13,13 +13,12 @@ adherence score: the judge's when there is one, else the lexical proxy (``judge.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engram.assistant import prompt, utilization
+from engram.assistant import distill, prompt, utilization
 from engram.assistant.consolidation import ConsolidationWorker
 from engram.assistant.distillers import LocalDistiller
 from engram.assistant.evaluation import metrics
@@ -41,7 +40,6 @@ _log = log.get("evaluation")
 CONDITIONS = ("recent", "episodes", "consolidated", "large")
 BEFORE_CONSOLIDATION = ("recent", "episodes", "large")
 Progress = Callable[[int, int, str], None]  # units done, units in all, what just happened
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 RECALL_KS = (5, 10, 20)
 _SCORE_NAMES = (("judge", "judge"), ("plan_adherence", "plan"))
 
@@ -83,10 +81,6 @@ class Answers:
 
     def records(self, condition: str) -> list[dict[str, Any]]:
         return [by[condition] for by in self.data["answers"].values() if condition in by]
-
-
-def language_of(question: str) -> str:
-    return "zh_CN" if _CJK.search(question) else "en"
 
 
 class Runner:
@@ -207,7 +201,7 @@ class Runner:
             EpisodeLog(sample.store.conn),
             model,
             max_answer_tokens=self.config.max_answer_tokens,
-            language=language_of(q.qa.question),
+            language=distill.text_language(q.qa.question),
             recall=Recall(sample.store, model.count_tokens) if with_memory else None,
             memory_budget=self.config.memory_budget,
         )
