@@ -30,10 +30,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "desktop"))
 os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
 
-from engram.assistant import context, prompt  # noqa: E402
+from engram.assistant import prompt  # noqa: E402
 from engram.assistant.events import Failed, Token, TurnStarted  # noqa: E402
 from engram.assistant.session import Session, embedder_for, open_session  # noqa: E402
-from engram.assistant.turn import query_for  # noqa: E402
 from engram.core import paths  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.memory import db  # noqa: E402
@@ -172,27 +171,25 @@ def timed(samples: Samples, key: str, fn: Callable[[], Any]) -> Any:
 
 
 def assembly(session: Session, conversation: int, samples: Samples) -> None:
-    """Recall, memory block and prompt counting for every turn of a finished conversation."""
-    assistant, count = session.assistant, session.model.count_tokens
+    """``Assistant.prepare`` (the app's whole prompt assembly) for every turn of a conversation."""
+    assistant = session.assistant
     recall = assistant.recall
     assert recall is not None
+    search = recall.recall
+
+    def timed_recall(*args: Any, **kwargs: Any) -> Any:
+        return timed(samples, "recall", partial(search, *args, **kwargs))
+
+    recall.recall = timed_recall  # type: ignore[method-assign]  # times the part inside prepare
     said = [e for e in assistant.log.episodes(conversation) if e.role in ("user", "assistant")]
-    system = prompt.system_part("en", recall.profile())
-    reserve = assistant.max_answer_tokens + assistant.memory_budget
-    for i in range(0, len(said), 2):
-        earlier, text = said[:i], said[i].content
-        plain = [{"role": e.role, "content": e.content} for e in earlier]
-        fitted = context.fit(
-            system, plain, text, n_ctx=session.model.n_ctx, reserve=reserve, count=count
-        )
-        query = query_for(text, earlier)
-        t0 = time.perf_counter()
-        items = timed(samples, "recall", partial(recall.recall, query, assistant.memory_budget))
-        block = timed(samples, "block", partial(prompt.memory_block, items, "en"))
-        parts = prompt.PromptParts(system, fitted.messages[1:-1], block, text)
-        timed(samples, "counted", partial(parts.counted, count))
-        samples.add("total", (time.perf_counter() - t0) * 1000)
-        samples.add("found", len(items))
+    try:
+        for i in range(0, len(said), 2):
+            prepared = timed(
+                samples, "total", partial(assistant.prepare, said[i].content, said[:i])
+            )
+            samples.add("found", len(prepared.items))
+    finally:
+        del recall.recall
 
 
 def run_turns(model_path: Path, reps: int, samples: Samples) -> None:
@@ -257,12 +254,7 @@ def report(samples: Samples, memories: int) -> None:
         )
     print("\nprompt assembly before generation (ms)")
     print(f"{'part':>22} {'p50':>8} {'p95':>8}")
-    for key, name in (
-        ("recall", "Recall.recall"),
-        ("block", "prompt.memory_block"),
-        ("counted", "PromptParts.counted"),
-        ("total", "total"),
-    ):
+    for key, name in (("recall", "Recall.recall"), ("total", "Assistant.prepare")):
         print(f"{name:>22} {samples.pct(key, 50):>8.2f} {samples.pct(key, 95):>8.2f}")
     print(f"{'items injected (mean)':>22} {statistics.mean(samples.values['found']):>8.1f}")
     print("\nratios (targets: TTFT engram/raw <= 1.15, assembly p95 <= 15 ms)")

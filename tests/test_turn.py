@@ -9,6 +9,7 @@ import pytest
 
 from engram.assistant import prompt, utilization
 from engram.assistant.events import Finished, Recalling, TurnEvent
+from engram.assistant.recall import PROFILE_LIMIT
 from engram.assistant.session import Session, open_session
 from engram.core import settings
 
@@ -94,6 +95,35 @@ def test_a_hostile_memory_cannot_change_the_system_part(session: Session) -> Non
     start = llm.tokenize(b"<|im_start|>", add_bos=False, special=True)
     tokens = llm.tokenize(_render(session, messages).encode(), add_bos=False, special=True)
     assert tokens.count(start[0]) == len(messages) + 1  # + the assistant turn the template opens
+
+
+def test_the_profile_holds_the_pinned_memories_however_many_newer_ones_exist(
+    session: Session,
+) -> None:
+    store, recall = session.store, session.assistant.recall
+    assert store is not None and recall is not None
+    facts = (
+        "The user is called Mei.",
+        "The user works as a nurse.",
+        "The user lives in Hangzhou.",
+        "The user is allergic to peanuts.",
+        "The user speaks French.",
+        "The user owns a bicycle.",
+        "The user was born in 1990.",
+        "The user plays the cello.",
+        "The user has two sisters.",
+        "The user drives an electric car.",
+        "The user studies Japanese.",
+        "用户喜欢喝乌龙茶。",
+        "The user's dog is called Biscuit.",
+        "The user runs every Sunday morning.",
+    )  # distinct facts: near-duplicates would be merged
+    pinned = [store.add(fact, "profile", pinned=True) for fact in facts]
+    for topic in ("tomatoes", "roses", "compost", "tulips", "mint", "basil", "ferns", "moss"):
+        store.add(f"Newer unpinned note: the user asked how to grow {topic}.", "fact")
+    profile = recall.profile()
+    assert len(profile) == PROFILE_LIMIT
+    assert {p.memory_id for p in profile} <= {m.id for m in pinned}
 
 
 def _render(session: Session, messages: list[dict[str, str]]) -> str:

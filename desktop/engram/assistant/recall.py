@@ -38,7 +38,8 @@ class Recall:
 
     def profile(self) -> list[Recalled]:
         """Pinned memories: always in the system part, in a stable order."""
-        pinned = [m for m in self.store.memories(limit=200) if m.pinned][:PROFILE_LIMIT]
+        # memories() lists pinned ones first, so the first PROFILE_LIMIT rows hold them all.
+        pinned = [m for m in self.store.memories(limit=PROFILE_LIMIT) if m.pinned]
         return [
             Recalled(m.kind, m.content, 1.0, m.created_at, memory_id=m.id)
             for m in sorted(pinned, key=lambda m: m.id)
