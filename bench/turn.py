@@ -142,7 +142,7 @@ def engram_ttft(
         if isinstance(event, Token) and not first:
             first = time.perf_counter() - start
         if isinstance(event, Failed):
-            raise RuntimeError(f"the turn failed: {event.message}")
+            raise RuntimeError(f"the turn failed: {event.problem.message}")
     return first or time.perf_counter() - start, conversation
 
 

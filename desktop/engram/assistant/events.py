@@ -78,15 +78,5 @@ class Failed:
 
     problem: Problem
 
-    @property
-    def message(self) -> str:
-        """The English message, for the terminal and the logs."""
-        return self.problem.message
-
-    @property
-    def hint(self) -> str:
-        """The English hint ('' when there is none)."""
-        return self.problem.hint
-
 
 TurnEvent = TurnStarted | Remembered | Recalling | Truncated | Token | Finished | Cancelled | Failed

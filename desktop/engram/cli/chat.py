@@ -81,6 +81,7 @@ def _answer(assistant: Assistant, conversation_id: int, text: str, show_memories
             sys.stdout.write("\n")
             sys.stdout.flush()
         elif isinstance(event, Failed):
-            print(f"engram: {event.message} {event.hint}".strip(), file=sys.stderr)
+            problem = event.problem
+            print(f"engram: {problem.message} {problem.hint}".strip(), file=sys.stderr)
             return 1
     return 0
