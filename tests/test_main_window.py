@@ -243,6 +243,7 @@ def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     assert [item.memory_id for item in answer.chips.items] == [dog]
     chip = answer.chips.buttons[0]
     assert "Biscuit" in chip.toolTip()
+    live = chip.objectName()  # "chip_used" when the answer repeats the memory, else "chip"
     wrong = next(a for a in chip.menu().actions() if a.text() == "This is wrong")
     wrong.trigger()
     qtbot.waitUntil(lambda: _feedback(dog) == -1, timeout=5_000)
@@ -254,6 +255,7 @@ def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     qtbot.waitUntil(lambda: old_answer.chips is not None, timeout=5_000)
     assert old_answer.chips is not None
     assert [item.memory_id for item in old_answer.chips.items] == [dog]
+    assert old_answer.chips.buttons[0].objectName() == live  # used or not, as when it was new
     reopened.close()
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.assistant import utilization
 from engram.assistant.consolidation import Status
 from engram.assistant.events import (
     Cancelled,
@@ -478,8 +479,8 @@ class MainWindow(QMainWindow):
     def _on_history_recalled(self, recalled: dict[int, list[Recalled]]) -> None:
         for answer_id, items in recalled.items():
             bubble = self._answers.get(answer_id)
-            if bubble is not None and bubble.chips is None:
-                self.chat.attach_chips(bubble, items)
+            if bubble is not None and bubble.chips is None:  # the same check as a live answer
+                self.chat.attach_chips(bubble, items, utilization.used(bubble.text, items))
 
     def _show_conversation(self) -> None:
         self.chat.clear()
