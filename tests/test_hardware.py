@@ -19,20 +19,20 @@ def test_probe_measures_this_machine() -> None:
     machine = hardware.probe(gpu=False)
     assert machine.ram_total >= machine.ram_available > 0
     assert machine.disk_free > 0 and machine.cores >= 1
-    assert "GB RAM" in machine.describe()
+    assert "GB RAM" in str(machine.describe())
 
 
 def test_fit_levels_and_reasons() -> None:
     entry = catalogue.load().get("qwen2.5-7b-instruct")  # 6 GB RAM, ~4.7 GB download
     assert hardware.fit(entry, _machine(16)).level == hardware.FITS
     tight = hardware.fit(entry, _machine(8))
-    assert tight.level == hardware.TIGHT and "close other programs" in tight.reason
+    assert tight.level == hardware.TIGHT and "close other programs" in str(tight.reason)
     busy = hardware.fit(entry, _machine(16, free_gb=2))
-    assert busy.level == hardware.TIGHT and "free now" in busy.reason
+    assert busy.level == hardware.TIGHT and "free now" in str(busy.reason)
     too_big = hardware.fit(entry, _machine(4))
-    assert too_big.level == hardware.NO_FIT and "swap" in too_big.reason
+    assert too_big.level == hardware.NO_FIT and "swap" in str(too_big.reason)
     no_disk = hardware.fit(entry, _machine(32, disk_gb=1))
-    assert no_disk.level == hardware.NO_FIT and "disk" in no_disk.reason
+    assert no_disk.level == hardware.NO_FIT and "disk" in str(no_disk.reason)
     assert hardware.fit(entry, _machine(32, disk_gb=1), installed=True).level == hardware.FITS
 
 

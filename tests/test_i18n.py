@@ -252,3 +252,19 @@ def test_nested_problems_are_translated_too(chinese: None) -> None:
     )
     assert hint == _zh(error.hint_template)
     assert errors.text(error) == f"{message}\n{hint}"
+
+
+def test_the_model_manager_describes_the_machine_and_roles_in_chinese(
+    qtbot: QtBot, chinese: None, starter_models: Path
+) -> None:
+    from engram.ui.model_manager import ModelManager
+
+    manager = ModelManager(settings.Settings(language="zh_CN"))
+    qtbot.addWidget(manager)
+    machine = manager.machine_label.text()
+    assert "内存" in machine and "GB free" not in machine
+    roles = {manager.table.item(row, 1).text() for row in range(manager.table.rowCount())}
+    assert "小模型, 大模型" in roles and "嵌入模型" in roles
+    fit = manager.table.item(0, 5).toolTip()
+    assert fit.startswith("需要") and "内存" in fit
+    manager.close()

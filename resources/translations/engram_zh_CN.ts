@@ -292,7 +292,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="130"/>
         <location filename="../../desktop/engram/models/cloud.py" line="149"/>
-        <location filename="../../desktop/engram/models/local.py" line="345"/>
+        <location filename="../../desktop/engram/models/local.py" line="359"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -972,72 +972,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="117"/>
+        <location filename="../../desktop/engram/models/local.py" line="121"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="119"/>
+        <location filename="../../desktop/engram/models/local.py" line="123"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="140"/>
+        <location filename="../../desktop/engram/models/local.py" line="144"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="142"/>
+        <location filename="../../desktop/engram/models/local.py" line="146"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="175"/>
+        <location filename="../../desktop/engram/models/local.py" line="189"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="176"/>
+        <location filename="../../desktop/engram/models/local.py" line="190"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="191"/>
+        <location filename="../../desktop/engram/models/local.py" line="205"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="194"/>
+        <location filename="../../desktop/engram/models/local.py" line="208"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="217"/>
+        <location filename="../../desktop/engram/models/local.py" line="231"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="217"/>
+        <location filename="../../desktop/engram/models/local.py" line="231"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="332"/>
+        <location filename="../../desktop/engram/models/local.py" line="346"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="338"/>
+        <location filename="../../desktop/engram/models/local.py" line="352"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="348"/>
+        <location filename="../../desktop/engram/models/local.py" line="362"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="349"/>
+        <location filename="../../desktop/engram/models/local.py" line="363"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1162,12 +1162,12 @@
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="69"/>
+        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="67"/>
         <source>{path} is not an answers file of `engram eval` ({error}).</source>
         <translation>{path} 不是 `engram eval` 的答案文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="70"/>
+        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="68"/>
         <source>Move it away or choose another --out folder.</source>
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
@@ -1211,6 +1211,36 @@
         <location filename="../../desktop/engram/memory/locomo.py" line="78"/>
         <source>{path} is not a LoCoMo file ({error}).</source>
         <translation>{path} 不是 LoCoMo 文件（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="37"/>
+        <source>{ram:.1f} GB RAM ({free:.1f} GB free), {disk:.1f} GB free disk, {cores} cores{gpu}</source>
+        <translation>内存 {ram:.1f} GB（可用 {free:.1f} GB），磁盘可用 {disk:.1f} GB，{cores} 核{gpu}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="100"/>
+        <source>needs {size:.1f} GB of disk, {free:.1f} GB free</source>
+        <translation>需要 {size:.1f} GB 磁盘空间，可用 {free:.1f} GB</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="110"/>
+        <source>needs {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
+        <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="119"/>
+        <source>needs {need:g} GB of {total:.1f} GB RAM; close other programs while it runs</source>
+        <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；运行时请关闭其他程序</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="128"/>
+        <source>needs {need:g} GB of {total:.1f} GB RAM, but only {free:.1f} GB are free now</source>
+        <translation>需要 {need:g} GB 内存（共 {total:.1f} GB），但目前只有 {free:.1f} GB 可用</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="136"/>
+        <source>needs {need:g} GB of {total:.1f} GB RAM</source>
+        <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
 </context>
 <context>
@@ -1338,26 +1368,41 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/labels.py" line="20"/>
+        <source>small</source>
+        <translation>小模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="21"/>
+        <source>large</source>
+        <translation>大模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="22"/>
+        <source>embedding</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="21"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="24"/>
         <source>not configured</source>
         <translation>未配置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="22"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="25"/>
         <source>not loaded</source>
         <translation>未加载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="26"/>
         <source>loading</source>
         <translation>加载中</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="24"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="27"/>
         <source>loaded</source>
         <translation>已加载</translation>
     </message>
@@ -1365,198 +1410,198 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="93"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="94"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="95"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="96"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="96"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="97"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="97"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="98"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="98"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="99"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="105"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="106"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="106"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="107"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="108"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="109"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="110"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="111"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="111"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="112"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="113"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="114"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="137"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="169"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="170"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="170"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="174"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="175"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="175"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="176"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="176"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="177"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="181"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="182"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="182"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="183"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="183"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="184"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="286"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="287"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="288"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="289"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="291"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="292"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="293"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="294"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="295"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="296"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="298"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="299"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="364"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="365"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="369"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="370"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="373"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="374"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="380"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="381"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="395"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="491"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="396"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="492"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="397"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="398"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="406"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="407"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="442"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="443"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="442"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="443"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
@@ -2043,72 +2088,72 @@
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="299"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="303"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="337"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="341"/>
         <source>Could not save the settings ({error}).</source>
         <translation>无法保存设置（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="338"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="342"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="341"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="345"/>
         <source>Saved; the new models load on the next start.</source>
         <translation>已保存；新模型将在下次启动时加载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="350"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="354"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="351"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="355"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="361"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="365"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="366"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="370"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="366"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="370"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="383"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="387"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="392"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="396"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="396"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="400"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="406"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="410"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="414"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="418"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram.core import log, paths
+from engram.core.errors import Problem, tr
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 
 _log = log.get("models.hardware")
@@ -29,11 +30,17 @@ class Machine:
     cores: int
     gpu: str | None = None
 
-    def describe(self) -> str:
-        gpu = f", GPU: {self.gpu}" if self.gpu else ""
-        return (
-            f"{self.ram_total / GB:.1f} GB RAM ({self.ram_available / GB:.1f} GB free), "
-            f"{self.disk_free / GB:.1f} GB free disk, {self.cores} cores{gpu}"
+    def describe(self) -> Problem:
+        """One line for people (``str()`` is English; the window translates it)."""
+        return Problem(
+            tr(
+                "{ram:.1f} GB RAM ({free:.1f} GB free), {disk:.1f} GB free disk, {cores} cores{gpu}"
+            ),
+            ram=self.ram_total / GB,
+            free=self.ram_available / GB,
+            disk=self.disk_free / GB,
+            cores=self.cores,
+            gpu=f", GPU: {self.gpu}" if self.gpu else "",
         )
 
 
@@ -42,7 +49,7 @@ class Fit:
     """How one model suits a machine."""
 
     level: str  # FITS, TIGHT or NO_FIT
-    reason: str
+    reason: Problem  # one sentence (``str()`` is English; the window translates it)
 
 
 def free_disk_bytes(path: Path) -> int:
@@ -89,17 +96,45 @@ def fit(entry: ModelEntry, machine: Machine, installed: bool = False) -> Fit:
     if not installed and entry.download_bytes() > machine.disk_free:
         return Fit(
             NO_FIT,
-            f"needs {entry.download_bytes() / GB:.1f} GB of disk, "
-            f"{machine.disk_free / GB:.1f} GB free",
+            Problem(
+                tr("needs {size:.1f} GB of disk, {free:.1f} GB free"),
+                size=entry.download_bytes() / GB,
+                free=machine.disk_free / GB,
+            ),
         )
-    share = f"needs {entry.ram_gb:g} GB of {total / GB:.1f} GB RAM"
+    need_gb, total_gb = entry.ram_gb, total / GB
     if need > total * TIGHT_SHARE:
-        return Fit(NO_FIT, f"{share}; the system would swap")
+        return Fit(
+            NO_FIT,
+            Problem(
+                tr("needs {need:g} GB of {total:.1f} GB RAM; the system would swap"),
+                need=need_gb,
+                total=total_gb,
+            ),
+        )
     if need > total * FITS_SHARE:
-        return Fit(TIGHT, f"{share}; close other programs while it runs")
+        return Fit(
+            TIGHT,
+            Problem(
+                tr("needs {need:g} GB of {total:.1f} GB RAM; close other programs while it runs"),
+                need=need_gb,
+                total=total_gb,
+            ),
+        )
     if need > machine.ram_available:
-        return Fit(TIGHT, f"{share}, but only {machine.ram_available / GB:.1f} GB are free now")
-    return Fit(FITS, share)
+        return Fit(
+            TIGHT,
+            Problem(
+                tr("needs {need:g} GB of {total:.1f} GB RAM, but only {free:.1f} GB are free now"),
+                need=need_gb,
+                total=total_gb,
+                free=machine.ram_available / GB,
+            ),
+        )
+    return Fit(
+        FITS,
+        Problem(tr("needs {need:g} GB of {total:.1f} GB RAM"), need=need_gb, total=total_gb),
+    )
 
 
 def recommend(cat: Catalogue, machine: Machine) -> Pair | None:

@@ -31,7 +31,7 @@ from engram.core.errors import EngramError
 from engram.models import catalogue, files, hardware
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 from engram.models.download import CANCELLED, DONE, Options, Progress
-from engram.ui import errors
+from engram.ui import errors, labels
 from engram.ui.download_worker import DownloadWorker
 from engram.ui.threads import worker_thread
 
@@ -232,7 +232,7 @@ class ModelManager(QMainWindow):
             return
         machine = hardware.probe(gpu=False)
         self.machine_label.setText(
-            self.tr("This machine: {machine}").format(machine=machine.describe())
+            self.tr("This machine: {machine}").format(machine=errors.text(machine.describe()))
         )
         self._show_pair(hardware.recommend(self._catalogue, machine))
         busy = self.worker.active()
@@ -263,7 +263,7 @@ class ModelManager(QMainWindow):
         in_use = [
             role for role, key in ROLE_SETTINGS.items() if getattr(self._settings, key) == entry.id
         ]
-        name = entry.name + (f"  [{', '.join(in_use)}]" if in_use else "")
+        name = entry.name + (f"  [{', '.join(map(labels.label, in_use))}]" if in_use else "")
         exact = all(f.size is not None for f in entry.files)
         size = ("" if exact else "~") + human_bytes(entry.download_bytes())
         if is_installed:
@@ -274,14 +274,18 @@ class ModelManager(QMainWindow):
             state = self.tr("not installed")
         cells = (
             name,
-            ", ".join(entry.roles),
+            ", ".join(map(labels.label, entry.roles)),
             size,
             ", ".join(entry.languages),
             entry.license,
             QCoreApplication.translate("ModelManager", str(_FIT_NAMES[fit.level])),
             state,
         )
-        tips = {0: entry.notes or entry.id, LANGUAGES_COLUMN: cells[3], FIT_COLUMN: fit.reason}
+        tips = {
+            0: entry.notes or entry.id,
+            LANGUAGES_COLUMN: cells[3],
+            FIT_COLUMN: errors.text(fit.reason),
+        }
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setToolTip(tips.get(column, ""))
