@@ -25,6 +25,7 @@ format = "gguf"
 [[model.files]]
 path = "one.gguf"
 """
+PAIR = '\n[[pair]]\nram_gb = 8\nsmall = "one"\nlarge = "one"\nembedding = "one"\nreason = "x"\n'
 
 
 def _write(path: Path, text: str) -> Path:
@@ -104,9 +105,19 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
 
 
 def test_pair_must_name_models_with_the_role(tmp_path: Path) -> None:
-    pair = '\n[[pair]]\nram_gb = 8\nsmall = "one"\nlarge = "one"\nembedding = "one"\nreason = "x"\n'
-    path = _write(tmp_path / "models.toml", VALID + pair)
+    path = _write(tmp_path / "models.toml", VALID + PAIR)
     with pytest.raises(CatalogueError, match="names 'one' as its large model"):
+        catalogue.load(path)
+
+
+def test_a_pair_may_give_its_reason_in_chinese_and_nothing_else(tmp_path: Path) -> None:
+    shipped = catalogue.load()
+    assert all(p.reason_zh for p in shipped.pairs)
+    assert shipped.pairs[0].reason_in("zh_CN") == shipped.pairs[0].reason_zh
+    assert shipped.pairs[0].reason_in("en") == shipped.pairs[0].reason
+    assert catalogue.Pair(8, "a", "b", "c", "English only").reason_in("zh_CN") == "English only"
+    path = _write(tmp_path / "models.toml", VALID + PAIR.replace('reason = "x"', 'reason_fr = "x"'))
+    with pytest.raises(CatalogueError, match=r"needs exactly .* may have reason_zh"):
         catalogue.load(path)
 
 

@@ -265,6 +265,9 @@ def test_the_model_manager_describes_the_machine_and_roles_in_chinese(
     assert "内存" in machine and "GB free" not in machine
     roles = {manager.table.item(row, 1).text() for row in range(manager.table.rowCount())}
     assert "小模型, 大模型" in roles and "嵌入模型" in roles
+    pair = manager._pair
+    assert pair is not None and pair.reason_zh in manager.pair_label.text()
+    assert pair.reason not in manager.pair_label.text()
     fit = manager.table.item(0, 5).toolTip()
     assert fit.startswith("需要") and "内存" in fit
     manager.close()

@@ -342,222 +342,222 @@
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="39"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="40"/>
         <source>a string</source>
         <translation>字符串</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="40"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="41"/>
         <source>a positive number of gigabytes</source>
         <translation>以 GB 为单位的正数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="127"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="133"/>
         <source>Unknown model id {id!r}.</source>
         <translation>未知的模型 ID {id!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="127"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="133"/>
         <source>Known models: {known}.</source>
         <translation>已知模型：{known}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="166"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="172"/>
         <source>{file}:{line}: model id {id!r} is already defined in {other}.</source>
         <translation>{file}:{line}：模型 ID {id!r} 已在 {other} 中定义。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="167"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="173"/>
         <source>Give one of them another id.</source>
         <translation>请为其中一个换一个 ID。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="191"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="197"/>
         <source>Model catalogue {path} is missing.</source>
         <translation>找不到模型目录 {path}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="194"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="200"/>
         <source>Model catalogue {path} cannot be read ({error}).</source>
         <translation>无法读取模型目录 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="202"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="208"/>
         <source>{where}: invalid TOML ({why}).</source>
         <translation>{where}：TOML 格式无效（{why}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="203"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="209"/>
         <source>Fix the syntax at that line.</source>
         <translation>请修正该行的语法。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="211"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="217"/>
         <source>{file}:{line}: schema_version {version!r} is not supported (this Engram reads up to {supported}).</source>
         <translation>{file}:{line}：不支持 schema_version {version!r}（当前 Engram 最高支持 {supported}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="214"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="220"/>
         <source>Update Engram, or remove the entries this version cannot read.</source>
         <translation>请更新 Engram，或删除当前版本无法读取的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="233"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="239"/>
         <source>model {id!r}</source>
         <translation>模型 {id!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="235"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="241"/>
         <source>model #{number}</source>
         <translation>第 {number} 个模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="246"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="252"/>
         <source>{file}:{line}: {model}: {problem}</source>
         <translation>{file}:{line}：{model}：{problem}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="247"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="253"/>
         <source>Fix that entry (the schema is described at the top of models.toml).</source>
         <translation>请修正该条目（格式说明见 models.toml 开头）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="266"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="272"/>
         <source>{key!r} must be {what}</source>
         <translation>{key!r} 必须是：{what}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="295"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="301"/>
         <source>must be a table</source>
         <translation>必须是表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="298"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="304"/>
         <source>unknown key {key!r}</source>
         <translation>未知的键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="302"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="308"/>
         <source>&apos;id&apos; must be lowercase letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;</source>
         <translation>&apos;id&apos; 只能包含小写字母、数字、&apos;.&apos;、&apos;_&apos; 或 &apos;-&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="304"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="310"/>
         <source>&apos;gguf&apos; or &apos;onnx&apos;</source>
         <translation>&apos;gguf&apos; 或 &apos;onnx&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="306"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="312"/>
         <source>&apos;format&apos; must be &apos;gguf&apos; or &apos;onnx&apos;</source>
         <translation>&apos;format&apos; 必须是 &apos;gguf&apos; 或 &apos;onnx&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="307"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="313"/>
         <source>a table with repo and revision</source>
         <translation>包含 repo 和 revision 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="308"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="314"/>
         <source>a table with package and version</source>
         <translation>包含 package 和 version 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="311"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="317"/>
         <source>hf &apos;repo&apos; must look like &apos;owner/name&apos;</source>
         <translation>hf 的 &apos;repo&apos; 必须形如 &apos;owner/name&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="312"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="318"/>
         <source>a positive integer</source>
         <translation>正整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="317"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="323"/>
         <source>{key!r} must be positive</source>
         <translation>{key!r} 必须是正数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="321"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="327"/>
         <source>a list of small/large/embedding</source>
         <translation>由 small/large/embedding 组成的列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="327"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="333"/>
         <source>a list of language codes</source>
         <translation>语言代码列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="332"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="338"/>
         <source>true or false</source>
         <translation>true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="338"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="344"/>
         <source>an integer</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="342"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="348"/>
         <source>a path</source>
         <translation>路径</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="350"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="356"/>
         <source>needs at least one [[model.files]] table</source>
         <translation>至少需要一个 [[model.files]] 表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="354"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="360"/>
         <source>each file must be a table</source>
         <translation>每个文件都必须是表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="357"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="363"/>
         <source>unknown file key {key!r}</source>
         <translation>未知的文件键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="358"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="364"/>
         <source>a relative file path</source>
         <translation>相对文件路径</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="362"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="368"/>
         <source>file path {path!r} must stay inside the model folder</source>
         <translation>文件路径 {path!r} 必须位于模型文件夹内</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="364"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="370"/>
         <source>a number of bytes</source>
         <translation>字节数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="365"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="371"/>
         <source>64 lowercase hex digits</source>
         <translation>64 位小写十六进制数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="369"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="375"/>
         <source>sha256 of {path!r} must be 64 lowercase hex digits</source>
         <translation>{path!r} 的 sha256 必须是 64 位小写十六进制数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="380"/>
-        <source>{file}:{line}: pair #{number} needs exactly {keys}.</source>
-        <translation>{file}:{line}：第 {number} 组模型搭配必须恰好包含 {keys}。</translation>
+        <location filename="../../desktop/engram/models/catalogue.py" line="386"/>
+        <source>{file}:{line}: pair #{number} needs exactly {keys} (and may have {optional}).</source>
+        <translation>{file}:{line}：第 {number} 组模型搭配必须恰好包含 {keys}（还可以有 {optional}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="390"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="397"/>
         <source>{file}:{line}: pair #{number}: ram_gb is a number, the rest text.</source>
         <translation>{file}:{line}：第 {number} 组模型搭配：ram_gb 必须是数字，其余必须是文本。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="407"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="421"/>
         <source>{file}: the {ram_gb:g} GB pair names {id!r} as its {role} model, but no catalogue entry with that role has this id.</source>
         <translation>{file}：{ram_gb:g} GB 的模型搭配把 {id!r} 指定为 {role} 模型，但模型目录中没有具有该角色且 ID 相同的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="410"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="424"/>
         <source>Fix the pair&apos;s model id.</source>
         <translation>请修正这组搭配中的模型 ID。</translation>
     </message>

@@ -36,6 +36,7 @@ _MODEL_KEYS = {
 }  # fmt: skip
 _FILE_KEYS = {"path", "size", "sha256", "hf_file", "member", "pypi_package", "pypi_version"}
 _PAIR_KEYS = {"ram_gb", "small", "large", "embedding", "reason"}
+_PAIR_OPTIONAL = {"reason_zh"}  # the reason in Chinese, shown when the UI speaks it
 _A_STRING = Problem(tr("a string"))
 _GIGABYTES = Problem(tr("a positive number of gigabytes"))
 
@@ -109,6 +110,11 @@ class Pair:
     large: str
     embedding: str
     reason: str
+    reason_zh: str = ""
+
+    def reason_in(self, language: str) -> str:
+        """The reason in ``language`` ("en" or "zh_CN"), English when there is no translation."""
+        return self.reason_zh if language == "zh_CN" and self.reason_zh else self.reason
 
 
 @dataclass(frozen=True)
@@ -375,15 +381,16 @@ def _files(raw: dict[str, Any]) -> tuple[ModelFile, ...]:
 
 def _pair(path: Path, text: str, raw: Any, index: int) -> Pair:
     line = _header_line(text, "pair", index)
-    if not isinstance(raw, dict) or set(raw) != _PAIR_KEYS:
+    if not isinstance(raw, dict) or not _PAIR_KEYS <= set(raw) <= _PAIR_KEYS | _PAIR_OPTIONAL:
         raise CatalogueError(
-            tr("{file}:{line}: pair #{number} needs exactly {keys}."),
+            tr("{file}:{line}: pair #{number} needs exactly {keys} (and may have {optional})."),
             file=path,
             line=line,
             number=index + 1,
             keys=", ".join(sorted(_PAIR_KEYS)),
+            optional=", ".join(sorted(_PAIR_OPTIONAL)),
         )
-    if not all(isinstance(raw[k], str) for k in _PAIR_KEYS - {"ram_gb"}) or not isinstance(
+    if not all(isinstance(v, str) for k, v in raw.items() if k != "ram_gb") or not isinstance(
         raw["ram_gb"], (int, float)
     ):
         raise CatalogueError(
@@ -392,7 +399,14 @@ def _pair(path: Path, text: str, raw: Any, index: int) -> Pair:
             line=line,
             number=index + 1,
         )
-    return Pair(float(raw["ram_gb"]), raw["small"], raw["large"], raw["embedding"], raw["reason"])
+    return Pair(
+        float(raw["ram_gb"]),
+        raw["small"],
+        raw["large"],
+        raw["embedding"],
+        raw["reason"],
+        raw.get("reason_zh", ""),
+    )
 
 
 def _check_pairs(models: list[ModelEntry], pairs: list[tuple[Pair, Path]]) -> None:

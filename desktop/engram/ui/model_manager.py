@@ -31,7 +31,7 @@ from engram.core.errors import EngramError
 from engram.models import catalogue, files, hardware
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 from engram.models.download import CANCELLED, DONE, Options, Progress
-from engram.ui import errors, labels
+from engram.ui import errors, i18n, labels
 from engram.ui.download_worker import DownloadWorker
 from engram.ui.threads import worker_thread
 
@@ -253,7 +253,7 @@ class ModelManager(QMainWindow):
             self.tr(
                 "Recommended for this machine: {small} answers, {large} learns, "
                 "{embedding} finds memories. {reason}"
-            ).format(reason=pair.reason, **names)
+            ).format(reason=pair.reason_in(i18n.resolve(self._settings.language)), **names)
         )
 
     def _fill(self, row: int, entry: ModelEntry, machine: hardware.Machine, busy: bool) -> None:
