@@ -195,10 +195,11 @@ class Runner:
     def answer(self, sample: Ingested, q: Question, condition: str) -> dict[str, Any]:
         """Ask one question under one condition; the record holds the answer and its numbers."""
         model = self.models["large" if condition == "large" else "small"]
-        episodes = EpisodeLog(sample.store.conn).episodes(sample.conversation_id)
+        log = EpisodeLog(sample.store.conn)
+        episodes = log.episodes(sample.conversation_id)
         with_memory = condition in ("episodes", "consolidated")
         assistant = Assistant(
-            EpisodeLog(sample.store.conn),
+            log,
             model,
             max_answer_tokens=self.config.max_answer_tokens,
             language=distill.text_language(q.qa.question),
