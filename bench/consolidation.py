@@ -27,13 +27,13 @@ os.environ["ENGRAM_HOME"] = tempfile.mkdtemp(prefix="engram-bench-")
 
 from engram.assistant import distill, reconcile  # noqa: E402
 from engram.assistant.consolidation import ConsolidationWorker  # noqa: E402
-from engram.assistant.distillers import LocalDistiller  # noqa: E402
+from engram.assistant.distiller_backends import LocalDistiller  # noqa: E402
 from engram.assistant.jobs import JobQueue  # noqa: E402
 from engram.core import paths  # noqa: E402
 from engram.memory import embed  # noqa: E402
 from engram.memory.episodes import EpisodeLog  # noqa: E402
 from engram.memory.store import MemoryStore  # noqa: E402
-from engram.models import catalogue, schema  # noqa: E402
+from engram.models import catalogue, schema_check  # noqa: E402
 from engram.models.background import LazyModel  # noqa: E402
 from engram.models.local import LocalModel  # noqa: E402
 
@@ -133,7 +133,7 @@ def baseline_run(path: Path, jobs: int) -> dict[str, float]:
         reply = llm.create_chat_completion(messages, max_tokens=LIMITS.max_tokens, temperature=0)
         try:
             value = json.loads(reply["choices"][0]["message"]["content"] or "")
-            ok += not schema.errors(value, wanted)
+            ok += not schema_check.errors(value, wanted)
         except ValueError:
             pass
     elapsed = (time.perf_counter() - start) / jobs

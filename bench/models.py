@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/models.py [--mb N]``. In one run, over real HTTP o
 test suite's hub stand-in): download throughput of ``engram.models.download`` (which also
 verifies the sha256) against ``huggingface_hub.hf_hub_download`` (which checks only the size),
 and the bytes each fetches again after the connection is cut halfway; the time to read a GGUF's
-metadata with ``engram.models.gguf_info`` against llama.cpp loading the same file vocab-only; and
+metadata with ``engram.models.gguf_import`` against llama.cpp loading the same file vocab-only; and
 loading + validating the catalogue against parsing the same TOML without validation.
 """
 
@@ -27,7 +27,7 @@ sys.path[:0] = [str(REPO / "desktop"), str(REPO / "tests")]
 os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
 os.environ.setdefault("ENGRAM_HOME", tempfile.mkdtemp(prefix="engram-bench-"))
 
-from engram.models import catalogue, download, gguf_info  # noqa: E402
+from engram.models import catalogue, download, gguf_import  # noqa: E402
 from engram.models.catalogue import ModelEntry, ModelFile  # noqa: E402
 from hub_server import HubServer  # noqa: E402
 
@@ -86,7 +86,7 @@ def measure_download(size_mb: int, reps: int) -> list[tuple[str, float, float]]:
 
 def measure_gguf() -> tuple[float, float]:
     path = catalogue.load().get("smollm2-135m-instruct").main_file()
-    ours = best_of(5, lambda: gguf_info.read(path))
+    ours = best_of(5, lambda: gguf_import.read(path))
 
     def llama_vocab_only() -> None:
         from llama_cpp import Llama

@@ -20,7 +20,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "desktop"))
 
-from engram.memory import db, embed, locomo  # noqa: E402
+from engram.assistant.evaluation import locomo  # noqa: E402
+from engram.memory import db, embed  # noqa: E402
 from engram.memory.search import Filters  # noqa: E402
 from engram.memory.store import MemoryStore  # noqa: E402
 

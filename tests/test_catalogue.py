@@ -11,7 +11,7 @@ from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import CatalogueError, InputError, ModelFileError
 from engram.core.settings import Settings
-from engram.models import catalogue, gguf_info, roles
+from engram.models import catalogue, gguf_import, roles
 
 VALID = """\
 schema_version = 1
@@ -139,7 +139,7 @@ def test_user_catalogue_id_clash_names_both_files() -> None:
 
 
 def test_read_starter_gguf_metadata(small_model_path: Path) -> None:
-    info = gguf_info.read(small_model_path)
+    info = gguf_import.read(small_model_path)
     assert info.architecture == "llama"
     assert info.chat_template and "message" in info.chat_template
     assert info.context_length == 8192
@@ -160,7 +160,7 @@ def test_non_gguf_or_truncated_file_is_a_clear_error(tmp_path: Path, content: by
     path = tmp_path / "broken.gguf"
     path.write_bytes(content)
     with pytest.raises(ModelFileError, match="not a readable GGUF file") as caught:
-        gguf_info.read(path)
+        gguf_import.read(path)
     assert caught.value.hint
 
 
@@ -171,7 +171,7 @@ def test_import_registers_a_selectable_model(
     source = tmp_path / "My Model.Q4_1.gguf"
     shutil.copyfile(small_model_path, source)
 
-    entry = gguf_info.import_file(source, ("small",))
+    entry = gguf_import.import_file(source, ("small",))
 
     assert entry.id == "local-my-model.q4_1"
     assert entry.main_file().read_bytes()[:4] == b"GGUF"
@@ -181,16 +181,16 @@ def test_import_registers_a_selectable_model(
     chosen = roles.entry_for(Settings(small_model=entry.id), "small")
     assert chosen.main_file().is_file()
     with pytest.raises(InputError, match="already in the catalogue"):
-        gguf_info.import_file(chosen.main_file(), ("small",), entry.id)
+        gguf_import.import_file(chosen.main_file(), ("small",), entry.id)
 
-    assert gguf_info.forget(entry.id)
+    assert gguf_import.forget(entry.id)
     assert entry.id not in {e.id for e in catalogue.load().models}
-    assert not gguf_info.forget(entry.id)
+    assert not gguf_import.forget(entry.id)
 
 
 def test_import_refuses_embedding_role(small_model_path: Path) -> None:
     with pytest.raises(InputError, match="small and/or large"):
-        gguf_info.import_file(small_model_path, ("embedding",))
+        gguf_import.import_file(small_model_path, ("embedding",))
 
 
 def test_cli_import_list_and_remove(

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engram.assistant import distill, distillers, hygiene, reconcile
+from engram.assistant import distill, distiller_backends, hygiene, reconcile
 from engram.assistant.consolidation import ConsolidationWorker, Status
-from engram.assistant.distillers import DistillerSource, LocalDistiller
+from engram.assistant.distiller_backends import DistillerSource, LocalDistiller
 from engram.assistant.jobs import MAX_ATTEMPTS, JobQueue, backoff
 from engram.assistant.redact import RedactingModel
 from engram.assistant.scheduler import Scheduler, is_correction, remember_command
@@ -495,20 +495,20 @@ def test_a_database_that_cannot_open_stops_the_worker_with_a_status() -> None:
 
 def test_the_distiller_follows_the_settings(starter_models: Path) -> None:
     never = threading.Event().is_set
-    local = distillers.from_settings(Settings(), ForegroundGate(), lambda: None)
+    local = distiller_backends.from_settings(Settings(), ForegroundGate(), lambda: None)
     assert isinstance(local, LocalDistiller) and local.state() == "not loaded"
     model = local.acquire(never)
     assert local.state() == "loaded" and hasattr(model, "structured")
     assert local.lazy is not None
     local.lazy.release()
-    unknown = distillers.from_settings(Settings(large_model="nope"), None, lambda: None)
-    with pytest.raises(distillers.DistillerUnavailableError, match="nope"):
+    unknown = distiller_backends.from_settings(Settings(large_model="nope"), None, lambda: None)
+    with pytest.raises(distiller_backends.DistillerUnavailableError, match="nope"):
         unknown.acquire(never)
     cloud = Settings()
     cloud.cloud.enabled = True
-    with pytest.raises(distillers.DistillerUnavailableError, match="API key"):
-        distillers.from_settings(cloud, None, lambda: None).acquire(never)
+    with pytest.raises(distiller_backends.DistillerUnavailableError, match="API key"):
+        distiller_backends.from_settings(cloud, None, lambda: None).acquire(never)
     cloud.cloud.base_url, cloud.cloud.model = "http://127.0.0.1:9/v1", "m"
-    source = distillers.from_settings(cloud, None, lambda: "sk-test", names=["Lena"])
-    assert isinstance(source, distillers.CloudDistiller) and source.redact
+    source = distiller_backends.from_settings(cloud, None, lambda: "sk-test", names=["Lena"])
+    assert isinstance(source, distiller_backends.CloudDistiller) and source.redact
     assert isinstance(source.acquire(never), RedactingModel)

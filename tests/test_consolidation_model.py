@@ -11,7 +11,7 @@ import pytest
 
 from engram.assistant import distill, reconcile
 from engram.assistant.consolidation import ConsolidationWorker, Status
-from engram.assistant.distillers import LocalDistiller
+from engram.assistant.distiller_backends import LocalDistiller
 from engram.assistant.jobs import JobQueue
 from engram.core import paths
 from engram.memory.schema import KINDS

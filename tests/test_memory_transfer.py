@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from engram.assistant.evaluation import locomo
 from engram.cli.main import main
 from engram.core.errors import InputError
-from engram.memory import db, locomo, transfer
+from engram.memory import db, transfer
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from test_memory_store import embedder, store  # noqa: F401  (shared fixtures)

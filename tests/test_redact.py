@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engram.assistant.consolidation import ConsolidationWorker, Status
-from engram.assistant.distillers import CloudDistiller
+from engram.assistant.distiller_backends import CloudDistiller
 from engram.assistant.jobs import JobQueue
 from engram.assistant.redact import Redactor, luhn_ok
 from engram.core import paths

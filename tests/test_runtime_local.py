@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engram.core.errors import InputError, ModelFileError, ModelLoadError
-from engram.models import gguf, gguf_info, schema
+from engram.models import gguf_import, preflight, schema_check
 from engram.models.local import GenerationCancelledError, LocalModel
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
@@ -156,7 +156,7 @@ MEMORY_SCHEMA = {
 def test_structured_output_always_validates(model: LocalModel, text: str) -> None:
     messages = chat(f"Extract memories about the user as JSON.\n\n{text}")
     value = model.structured(messages, MEMORY_SCHEMA, max_tokens=400)
-    assert schema.errors(value, MEMORY_SCHEMA) == []
+    assert schema_check.errors(value, MEMORY_SCHEMA) == []
 
 
 def test_cancelled_structured_output_says_so(model: LocalModel) -> None:
@@ -201,9 +201,9 @@ def _patched_copy(src: Path, dst: Path, old: bytes, new: bytes) -> Path:
 
 
 def test_missing_template_is_refused_unless_overridden(gguf_path: Path, tmp_path: Path) -> None:
-    key = gguf.TEMPLATE_KEY.encode()
+    key = preflight.TEMPLATE_KEY.encode()
     bare = _patched_copy(gguf_path, tmp_path / "bare.gguf", key, key[:-1] + b"X")
-    assert gguf_info.read(bare).chat_template is None
+    assert gguf_import.read(bare).chat_template is None
     with pytest.raises(ModelLoadError, match="no chat template") as info:
         LocalModel(bare, n_ctx=512)
     assert "bare.gguf" in info.value.message and "models.toml" in info.value.hint
@@ -220,12 +220,12 @@ def test_missing_template_is_refused_unless_overridden(gguf_path: Path, tmp_path
 
 def test_resolve_template_decision() -> None:
     where = Path("m.gguf")
-    assert gguf.resolve_template({gguf.TEMPLATE_KEY: "T"}, None, where) == "T"
-    assert gguf.resolve_template({gguf.TEMPLATE_KEY: "T"}, "O", where) == "O"
-    assert gguf.resolve_template({}, "O", where) == "O"
-    for meta in ({}, {gguf.TEMPLATE_KEY: "  "}):
+    assert preflight.resolve_template({preflight.TEMPLATE_KEY: "T"}, None, where) == "T"
+    assert preflight.resolve_template({preflight.TEMPLATE_KEY: "T"}, "O", where) == "O"
+    assert preflight.resolve_template({}, "O", where) == "O"
+    for meta in ({}, {preflight.TEMPLATE_KEY: "  "}):
         with pytest.raises(ModelLoadError):
-            gguf.resolve_template(meta, None, where)
+            preflight.resolve_template(meta, None, where)
 
 
 def test_unsupported_architecture_names_the_file(gguf_path: Path, tmp_path: Path) -> None:
@@ -256,9 +256,9 @@ def test_bad_files_give_clear_errors(gguf_path: Path, tmp_path: Path, kind: str)
 
 def test_model_bigger_than_free_ram_is_refused_before_loading(gguf_path: Path) -> None:
     with pytest.raises(ModelLoadError, match="MB of memory") as info:
-        gguf.check_memory(gguf_path, available=lambda: 50 << 20)
+        preflight.check_memory(gguf_path, available=lambda: 50 << 20)
     assert gguf_path.name in info.value.message and "smaller model" in info.value.hint
-    gguf.check_memory(gguf_path, available=lambda: 8 << 30)
+    preflight.check_memory(gguf_path, available=lambda: 8 << 30)
 
 
 def test_broken_template_override_is_a_load_error(gguf_path: Path) -> None:

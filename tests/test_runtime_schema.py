@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from engram.models import schema
+from engram.models import schema_check
 
 PERSON: dict[str, Any] = {
     "type": "object",
@@ -22,8 +22,12 @@ PERSON: dict[str, Any] = {
 
 
 def test_valid_values_have_no_errors() -> None:
-    assert schema.errors({"name": "王芳", "age": 28, "tags": ["a"], "note": None}, PERSON) == []
-    assert schema.errors({"name": "Li", "age": 3.0}, PERSON) == []  # 3.0 is an integer in JSON
+    assert (
+        schema_check.errors({"name": "王芳", "age": 28, "tags": ["a"], "note": None}, PERSON) == []
+    )
+    assert (
+        schema_check.errors({"name": "Li", "age": 3.0}, PERSON) == []
+    )  # 3.0 is an integer in JSON
 
 
 @pytest.mark.parametrize(
@@ -41,12 +45,12 @@ def test_valid_values_have_no_errors() -> None:
     ],
 )
 def test_each_violation_is_reported(value: Any, expected: str) -> None:
-    problems = schema.errors(value, PERSON)
+    problems = schema_check.errors(value, PERSON)
     assert any(expected in p for p in problems), problems
 
 
 def test_for_grammar_turns_small_integer_ranges_into_enums() -> None:
     small = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 5}}
-    assert schema.for_grammar(small) == {"type": "array", "items": {"enum": [1, 2, 3, 4, 5]}}
-    rewritten = schema.for_grammar(PERSON)
+    assert schema_check.for_grammar(small) == {"type": "array", "items": {"enum": [1, 2, 3, 4, 5]}}
+    rewritten = schema_check.for_grammar(PERSON)
     assert rewritten == PERSON  # 0..150 is too wide for an enum; strings are untouched

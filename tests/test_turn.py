@@ -188,9 +188,9 @@ def test_escalation_answers_with_the_large_model_role_and_can_be_cancelled(
     starter_models: Path, small_model_path: Path
 ) -> None:
     from engram.assistant.events import Cancelled, TurnStarted
-    from engram.models import gguf_info
+    from engram.models import gguf_import
 
-    large = gguf_info.import_file(small_model_path, roles=("large",), model_id="large-copy")
+    large = gguf_import.import_file(small_model_path, roles=("large",), model_id="large-copy")
     prefs = settings.Settings(max_answer_tokens=400, large_model=large.id)
     session = open_session(prefs)
     try:

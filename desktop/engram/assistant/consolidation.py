@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engram.assistant import distill, reconcile
-from engram.assistant.distillers import DistillerSource, DistillerUnavailableError
+from engram.assistant.distiller_backends import DistillerSource, DistillerUnavailableError
 from engram.assistant.jobs import Job, JobQueue, backoff
 from engram.assistant.redact import Redactor
 from engram.core import log

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import apsw
 
-from engram.assistant import distillers, hygiene
+from engram.assistant import distiller_backends, hygiene
 from engram.assistant.consolidation import ConsolidationWorker, Status
 from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
@@ -73,7 +73,7 @@ class Learning:
     ) -> None:
         self.worker = ConsolidationWorker(
             lambda: MemoryStore.open(paths.database_path(), embedder),
-            distillers.from_settings(settings, gate, _cloud_key),
+            distiller_backends.from_settings(settings, gate, _cloud_key),
             gate=gate,
             on_status=on_status,
             after_job=hygiene.run,

@@ -11,12 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from engram.assistant.evaluation import dataset, report, runner
+from engram.assistant.evaluation import dataset, locomo, report, runner
 from engram.assistant.session import embedder_for
 from engram.core.atomic import atomic_write
 from engram.core.errors import InputError, tr
 from engram.core.settings import Settings
-from engram.memory import locomo
 from engram.memory.embed import Embedder
 from engram.models import roles
 

@@ -10,7 +10,7 @@ from typing import TextIO
 
 from engram.core import settings as settings_mod
 from engram.core.errors import InputError, tr
-from engram.models import catalogue, download, files, gguf_info, hardware, starter
+from engram.models import catalogue, download, files, gguf_import, hardware, starter
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,8 +97,8 @@ def _import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     roles = tuple(r.strip() for r in args.roles.split(",") if r.strip())
-    entry = gguf_info.import_file(Path(args.file).expanduser(), roles, args.model_id)
-    info = gguf_info.read(entry.main_file())
+    entry = gguf_import.import_file(Path(args.file).expanduser(), roles, args.model_id)
+    info = gguf_import.read(entry.main_file())
     print(f"Imported {entry.id}: {info.architecture}, {info.size_label}, {info.quantization},")
     print(
         f"  context {info.context_length}, chat template: {'yes' if info.chat_template else 'no'}"
@@ -118,7 +118,7 @@ def _remove(args: argparse.Namespace) -> int:
     folder = entry.folder()
     if folder.exists():
         shutil.rmtree(folder)
-    forgotten = gguf_info.forget(entry.id)
+    forgotten = gguf_import.forget(entry.id)
     print(f"Removed {entry.id}" + (" and forgot the import." if forgotten else "."))
     return 0
 

@@ -2,8 +2,8 @@
 
 Three files are merged: the catalogue shipped with Engram, ``<data dir>/models.toml`` (the user's
 own entries) and ``<data dir>/imported.toml`` (GGUF files imported from disk, written by
-:mod:`engram.models.gguf_info`). All use the same schema (see the header of ``models.toml``) and are
-validated on load; every schema error names the file and the line of the offending key.
+:mod:`engram.models.gguf_import`). All use the same schema (see the header of ``models.toml``)
+and are validated on load; every schema error names the file and the line of the offending key.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 
 from engram.core import log
 from engram.core.errors import CloudError, Problem, tr
-from engram.models import schema
+from engram.models import schema_check
 
 _log = log.get("models.cloud")
 Message = dict[str, str]
@@ -140,7 +140,7 @@ class CloudClient:
             value = json.loads(text)
         except ValueError as exc:
             raise self._malformed(exc) from exc
-        problems = schema.errors(value, json_schema)
+        problems = schema_check.errors(value, json_schema)
         if problems or not isinstance(value, dict):
             raise CloudError(
                 tr("The answer from {model} does not match the expected format ({detail})."),

@@ -20,7 +20,7 @@ from typing import Any
 
 from engram.core import log
 from engram.core.errors import EngramError, InputError, ModelLoadError, Problem, tr
-from engram.models import gguf, gguf_info, schema
+from engram.models import gguf_import, preflight, schema_check
 from engram.models.background import ForegroundGate, thread_plan
 
 _log = log.get("models.local")
@@ -89,9 +89,9 @@ class LocalModel:
         background: bool = False,
         n_batch: int = 512,
     ) -> None:
-        info = gguf_info.read(path)  # a missing or damaged file fails here, before llama.cpp
-        template = gguf.resolve_template(info.metadata, chat_template, path)
-        gguf.check_memory(path)
+        info = gguf_import.read(path)  # a missing or damaged file fails here, before llama.cpp
+        template = preflight.resolve_template(info.metadata, chat_template, path)
+        preflight.check_memory(path)
         import jinja2
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -333,7 +333,7 @@ class LocalModel:
         from llama_cpp.llama_grammar import LlamaGrammar
 
         grammar = LlamaGrammar.from_json_schema(
-            json.dumps(schema.for_grammar(json_schema)), verbose=False
+            json.dumps(schema_check.for_grammar(json_schema)), verbose=False
         )
         detail: Problem | str = ""
         for attempt in range(attempts):
@@ -353,7 +353,7 @@ class LocalModel:
                     error=exc.msg,
                 )
             else:
-                problems = schema.errors(value, json_schema)
+                problems = schema_check.errors(value, json_schema)
                 if not problems and isinstance(value, dict):
                     return value
                 detail = "; ".join(problems[:3]) if problems else Problem(tr("not a JSON object"))

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from engram.core import log
 from engram.core.errors import DownloadError, EngramError, InputError, tr
-from engram.models import gguf_info
+from engram.models import gguf_import
 from engram.models.catalogue import ModelEntry
 from engram.models.download import DownloadQueue, Job, Options
 from engram.ui import errors
@@ -77,7 +77,7 @@ class DownloadWorker(QObject):
     def import_gguf(self, path: str) -> None:
         """Copy (or hard-link) a GGUF into the models folder and register it for both roles."""
         try:
-            entry = gguf_info.import_file(Path(path))
+            entry = gguf_import.import_file(Path(path))
         except EngramError as exc:
             _log.warning("import of %s failed: %s", path, exc)
             self.failed.emit(*errors.translate(exc))
@@ -102,7 +102,7 @@ class DownloadWorker(QObject):
                 )
             if entry.folder().exists():
                 shutil.rmtree(entry.folder())
-            gguf_info.forget(entry.id)
+            gguf_import.forget(entry.id)
         except OSError as exc:
             self.failed.emit(
                 self.tr("Could not delete {path} ({error}).").format(

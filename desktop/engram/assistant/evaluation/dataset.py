@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.memory import db, locomo
+from engram.assistant.evaluation import locomo
+from engram.memory import db
 from engram.memory.embed import Embedder
 from engram.memory.store import MemoryStore
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from engram.assistant import distill, prompt, utilization
 from engram.assistant.consolidation import ConsolidationWorker
-from engram.assistant.distillers import LocalDistiller
+from engram.assistant.distiller_backends import LocalDistiller
 from engram.assistant.evaluation import metrics
 from engram.assistant.evaluation.dataset import Ingested, Question, open_sample
 from engram.assistant.evaluation.judge import Judge, covers_step

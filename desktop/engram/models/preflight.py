@@ -1,6 +1,6 @@
 """Checks before llama.cpp loads a GGUF: which chat template to use, and whether it fits in RAM.
 
-The header itself is parsed by :mod:`engram.models.gguf_info` (pure Python, no model load).
+The header itself is parsed by :mod:`engram.models.gguf_import` (pure Python, no model load).
 """
 
 from __future__ import annotations
