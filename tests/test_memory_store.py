@@ -98,7 +98,9 @@ def test_deleting_a_conversation_keeps_memories_and_marks_their_sources(store: M
     )
     store.add_sources(summary.id, [answer.id, said.id])
     assert [e.id for e in store.source_episodes(summary.id)] == [said.id, answer.id]
-    store.record_injections(answer.id, store.search("Lisbon", k=1))
+    store.record_injections(
+        answer.id, [(h.memory.id, h.score) for h in store.search("Lisbon", k=1)]
+    )
     assert [m.id for m, _, _ in store.injections(answer.id)] == [summary.id]
     with db.transaction(store.conn):
         store.conn.execute("DELETE FROM conversations WHERE id = ?", (conv.id,))

@@ -34,7 +34,6 @@ class Recall:
     def __init__(self, store: MemoryStore, count_tokens: Callable[[str], int]) -> None:
         self.store = store
         self.count_tokens = count_tokens
-        self._hits: dict[int, Hit] = {}
 
     def profile(self) -> list[Recalled]:
         """Pinned memories: always in the system part, in a stable order."""
@@ -85,7 +84,6 @@ class Recall:
             and h.episode.content.strip()
             and relevant(h.similarity, h.text_rank)
         ][:SEARCH_K]
-        self._hits = {h.memory.id: h for h in memories}
         candidates = _from_memories(memories) + _from_episodes(episodes)
         chosen = pack(candidates, budget, self.count_tokens)
         return sorted(chosen, key=_stable_order)
@@ -102,19 +100,13 @@ class Recall:
         }
 
     def record(self, answer_episode_id: int, items: Sequence[Recalled]) -> None:
-        """Store which memories went into an answer (they also count as used), then index it."""
-        hits = []
-        for item in items:
-            if item.memory_id is None:
-                continue
-            hit = self._hits.get(item.memory_id)
-            if hit is None:  # chosen by the prefetch while the message was typed
-                memory = self.store.get(item.memory_id)
-                hit = Hit(memory, item.score, None, None) if memory else None
-            if hit is not None:
-                hits.append(hit)
-        if hits:
-            self.store.record_injections(answer_episode_id, hits)
+        """Store which memories went into an answer (they also count as used), then index it.
+
+        The score kept is the one the prompt was packed with, live or from the prefetch alike.
+        """
+        chosen = [(item.memory_id, item.score) for item in items if item.memory_id is not None]
+        if chosen:
+            self.store.record_injections(answer_episode_id, chosen)
         self.store.index_episodes()
 
 

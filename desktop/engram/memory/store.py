@@ -302,15 +302,20 @@ class MemoryStore:
                 [(now, i) for i in memory_ids],
             )
 
-    def record_injections(self, answer_episode_id: int, hits: Sequence[Hit]) -> None:
-        """Remember which memories were put into the prompt of an answer (and mark them used)."""
+    def record_injections(
+        self, answer_episode_id: int, chosen: Sequence[tuple[int, float]]
+    ) -> None:
+        """Remember which memories (id, score) went into an answer's prompt; mark them used.
+
+        Memories deleted since they were chosen are left out.
+        """
         with self._writing():
             self.conn.executemany(
                 "INSERT OR REPLACE INTO injections(answer_episode_id, memory_id, rank, score)"
-                " VALUES (?, ?, ?, ?)",
-                [(answer_episode_id, h.memory.id, rank, h.score) for rank, h in enumerate(hits, 1)],
+                " SELECT ?, id, ?, ? FROM memories WHERE id = ?",
+                [(answer_episode_id, rank, score, i) for rank, (i, score) in enumerate(chosen, 1)],
             )
-        self.mark_used([h.memory.id for h in hits])
+        self.mark_used([i for i, _ in chosen])
 
     def injections(self, answer_episode_id: int) -> list[tuple[Memory, int, float]]:
         found = db.rows(
