@@ -5,41 +5,45 @@ append-only conversation, then this turn's memory block inside the new user mess
 last message changes between turns, so llama.cpp re-evaluates about the new turn plus the block.
 
 Memories are data: each is one JSON string literal (quotes and line breaks escaped) inside a
-delimited block, and chat-template control sequences are removed from them, so a stored sentence
-cannot close the block, start a new message or rewrite the system part.
+delimited block. Every untrusted text (memories, earlier messages, the new message) goes through
+:func:`sanitize` (the one sanitiser, :mod:`engram.core.sanitize`, with the model's own control
+markers), so a stored sentence cannot close the block, start a new message or rewrite the system
+part; a local model also tokenises these texts without special-token parsing.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from engram.core import resources
+from engram.core import sanitize as sanitize_
 
-# Control sequences of the common chat templates (ChatML, Llama 2/3, Gemma, Mistral, Phi, ...).
-_CONTROL = re.compile(
-    r"<\|[^|<>\n]{1,40}\|>|</?s>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>|<\|?endoftext\|?>",
-    re.IGNORECASE,
-)
 BLOCK_OPEN = "<memory>"
 BLOCK_CLOSE = "</memory>"
+NO_MARKERS: frozenset[str] = frozenset()
 
 
-def sanitize(text: str) -> str:
-    """Text with chat-template control sequences and the block's own delimiters removed."""
-    previous = None
-    while previous != text:  # removal can join pieces into a new sequence: repeat until stable
-        previous = text
-        text = _CONTROL.sub("", text).replace(BLOCK_OPEN, "").replace(BLOCK_CLOSE, "")
-    return text
+def sanitize(text: str, markers: frozenset[str] = NO_MARKERS) -> str:
+    """Untrusted text as it may enter a prompt (see :func:`engram.core.sanitize.clean`).
+
+    ``markers`` are the loaded model's own (``LocalModel.prompt_markers``); without them the
+    markers of the common template families are still removed.
+    """
+    return sanitize_.clean(text, markers)
 
 
-def quote(text: str) -> str:
+def quote(text: str, markers: frozenset[str] = NO_MARKERS) -> str:
     """One memory as a JSON string literal: a single line that cannot end the block."""
-    return json.dumps(sanitize(text).strip(), ensure_ascii=False)
+    return json.dumps(sanitize(text, markers).strip(), ensure_ascii=False)
+
+
+def markers_of(model: object) -> frozenset[str]:
+    """A model's control markers, when it knows them (a local GGUF does; a cloud API does not)."""
+    markers = getattr(model, "prompt_markers", NO_MARKERS)
+    return markers if isinstance(markers, frozenset) else NO_MARKERS
 
 
 @dataclass(frozen=True)
@@ -54,10 +58,10 @@ class Recalled:
     episode_id: int | None = None
     role: str | None = None
 
-    def line(self) -> str:
+    def line(self, markers: frozenset[str] = NO_MARKERS) -> str:
         day = time.strftime("%Y-%m-%d", time.localtime(self.created_at))
         who = f", {self.role}" if self.role else ""
-        return f"[{self.label}, {day}{who}] {quote(self.content)}"
+        return f"[{self.label}, {day}{who}] {quote(self.content, markers)}"
 
 
 def _language_file(stem: str, language: str) -> str:
@@ -66,24 +70,29 @@ def _language_file(stem: str, language: str) -> str:
 
 
 def system_part(
-    language: str, profile: Sequence[Recalled] = (), plan: Recalled | None = None
+    language: str,
+    profile: Sequence[Recalled] = (),
+    plan: Recalled | None = None,
+    markers: frozenset[str] = NO_MARKERS,
 ) -> str:
     """Persona and rules, the pinned memories and the current plan (stable across turns)."""
     parts = [_language_file("system", language), _language_file("memory_rules", language)]
     if profile:
-        parts.append(_block("profile_header", profile, language))
+        parts.append(_block("profile_header", profile, language, markers))
     if plan is not None:
-        parts.append(_block("plan_header", [plan], language))
+        parts.append(_block("plan_header", [plan], language, markers))
     return "\n\n".join(parts)
 
 
-def memory_block(items: Sequence[Recalled], language: str) -> str:
+def memory_block(
+    items: Sequence[Recalled], language: str, markers: frozenset[str] = NO_MARKERS
+) -> str:
     """This turn's recalled memories as a quoted, delimited block ('' when there are none)."""
-    return _block("memory_header", items, language) if items else ""
+    return _block("memory_header", items, language, markers) if items else ""
 
 
-def _block(header: str, items: Sequence[Recalled], language: str) -> str:
-    lines = "\n".join(item.line() for item in items)
+def _block(header: str, items: Sequence[Recalled], language: str, markers: frozenset[str]) -> str:
+    lines = "\n".join(item.line(markers) for item in items)
     return f"{BLOCK_OPEN}\n{_language_file(header, language)}\n{lines}\n{BLOCK_CLOSE}"
 
 

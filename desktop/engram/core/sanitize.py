@@ -1,0 +1,87 @@
+"""The one sanitiser for untrusted text that enters a prompt (messages, memories, imports, tools).
+
+Untrusted text is data. Before it is put in a prompt, :func:`clean` removes whatever could read as
+structure to the model: the loaded model's own control tokens (read from its GGUF vocabulary by
+:class:`engram.models.local.LocalModel`), the literal markers of its chat template, the markers of
+the common template families (for a cloud model, whose vocabulary Engram cannot see) and Engram's
+own block delimiters and headers. The stored text is never changed; only the prompt's copy is.
+
+Removal is the first line of defence; the second is that a local model tokenises untrusted parts
+without special-token parsing (see ``LocalModel.prompt_tokens``), so even text that slipped
+through cannot become a control token.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+from engram.core import resources
+
+# Markers of the common chat-template families, for any model (case-insensitive):
+# ChatML/Qwen/Phi <|...|>, DeepSeek's full-width <｜...｜>, Llama 2 [INST] and <<SYS>>, Mistral's
+# [SYSTEM_PROMPT] [TOOL_CALLS] [AVAILABLE_TOOLS] [TOOL_RESULTS] (and their closing forms),
+# Gemma's turn markers, the usual begin/end-of-sequence tokens, Qwen's think and tool tags.
+_FAMILIES = re.compile(
+    r"<[|｜][^|｜<>\n]{1,40}[|｜]>"
+    r"|\[/?(?:INST|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT|THINK)\]"
+    r"|<</?SYS>>|<(?:start|end)_of_(?:turn|image)>|</?(?:s|bos|eos|pad|unk)>"
+    r"|</?(?:think|tool_call|tool_response|tools)>|<\|?endoftext\|?>",
+    re.IGNORECASE,
+)
+# Engram's own block delimiters in any case and spacing: "<memory>", "</MEMORY>", "< / memory >".
+_DELIMITERS = re.compile(r"<\s*/?\s*memory\s*>", re.IGNORECASE)
+# Literal markers inside a chat template's source: <|...|>, <｜...｜>, <tag>, </tag>, [TAG], [/TAG].
+_TEMPLATE_MARKER = re.compile(
+    r"<[|｜][^|｜<>\s'\"]{1,40}[|｜]>|</?[A-Za-z][\w.▁-]{0,38}>|\[/?[A-Z][A-Z_]{1,38}\]|<</?SYS>>"
+)
+_HEADERS = ("memory_header", "profile_header", "plan_header")
+
+
+def template_markers(template: str) -> frozenset[str]:
+    """The literal markers a chat template writes around messages (e.g. ``<start_of_turn>``)."""
+    return frozenset(_TEMPLATE_MARKER.findall(template))
+
+
+def model_markers(control_texts: Iterable[str], template: str) -> frozenset[str]:
+    """What to remove for one model: its control tokens' texts and its template's markers."""
+    texts = {text for text in control_texts if text.strip()}
+    return frozenset(texts | template_markers(template))
+
+
+@functools.cache
+def _headers() -> tuple[str, ...]:
+    """Engram's block headers in every language: a message must not fake one."""
+    found = []
+    for stem in _HEADERS:
+        for suffix in ("en", "zh_CN"):
+            found.append(resources.read_text("prompts", f"{stem}_{suffix}.txt").strip())
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=8)
+def _pattern(markers: frozenset[str]) -> re.Pattern[str] | None:
+    """One alternation of a model's markers, longest first (so no marker hides a longer one)."""
+    if not markers:
+        return None
+    return re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)))
+
+
+def clean(text: str, markers: frozenset[str] = frozenset()) -> str:
+    """``text`` without control markers, block delimiters or headers (repeated until stable).
+
+    ``markers`` are a model's own (:func:`model_markers`); the family markers, Engram's
+    delimiters and headers are always removed. Removing a piece can join its neighbours into a
+    new marker (``<|im_<|x|>end|>``), so the removal repeats until nothing changes.
+    """
+    own = _pattern(markers)
+    previous = None
+    while previous != text:
+        previous = text
+        if own is not None:
+            text = own.sub("", text)
+        text = _DELIMITERS.sub("", _FAMILIES.sub("", text))
+        for header in _headers():
+            text = text.replace(header, "")
+    return text
