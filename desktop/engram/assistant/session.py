@@ -88,6 +88,18 @@ class Learning:
         self.worker.stop()
 
 
+@dataclass(frozen=True)
+class LoadedModels:
+    """Models already loaded by a longer-lived owner (tests share them between windows).
+
+    A session uses them and leaves them open: their owner closes them. The small model gets
+    the session's foreground gate when it has none.
+    """
+
+    small: LocalModel
+    embedder: FastEmbedder | None = None
+
+
 @dataclass
 class Session:
     """What one thread needs to run turns; close it on that thread."""
@@ -100,6 +112,7 @@ class Session:
     store: MemoryStore | None
     memory_problem: Problem | None = None  # why the assistant answers without memory
     learning: Learning | None = None
+    owns_model: bool = True  # False when the small model was lent by ``LoadedModels``
     _large: LocalModel | None = None
 
     def large_model(self) -> LocalModel:
@@ -115,28 +128,41 @@ class Session:
             self.learning.close()
         if self._large is not None:
             self._large.close()
-        self.model.close()
+        if self.owns_model:
+            self.model.close()
         self.conn.close()
 
 
-def open_session(settings: Settings, on_status: Callable[[Status], None] | None = None) -> Session:
+def open_session(
+    settings: Settings,
+    on_status: Callable[[Status], None] | None = None,
+    *,
+    models: LoadedModels | None = None,
+) -> Session:
     """Open the database and load the small model; memory is attached when it can be.
 
     With ``on_status`` the session also learns: a consolidation thread distills the
-    conversation in the background and reports its state through that callback.
+    conversation in the background and reports its state through that callback. With
+    ``models`` the session uses those instead of loading its own, and does not close them.
     """
     conn = db.connect(paths.database_path())
-    gate = ForegroundGate()
-    try:
-        model = roles.load_local(settings, "small", gate=gate)
-    except BaseException:
-        conn.close()
-        raise
+    if models is not None:
+        model = models.small
+        if model.gate is None:
+            model.gate = ForegroundGate()
+        gate = model.gate
+    else:
+        gate = ForegroundGate()
+        try:
+            model = roles.load_local(settings, "small", gate=gate)
+        except BaseException:
+            conn.close()
+            raise
     store: MemoryStore | None = None
     learning: Learning | None = None
     problem: Problem | None = None
     try:
-        embedder = embedder_for(settings)
+        embedder = (models and models.embedder) or embedder_for(settings)
         store = MemoryStore(conn, embedder)
     except EngramError as exc:
         problem = exc.problem
@@ -152,4 +178,5 @@ def open_session(settings: Settings, on_status: Callable[[Status], None] | None 
         memory_budget=settings.memory_budget_tokens,
         scheduler=learning.scheduler if learning else None,
     )
-    return Session(settings, gate, conn, model, assistant, store, problem, learning)
+    owns_model = models is None
+    return Session(settings, gate, conn, model, assistant, store, problem, learning, owns_model)

@@ -31,6 +31,7 @@ from engram.assistant.events import (
     TurnStarted,
 )
 from engram.assistant.prompt import PromptParts, Recalled
+from engram.assistant.session import LoadedModels
 from engram.core import log, paths
 from engram.core.settings import Settings
 from engram.core.settings import load as load_settings
@@ -72,7 +73,8 @@ class MainWindow(QMainWindow):
     retry_learning_requested = Signal()
     reload_requested = Signal(object)
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
+        """``models``, when given, are used instead of loading them (their owner closes them)."""
         super().__init__()
         self.setWindowTitle("Engram")
         self.resize(900, 700)
@@ -191,7 +193,7 @@ class MainWindow(QMainWindow):
         self.sidebar.rename_requested.connect(self.rename_requested)
         self.sidebar.delete_requested.connect(self._delete_conversation)
 
-        self.worker = ModelWorker(settings)
+        self.worker = ModelWorker(settings, models)
         self._thread = worker_thread(self, self.worker, "engram-foreground-model")
         self.send_requested.connect(self.worker.send)
         self.ask_large_requested.connect(self.worker.ask_large)

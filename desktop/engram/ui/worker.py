@@ -7,7 +7,7 @@ import threading
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from engram.assistant.events import Failed
-from engram.assistant.session import Session, open_session
+from engram.assistant.session import LoadedModels, Session, open_session
 from engram.core import log
 from engram.core.errors import EngramError
 from engram.core.settings import Settings
@@ -28,16 +28,19 @@ class ModelWorker(QObject):
     conversations_changed = Signal()
     learning_status = Signal(object)  # engram.assistant.consolidation.Status
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
         super().__init__()
         self._settings = settings
+        self._models = models  # lent by the caller, who closes them
         self._session: Session | None = None
 
     @Slot()
     def load(self) -> None:
         self.loading.emit()
         try:
-            self._session = open_session(self._settings, on_status=self.learning_status.emit)
+            self._session = open_session(
+                self._settings, on_status=self.learning_status.emit, models=self._models
+            )
         except EngramError as exc:
             _log.warning("small model unavailable: %s", exc)
             self.load_failed.emit(*errors.translate(exc))
