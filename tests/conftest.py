@@ -1,4 +1,5 @@
-"""Test fixtures: a private ENGRAM_HOME per test, the real starter models, and thread hygiene."""
+"""Test fixtures: a private ENGRAM_HOME per test, the real starter models, thread hygiene, the
+socket guard's loopback opt-in and the CJK-font requirement."""
 
 from __future__ import annotations
 
@@ -15,11 +16,18 @@ os.environ["ENGRAM_MODELS_DIR"] = str(MODELS_DIR)
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+LOOPBACK = ["127.0.0.1", "::1", "localhost"]
+REQUIRE_CJK_FONT = "ENGRAM_REQUIRE_CJK_FONT"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that drive Qt widgets are marked ``gui`` without anyone having to remember it."""
+    """Tests that drive Qt widgets are marked ``gui`` without anyone having to remember it, and a
+    ``network_local`` test may connect to loopback (pytest-socket refuses every other socket)."""
     for item in items:
         if "qtbot" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.gui)
+        if item.get_closest_marker("network_local"):
+            item.add_marker(pytest.mark.allow_hosts(LOOPBACK))
 
 
 @pytest.fixture(scope="session")
@@ -38,6 +46,19 @@ def engram_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ENGRAM_HOME", str(home))
     monkeypatch.setenv("ENGRAM_MODELS_DIR", str(MODELS_DIR))
     return home
+
+
+@pytest.fixture
+def cjk_font(qapp: object) -> None:
+    """Skip a test that renders Chinese when no CJK font is installed, unless CI requires one."""
+    from PySide6.QtGui import QFontDatabase
+
+    if QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese):
+        return
+    reason = "no CJK font installed (Debian: fonts-wqy-microhei) to render Chinese"
+    if os.environ.get(REQUIRE_CJK_FONT) == "1":
+        pytest.fail(f"{reason}; {REQUIRE_CJK_FONT}=1 requires one")
+    pytest.skip(reason)
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ from engram.models import download, hardware
 from engram.models.catalogue import ModelEntry, ModelFile
 from hub_server import HubServer
 
+pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
+
 REPO = "engram-test/tiny-GGUF"
 MB = 1024 * 1024
 

@@ -19,6 +19,8 @@ from engram.models import catalogue, download
 from hub_server import HubServer
 from waiting import wait_until
 
+pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
+
 
 @pytest.fixture
 def user_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]:

@@ -21,6 +21,8 @@ from engram.models.download import Options, Progress
 from engram.ui.model_manager import DISK_COLUMN, ModelManager
 from hub_server import HubServer
 
+pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
+
 REPO = "engram-test/tiny-GGUF"
 MB = 1024 * 1024
 WAIT_MS = 15_000

@@ -85,6 +85,7 @@ def consolidate(store: MemoryStore, client: CloudClient) -> list[Status]:
     return statuses
 
 
+@pytest.mark.network_local
 def test_no_secret_reaches_the_cloud_and_the_answer_is_restored(store: MemoryStore) -> None:
     log = EpisodeLog(store.conn)
     conversation = log.new_conversation()
@@ -115,6 +116,7 @@ def test_no_secret_reaches_the_cloud_and_the_answer_is_restored(store: MemorySto
     assert all(m.origin == "cloud" for m in store.memories())
 
 
+@pytest.mark.network_local
 def test_cloud_down_keeps_the_job_waiting_with_the_reason(store: MemoryStore) -> None:
     log = EpisodeLog(store.conn)
     conversation = log.new_conversation()

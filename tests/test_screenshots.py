@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtGui import QFontDatabase, QImage
+import pytest
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from engram.ui import screenshots
@@ -21,11 +22,10 @@ def _distinct_colours(image: QImage) -> int:
     )
 
 
+@pytest.mark.usefixtures("cjk_font")
 def test_main_window_renders_in_english_and_chinese(
     qapp: QApplication, tmp_path: Path, starter_models: Path
 ) -> None:
-    cjk = QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese)
-    assert cjk, "no CJK font: install one (Debian: fonts-wqy-microhei) to render Chinese"
     written = screenshots.render(tmp_path)
     windows = ("main-window", "memory-browser", "settings", "model-manager")
     assert [p.name for p in written] == [

@@ -104,6 +104,7 @@ def test_a_chainer_is_as_safe_as_its_best_backend(use_backend, monkeypatch) -> N
     assert secrets.backend_problem() is None
 
 
+@pytest.mark.network_local
 def test_key_never_reaches_settings_log_or_database(use_backend, engram_home: Path) -> None:  # type: ignore[no-untyped-def]
     use_backend(MemoryKeyring())
     logger = logging.getLogger(log.ROOT)
