@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +10,8 @@ import pytest
 from engram.core.errors import CloudError
 from engram.models.cloud import CloudClient
 from openai_server import KEY, ChatServer, running
+
+pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
 
 MESSAGES = [{"role": "user", "content": "你好, hello"}]
 SCHEMA = {
@@ -108,10 +109,8 @@ def test_a_stream_that_never_ends_is_cut_off(
     server: ChatServer, action: str, option: dict[str, float], text: str
 ) -> None:
     server.script = [action]
-    start = time.monotonic()
-    with pytest.raises(CloudError, match=text):
+    with pytest.raises(CloudError, match=text):  # the message names which limit cut it off
         list(client(server, **option).stream_chat(MESSAGES))
-    assert time.monotonic() - start < 3
 
 
 def test_stream_cut_before_done_is_an_error(server: ChatServer) -> None:

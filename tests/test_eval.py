@@ -51,6 +51,7 @@ def _eval(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str
     return code, capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_eval_answers_judges_on_resume_and_reports(
     starter_models: Path,
     tmp_path: Path,
@@ -117,9 +118,8 @@ def test_eval_answers_judges_on_resume_and_reports(
     assert totals.count("| 3 |") == 4, report  # every condition answered all three
     header = next(line for line in totals.splitlines() if line.startswith("| condition"))
     column = [c.strip() for c in header.split("|")].index("plan adherence")
-    for line in totals.splitlines():
-        if line.startswith("| 1. small"):
-            assert 0.0 <= float(line.split("|")[column]) <= 1.0  # one plan question of three
+    small = next(line for line in totals.splitlines() if line.startswith("| 1. small"))
+    assert 0.0 <= float(small.split("|")[column]) <= 1.0  # one plan question of three
     for table in ("F1 per category:", "judge per category:"):
         rows = report.split(table)[1].strip().splitlines()
         category = next(line for line in rows if line.startswith("| 1. small"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from engram.assistant.consolidation import Status
 from engram.assistant.events import Finished, Recalling, Remembered, TurnEvent
 from engram.assistant.session import open_session
@@ -38,6 +40,7 @@ def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(starter_mode
         session.close()
 
 
+@pytest.mark.slow
 def test_turns_feed_the_background_distiller_which_learns_with_the_starter_model(
     starter_models: Path,
 ) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from engram.ui.main_window import MainWindow
 
 LOAD_TIMEOUT_MS = 30_000
 ANSWER_TIMEOUT_MS = 60_000
+STOP_TOKENS = 16  # tokens already on their way to the window when Stop is clicked, at most
 
 
 def _open(
@@ -101,18 +101,16 @@ def test_shift_enter_is_a_newline_and_blank_messages_are_not_sent(
     assert _stored() == []
 
 
-def test_stop_cancels_a_running_answer_within_half_a_second(
-    qtbot: QtBot, starter_models: Path
-) -> None:
+def test_stop_ends_a_running_answer_within_a_few_tokens(qtbot: QtBot, starter_models: Path) -> None:
+    # How fast, in seconds, is bench/ui.py's business (stop latency).
     window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
     tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
     qtbot.waitUntil(lambda: len(tokens) >= 5, timeout=ANSWER_TIMEOUT_MS)
-    started = time.perf_counter()
     with qtbot.waitSignal(window.worker.busy_changed, timeout=5_000):
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 0.5, f"stop took {elapsed:.3f} s"
+        at_stop = len(tokens)
+    assert len(tokens) - at_stop < STOP_TOKENS  # of 3000 allowed: the stop was observed
     stored = _stored()
     assert stored[-1][0] == "assistant" and stored[-1][2] == "cancelled"
     assert stored[-1][1] == window.chat.bubbles()[-1].text != ""
@@ -160,6 +158,7 @@ def test_closing_mid_answer_keeps_the_text_and_stops_the_thread(
     assert content.startswith("".join(tokens[:3]))
 
 
+@pytest.mark.slow
 def test_a_huge_paste_is_accepted_and_truncated_with_a_notice(
     qtbot: QtBot, starter_models: Path
 ) -> None:
@@ -259,6 +258,7 @@ def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     reopened.close()
 
 
+@pytest.mark.slow
 def test_sidebar_lists_searches_switches_renames_and_deletes(
     qtbot: QtBot, window: MainWindow
 ) -> None:
@@ -362,6 +362,7 @@ def test_settings_open_with_ctrl_comma_and_saving_restarts_the_assistant(
     assert [role for role, _c, _s in _stored()] == ["user", "assistant"]
 
 
+@pytest.mark.slow
 def test_ask_the_large_model_marks_the_answer(qtbot: QtBot, window: MainWindow) -> None:
     window.composer.setFocus()
     qtbot.keyClicks(window.composer, "Say hello")
@@ -382,6 +383,7 @@ def test_the_model_manager_opens_from_the_main_window(qtbot: QtBot, window: Main
     assert not manager.isVisible()
 
 
+@pytest.mark.slow
 def test_the_status_bar_follows_learning_and_the_large_model(
     qtbot: QtBot, window: MainWindow
 ) -> None:

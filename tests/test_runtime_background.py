@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,10 +41,10 @@ def pair(gguf_path: Path) -> Iterator[tuple[LocalModel, LocalModel, ForegroundGa
 
 
 class BackgroundRun:
-    """A background generation in its own thread, recording when each piece arrives."""
+    """A background generation in its own thread, counting the pieces as they arrive."""
 
     def __init__(self, model: LocalModel, messages: list[dict[str, str]]) -> None:
-        self.times: list[float] = []
+        self.pieces = 0
         self.stop = threading.Event()
         self.progress = threading.Condition()
         self.thread = threading.Thread(target=self._run, args=(model, messages))
@@ -54,12 +53,12 @@ class BackgroundRun:
     def _run(self, model: LocalModel, messages: list[dict[str, str]]) -> None:
         for _piece in model.stream_chat(messages, max_tokens=1500, cancelled=self.stop.is_set):
             with self.progress:
-                self.times.append(time.perf_counter())
+                self.pieces += 1
                 self.progress.notify_all()
 
     def wait_for(self, count: int, timeout: float = 30) -> None:
         with self.progress:
-            assert self.progress.wait_for(lambda: len(self.times) >= count, timeout)
+            assert self.progress.wait_for(lambda: self.pieces >= count, timeout)
 
     def finish(self) -> None:
         self.stop.set()
@@ -71,17 +70,15 @@ def test_background_generation_pauses_while_the_foreground_runs(pair) -> None:  
     run = BackgroundRun(bg, STORY)
     try:
         run.wait_for(5)
-        start = time.perf_counter()
+        before, paused = run.pieces, gate.paused_seconds
         answer = "".join(
             fg.stream_chat([{"role": "user", "content": "Count to ten."}], max_tokens=40)
         )
-        end = time.perf_counter()
+        during = run.pieces - before
         assert answer.strip()
-        during = [t for t in run.times if start < t < end]
-        assert len(during) <= 1  # at most the token already being computed when we started
-        before = len(run.times)
-        run.wait_for(before + 3)  # and it resumes afterwards
-        assert gate.paused_seconds > 0.5 * (end - start)
+        assert during <= 1  # at most the token already being computed when we started
+        run.wait_for(run.pieces + 3)  # and it resumes afterwards
+        assert gate.paused_seconds > paused  # it waited at the gate (bench/runtime.py: how long)
     finally:
         run.finish()
     assert not run.thread.is_alive()
@@ -93,7 +90,7 @@ def test_background_prompt_evaluation_yields_and_resumes(pair) -> None:  # type:
     with gate.foreground():
         run = BackgroundRun(bg, long)
         wait_until(lambda: gate.waiting == 1)  # it aborted its prompt evaluation and waits
-        assert run.times == []
+        assert run.pieces == 0
     try:
         run.wait_for(2)
         assert bg.last_stats is not None and bg.last_stats.first_token_s is not None

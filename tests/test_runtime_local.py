@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import struct
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,33 +90,31 @@ def test_state_snapshots_keep_the_kv_cache_not_the_logits(model: LocalModel) -> 
         assert state.scores.shape[0] <= 1
 
 
-def test_cancel_during_generation_stops_within_half_a_second(model: LocalModel) -> None:
-    cancel_at: list[float] = []
+def test_cancel_during_generation_stops_at_the_next_piece(model: LocalModel) -> None:
+    # How fast, in seconds, is bench/runtime.py's business (cancel latency).
+    flagged = False
     pieces = 0
     stream = model.stream_chat(
         chat("Write a long story about a dragon."),
         max_tokens=400,
-        cancelled=lambda: bool(cancel_at),
+        cancelled=lambda: flagged,
     )
     for _piece in stream:
         pieces += 1
         if pieces == 3:
-            cancel_at.append(time.perf_counter())
-    latency = time.perf_counter() - cancel_at[0]
-    assert latency < 0.5
+            flagged = True
     assert model.last_stats is not None and model.last_stats.cancelled
     assert pieces <= 4
 
 
 def test_cancel_during_a_long_prompt_evaluation(model: LocalModel) -> None:
     long = chat("word " * 1500)
-    start = time.perf_counter()
-    pieces = list(
-        model.stream_chat(long, max_tokens=8, cancelled=lambda: time.perf_counter() - start > 0.2)
-    )
-    assert time.perf_counter() - start < 0.7
+    polls = itertools.count()
+    pieces = list(model.stream_chat(long, max_tokens=8, cancelled=lambda: next(polls) >= 20))
+    stats = model.last_stats
     assert pieces == []
-    assert model.last_stats is not None and model.last_stats.first_token_s is None
+    assert stats is not None and stats.cancelled and stats.first_token_s is None
+    assert model._llm.n_tokens < stats.prompt_tokens  # it stopped inside the prompt
     assert "".join(model.stream_chat(chat("Say hi."), max_tokens=8)).strip()  # still usable
 
 

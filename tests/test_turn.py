@@ -56,8 +56,8 @@ def test_a_remembered_fact_is_recalled_recorded_and_used(session: Session) -> No
     assert dog.id in [memory.id for memory, _rank, _score in injected]
     reread = session.store.get(dog.id)
     assert reread is not None and reread.use_count == 1
-    if "biscuit" in finished.text.lower():
-        assert any(item.memory_id == dog.id for item in finished.used)
+    # What the 135M model says is not asserted; that what it said is what "used" was judged on is.
+    assert list(finished.used) == utilization.used(finished.text, recalling.items)
 
 
 def test_nothing_unrelated_is_injected(session: Session) -> None:
