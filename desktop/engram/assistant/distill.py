@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engram.core import resources
+from engram.core import resources, sanitize
 from engram.memory.episodes import Episode
 from engram.memory.text import normalized
 
@@ -142,7 +142,7 @@ def transcript(episodes: Sequence[Episode]) -> str:
     """The episodes as numbered lines the model can cite: ``[12] user: ...``."""
     lines = []
     for e in episodes:
-        text = " ".join(e.content.split())
+        text = " ".join(sanitize.clean(e.content).split())  # data, never a turn of its own
         if len(text) > MAX_EPISODE_CHARS:
             text = text[:MAX_EPISODE_CHARS] + "…"
         lines.append(f"[{e.id}] {e.role}: {text}")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from engram.assistant.distill import Candidate, StructuredModel, is_garbage, line_schema, prompt
+from engram.assistant.prompt import sanitize
 from engram.core import log
 from engram.memory import db
 from engram.memory.records import Memory
@@ -80,8 +81,8 @@ def ask(
     model: StructuredModel, candidate: Candidate, near: Sequence[Memory], language: str
 ) -> Decision:
     """The model's decision, checked: an unknown target or empty content falls back safely."""
-    listing = "\n".join(f"[{m.id}] ({m.kind}) {m.content}" for m in near)
-    question = f"NEW ({candidate.kind}): {candidate.content}\n\nEXISTING:\n{listing}"
+    listing = "\n".join(f"[{m.id}] ({m.kind}) {sanitize(m.content)}" for m in near)
+    question = f"NEW ({candidate.kind}): {sanitize(candidate.content)}\n\nEXISTING:\n{listing}"
     raw = model.structured(
         [
             {"role": "system", "content": prompt("reconcile", language)},

@@ -239,7 +239,7 @@ class Assistant:
             return items, parts
         if _overlap(old_items, items) < PREFETCH_MIN_OVERLAP:
             return items, parts
-        block = prompt.memory_block(old_items, self.language)
+        block = prompt.memory_block(old_items, self.language, prompt.markers_of(self.model))
         kept = prompt.PromptParts(old_parts.system, parts.history, block, parts.user)
         return old_items, kept.counted(self.model.count_tokens)
 
@@ -267,14 +267,15 @@ class Assistant:
         so what it measures is what users get.
         """
         model = model or self.model
+        markers = prompt.markers_of(model)
         profile = self.recall.profile() if self.recall and system_memories else []
         plan = self.recall.plan() if self.recall and system_memories else None
         in_system = [*profile, *([plan] if plan else [])]
-        system = prompt.system_part(self.language, profile, plan)
+        system = prompt.system_part(self.language, profile, plan, markers)
         fitted = context.fit(
             system,
-            [{"role": e.role, "content": e.content} for e in earlier],
-            text,
+            [{"role": e.role, "content": prompt.sanitize(e.content, markers)} for e in earlier],
+            prompt.sanitize(text, markers),
             n_ctx=model.n_ctx,
             reserve=self.max_answer_tokens + self.memory_budget,
             count=model.count_tokens,
@@ -300,11 +301,12 @@ class Assistant:
         self, items: list[prompt.Recalled], model: ChatModel
     ) -> tuple[list[prompt.Recalled], str]:
         """The block's header, dates and quoting count too: drop the weakest until it fits."""
-        block = prompt.memory_block(items, self.language)
+        markers = prompt.markers_of(model)
+        block = prompt.memory_block(items, self.language, markers)
         while items and model.count_tokens(block) > self.memory_budget:
             weakest = min(items, key=lambda item: item.score)
             items = [item for item in items if item is not weakest]
-            block = prompt.memory_block(items, self.language)
+            block = prompt.memory_block(items, self.language, markers)
         return items, block
 
     def _remember(self, conversation_id: int, episode_id: int, text: str) -> Remembered | None:

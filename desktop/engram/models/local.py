@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engram.core import log
+from engram.core import log, sanitize
 from engram.core.errors import EngramError, InputError, ModelLoadError, Problem, tr
-from engram.models import gguf_import, preflight, schema_check
+from engram.models import gguf_import, preflight, schema_check, splice
 from engram.models.background import ForegroundGate, thread_plan
 
 _log = log.get("models.local")
@@ -159,6 +159,9 @@ class LocalModel:
 
             llm.set_cache(LlamaRAMCache(capacity_bytes=state_cache_mb << 20))
         self.n_ctx = n_ctx
+        self._splicer = splice.Splicer(llm)
+        # What the prompt sanitiser removes from untrusted text for this model.
+        self.prompt_markers = sanitize.model_markers(self._splicer.control_texts, template)
         self._token_counts = functools.lru_cache(maxsize=COUNT_CACHE_ENTRIES)(self._tokenized)
         _log.info("loaded %s (ctx %d, %d threads)", path.name, n_ctx, threads)
 
@@ -177,17 +180,50 @@ class LocalModel:
         return self._token_counts(text)
 
     def _tokenized(self, text: str) -> int:
-        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def prompt_tokens(self, messages: Sequence[Message], tools: Tools = None) -> list[int]:
         """The exact tokens a chat becomes, through the model's chat template (with ``tools``
-        rendered by the template when given)."""
+        rendered by the template when given).
+
+        Message contents are untrusted: only the template's own text may yield special tokens
+        (see :mod:`engram.models.splice`).
+        """
+        chat = list(messages)
+        texts = [m.get("content") if isinstance(m.get("content"), str) else None for m in chat]
+        # The second attempt is for templates that trim contents (Llama 3's "| trim").
+        for attempt in (texts, [t.strip() if t is not None else None for t in texts]):
+            real = [
+                m if t is None else {**m, "content": t} for m, t in zip(chat, attempt, strict=True)
+            ]
+            masked = [
+                m if t is None else {**m, "content": splice.sentinel(i)}
+                for i, (m, t) in enumerate(zip(chat, attempt, strict=True))
+            ]
+            prompt, added_special = self._render(real, tools)
+            rendered = splice.split_rendered(self._render(masked, tools)[0], attempt)
+            if rendered is not None and rendered.text == prompt:
+                return self._splicer.tokens(rendered, add_special=not added_special)
+        # A template that rewrites contents: the whole prompt is tokenised, its contents cleaned.
+        _log.debug("%s: the chat template rewrites message text", self.path.name)
+        cleaned = [
+            m if t is None else {**m, "content": sanitize.clean(t, self.prompt_markers)}
+            for m, t in zip(chat, texts, strict=True)
+        ]
+        prompt, added_special = self._render(cleaned, tools)
+        tokens: list[int] = self._llm.tokenize(
+            prompt.encode("utf-8"), add_bos=not added_special, special=True
+        )
+        return tokens
+
+    def _render(self, chat: list[Message], tools: Tools) -> tuple[str, bool]:
+        """The chat through the template: the prompt's text and whether it holds the BOS."""
         import jinja2
 
-        chat: Any = list(messages)
+        messages: Any = chat
         specs: Any = list(tools) if tools else None
         try:
-            result = self._formatter(messages=chat, tools=specs)
+            result = self._formatter(messages=messages, tools=specs)
         except (ValueError, jinja2.TemplateError) as exc:
             raise InputError(
                 tr("The chat template of {name} cannot format this conversation ({error})."),
@@ -195,10 +231,7 @@ class LocalModel:
                 name=self.path.name,
                 error=str(exc),
             ) from exc
-        tokens: list[int] = self._llm.tokenize(
-            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
-        )
-        return tokens
+        return result.prompt, bool(result.added_special)
 
     def fit_max_tokens(self, prompt_len: int, max_tokens: int) -> int:
         """Clamp an answer length to the context left after the prompt; refuse a prompt too long."""
