@@ -22,6 +22,8 @@ sys.path.insert(0, str(REPO / "desktop"))
 
 from engram.assistant.evaluation import locomo  # noqa: E402
 from engram.memory import db, embed  # noqa: E402
+from engram.memory.episode_index import EpisodeIndex  # noqa: E402
+from engram.memory.episodes import EpisodeLog  # noqa: E402
 from engram.memory.search import Filters  # noqa: E402
 from engram.memory.store import MemoryStore  # noqa: E402
 
@@ -117,9 +119,10 @@ def quality(model_dir: Path, data: Path) -> dict[str, dict[int, float]]:
         store = MemoryStore(db.connect(Path(tmp) / "q.sqlite3"), embedder)
         for sample in locomo.load_locomo(data):
             ids = locomo.ingest(store.conn, sample)
-            store.index_episodes()
+            episodes = EpisodeIndex(store.space)
+            episodes.index_new()
             first = min(ids.values())
-            conversation = store.episodes_by_id([first])[first].conversation_id
+            conversation = EpisodeLog(store.conn).by_id([first])[first].conversation_id
             filters = Filters(statuses=None, conversation_id=conversation)
             for qa in sample.qa:
                 wanted = {ids[e] for e in qa.evidence if e in ids}
@@ -127,8 +130,7 @@ def quality(model_dir: Path, data: Path) -> dict[str, dict[int, float]]:
                     continue
                 for name, mode in modes.items():
                     found = [
-                        h.episode.id
-                        for h in store.search_episodes(qa.question, 20, filters, mode=mode)
+                        h.episode.id for h in episodes.search(qa.question, 20, filters, mode=mode)
                     ]
                     for k in (5, 10, 20):
                         hits[name][k].append(len(wanted & set(found[:k])) / len(wanted))

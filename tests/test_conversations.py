@@ -9,6 +9,7 @@ import apsw
 from engram.assistant.session import embedder_for
 from engram.core import paths, settings
 from engram.memory import db
+from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 
@@ -41,7 +42,8 @@ def test_rename_and_delete_keep_memories_with_provenance_marked(starter_models: 
     said = log.append(chat.id, "user", "My dog is called Biscuit.")
     log.append(chat.id, "assistant", "Biscuit is a lovely name.")
     memory = store.add("The user's dog is called Biscuit.", "fact", source_episodes=[said.id])
-    store.index_episodes()
+    index = EpisodeIndex(store.space)
+    index.index_new()
     log.rename(chat.id, "Dogs")
     assert log.conversation(chat.id).title == "Dogs"  # type: ignore[union-attr]
 
@@ -50,7 +52,7 @@ def test_rename_and_delete_keep_memories_with_provenance_marked(starter_models: 
 
     assert log.conversation(chat.id) is None
     assert log.episodes(chat.id) == []
-    assert store.search_episodes("Biscuit") == []
+    assert index.search("Biscuit") == []
     assert store.get(memory.id) is not None
     sources = store.sources(memory.id)
     assert len(sources) == 1 and sources[0].source_deleted and sources[0].episode_id is None

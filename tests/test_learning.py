@@ -11,6 +11,7 @@ from engram.assistant.consolidation import Status
 from engram.assistant.events import Finished, Recalling, Remembered, TurnEvent
 from engram.assistant.session import open_session
 from engram.core import settings
+from engram.memory.injections import Injections
 
 JOB_TIMEOUT = 180.0
 
@@ -34,7 +35,7 @@ def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(starter_mode
         recalling = next(e for e in asked if isinstance(e, Recalling))
         finished = next(e for e in asked if isinstance(e, Finished))
         assert memory.id in [item.memory_id for item in recalling.items]
-        injected = session.store.injections(finished.episode_id)  # type: ignore[union-attr]
+        injected = Injections(session.store.conn).of(finished.episode_id)  # type: ignore[union-attr]
         assert memory.id in [m.id for m, _rank, _score in injected]
     finally:
         session.close()

@@ -11,6 +11,7 @@ from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import InputError, StoreError
 from engram.memory import db
+from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from test_memory_store import embedder, store  # noqa: F401  (shared fixtures)
@@ -95,9 +96,10 @@ def test_a_one_megabyte_episode_is_indexed_and_searchable(store: MemoryStore) ->
     conv = log.new_conversation()
     huge = log.append(conv.id, "user", "pasted log line with kumquat " * 35_000 + " 结尾")
     assert len(huge.content) > 1_000_000
-    assert store.index_episodes() == 1
-    assert store.search_episodes("kumquat", k=1)[0].episode.id == huge.id
-    assert store.search_episodes("结尾", k=1, mode="text")[0].episode.id == huge.id
+    index = EpisodeIndex(store.space)
+    assert index.index_new() == 1
+    assert index.search("kumquat", k=1)[0].episode.id == huge.id
+    assert index.search("结尾", k=1, mode="text")[0].episode.id == huge.id
 
 
 def test_a_store_on_a_read_only_file_reports_instead_of_crashing(

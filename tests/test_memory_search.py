@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engram.memory import db
+from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.search import Filters, text_candidates
 from engram.memory.store import MemoryStore
@@ -39,11 +40,12 @@ def test_episode_search_finds_raw_messages_in_both_languages(store: MemoryStore)
     hz = log.append(conv.id, "user", "我上周去了杭州，西湖很漂亮。")
     bike = log.append(conv.id, "user", "My bike got a flat tyre on the way to the office.")
     log.append(other.id, "user", "Bicycles are great for commuting.")
-    assert store.index_episodes() == 3 and store.index_episodes() == 0
-    assert store.search_episodes("杭州", k=1)[0].episode.id == hz.id
-    hits = store.search_episodes("bicycle problem", k=2, filters=Filters(conversation_id=conv.id))
+    index = EpisodeIndex(store.space)
+    assert index.index_new() == 3 and index.index_new() == 0
+    assert index.search("杭州", k=1)[0].episode.id == hz.id
+    hits = index.search("bicycle problem", k=2, filters=Filters(conversation_id=conv.id))
     assert hits[0].episode.id == bike.id and all(h.episode.conversation_id == conv.id for h in hits)
-    assert [h.episode.id for h in store.search_episodes("tyre", mode="text")] == [bike.id]
+    assert [h.episode.id for h in index.search("tyre", mode="text")] == [bike.id]
 
 
 def _raw(path: Path) -> bytes:

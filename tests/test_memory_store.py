@@ -11,6 +11,7 @@ import pytest
 from engram.core import paths
 from engram.memory import db, embed
 from engram.memory.episodes import EpisodeLog
+from engram.memory.injections import Injections
 from engram.memory.packing import pack
 from engram.memory.reembed import reembed
 from engram.memory.search import Filters
@@ -98,10 +99,9 @@ def test_deleting_a_conversation_keeps_memories_and_marks_their_sources(store: M
     )
     store.add_sources(summary.id, [answer.id, said.id])
     assert [e.id for e in store.source_episodes(summary.id)] == [said.id, answer.id]
-    store.record_injections(
-        answer.id, [(h.memory.id, h.score) for h in store.search("Lisbon", k=1)]
-    )
-    assert [m.id for m, _, _ in store.injections(answer.id)] == [summary.id]
+    injections = Injections(store.conn)
+    injections.record(answer.id, [(h.memory.id, h.score) for h in store.search("Lisbon", k=1)])
+    assert [m.id for m, _, _ in injections.of(answer.id)] == [summary.id]
     with db.transaction(store.conn):
         store.conn.execute("DELETE FROM conversations WHERE id = ?", (conv.id,))
     kept = store.get(summary.id)
@@ -110,7 +110,7 @@ def test_deleting_a_conversation_keeps_memories_and_marks_their_sources(store: M
     assert len(sources) == 2 and all(s.source_deleted and s.episode_id is None for s in sources)
     assert [s.turn_index for s in sources] == [0, 1]
     assert store.source_episodes(summary.id) == []
-    assert store.injections(answer.id) == []
+    assert injections.of(answer.id) == []
 
 
 def test_results_carry_scores_and_near_duplicates_collapse(store: MemoryStore) -> None:

@@ -12,6 +12,7 @@ from engram.assistant.evaluation import locomo
 from engram.cli.main import main
 from engram.core.errors import InputError
 from engram.memory import db, transfer
+from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from test_memory_store import embedder, store  # noqa: F401  (shared fixtures)
@@ -163,10 +164,11 @@ def test_evidence_recall_on_the_synthetic_set(store: MemoryStore) -> None:  # no
     found = total = 0
     for sample in locomo.load_locomo(DATA)[:1]:
         ids = locomo.ingest(store.conn, sample)
-        store.index_episodes()
+        index = EpisodeIndex(store.space)
+        index.index_new()
         for qa in sample.qa:
             if qa.evidence:
-                top = {h.episode.id for h in store.search_episodes(qa.question, k=10)}
+                top = {h.episode.id for h in index.search(qa.question, k=10)}
                 found += bool(top & {ids[e] for e in qa.evidence})
                 total += 1
     assert total >= 15 and found / total >= 0.7

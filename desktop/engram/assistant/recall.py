@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from engram.assistant.prompt import Recalled
+from engram.memory.episode_index import EpisodeIndex
+from engram.memory.injections import Injections
 from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit
 from engram.memory.store import MemoryStore
@@ -33,6 +35,8 @@ class Recall:
 
     def __init__(self, store: MemoryStore, count_tokens: Callable[[str], int]) -> None:
         self.store = store
+        self.episodes = EpisodeIndex(store.space)
+        self.injections = Injections(store.conn)
         self.count_tokens = count_tokens
 
     def profile(self) -> list[Recalled]:
@@ -68,7 +72,7 @@ class Recall:
         """The best memories and earlier messages for ``query`` within ``budget`` tokens."""
         if budget <= 0 or not query.strip():
             return []
-        self.store.index_episodes()
+        self.episodes.index_new()
         vector = self.store.query_vector(query)  # embedded once, for both searches
         # Ask for enough hits that the excluded ones cannot crowd out the rest.
         extra = min(len(exclude_episodes) + len(exclude_memories), MAX_EXTRA)
@@ -79,7 +83,7 @@ class Recall:
         ][:SEARCH_K]
         episodes = [
             h
-            for h in self.store.search_episodes(query, k=SEARCH_K + extra, vector=vector)
+            for h in self.episodes.search(query, k=SEARCH_K + extra, vector=vector)
             if h.episode.id not in exclude_episodes
             and h.episode.content.strip()
             and relevant(h.similarity, h.text_rank)
@@ -96,7 +100,7 @@ class Recall:
                 for m, _rank, score in found
             ]
             for answer in answer_episode_ids
-            if (found := self.store.injections(answer))
+            if (found := self.injections.of(answer))
         }
 
     def record(self, answer_episode_id: int, items: Sequence[Recalled]) -> None:
@@ -106,8 +110,8 @@ class Recall:
         """
         chosen = [(item.memory_id, item.score) for item in items if item.memory_id is not None]
         if chosen:
-            self.store.record_injections(answer_episode_id, chosen)
-        self.store.index_episodes()
+            self.injections.record(answer_episode_id, chosen)
+        self.episodes.index_new()
 
 
 def _normalized(scores: Sequence[float]) -> list[float]:

@@ -13,8 +13,8 @@ import apsw
 from engram.core import paths
 from engram.core.errors import InputError, StoreError, tr
 from engram.memory import db, embed, transfer
-from engram.memory.records import Memory
-from engram.memory.schema import KINDS
+from engram.memory.episode_index import EpisodeIndex
+from engram.memory.records import KINDS, Memory
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from engram.models import catalogue
@@ -86,8 +86,9 @@ def _list(args: argparse.Namespace) -> int:
 def _search(args: argparse.Namespace) -> int:
     store = _store()
     if args.episodes:
-        store.index_episodes()
-        for e in store.search_episodes(args.query, args.k):
+        episodes = EpisodeIndex(store.space)
+        episodes.index_new()
+        for e in episodes.search(args.query, args.k):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.episode.created_at))
             print(f"{e.score:.3f}  {when} {e.episode.role:9} {' '.join(e.content.split())}")
         return 0

@@ -1,4 +1,4 @@
-"""Opening the SQLite file: apsw + sqlite-vec, pragmas, and append-only named migrations.
+"""Opening the SQLite file (apsw + sqlite-vec, pragmas, migrations), queries and transactions.
 
 apsw bundles its own SQLite and can load extensions on every platform, unlike the ``sqlite3``
 module of many pyenv and macOS Pythons. One connection per thread; WAL lets readers and the one
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,24 +18,11 @@ import apsw
 
 from engram.core import log
 from engram.core.errors import StoreError, tr
+from engram.memory import migrations
 
 _log = log.get("memory.db")
 
 Row = dict[str, Any]
-Migration = tuple[str, Callable[[apsw.Connection], None]]
-MIGRATIONS: list[Migration] = []
-
-
-def migration(name: str) -> Callable[[Callable[[apsw.Connection], None]], Callable[..., None]]:
-    """Register a migration. Names are permanent; append new ones, never edit applied ones."""
-
-    def register(fn: Callable[[apsw.Connection], None]) -> Callable[..., None]:
-        if any(existing == name for existing, _ in MIGRATIONS):
-            raise RuntimeError(f"duplicate migration {name}")
-        MIGRATIONS.append((name, fn))
-        return fn
-
-    return register
 
 
 def connect(path: Path, migrate: bool = True) -> apsw.Connection:
@@ -73,7 +60,7 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
             error=str(exc),
         ) from exc
     if migrate:
-        apply_migrations(conn, path)
+        migrations.apply(conn, path)
     return conn
 
 
@@ -82,38 +69,6 @@ def _fts_text(*values: Any) -> str:
 
     value = values[0] if values else None
     return index_text(value if isinstance(value, str) else "")
-
-
-def apply_migrations(conn: apsw.Connection, path: Path | None = None) -> list[str]:
-    """Apply the missing migrations in order, each in its own transaction."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS migrations ( name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
-    )
-    applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
-    known = [name for name, _ in MIGRATIONS]
-    unknown = applied - set(known)
-    if unknown:
-        raise StoreError(
-            tr(
-                "The database {path} was written by a newer Engram "
-                "(it has migrations {migrations} this version does not know)."
-            ),
-            tr("Update Engram to open it; this version will not touch it."),
-            path=path or "",
-            migrations=sorted(unknown),
-        )
-    done = []
-    for name, fn in MIGRATIONS:
-        if name in applied:
-            continue
-        with conn:
-            fn(conn)
-            conn.execute(
-                "INSERT INTO migrations(name, applied_at) VALUES (?, ?)", (name, time.time())
-            )
-        _log.info("applied migration %s", name)
-        done.append(name)
-    return done
 
 
 def quarantine(path: Path) -> Path:
@@ -160,6 +115,25 @@ def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     Inside another transaction it is a savepoint: an error undoes only its own part, and the
     outer transaction decides whether everything is committed together.
     """
+    with _write_errors(), _transaction(conn):
+        yield conn
+
+
+@contextmanager
+def _write_errors() -> Iterator[None]:
+    """A full disk, an I/O failure or a read-only file becomes StoreError (rolled back)."""
+    try:
+        yield
+    except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
+        raise StoreError(
+            tr("Could not write to the database ({error}); nothing was changed."),
+            tr("Free some disk space (or check the folder's permissions) and try again."),
+            error=str(exc),
+        ) from exc
+
+
+@contextmanager
+def _transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     if conn.in_transaction:
         conn.execute("SAVEPOINT engram_nested")
         try:
@@ -176,34 +150,3 @@ def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-
-
-@migration("0001_conversations_episodes")
-def _m0001(conn: apsw.Connection) -> None:
-    conn.execute(
-        """
-        CREATE TABLE meta (
-            key TEXT PRIMARY KEY,
-            value TEXT NOT NULL
-        );
-        CREATE TABLE conversations (
-            id INTEGER PRIMARY KEY,
-            title TEXT NOT NULL DEFAULT '',
-            created_at REAL NOT NULL,
-            updated_at REAL NOT NULL
-        );
-        CREATE TABLE episodes (
-            id INTEGER PRIMARY KEY,
-            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-            turn_index INTEGER NOT NULL,
-            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
-            content TEXT NOT NULL,
-            created_at REAL NOT NULL,
-            token_count INTEGER,
-            status TEXT NOT NULL DEFAULT 'complete'
-                CHECK (status IN ('complete', 'cancelled', 'error')),
-            model TEXT
-        );
-        CREATE INDEX episodes_conversation ON episodes(conversation_id, turn_index);
-        """
-    )

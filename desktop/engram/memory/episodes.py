@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import apsw
@@ -144,6 +146,18 @@ class EpisodeLog:
         return Episode(
             new_id, conversation_id, int(turn), role, content, now, token_count, status, model
         )
+
+    def by_id(self, ids: Sequence[int]) -> dict[int, Episode]:
+        """The episodes with these ids (missing ones are left out), keyed by id."""
+        return {
+            row["id"]: Episode(**row)
+            for row in db.rows(
+                self.conn,
+                f"SELECT {EPISODE_COLUMNS} FROM episodes"
+                " WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(ids)),),
+            )
+        }
 
     def episodes(self, conversation_id: int) -> list[Episode]:
         """A conversation's messages in order."""

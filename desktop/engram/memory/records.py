@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from engram.memory.episodes import Episode
+
+Kind = Literal["fact", "preference", "profile", "lesson", "summary", "plan"]
+Status = Literal["active", "superseded", "archived"]
+Origin = Literal["local", "cloud", "user"]  # distilled locally, by a cloud model, or by the user
+KINDS: tuple[str, ...] = get_args(Kind)
+STATUSES: tuple[str, ...] = get_args(Status)
+ORIGINS: tuple[str, ...] = get_args(Origin)
 
 MEMORY_COLUMNS = (
     "id, kind, content, importance, confidence, pinned, status, superseded_by, created_at,"

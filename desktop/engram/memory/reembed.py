@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engram.core import log
-from engram.memory import db, vectors
+from engram.memory import db, migrations, vectors
 from engram.memory.embed import Embedder
-from engram.memory.store import _EMBEDDERS, MemoryStore
+from engram.memory.store import MemoryStore
 
 _log = log.get("memory.reembed")
 Progress = Callable[[int, int], None]
@@ -30,38 +30,33 @@ def reembed(
     called after every batch and ``cancel()`` is checked before each one.
     """
     conn = store.conn
-    old = int(db.scalar(conn, "SELECT value FROM meta WHERE key = 'vector_generation'") or 1)
+    old = store.space.generation
     new = old + 1
-    with store._writing():
-        vectors.drop_tables(conn, new)
-        vectors.create_tables(conn, new)
+    with db.transaction(conn):
+        migrations.drop_vector_tables(conn, new)
+        migrations.create_vector_tables(conn, new)
     index = vectors.VectorIndex(conn, new, embedder.dim)
-    total = sum(int(db.scalar(conn, f"SELECT COUNT(*) FROM {s}")) for s in vectors.SPACES)
+    total = sum(int(db.scalar(conn, f"SELECT COUNT(*) FROM {s}")) for s in migrations.VECTOR_SPACES)
     done = 0
-    for space in vectors.SPACES:
+    for space in migrations.VECTOR_SPACES:
         while todo := index.missing(space, batch):
             if cancel is not None and cancel():
-                with store._writing():
-                    vectors.drop_tables(conn, new)
+                with db.transaction(conn):
+                    migrations.drop_vector_tables(conn, new)
                 _log.info("re-embedding with %s cancelled", embedder.model_id)
                 return False
             vecs = embedder.embed([text or " " for _, text in todo])
-            with store._writing():
+            with db.transaction(conn):
                 index.put(space, [i for i, _ in todo], vecs)
             done += len(todo)
             if progress is not None:
                 progress(min(done, total), total)
-    with store._writing():
-        for space in vectors.SPACES:
+    with db.transaction(conn):
+        for space in migrations.VECTOR_SPACES:
             while todo := index.missing(space, batch):
                 index.put(space, [i for i, _ in todo], embedder.embed([t or " " for _, t in todo]))
-        store._set_meta("embedding_model", embedder.model_id)
-        store._set_meta("embedding_dim", str(embedder.dim))
-        store._set_meta("vector_generation", str(new))
-        vectors.drop_tables(conn, old)
-        conn.execute(vectors.BUMP_VERSION)
-    _EMBEDDERS[embedder.model_id] = embedder
-    store.embedder = embedder
-    store._sync()
+        migrations.drop_vector_tables(conn, old)
+        conn.execute(migrations.BUMP_VECTOR_VERSION)
+        store.space.bind(embedder, new)
     _log.info("re-embedded %d rows with %s", done, embedder.model_id)
     return True

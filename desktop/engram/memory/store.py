@@ -1,30 +1,32 @@
-"""MemoryStore: the one facade the rest of Engram uses to write, search and forget memories."""
+"""MemoryStore: writing, searching and forgetting memories (their CRUD, duplicates, pins, feedback).
+
+Raw messages are searched by ``memory.episode_index``; the memories given to each answer are
+recorded by ``memory.injections``. All three share the file's ``vectors.EmbeddingSpace``.
+"""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import apsw
 
 from engram.core import log
-from engram.core.errors import InputError, Problem, StoreError, tr
-from engram.memory import db, vectors
+from engram.core.errors import InputError, Problem, tr
+from engram.memory import db
 from engram.memory.embed import Embedder, Vectors
-from engram.memory.episodes import EPISODE_COLUMNS, Episode
+from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.ranking import Weights, collapse, rank
-from engram.memory.records import MEMORY_COLUMNS, EpisodeHit, Hit, Memory, Source
-from engram.memory.schema import KINDS, ORIGINS, STATUSES
+from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES, Hit, Memory, Source
 from engram.memory.search import Filters, hybrid
+from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
 _log = log.get("memory.store")
 MAX_CONTENT = 8000
 DUPLICATE_SIMILARITY = 0.95
-_EMBEDDERS: dict[str, Embedder] = {}
 IN_IDS = "(SELECT value FROM json_each(?))"
 _KIND = Problem(tr("memory kind"))
 _ORIGIN = Problem(tr("memory origin"))
@@ -59,71 +61,29 @@ def _check_choice(value: str, allowed: Sequence[str], what: Problem) -> str:
 
 
 class MemoryStore:
-    """Memories and episode search on one connection (one store per thread)."""
+    """The memories of one file on one connection (one store per thread)."""
 
     def __init__(self, conn: apsw.Connection, embedder: Embedder, weights: Weights | None = None):
         self.conn = conn
-        self.embedder = embedder
+        self.space = EmbeddingSpace(conn, embedder)
         self.weights = weights or Weights()
-        self.index: vectors.VectorIndex | None = None
-        _EMBEDDERS.setdefault(embedder.model_id, embedder)
-        with self._writing():
-            if self._meta("embedding_model") is None:
-                self._set_meta("embedding_model", embedder.model_id)
-                self._set_meta("embedding_dim", str(embedder.dim))
-                self._set_meta("vector_generation", "1")
-                vectors.create_tables(conn, 1)
-        self._sync()
 
     @classmethod
     def open(cls, path: Path, embedder: Embedder) -> MemoryStore:
         return cls(db.connect(path), embedder)
 
-    # -- plumbing ------------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        return self.space.embedder
 
-    def _meta(self, key: str) -> str | None:
-        value = db.scalar(self.conn, "SELECT value FROM meta WHERE key = ?", (key,))
-        return None if value is None else str(value)
-
-    def _set_meta(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
-
-    def _sync(self) -> None:
-        """Follow the generation in the file (another thread may have switched models)."""
-        generation = int(self._meta("vector_generation") or 1)
-        if self.index is not None and self.index.generation == generation:
-            return
-        model = self._meta("embedding_model") or ""
-        embedder = self.embedder if self.embedder.model_id == model else _EMBEDDERS.get(model)
-        if embedder is None:
-            _log.warning(
-                "vectors are from %s, not %s: text search only", model, self.embedder.model_id
-            )
-            self.index = None
-            return
-        self.embedder = embedder
-        self.index = vectors.VectorIndex(self.conn, generation, embedder.dim)
+    @property
+    def index(self) -> VectorIndex | None:
+        """The current generation's vectors (None when only text search works)."""
+        return self.space.index
 
     @property
     def embedding_model(self) -> str:
-        return self._meta("embedding_model") or ""
-
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
-        """A write transaction; a full disk or I/O failure rolls back and becomes StoreError."""
-        try:
-            with db.transaction(self.conn):
-                yield
-        except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
-            raise StoreError(
-                tr("Could not write to the database ({error}); nothing was changed."),
-                tr("Free some disk space (or check the folder's permissions) and try again."),
-                error=str(exc),
-            ) from exc
-
-    def _embed(self, texts: Sequence[str]) -> Vectors | None:
-        self._sync()
-        return self.embedder.embed(list(texts)) if self.index is not None else None
+        return self.space.model_id
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -145,12 +105,12 @@ class MemoryStore:
         content = check_content(content)
         _check_choice(kind, KINDS, _KIND)
         _check_choice(origin, ORIGINS, _ORIGIN)
-        vec = self._embed([content]) if vector is None else vector
+        vec = self.space.embed([content]) if vector is None else vector
         duplicate = self._duplicate(content, kind, vec)
         if duplicate is not None:
             return duplicate
         now = time.time()
-        with self._writing():
+        with db.transaction(self.conn):
             self.conn.execute(
                 "INSERT INTO memories(kind, content, importance, confidence, pinned, created_at,"
                 " updated_at, origin, conversation_id, meta) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -186,9 +146,9 @@ class MemoryStore:
         texts = [check_content(c) for c in contents]
         _check_choice(kind, KINDS, _KIND)
         _check_choice(origin, ORIGINS, _ORIGIN)
-        vecs = self._embed(texts) if vectors is None else vectors
+        vecs = self.space.embed(texts) if vectors is None else vectors
         now = time.time()
-        with self._writing():
+        with db.transaction(self.conn):
             first = int(db.scalar(self.conn, "SELECT COALESCE(MAX(id), 0) + 1 FROM memories"))
             ids = list(range(first, first + len(texts)))
             self.conn.executemany(
@@ -232,7 +192,7 @@ class MemoryStore:
     def add_sources(self, memory_id: int, episode_ids: Sequence[int]) -> None:
         """Link more source episodes to an existing memory (links already there are kept once)."""
         self._get(memory_id)
-        with self._writing():
+        with db.transaction(self.conn):
             self._link_sources(memory_id, episode_ids)
 
     def update(self, memory_id: int, content: str | None = None, **fields: Any) -> Memory:
@@ -252,8 +212,8 @@ class MemoryStore:
                 changes[key] = json.dumps(value, ensure_ascii=False)
             else:
                 raise InputError(tr("A memory has no field {key!r} to update."), key=key)
-        vec = self._embed([changes["content"]]) if "content" in changes else None
-        with self._writing():
+        vec = self.space.embed([changes["content"]]) if "content" in changes else None
+        with db.transaction(self.conn):
             self._set_fields(memory_id, changes)
             if vec is not None and self.index is not None:
                 self.index.put("memories", [memory_id], vec)
@@ -273,13 +233,13 @@ class MemoryStore:
         kwargs.setdefault("importance", old.importance)
         kwargs.setdefault("pinned", old.pinned)
         new = self.add(content, **kwargs)
-        with self._writing():
+        with db.transaction(self.conn):
             self._set_fields(old_id, {"status": "superseded", "superseded_by": new.id})
         return new
 
     def pin(self, memory_id: int, pinned: bool = True) -> Memory:
         self._get(memory_id)
-        with self._writing():
+        with db.transaction(self.conn):
             self._set_fields(memory_id, {"pinned": int(pinned)})
         return self._get(memory_id)
 
@@ -288,54 +248,22 @@ class MemoryStore:
         if vote not in (1, -1):
             raise InputError(tr("Feedback must be +1 or -1, not {vote!r}."), vote=vote)
         self._get(memory_id)
-        with self._writing():
+        with db.transaction(self.conn):
             self.conn.execute(
                 "UPDATE memories SET feedback = feedback + ? WHERE id = ?", (vote, memory_id)
             )
         return self._get(memory_id)
 
-    def mark_used(self, memory_ids: Sequence[int]) -> None:
-        now = time.time()
-        with self._writing():
-            self.conn.executemany(
-                "UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE id = ?",
-                [(now, i) for i in memory_ids],
-            )
-
-    def record_injections(
-        self, answer_episode_id: int, chosen: Sequence[tuple[int, float]]
-    ) -> None:
-        """Remember which memories (id, score) went into an answer's prompt; mark them used.
-
-        Memories deleted since they were chosen are left out.
-        """
-        with self._writing():
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO injections(answer_episode_id, memory_id, rank, score)"
-                " SELECT ?, id, ?, ? FROM memories WHERE id = ?",
-                [(answer_episode_id, rank, score, i) for rank, (i, score) in enumerate(chosen, 1)],
-            )
-        self.mark_used([i for i, _ in chosen])
-
-    def injections(self, answer_episode_id: int) -> list[tuple[Memory, int, float]]:
-        found = db.rows(
-            self.conn,
-            "SELECT memory_id, rank, score FROM injections WHERE answer_episode_id = ?"
-            " ORDER BY rank",
-            (answer_episode_id,),
-        )
-        return [(self._get(r["memory_id"]), r["rank"], r["score"]) for r in found]
-
     def delete(self, memory_id: int) -> None:
         """Remove a memory and every trace of its text (base row, full text, vector, WAL)."""
-        with self._writing():
+        with db.transaction(self.conn):
             self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
         self.purge()
 
     def forget_all(self, episodes: bool = False) -> int:
         """Delete every memory (and, with ``episodes``, every conversation); returns the count."""
         count = int(db.scalar(self.conn, "SELECT COUNT(*) FROM memories"))
-        with self._writing():
+        with db.transaction(self.conn):
             self.conn.execute("DELETE FROM memories")
             if episodes:
                 self.conn.execute("DELETE FROM conversations")
@@ -349,7 +277,7 @@ class MemoryStore:
         key; merging the index into one segment (with ``secure_delete`` zeroing freed pages)
         drops it. Call this after deleting episodes outside the store.
         """
-        with self._writing():
+        with db.transaction(self.conn):
             for table in ("memories_fts", "episodes_fts"):
                 self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
         self.checkpoint()
@@ -419,19 +347,9 @@ class MemoryStore:
 
     def source_episodes(self, memory_id: int) -> list[Episode]:
         """Recursive lookup: the raw episodes a summary or lesson was distilled from."""
-        found = self.episodes_by_id([s.episode_id for s in self.sources(memory_id) if s.episode_id])
+        sources = [s.episode_id for s in self.sources(memory_id) if s.episode_id]
+        found = EpisodeLog(self.conn).by_id(sources)
         return sorted(found.values(), key=lambda e: (e.conversation_id, e.turn_index))
-
-    def episodes_by_id(self, ids: Sequence[int]) -> dict[int, Episode]:
-        """The episodes with these ids (missing ones are left out), keyed by id."""
-        return {
-            row["id"]: Episode(**row)
-            for row in db.rows(
-                self.conn,
-                f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN {IN_IDS}",
-                (json.dumps(list(ids)),),
-            )
-        }
 
     def search(
         self,
@@ -442,7 +360,7 @@ class MemoryStore:
         dedupe: float = DUPLICATE_SIMILARITY,
     ) -> list[Hit]:
         """Hybrid search over memories, re-ranked and with near-duplicates collapsed."""
-        vec = self._query_vector(query, vector)
+        vec = self.space.query_vector(query, vector)
         found = hybrid(
             self.conn, self.index, "memories", query, vec, filters or Filters(), max(50, k * 3)
         )
@@ -470,14 +388,8 @@ class MemoryStore:
         ]
 
     def query_vector(self, query: str) -> Vectors | None:
-        """The query embedded with the store's model (None when only text search works)."""
-        return self._query_vector(query, None)
-
-    def _query_vector(self, query: str, vector: Vectors | None) -> Vectors | None:
-        if vector is not None:
-            self._sync()
-            return vector
-        return self._embed([query]) if query.strip() else None
+        """The query embedded with the file's model (None when only text search works)."""
+        return self.space.query_vector(query)
 
     def _many(self, ids: Sequence[int]) -> list[Memory]:
         return [
@@ -487,46 +399,6 @@ class MemoryStore:
                 f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN {IN_IDS}",
                 (json.dumps(list(ids)),),
             )
-        ]
-
-    # -- episodes ------------------------------------------------------------------------------
-
-    def index_episodes(self, batch: int = 64) -> int:
-        """Embed the episodes that have no vector yet; returns how many were added."""
-        self._sync()
-        done = 0
-        while self.index is not None and (todo := self.index.missing("episodes", batch)):
-            vecs = self.embedder.embed([text or " " for _, text in todo])
-            with self._writing():
-                self.index.put("episodes", [i for i, _ in todo], vecs)
-            done += len(todo)
-        return done
-
-    def search_episodes(
-        self,
-        query: str,
-        k: int = 10,
-        filters: Filters | None = None,
-        vector: Vectors | None = None,
-        mode: str = "hybrid",
-    ) -> list[EpisodeHit]:
-        """Search raw messages; ``mode`` is "hybrid", "vector" or "text"."""
-        vec = self._query_vector(query, vector) if mode != "text" else None
-        found = hybrid(
-            self.conn,
-            self.index if mode != "text" else None,
-            "episodes",
-            query,
-            vec,
-            filters or Filters(statuses=None),
-            max(50, k * 3),
-            use_text=mode != "vector",
-        )[:k]
-        episodes = self.episodes_by_id([c.id for c in found])
-        return [
-            EpisodeHit(episodes[c.id], c.rrf, c.similarity, c.text_rank)
-            for c in found
-            if c.id in episodes
         ]
 
 

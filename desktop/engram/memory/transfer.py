@@ -10,8 +10,7 @@ from typing import IO, Any
 
 from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
-from engram.memory.records import MEMORY_COLUMNS
-from engram.memory.schema import KINDS, ORIGINS, STATUSES
+from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES
 from engram.memory.store import MemoryStore, check_content
 
 FORMAT = "engram-memories"
@@ -173,12 +172,12 @@ def import_jsonl(store: MemoryStore, path: Path) -> int:
         ) from exc
     except OSError as exc:
         raise InputError(tr("Cannot read {path} ({error})."), path=path, error=str(exc)) from exc
-    vecs = store._embed([m["content"] for m in memories]) if memories else None
+    vecs = store.space.embed([m["content"] for m in memories]) if memories else None
     conn = store.conn
     conversations: dict[int, int] = {}
     episodes: dict[int, int] = {}
     ids: dict[Any, int] = {}
-    with store._writing():
+    with db.transaction(conn):
         for raw in others:
             if raw["type"] == "conversation":
                 conn.execute(

@@ -1,10 +1,11 @@
 """Vector storage and nearest-neighbour search for memories and episodes.
 
 Vectors live in plain tables (``vectors_<space>_g<generation>``: float32 blob plus a 1-bit-per-
-dimension code). Search scans the binary codes in memory (hamming distance, numpy popcount), then
-rescores a few hundred candidates with the exact float vectors read by primary key; sqlite-vec's
-``vec_distance_cosine`` scans filtered subsets exactly. Measured on 100k x 384 (bench/retrieval.py),
-this is several times faster than a sqlite-vec ``vec0`` scan, whose point lookups are also slow.
+dimension code; ``memory.migrations`` defines them). Search scans the binary codes in memory
+(hamming distance, numpy popcount), then rescores a few hundred candidates with the exact float
+vectors read by primary key; sqlite-vec's ``vec_distance_cosine`` scans filtered subsets exactly.
+Measured on 100k x 384 (bench/retrieval.py), this is several times faster than a sqlite-vec
+``vec0`` scan, whose point lookups are also slow.
 
 The code cache is shared by the connections of one process and revalidated on every search with
 two cheap reads: ``vector_version`` in ``meta`` (bumped by deletes and out-of-order writes) and the
@@ -22,12 +23,15 @@ import apsw
 import numpy as np
 import numpy.typing as npt
 
+from engram.core import log
 from engram.memory import db
-from engram.memory.embed import Vectors, check_vectors
+from engram.memory.embed import Embedder, Vectors, check_vectors
+from engram.memory.migrations import BUMP_VECTOR_VERSION, vector_table
 
-SPACES = ("memories", "episodes")
-BUMP_VERSION = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_version'"
+_log = log.get("memory.vectors")
 Codes = npt.NDArray[np.uint64]
+# One embedder per model id in this process, so a store can follow another thread's switch.
+_EMBEDDERS: dict[str, Embedder] = {}
 
 
 def encode(vectors: Vectors) -> Codes:
@@ -37,34 +41,6 @@ def encode(vectors: Vectors) -> Codes:
     if pad:
         packed = np.pad(packed, ((0, 0), (0, pad)))
     return np.ascontiguousarray(packed).view(np.uint64)
-
-
-def table_name(space: str, generation: int) -> str:
-    if space not in SPACES:
-        raise ValueError(space)
-    return f"vectors_{space}_g{int(generation)}"
-
-
-def create_tables(conn: apsw.Connection, generation: int) -> None:
-    """Create one generation's vector tables and the triggers that delete with the base rows."""
-    for space in SPACES:
-        name = table_name(space, generation)
-        conn.execute(
-            f"""
-            CREATE TABLE IF NOT EXISTS {name} (
-                id INTEGER PRIMARY KEY, embedding BLOB NOT NULL, code BLOB NOT NULL);
-            CREATE TRIGGER IF NOT EXISTS {name}_delete AFTER DELETE ON {space} BEGIN
-                DELETE FROM {name} WHERE id = old.id;
-                {BUMP_VERSION};
-            END;
-            """
-        )
-
-
-def drop_tables(conn: apsw.Connection, generation: int) -> None:
-    for space in SPACES:
-        name = table_name(space, generation)
-        conn.execute(f"DROP TRIGGER IF EXISTS {name}_delete; DROP TABLE IF EXISTS {name}")
 
 
 @dataclass
@@ -124,7 +100,7 @@ class VectorIndex:
         if not ids:
             return
         vectors = check_vectors(vectors, self.dim)
-        table = table_name(space, self.generation)
+        table = vector_table(space, self.generation)
         top = db.scalar(self.conn, f"SELECT COALESCE(MAX(id), 0) FROM {table}")
         codes = encode(vectors)
         self.conn.executemany(
@@ -132,11 +108,11 @@ class VectorIndex:
             [(i, v.tobytes(), c.tobytes()) for i, v, c in zip(ids, vectors, codes, strict=True)],
         )
         if min(ids) <= top:
-            self.conn.execute(BUMP_VERSION)
+            self.conn.execute(BUMP_VECTOR_VERSION)
 
     def get(self, space: str, ids: Iterable[int]) -> dict[int, Vectors]:
         """The float vectors of ``ids`` that have one."""
-        table = table_name(space, self.generation)
+        table = vector_table(space, self.generation)
         found = self.conn.execute(
             f"SELECT id, embedding FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(list(ids)),),
@@ -145,7 +121,7 @@ class VectorIndex:
 
     def missing(self, space: str, limit: int) -> list[tuple[int, str]]:
         """Base rows (id, content) that have no vector yet, oldest first."""
-        table = table_name(space, self.generation)
+        table = vector_table(space, self.generation)
         return [
             (i, text)
             for i, text in self.conn.execute(
@@ -157,11 +133,11 @@ class VectorIndex:
 
     def count(self, space: str) -> int:
         return int(
-            db.scalar(self.conn, f"SELECT COUNT(*) FROM {table_name(space, self.generation)}")
+            db.scalar(self.conn, f"SELECT COUNT(*) FROM {vector_table(space, self.generation)}")
         )
 
     def _codes(self, space: str) -> tuple[npt.NDArray[np.int64], Codes]:
-        table = table_name(space, self.generation)
+        table = vector_table(space, self.generation)
         cache = _cache(self.conn, table)
         version = int(db.scalar(self.conn, "SELECT value FROM meta WHERE key = 'vector_version'"))
         top = int(db.scalar(self.conn, f"SELECT COALESCE(MAX(id), 0) FROM {table}"))
@@ -206,7 +182,7 @@ class VectorIndex:
     ) -> list[tuple[int, float]]:
         """Exact cosine search over the base rows matching ``where`` (sqlite-vec scan)."""
         q = check_vectors(query, self.dim)[0]
-        table = table_name(space, self.generation)
+        table = vector_table(space, self.generation)
         return [
             (i, 1.0 - float(d))
             for i, d in self.conn.execute(
@@ -215,3 +191,79 @@ class VectorIndex:
                 (q.tobytes(), *params, n),
             )
         ]
+
+
+class EmbeddingSpace:
+    """The file's embedding model and its current vector generation, followed on one connection.
+
+    The first store to open a file binds the file to its embedder's model. Another thread may
+    switch models (``memory.reembed``): every use re-reads the generation and follows it with an
+    embedder of the new model if this process has one, else ``index`` is None (text search only).
+    """
+
+    def __init__(self, conn: apsw.Connection, embedder: Embedder) -> None:
+        self.conn = conn
+        self.embedder = embedder
+        self.index: VectorIndex | None = None
+        _EMBEDDERS.setdefault(embedder.model_id, embedder)
+        with db.transaction(conn):
+            if self._meta("embedding_model") is None:
+                self._set_meta("embedding_model", embedder.model_id)
+                self._set_meta("embedding_dim", str(embedder.dim))
+        self.sync()
+
+    def _meta(self, key: str) -> str | None:
+        value = db.scalar(self.conn, "SELECT value FROM meta WHERE key = ?", (key,))
+        return None if value is None else str(value)
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    @property
+    def model_id(self) -> str:
+        """The embedding model the file's vectors were made with."""
+        return self._meta("embedding_model") or ""
+
+    @property
+    def generation(self) -> int:
+        return int(self._meta("vector_generation") or 1)
+
+    def sync(self) -> None:
+        """Follow the generation in the file (another thread may have switched models)."""
+        generation = self.generation
+        if self.index is not None and self.index.generation == generation:
+            return
+        model = self.model_id
+        embedder = self.embedder if self.embedder.model_id == model else _EMBEDDERS.get(model)
+        if embedder is None:
+            _log.warning(
+                "vectors are from %s, not %s: text search only", model, self.embedder.model_id
+            )
+            self.index = None
+            return
+        self.embedder = embedder
+        self.index = VectorIndex(self.conn, generation, embedder.dim)
+
+    def embed(self, texts: Sequence[str]) -> Vectors | None:
+        """``texts`` embedded with the file's model (None when only text search works)."""
+        self.sync()
+        return self.embedder.embed(list(texts)) if self.index is not None else None
+
+    def query_vector(self, query: str, vector: Vectors | None = None) -> Vectors | None:
+        """A search query's vector: the given one, or the query embedded (None if blank)."""
+        if vector is not None:
+            self.sync()
+            return vector
+        return self.embed([query]) if query.strip() else None
+
+    def bind(self, embedder: Embedder, generation: int) -> None:
+        """Make ``generation``, embedded with ``embedder``, the file's vectors.
+
+        Call inside the write transaction that completed that generation.
+        """
+        self._set_meta("embedding_model", embedder.model_id)
+        self._set_meta("embedding_dim", str(embedder.dim))
+        self._set_meta("vector_generation", str(generation))
+        _EMBEDDERS[embedder.model_id] = embedder
+        self.embedder = embedder
+        self.sync()

@@ -37,8 +37,7 @@ from PySide6.QtWidgets import (
 from engram.assistant.session import embedder_for
 from engram.core import paths, settings
 from engram.memory import db
-from engram.memory.records import Memory
-from engram.memory.schema import KINDS, STATUSES
+from engram.memory.records import KINDS, STATUSES, Memory
 from engram.memory.store import MemoryStore
 from engram.ui import labels
 from engram.ui.memory_model import MemoryTableModel

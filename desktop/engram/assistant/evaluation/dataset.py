@@ -9,6 +9,7 @@ from pathlib import Path
 from engram.assistant.evaluation import locomo
 from engram.memory import db
 from engram.memory.embed import Embedder
+from engram.memory.episode_index import EpisodeIndex
 from engram.memory.store import MemoryStore
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -76,5 +77,5 @@ def open_sample(folder: Path, sample: locomo.Sample, embedder: Embedder) -> Inge
         )
         dia = [t.dia_id for s in sample.sessions for t in s.turns]
         ids = {d: int(r["id"]) for d, r in zip(dia, rows, strict=False)}
-    store.index_episodes()
+    EpisodeIndex(store.space).index_new()
     return Ingested(store, int(conversation), ids)

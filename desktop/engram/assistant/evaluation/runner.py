@@ -31,6 +31,7 @@ from engram.core import log
 from engram.core.atomic import atomic_write
 from engram.core.errors import EngramError, InputError, tr
 from engram.memory.embed import Embedder
+from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.search import Filters
 from engram.models.background import LazyModel
@@ -279,11 +280,12 @@ def retrieval_only(
         sample = open_sample(out / "stores", group[0].sample, embedder)
         try:
             filters = Filters(statuses=None, conversation_id=sample.conversation_id)
+            episodes = EpisodeIndex(sample.store.space)
             for q in group:
                 wanted = sample.evidence(q.qa)
                 if not wanted:
                     continue
-                hits = sample.store.search_episodes(q.qa.question, max(RECALL_KS), filters)
+                hits = episodes.search(q.qa.question, max(RECALL_KS), filters)
                 found = [h.episode.id for h in hits]
                 record: dict[str, Any] = {"key": q.key, "category": q.qa.category}
                 for k in RECALL_KS:

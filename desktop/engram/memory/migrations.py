@@ -1,0 +1,257 @@
+"""Every schema change of the database file, in order, and the vector tables of each generation.
+
+``MIGRATIONS`` is append-only: a migration's name is recorded in the ``migrations`` table when it is
+applied, so names are permanent and an applied migration is never edited (its DDL is written out
+literally, not built from constants that may change). Each runs in its own transaction. A file
+that records a migration this list does not hold was written by a newer Engram and is refused.
+
+Vector tables are per embedding model: ``vectors_<space>_g<generation>`` holds one generation's
+vectors for ``memories`` or ``episodes``. Migration 0005 creates the file's current generation;
+re-embedding with another model (``memory.reembed``) creates the next one with
+``create_vector_tables`` and drops the old one with ``drop_vector_tables``. Both live here, so
+this module is the one place that defines the schema.
+
+Full-text rows are kept in step with their base rows by triggers, so every insert, update and
+delete changes both in the same transaction. The FTS5 tables are contentless (the text lives
+only in the base table) and use ``secure-delete`` so deleted words leave the index.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import apsw
+
+from engram.core import log
+from engram.core.errors import StoreError, tr
+
+_log = log.get("memory.migrations")
+
+Migration = tuple[str, Callable[[apsw.Connection], None]]
+VECTOR_SPACES = ("memories", "episodes")
+# Bumped by deletes and out-of-order vector writes; search caches revalidate against it.
+BUMP_VECTOR_VERSION = (
+    "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_version'"
+)
+
+
+def _conversations_episodes(conn: apsw.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE episodes (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            turn_index INTEGER NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+            content TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            token_count INTEGER,
+            status TEXT NOT NULL DEFAULT 'complete'
+                CHECK (status IN ('complete', 'cancelled', 'error')),
+            model TEXT
+        );
+        CREATE INDEX episodes_conversation ON episodes(conversation_id, turn_index);
+        """
+    )
+
+
+def _memories(conn: apsw.Connection) -> None:
+    """Memories, provenance, injections and the consolidation job queue."""
+    conn.execute(
+        """
+        CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN (
+                'fact', 'preference', 'profile', 'lesson', 'summary', 'plan')),
+            content TEXT NOT NULL CHECK (length(content) > 0),
+            importance REAL NOT NULL DEFAULT 0.5 CHECK (importance BETWEEN 0 AND 1),
+            confidence REAL NOT NULL DEFAULT 0.8 CHECK (confidence BETWEEN 0 AND 1),
+            pinned INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL DEFAULT 'active'
+                CHECK (status IN ('active', 'superseded', 'archived')),
+            superseded_by INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            last_used_at REAL,
+            use_count INTEGER NOT NULL DEFAULT 0,
+            feedback INTEGER NOT NULL DEFAULT 0,
+            origin TEXT NOT NULL CHECK (origin IN ('local', 'cloud', 'user')),
+            conversation_id INTEGER REFERENCES conversations(id) ON DELETE SET NULL,
+            meta TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX memories_status_kind ON memories(status, kind);
+        CREATE INDEX memories_conversation ON memories(conversation_id);
+        CREATE TABLE memory_sources (
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            episode_id INTEGER,
+            conversation_id INTEGER,
+            turn_index INTEGER,
+            source_deleted INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX memory_sources_memory ON memory_sources(memory_id);
+        CREATE INDEX memory_sources_episode ON memory_sources(episode_id);
+        CREATE TRIGGER episodes_keep_provenance AFTER DELETE ON episodes BEGIN
+            UPDATE memory_sources SET episode_id = NULL, source_deleted = 1
+            WHERE episode_id = old.id;
+        END;
+        CREATE TABLE injections (
+            answer_episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            rank INTEGER NOT NULL,
+            score REAL NOT NULL,
+            PRIMARY KEY (answer_episode_id, memory_id)
+        );
+        CREATE INDEX injections_memory ON injections(memory_id);
+        CREATE TABLE consolidation_jobs (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            first_episode_id INTEGER NOT NULL,
+            last_episode_id INTEGER NOT NULL,
+            status TEXT NOT NULL DEFAULT 'queued'
+                CHECK (status IN ('queued', 'running', 'done', 'parked')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            next_attempt_at REAL NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX consolidation_jobs_due ON consolidation_jobs(status, next_attempt_at);
+        INSERT OR IGNORE INTO meta(key, value) VALUES ('vector_version', '0');
+        """
+    )
+
+
+def _fulltext(conn: apsw.Connection) -> None:
+    """Contentless FTS5 indexes of memories and episodes, kept in step by triggers."""
+    for table in ("memories", "episodes"):
+        conn.execute(
+            f"""
+            CREATE VIRTUAL TABLE {table}_fts USING fts5(
+                body, content='', contentless_delete=1,
+                tokenize='porter unicode61 remove_diacritics 2'
+            );
+            INSERT INTO {table}_fts({table}_fts, rank) VALUES ('secure-delete', 1);
+            INSERT INTO {table}_fts(rowid, body) SELECT id, engram_fts(content) FROM {table};
+            CREATE TRIGGER {table}_fts_insert AFTER INSERT ON {table} BEGIN
+                INSERT INTO {table}_fts(rowid, body) VALUES (new.id, engram_fts(new.content));
+            END;
+            CREATE TRIGGER {table}_fts_update AFTER UPDATE OF content ON {table} BEGIN
+                DELETE FROM {table}_fts WHERE rowid = old.id;
+                INSERT INTO {table}_fts(rowid, body) VALUES (new.id, engram_fts(new.content));
+            END;
+            CREATE TRIGGER {table}_fts_delete AFTER DELETE ON {table} BEGIN
+                DELETE FROM {table}_fts WHERE rowid = old.id;
+            END;
+            """
+        )
+
+
+def _memory_browse_indexes(conn: apsw.Connection) -> None:
+    """Browsing memories by status (and kind) newest first reads an index instead of sorting."""
+    conn.execute(
+        """
+        CREATE INDEX memories_browse_kind
+            ON memories(status, kind, pinned DESC, updated_at DESC, id DESC);
+        CREATE INDEX memories_browse
+            ON memories(status, pinned DESC, updated_at DESC, id DESC);
+        """
+    )
+
+
+def _vector_tables(conn: apsw.Connection) -> None:
+    """The current generation's vector tables (files from before this migration have them).
+
+    Until now the store created generation 1 when it first opened a file, so a file only ever
+    opened by the episode log has none; this makes them part of every file's schema.
+    """
+    conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('vector_generation', '1')")
+    for (generation,) in conn.execute("SELECT value FROM meta WHERE key = 'vector_generation'"):
+        create_vector_tables(conn, int(generation))
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    ("0001_conversations_episodes", _conversations_episodes),
+    ("0002_memories", _memories),
+    ("0003_fulltext", _fulltext),
+    ("0004_memory_browse_indexes", _memory_browse_indexes),
+    ("0005_vector_tables", _vector_tables),
+)
+
+
+def apply(
+    conn: apsw.Connection, path: Path | None = None, migrations: Sequence[Migration] = MIGRATIONS
+) -> list[str]:
+    """Apply the missing migrations in order, each in its own transaction; return their names."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations ( name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    unknown = applied - {name for name, _ in migrations}
+    if unknown:
+        raise StoreError(
+            tr(
+                "The database {path} was written by a newer Engram "
+                "(it has migrations {migrations} this version does not know)."
+            ),
+            tr("Update Engram to open it; this version will not touch it."),
+            path=path or "",
+            migrations=sorted(unknown),
+        )
+    done = []
+    for name, fn in migrations:
+        if name in applied:
+            continue
+        with conn:
+            fn(conn)
+            conn.execute(
+                "INSERT INTO migrations(name, applied_at) VALUES (?, ?)", (name, time.time())
+            )
+        _log.info("applied migration %s", name)
+        done.append(name)
+    return done
+
+
+def vector_table(space: str, generation: int) -> str:
+    """The table holding one generation's vectors of ``memories`` or ``episodes``."""
+    if space not in VECTOR_SPACES:
+        raise ValueError(space)
+    return f"vectors_{space}_g{int(generation)}"
+
+
+def create_vector_tables(conn: apsw.Connection, generation: int) -> None:
+    """Create one generation's vector tables and the triggers that delete with the base rows.
+
+    A vector row is ``id`` (the base row's), the float32 ``embedding`` and a 1-bit-per-dimension
+    ``code`` for the coarse scan.
+    """
+    for space in VECTOR_SPACES:
+        name = vector_table(space, generation)
+        conn.execute(
+            f"""
+            CREATE TABLE IF NOT EXISTS {name} (
+                id INTEGER PRIMARY KEY, embedding BLOB NOT NULL, code BLOB NOT NULL);
+            CREATE TRIGGER IF NOT EXISTS {name}_delete AFTER DELETE ON {space} BEGIN
+                DELETE FROM {name} WHERE id = old.id;
+                {BUMP_VECTOR_VERSION};
+            END;
+            """
+        )
+
+
+def drop_vector_tables(conn: apsw.Connection, generation: int) -> None:
+    """Drop one generation's vector tables and their triggers."""
+    for space in VECTOR_SPACES:
+        name = vector_table(space, generation)
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}_delete; DROP TABLE IF EXISTS {name}")

@@ -1,0 +1,82 @@
+"""The schema: every migration in one module, old files open unchanged, vector tables included."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from engram.assistant.jobs import JobQueue
+from engram.core import paths
+from engram.memory import db, embed, migrations
+from engram.memory.episode_index import EpisodeIndex
+from engram.memory.episodes import EpisodeLog
+from engram.memory.injections import Injections
+from engram.memory.search import Filters
+from engram.memory.store import MemoryStore
+from test_memory_store import embedder  # noqa: F401  (shared fixture)
+
+# Written by Engram when migrations 0001-0004 were spread over db.py and schema.py and the store
+# created the vector tables: two memories (one pinned, one with a source), two messages, an
+# injection, a queued job and vectors for all four rows.
+OLD_FILE = Path(__file__).parent / "data" / "memory-0004.sqlite3"
+
+
+def _tables(conn: object) -> set[str]:
+    return {
+        row["name"]
+        for row in db.rows(conn, "SELECT name FROM sqlite_master WHERE type = 'table'")  # type: ignore[arg-type]
+    }
+
+
+def test_names_are_permanent_and_in_order() -> None:
+    names = [name for name, _ in migrations.MIGRATIONS]
+    assert names[:5] == [
+        "0001_conversations_episodes",
+        "0002_memories",
+        "0003_fulltext",
+        "0004_memory_browse_indexes",
+        "0005_vector_tables",
+    ]
+    assert len(set(names)) == len(names)
+
+
+def test_a_file_from_the_previous_layout_opens_with_everything_kept(
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    path = paths.database_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(OLD_FILE, path)
+    store = MemoryStore.open(path, embedder)
+    applied = [r["name"] for r in db.rows(store.conn, "SELECT name FROM migrations ORDER BY name")]
+    assert applied == [name for name, _ in migrations.MIGRATIONS]
+    assert store.space.generation == 1 and store.index is not None
+    assert store.index.count("memories") == 2 and store.index.count("episodes") == 2
+    found = store.search("Which city is home?", k=1, filters=Filters(kinds=["fact"]))
+    assert found[0].content == "The user lives in Lisbon." and found[0].similarity is not None
+    assert [m.content for m in store.memories() if m.pinned] == ["The user prefers tea to coffee."]
+    hits = EpisodeIndex(store.space).search("green bicycle", k=1, mode="vector")
+    assert "bicycle" in hits[0].content
+    conversation = EpisodeLog(store.conn).conversations()[0]
+    answer = EpisodeLog(store.conn).episodes(conversation.id)[1]
+    assert [(m.id, rank) for m, rank, _ in Injections(store.conn).of(answer.id)] == [
+        (found[0].memory.id, 1)
+    ]
+    assert [s.episode_id for s in store.sources(found[0].memory.id)] == [answer.id - 1]
+    assert [j.status for j in JobQueue(store.conn).jobs()] == ["queued"]
+    added = store.add("The user's sister is called Ana.")
+    assert store.search("sister", k=1)[0].memory.id == added.id
+    assert db.scalar(store.conn, "PRAGMA integrity_check") == "ok"
+
+
+def test_a_file_never_opened_by_a_store_gets_its_vector_tables() -> None:
+    path = paths.database_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = db.connect(path, migrate=False)
+    migrations.apply(conn, path, migrations.MIGRATIONS[:4])  # what the episode log alone made
+    EpisodeLog(conn).new_conversation("only messages")
+    assert not {t for t in _tables(conn) if t.startswith("vectors_")}
+    conn.close()
+    conn = db.connect(path)
+    assert {"vectors_memories_g1", "vectors_episodes_g1"} <= _tables(conn)
+    assert db.scalar(conn, "SELECT value FROM meta WHERE key = 'vector_generation'") == "1"
+    assert migrations.apply(conn, path) == []
