@@ -55,13 +55,40 @@ class Token:
 
 
 @dataclass(frozen=True)
+class ToolCalled:
+    """The model asked for a tool (``arguments`` as written; ``error`` when the call could not be
+    read). ``step`` counts the calls of this answer from 1."""
+
+    step: int
+    name: str
+    arguments: object
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What the tool of step ``step`` gave back, cut for the model (``cut_chars`` left out)."""
+
+    step: int
+    name: str
+    text: str
+    is_error: bool
+    duration_s: float
+    cut_chars: int = 0
+
+
+@dataclass(frozen=True)
 class Finished:
-    """The answer is complete and stored; ``used`` are the recalled items it draws on."""
+    """The answer is complete and stored; ``used`` are the recalled items it draws on.
+
+    ``reasoning`` is what a thinking model wrote before answering (kept out of ``text``).
+    """
 
     episode_id: int
     text: str
     recalled: tuple[Recalled, ...] = ()
     used: tuple[Recalled, ...] = field(default=())
+    reasoning: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,4 +106,15 @@ class Failed:
     problem: Problem
 
 
-TurnEvent = TurnStarted | Remembered | Recalling | Truncated | Token | Finished | Cancelled | Failed
+TurnEvent = (
+    TurnStarted
+    | Remembered
+    | Recalling
+    | Truncated
+    | Token
+    | ToolCalled
+    | ToolResult
+    | Finished
+    | Cancelled
+    | Failed
+)

@@ -1,0 +1,252 @@
+"""The calculator tool: exact decimal arithmetic, percentages and durations, by a small parser.
+
+Numbers are exact fractions while computing (``1 / 3 * 3`` is 1, ``0.1 + 0.2`` is 0.3); a result
+whose decimals never end is shown rounded to 20 significant digits, marked with ``≈``.
+
+Grammar (no ``eval``)::
+
+    expr   := term (("+" | "-") term)*
+    term   := factor (("*" | "/" | "of") factor)*
+    factor := ("-" | "+") factor | power
+    power  := atom ("^" factor)?
+    atom   := NUMBER [UNIT] ["%"] | "(" expr ")" ["%"]
+
+``a + 10%`` adds ten percent of ``a``; ``15% of 80`` is 12. A number followed by a unit of time
+(``s``, ``min``, ``h``, ``d``, ``week``) is a duration; ``… in hours`` converts the result.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation, localcontext
+from fractions import Fraction
+from typing import Any
+
+from engram.assistant.tools.base import Tool, ToolContext, ToolError
+from engram.core.errors import tr
+
+HINT = tr("Use numbers, + - * / ^ %, parentheses and units of time.")
+SHOWN_DIGITS = 20
+MAX_EXPONENT = 1000
+MAX_CHARS = 500
+SECONDS = {
+    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "秒": 1,
+    "min": 60, "mins": 60, "minute": 60, "minutes": 60, "分钟": 60,
+    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "小时": 3600,
+    "d": 86400, "day": 86400, "days": 86400, "天": 86400,
+    "week": 604800, "weeks": 604800, "wk": 604800, "周": 604800,
+}  # fmt: skip
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:[.,]\d+)*(?:\.\d+)?|\.\d+)"
+    r"|(?P<word>[A-Za-z]+|秒|分钟|小时|天|周)|(?P<op>\*\*|[-+*/×÷^%()]))"
+)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number, possibly a duration (in seconds) or a percentage."""
+
+    value: Fraction
+    duration: bool = False
+    percent: bool = False
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if not match or match.end() == pos:
+            raise ToolError(
+                tr("The calculator cannot read {text!r}."), HINT, text=text[pos : pos + 20]
+            )
+        pos = match.end()
+        num, word, op = match.group("num"), match.group("word"), match.group("op")
+        if num is not None:
+            out.append(num.replace(",", ""))
+        elif word is not None:
+            out.append(word.lower())
+        elif op:
+            out.append({"**": "^", "×": "*", "÷": "/"}.get(op, op))
+    return out
+
+
+class _Parser:
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self) -> str:
+        token = self.peek()
+        if token is None:
+            raise ToolError(tr("The expression ends too early."), HINT)
+        self.pos += 1
+        return token
+
+    def expr(self) -> Quantity:
+        left = self.term()
+        while self.peek() in ("+", "-"):
+            op = self.take()
+            left = _add(left, self.term(), op == "-")
+        return left
+
+    def term(self) -> Quantity:
+        left = self.factor()
+        while self.peek() in ("*", "/", "of"):
+            op = self.take()
+            right = self.factor()
+            left = _divide(left, right) if op == "/" else _multiply(left, right)
+        return left
+
+    def factor(self) -> Quantity:
+        if self.peek() in ("-", "+"):
+            sign = self.take()
+            inner = self.factor()
+            return Quantity(-inner.value, inner.duration, inner.percent) if sign == "-" else inner
+        return self.power()
+
+    def power(self) -> Quantity:
+        base = self.atom()
+        if self.peek() != "^":
+            return base
+        self.take()
+        exponent = self.factor()
+        if base.duration or exponent.duration or exponent.value.denominator != 1:
+            raise ToolError(tr("Powers need a plain number and a whole exponent."), HINT)
+        if abs(exponent.value) > MAX_EXPONENT:
+            raise ToolError(tr("The exponent {value} is too large."), HINT, value=exponent.value)
+        return Quantity(base.value ** int(exponent.value))
+
+    def atom(self) -> Quantity:
+        token = self.take()
+        if token == "(":
+            value = self.expr()
+            if self.take() != ")":
+                raise ToolError(tr("A parenthesis is not closed."), HINT)
+        elif token[0].isdigit() or token[0] == ".":
+            value = Quantity(Fraction(Decimal(token)))
+            if self.peek() in SECONDS:
+                value = Quantity(value.value * SECONDS[self.take()], duration=True)
+        else:
+            raise ToolError(tr("The calculator does not know {word!r}."), HINT, word=token)
+        if self.peek() == "%":
+            self.take()
+            value = Quantity(value.value / 100, value.duration, percent=True)
+        return value
+
+
+def _add(left: Quantity, right: Quantity, subtract: bool) -> Quantity:
+    if right.percent and not left.percent:  # a + 10% adds ten percent of a
+        change = left.value * right.value
+        return Quantity(left.value - change if subtract else left.value + change, left.duration)
+    if left.duration != right.duration:
+        raise ToolError(tr("A duration and a plain number cannot be added."), HINT)
+    value = left.value - right.value if subtract else left.value + right.value
+    return Quantity(value, left.duration, left.percent and right.percent)
+
+
+def _multiply(left: Quantity, right: Quantity) -> Quantity:
+    if left.duration and right.duration:
+        raise ToolError(tr("Two durations cannot be multiplied."), HINT)
+    return Quantity(left.value * right.value, left.duration or right.duration)
+
+
+def _divide(left: Quantity, right: Quantity) -> Quantity:
+    if right.value == 0:
+        raise ToolError(tr("Division by zero."), HINT)
+    if right.duration and not left.duration:
+        raise ToolError(tr("A plain number cannot be divided by a duration."), HINT)
+    return Quantity(left.value / right.value, left.duration and not right.duration)
+
+
+def _plain(value: Fraction) -> str:
+    """A fraction as decimal digits: exact when they end, else rounded and marked ``≈``."""
+    rest = value.denominator
+    for prime in (2, 5):
+        while rest % prime == 0:
+            rest //= prime
+    # A denominator 2^a 5^b ends after max(a, b) <= 4 x its digit count decimals.
+    exact = len(str(abs(value.numerator))) + 4 * len(str(value.denominator)) + 2
+    with localcontext() as ctx:
+        ctx.prec = max(SHOWN_DIGITS, exact) if rest == 1 else SHOWN_DIGITS
+        number = (Decimal(value.numerator) / Decimal(value.denominator)).normalize()
+    text = format(number, "f")
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return text if rest == 1 else f"≈{text}"
+
+
+def _duration(seconds: Fraction) -> str:
+    sign = "-" if seconds < 0 else ""
+    rest = abs(seconds)
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        whole = int(rest // size)
+        if whole:
+            parts.append(f"{whole} {unit}")
+            rest -= whole * size
+    if rest or not parts:
+        parts.append(f"{_plain(rest)} s")
+    return sign + " ".join(parts)
+
+
+def evaluate(expression: str) -> str:
+    """The exact result of ``expression`` as text (a duration reads as ``2 h 30 min``)."""
+    if len(expression) > MAX_CHARS:
+        raise ToolError(
+            tr("The expression is longer than {limit} characters."), HINT, limit=MAX_CHARS
+        )
+    tokens = _tokens(expression)
+    target = None
+    if len(tokens) >= 2 and tokens[-2] in ("in", "to") and tokens[-1] in SECONDS:
+        target = tokens[-1]
+        tokens = tokens[:-2]
+    try:
+        parser = _Parser(tokens)
+        result = parser.expr()
+        if parser.peek() is not None:
+            raise ToolError(
+                tr("Unexpected {token!r} in the expression."), HINT, token=parser.peek()
+            )
+        if target is not None:
+            if not result.duration:
+                raise ToolError(
+                    tr("Only a duration can be converted to {unit}."), HINT, unit=target
+                )
+            return f"{_plain(result.value / SECONDS[target])} {target}"
+    except (InvalidOperation, OverflowError) as exc:
+        raise ToolError(
+            tr("The calculator cannot compute this ({error})."), HINT, error=type(exc).__name__
+        ) from exc
+    if result.duration:
+        return f"{_duration(result.value)} ({_plain(result.value)} s)"
+    return _plain(result.value * 100) + "%" if result.percent else _plain(result.value)
+
+
+def _run(arguments: dict[str, Any], _ctx: ToolContext) -> str:
+    expression = str(arguments["expression"])
+    return f"{expression} = {evaluate(expression)}"
+
+
+TOOL = Tool(
+    name="calculator",
+    description=(
+        "Exact arithmetic with decimals: + - * / ^, parentheses, percentages ('200 + 15%', "
+        "'15% of 80') and durations ('2 h 30 min + 45 min', '3 days in hours')."
+    ),
+    description_zh=(
+        "精确的十进制计算：+ - * / ^、括号、百分比（'200 + 15%'、'15% of 80'）和时长"
+        "（'2 h 30 min + 45 min'、'3 days in hours'）。"
+    ),
+    schema={
+        "type": "object",
+        "properties": {"expression": {"type": "string", "minLength": 1, "maxLength": MAX_CHARS}},
+        "required": ["expression"],
+        "additionalProperties": False,
+    },
+    run=_run,
+)

@@ -1,0 +1,196 @@
+"""The files tools: list, search and read text, Markdown and PDF text in folders the user shared.
+
+Read-only. A path is ``FOLDER/inside/it`` where FOLDER is the name of a shared folder (or an
+absolute path inside one). ``..`` parts are refused, and every path is resolved (symlinks
+followed) and must still lie inside its shared folder, so a link cannot lead out of it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from engram.assistant.tools.base import MAX_RESULT_CHARS, Tool, ToolContext, ToolError
+from engram.core.errors import tr
+
+TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst", ".csv", ".json", ".log", ".org", ".tex"}
+READABLE = {*TEXT_SUFFIXES, ".pdf"}
+MAX_LISTED = 200
+MAX_SCANNED = 2000
+MAX_FILE_BYTES = 20 << 20
+MAX_HITS = 20
+OUTSIDE = tr("Only files inside the folders shared in Settings can be read.")
+
+
+def _roots(ctx: ToolContext) -> dict[str, Path]:
+    if not ctx.folders:
+        raise ToolError(
+            tr("No folders are shared with the assistant."),
+            tr("Add a folder under Settings → Tools, or with `engram tools folders add PATH`."),
+        )
+    return {folder.name or str(folder): folder.resolve() for folder in ctx.folders}
+
+
+def resolve(path: str, ctx: ToolContext) -> tuple[Path, Path]:
+    """The real path of ``path`` and the shared folder it lies in; anything else is refused."""
+    roots = _roots(ctx)
+    given = Path(path.strip() or ".")
+    if ".." in given.parts:
+        raise ToolError(tr("The path {path!r} goes up with '..'."), OUTSIDE, path=path)
+    if given.is_absolute():
+        candidate, root = (
+            given,
+            next((r for r in roots.values() if given.resolve().is_relative_to(r)), None),
+        )
+    elif given.parts and given.parts[0] in roots:
+        root = roots[given.parts[0]]
+        candidate = root.joinpath(*given.parts[1:])
+    elif len(roots) == 1:
+        root = next(iter(roots.values()))
+        candidate = root / given
+    else:
+        raise ToolError(
+            tr("{path!r} does not start with a shared folder's name ({names})."),
+            OUTSIDE,
+            path=path,
+            names=", ".join(roots),
+        )
+    real = candidate.resolve()
+    if root is None or not real.is_relative_to(root):
+        raise ToolError(tr("The path {path!r} is outside the shared folders."), OUTSIDE, path=path)
+    return real, root
+
+
+def _shown(real: Path, root: Path) -> str:
+    inside = real.relative_to(root)
+    return f"{root.name}/{inside.as_posix()}" if inside.parts else root.name
+
+
+def _files(folder: Path, root: Path) -> Iterator[Path]:
+    """Readable files under ``folder``, not following links out of ``root``."""
+    scanned = 0
+    for current, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            scanned += 1
+            if scanned > MAX_SCANNED:
+                return
+            path = Path(current, name)
+            if path.suffix.lower() in READABLE and path.resolve().is_relative_to(root):
+                yield path
+
+
+def _list(arguments: dict[str, Any], ctx: ToolContext) -> str:
+    if not arguments.get("path"):
+        return "\n".join(f"{name}/" for name in _roots(ctx))
+    real, root = resolve(str(arguments["path"]), ctx)
+    if not real.is_dir():
+        raise ToolError(tr("{path!r} is not a folder."), OUTSIDE, path=arguments["path"])
+    lines = []
+    for child in sorted(real.iterdir())[:MAX_LISTED]:
+        if child.name.startswith(".") or not child.resolve().is_relative_to(root):
+            continue
+        lines.append(
+            _shown(child, root) + ("/" if child.is_dir() else f" ({child.stat().st_size} bytes)")
+        )
+    return "\n".join(lines) or "(empty)"
+
+
+def read_text(path: Path) -> str:
+    """The text of a text, Markdown or PDF file."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ToolError(tr("{name} is larger than 20 MB."), OUTSIDE, name=path.name)
+    if path.suffix.lower() == ".pdf":
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+
+        try:
+            reader = PdfReader(path)
+            return "\n\n".join(page.extract_text() or "" for page in reader.pages)
+        except (PyPdfError, ValueError, KeyError) as exc:
+            raise ToolError(
+                tr("{name} is not a readable PDF ({error})."),
+                tr("Open it in a PDF viewer to check it."),
+                name=path.name,
+                error=type(exc).__name__,
+            ) from exc
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _read(arguments: dict[str, Any], ctx: ToolContext) -> str:
+    real, root = resolve(str(arguments["path"]), ctx)
+    if not real.is_file() or real.suffix.lower() not in READABLE:
+        raise ToolError(
+            tr("{path!r} is not a readable file (text, Markdown or PDF)."),
+            OUTSIDE,
+            path=arguments["path"],
+        )
+    text = read_text(real)
+    start = int(arguments.get("offset") or 0)
+    return (
+        f"{_shown(real, root)} (characters {start}–{start + MAX_RESULT_CHARS} of {len(text)}):\n"
+        + (text[start:])
+    )
+
+
+def _search(arguments: dict[str, Any], ctx: ToolContext) -> str:
+    words = str(arguments["query"]).lower().split()
+    hits: list[str] = []
+    for root in _roots(ctx).values():
+        for path in _files(root, root):
+            if len(hits) >= MAX_HITS:
+                break
+            name_hit = all(w in path.name.lower() for w in words)
+            try:
+                text = read_text(path) if path.suffix.lower() in TEXT_SUFFIXES else ""
+            except (OSError, ToolError):
+                continue
+            line = next(
+                (ln.strip() for ln in text.splitlines() if all(w in ln.lower() for w in words)), ""
+            )
+            if name_hit or line:
+                hits.append(f"{_shown(path.resolve(), root)}: {line[:200]}".rstrip(": "))
+    return "\n".join(hits) or f"No file matches {arguments['query']!r}."
+
+
+_PATH = {"type": "string", "maxLength": 1000}
+LIST = Tool(
+    name="files_list",
+    description="List the shared folders (no path) or the files in one (path 'Folder/sub').",
+    description_zh="列出共享的文件夹（不给路径），或其中一个文件夹里的文件（路径 'Folder/sub'）。",
+    schema={"type": "object", "properties": {"path": _PATH}, "additionalProperties": False},
+    run=_list,
+    needs_permission=True,
+)
+SEARCH = Tool(
+    name="files_search",
+    description="Find text, Markdown and PDF files in the shared folders whose name or text "
+    "contains all the words.",
+    description_zh="在共享文件夹中查找文件名或内容包含所有这些词的文本、Markdown 和 PDF 文件。",
+    schema={
+        "type": "object",
+        "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 200}},
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    run=_search,
+    needs_permission=True,
+)
+READ = Tool(
+    name="files_read",
+    description="Read a text, Markdown or PDF file in a shared folder (path 'Folder/file.md'; "
+    "offset to read further).",
+    description_zh="读取共享文件夹中的文本、Markdown 或 PDF 文件"
+    "（路径 'Folder/file.md'；用 offset 继续读）。",
+    schema={
+        "type": "object",
+        "properties": {"path": _PATH, "offset": {"type": "integer", "minimum": 0}},
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+    run=_read,
+    needs_permission=True,
+)
+TOOLS = (LIST, SEARCH, READ)

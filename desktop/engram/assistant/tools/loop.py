@@ -1,0 +1,143 @@
+"""The tool loop of one answer: the model may call a tool, read its result and go on, up to a
+step limit, then answers. Runs with whichever model answers (small, or large when escalated).
+
+The tool list sits in the stable front of the prompt (the system part, or the template's tool
+section), so a turn that calls nothing costs about what it did without tools. Results are
+untrusted data: they pass the prompt sanitiser and go back to the model as tool messages.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engram.assistant.events import Token, ToolCalled, ToolResult
+from engram.assistant.tools import calls
+from engram.assistant.tools.base import Registry, ToolContext, ToolOutput
+from engram.assistant.tools.permissions import Permissions
+from engram.core import log
+from engram.core.errors import Problem, tr
+
+_log = log.get("assistant.tools.loop")
+DEFAULT_MAX_STEPS = 4
+Message = dict[str, Any]
+LoopEvent = Token | ToolCalled | ToolResult
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call and its result, as stored in the conversation."""
+
+    call: calls.ToolCall
+    output: ToolOutput
+
+
+@dataclass
+class Toolbox:
+    """The tools an assistant may call, who allows them, and how many calls an answer may make."""
+
+    registry: Registry
+    permissions: Permissions = field(default_factory=Permissions)
+    context: ToolContext = field(default_factory=ToolContext)
+    max_steps: int = DEFAULT_MAX_STEPS
+    _grammars: dict[tuple[int, bool], Any] = field(default_factory=dict, repr=False)
+
+    def format_of(self, model: object) -> str:
+        """The call format of ``model``'s chat template (``json`` for models without one)."""
+        return calls.detect(str(getattr(model, "chat_template", "") or ""))
+
+    def system_text(self, model: object, language: str) -> str:
+        """What the system part says about tools ('' when the template renders them itself)."""
+        if not len(self.registry) or self.format_of(model) != calls.JSON:
+            return ""
+        return calls.instructions(self.registry, language)
+
+    def template_tools(self, model: object, language: str) -> list[dict[str, Any]] | None:
+        """The tool specs the chat template renders (None for the ``json`` format)."""
+        if not len(self.registry) or self.format_of(model) == calls.JSON:
+            return None
+        return self.registry.specs(language)
+
+    def grammar(self, allow_calls: bool) -> Any:
+        """The llama.cpp grammar of the ``json`` format (built once per tool set)."""
+        key = (id(self.registry), allow_calls)
+        if key not in self._grammars:
+            from llama_cpp.llama_grammar import LlamaGrammar
+
+            text = calls.grammar(self.registry, allow_calls)
+            self._grammars[key] = LlamaGrammar.from_string(text, verbose=False)
+        return self._grammars[key]
+
+    def run(self, call: calls.ToolCall, conversation_id: int) -> ToolOutput:
+        """Run one call the model made: unreadable, unknown, wrongly typed or denied calls
+        give an error output the model can read."""
+        start = time.perf_counter()
+        if not call.ok:
+            problem = Problem(
+                tr("The tool call could not be read: {error}. Write one JSON object."),
+                error=call.error,
+            )
+            return ToolOutput(problem.message, True, time.perf_counter() - start)
+        found = self.registry.check(call.name, call.arguments)
+        tool = self.registry.get(call.name)
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        if found is None and tool is not None and not self.permissions.allowed(tool, arguments):
+            found = Problem(
+                tr("The user did not allow {name} to run. Answer without it."), name=tool.name
+            )
+        if found is not None:
+            return ToolOutput(found.message, True, time.perf_counter() - start)
+        ctx = replace(self.context, conversation_id=conversation_id)
+        return self.registry.call(call.name, call.arguments, ctx)
+
+
+def answer(
+    toolbox: Toolbox,
+    model: Any,
+    messages: list[Message],
+    *,
+    language: str,
+    conversation_id: int,
+    max_tokens: int,
+    cancelled: Callable[[], bool],
+    clean: Callable[[str], str],
+    steps: list[Step],
+) -> Iterator[LoopEvent]:
+    """Stream an answer that may call tools; each call and result is appended to ``steps``."""
+    fmt = toolbox.format_of(model)
+    tools = toolbox.template_tools(model, language)
+    transcript: list[Message] = []
+    for step in range(toolbox.max_steps + 1):
+        allow_calls = step < toolbox.max_steps
+        options: dict[str, Any] = {"tools": tools} if tools else {}
+        if fmt == calls.JSON:
+            options["grammar"] = toolbox.grammar(allow_calls)
+        splitter = calls.Splitter(fmt, calls=allow_calls)
+        preface: list[str] = []
+        stream = model.stream_chat(
+            messages + transcript, max_tokens=max_tokens, cancelled=cancelled, **options
+        )
+        for piece in stream:
+            shown = splitter.feed(piece)
+            if shown:
+                preface.append(shown)
+                yield Token(shown)
+        tail, call_text = splitter.finish()
+        if tail:
+            yield Token(tail)
+        if not call_text or cancelled():
+            return
+        call = calls.parse(call_text, fmt)
+        yield ToolCalled(step + 1, call.name, call.arguments, call.error)
+        output = toolbox.run(call, conversation_id)
+        _log.debug("step %d: error=%s in %.3f s", step + 1, output.is_error, output.duration_s)
+        steps.append(Step(call, output))
+        yield ToolResult(
+            step + 1, call.name, output.text, output.is_error, output.duration_s, output.cut_chars
+        )
+        said = calls.call_message(fmt, call)
+        if preface and said.get("tool_calls"):
+            said["content"] = "".join(preface)
+        transcript += [said, calls.result_message(fmt, call.name, output, clean(output.text))]

@@ -1,0 +1,96 @@
+"""The memory tools: recall (search memories and past chats, with provenance) and remember."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from engram.assistant.tools.base import Tool, ToolContext, ToolError
+from engram.core.errors import tr
+from engram.memory.episode_index import EpisodeIndex
+
+RECALL_K = 6
+USER_IMPORTANCE = 0.8
+SNIPPET_CHARS = 300
+
+
+def _store(ctx: ToolContext) -> Any:
+    if ctx.store is None:
+        raise ToolError(
+            tr("Memory is off, so there is nothing to search or keep."),
+            tr("Check the embedding model in Settings."),
+        )
+    return ctx.store
+
+
+def _day(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(stamp))
+
+
+def _recall(arguments: dict[str, Any], ctx: ToolContext) -> str:
+    store = _store(ctx)
+    query = str(arguments["query"])
+    episodes = EpisodeIndex(store.space)
+    episodes.index_new()
+    vector = store.query_vector(query)
+    lines = []
+    for hit in store.search(query, k=RECALL_K, vector=vector):
+        memory = hit.memory
+        sources = sorted({s.conversation_id for s in hit.sources if s.conversation_id})
+        origin = f", from conversation {', '.join(map(str, sources))}" if sources else ""
+        lines.append(
+            f"[memory #{memory.id}, {memory.kind}, {_day(memory.updated_at)}{origin}] "
+            f"{memory.content[:SNIPPET_CHARS]}"
+        )
+    for found in episodes.search(query, k=RECALL_K, vector=vector):
+        episode = found.episode
+        if episode.conversation_id == ctx.conversation_id or not episode.content.strip():
+            continue
+        lines.append(
+            f"[message #{episode.id}, {episode.role}, conversation {episode.conversation_id}, "
+            f"{_day(episode.created_at)}] {episode.content[:SNIPPET_CHARS]}"
+        )
+    return "\n".join(lines) or f"Nothing in memory matches {query!r}."
+
+
+def _remember(arguments: dict[str, Any], ctx: ToolContext) -> str:
+    store = _store(ctx)
+    memory = store.add(
+        str(arguments["content"]),
+        str(arguments.get("kind") or "fact"),
+        importance=USER_IMPORTANCE,
+        origin="user",
+        conversation_id=ctx.conversation_id or None,
+    )
+    return f"Stored as memory #{memory.id} ({memory.kind}): {memory.content}"
+
+
+RECALL = Tool(
+    name="recall",
+    description="Search the user's memories and earlier conversations; each result says where it "
+    "came from.",
+    description_zh="搜索用户的记忆和以前的对话；每条结果都注明出处。",
+    schema={
+        "type": "object",
+        "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 300}},
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    run=_recall,
+)
+REMEMBER = Tool(
+    name="remember",
+    description="Store a memory the user explicitly asked to keep (a fact or a preference).",
+    description_zh="保存用户明确要求记住的内容（事实或偏好）。",
+    schema={
+        "type": "object",
+        "properties": {
+            "content": {"type": "string", "minLength": 1, "maxLength": 400},
+            "kind": {"type": "string", "enum": ["fact", "preference"]},
+        },
+        "required": ["content"],
+        "additionalProperties": False,
+    },
+    run=_remember,
+)
+TOOLS = (RECALL, REMEMBER)

@@ -1,0 +1,54 @@
+"""Per-tool permission: allow once, always allow, or deny; stored choices are revocable.
+
+Tools that only compute (calculator, date) never ask. For the others the loop asks through a
+callback: the window shows an inline prompt, ``engram chat`` asks on the terminal, tests script
+the answer. Without a callback an unanswered tool is denied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engram.assistant.tools.base import Tool
+
+ONCE, ALWAYS, DENY = "once", "always", "deny"
+CHOICES = (ONCE, ALWAYS, DENY)
+STORED = (ALWAYS, DENY)
+Ask = Callable[[Tool, dict[str, Any]], str]
+
+
+class Permissions:
+    """The stored choices (tool name → ``always`` or ``deny``) and how to ask for the rest."""
+
+    def __init__(
+        self,
+        stored: Mapping[str, str] | None = None,
+        ask: Ask | None = None,
+        on_change: Callable[[dict[str, str]], None] | None = None,
+    ) -> None:
+        self.stored = {k: v for k, v in (stored or {}).items() if v in STORED}
+        self.ask = ask
+        self.on_change = on_change
+
+    def allowed(self, tool: Tool, arguments: dict[str, Any]) -> bool:
+        """Whether this call may run, asking the user when nothing is stored for the tool."""
+        if not tool.needs_permission:
+            return True
+        choice = self.stored.get(tool.name)
+        if choice is None:
+            choice = self.ask(tool, arguments) if self.ask is not None else DENY
+            if choice not in CHOICES:
+                choice = DENY
+            if choice in STORED:
+                self.set(tool.name, choice)
+        return choice in (ONCE, ALWAYS)
+
+    def set(self, name: str, choice: str | None) -> None:
+        """Store ``always``/``deny`` for a tool, or forget its choice (``None``: ask again)."""
+        if choice is None:
+            self.stored.pop(name, None)
+        elif choice in STORED:
+            self.stored[name] = choice
+        if self.on_change is not None:
+            self.on_change(dict(self.stored))
