@@ -27,6 +27,7 @@ from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler, remember_command
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
+from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.text import query_terms
 
@@ -157,12 +158,17 @@ class Assistant:
             yield Truncated(fitted.truncated_chars)
 
         pieces: list[str] = []
+        shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
         try:
             for piece in model.stream_chat(
                 parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
             ):
-                pieces.append(piece)
-                yield Token(piece)
+                if visible := shown.feed(piece):
+                    pieces.append(visible)
+                    yield Token(visible)
+            if visible := shown.finish():
+                pieces.append(visible)
+                yield Token(visible)
         except EngramError as exc:
             self._store(conversation_id, pieces, "error", items, marker)
             yield Failed(exc.problem)
@@ -180,7 +186,7 @@ class Assistant:
         episode_id = self._store(conversation_id, pieces, "complete", items, marker)
         self._learn(conversation_id, episode_id, text)
         used = utilization.used(answer, items)
-        yield Finished(episode_id, answer, tuple(items), tuple(used))
+        yield Finished(episode_id, answer, tuple(items), tuple(used), shown.reasoning)
 
     def rewind(self, conversation_id: int, from_episode_id: int) -> None:
         """Forget a message and everything after it (to regenerate or edit and resend)."""

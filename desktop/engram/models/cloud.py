@@ -17,6 +17,7 @@ from typing import Any
 
 from engram.core import log
 from engram.core.errors import CloudError, Problem, tr
+from engram.core.stream_filter import visible
 from engram.models import schema_check
 
 _log = log.get("models.cloud")
@@ -67,7 +68,8 @@ class CloudClient:
         try:
             raw = b"".join(_chunks(response, start, self.deadline))
             reply = json.loads(raw)
-            return str(reply["choices"][0]["message"]["content"])
+            # A thinking model's reasoning is not the answer (nor part of a JSON reply).
+            return visible(str(reply["choices"][0]["message"]["content"]))
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise self._malformed(exc) from exc
         finally:

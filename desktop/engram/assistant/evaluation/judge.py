@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engram.assistant import distill
+from engram.core.stream_filter import visible
 from engram.memory.text import query_terms
 
 UNANSWERABLE = 5  # the LoCoMo category of questions the conversation never answers
@@ -44,6 +45,7 @@ class Judge:
 
     def correct(self, question: str, reference: str, answer: str, category: int) -> float:
         """Whether ``answer`` says what ``reference`` says (lenient on phrasing)."""
+        answer = visible(answer)  # the judge sees what the user saw, never the reasoning
         if not answer.strip():
             return 0.0
         wanted = NOT_MENTIONED if category == UNANSWERABLE else reference
@@ -52,6 +54,7 @@ class Judge:
 
     def follows_plan(self, question: str, step: str, answer: str) -> float:
         """Whether ``answer`` is consistent with the plan step the user is on."""
+        answer = visible(answer)
         if not answer.strip():
             return 0.0
         user = f"Question: {question}\nCurrent plan step: {step}\nAssistant's answer: {answer}"

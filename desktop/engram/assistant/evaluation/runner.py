@@ -30,6 +30,7 @@ from engram.assistant.turn import Assistant
 from engram.core import log
 from engram.core.atomic import atomic_write
 from engram.core.errors import EngramError, InputError, tr
+from engram.core.stream_filter import visible
 from engram.memory.embed import Embedder
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
@@ -222,11 +223,13 @@ class Runner:
         plan = next((m for m in prepared.in_system if m.label == "plan"), None)
         error = ""
         try:
-            answer = "".join(
-                model.stream_chat(
-                    parts.messages(), max_tokens=self.config.max_answer_tokens, temperature=0.0
+            answer = visible(  # scored as the user would see it: no reasoning, no markup
+                "".join(
+                    model.stream_chat(
+                        parts.messages(), max_tokens=self.config.max_answer_tokens, temperature=0.0
+                    )
                 )
-            ).strip()
+            )
         except EngramError as exc:  # e.g. a prompt over the context: a failed answer, scored 0
             answer, error = "", exc.message
             _log.warning("%s %s: %s", q.key, condition, error)
