@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engram.assistant.jobs import Job, JobQueue
+from engram.assistant.signals import is_correction
 from engram.core import log
 from engram.core.settings import Settings
 
@@ -23,27 +24,12 @@ _REMEMBER = re.compile(
     r"|^\s*(?:请)?(?:帮我)?记住(?:这个|这一点|这件事)?\s*[:：,，]\s*",
     re.IGNORECASE,
 )
-_CORRECTION_EN = re.compile(
-    r"^\s*(?:no|nope)\b[\s,.!]*(?:that'?s|that is|it'?s|you'?re|you are)?\s*"
-    r"(?:wrong|not (?:right|correct|true)|incorrect|mistaken)"
-    r"|^\s*(?:that'?s|that is|you'?re|you are)\s+(?:wrong|not (?:right|correct)|incorrect|mistaken)"
-    r"|^\s*actually\b[\s,]"
-    r"|^\s*(?:wrong|incorrect)\b"
-    r"|^\s*no\s*[,.!]\s*(?:I|it|the|my)\b",
-    re.IGNORECASE,
-)
-_CORRECTION_ZH = re.compile(r"不对|错了|不是这样|说错|搞错|不正确|其实(?:是|不)")
 
 
 def remember_command(text: str) -> str | None:
     """The text after a leading "remember this:" / "记住：" command, or None without one."""
     match = _REMEMBER.match(text)
     return text[match.end() :].strip() if match else None
-
-
-def is_correction(text: str) -> bool:
-    """A cheap check: does the message correct the assistant ("no, that's wrong", "不对")?"""
-    return bool(_CORRECTION_EN.search(text) or _CORRECTION_ZH.search(text[:12]))
 
 
 @dataclass(frozen=True)
