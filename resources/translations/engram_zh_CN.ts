@@ -225,16 +225,6 @@
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="119"/>
-        <source>Could not write to the database ({error}); nothing was changed.</source>
-        <translation>无法写入数据库（{error}），未做任何更改。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/memory/store.py" line="120"/>
-        <source>Free some disk space (or check the folder&apos;s permissions) and try again.</source>
-        <translation>请释放一些磁盘空间（或检查文件夹权限）后重试。</translation>
-    </message>
-    <message>
         <location filename="../../desktop/engram/memory/store.py" line="254"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
@@ -1241,6 +1231,41 @@
         <location filename="../../desktop/engram/models/hardware.py" line="136"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="51"/>
+        <source>The database {path} is in use by another Engram and stayed locked ({error}).</source>
+        <translation>数据库 {path} 正被另一个 Engram 使用，一直处于锁定状态（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="52"/>
+        <source>Close the other Engram window or command, then try again.</source>
+        <translation>请关闭另一个 Engram 窗口或命令，然后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="57"/>
+        <source>The disk holding {path} is full ({error}); nothing was changed.</source>
+        <translation>{path} 所在的磁盘已满（{error}），未做任何更改。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="65"/>
+        <source>Engram cannot write to the database {path} ({error}); nothing was changed.</source>
+        <translation>Engram 无法写入数据库 {path}（{error}），未做任何更改。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="67"/>
+        <source>Check that the file and its folder are writable by you and not on a read-only disk, then try again.</source>
+        <translation>请确认该文件及其所在文件夹可由你写入且不在只读磁盘上，然后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="76"/>
+        <source>The disk failed while Engram used the database {path} ({error}).</source>
+        <translation>Engram 使用数据库 {path} 时磁盘出错（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="77"/>
+        <source>Check the disk and its free space, then try again.</source>
+        <translation>请检查磁盘及其可用空间，然后重试。</translation>
     </message>
 </context>
 <context>

@@ -181,9 +181,9 @@ class JobQueue:
     def counts(self) -> dict[str, int]:
         """Jobs per status."""
         return {
-            str(status): int(n)
-            for status, n in self.conn.execute(
-                "SELECT status, COUNT(*) FROM consolidation_jobs GROUP BY status"
+            str(row["status"]): int(row["n"])
+            for row in db.rows(
+                self.conn, "SELECT status, COUNT(*) AS n FROM consolidation_jobs GROUP BY status"
             )
         }
 

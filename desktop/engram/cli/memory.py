@@ -8,10 +8,8 @@ import time
 from pathlib import Path
 from typing import IO
 
-import apsw
-
 from engram.core import paths
-from engram.core.errors import InputError, StoreError, tr
+from engram.core.errors import InputError, StoreCorruptError, tr
 from engram.memory import db, embed, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.records import KINDS, Memory
@@ -175,10 +173,12 @@ def _forget(args: argparse.Namespace) -> int:
 def _reset_damaged(args: argparse.Namespace) -> int:
     path = paths.database_path()
     try:
-        db.connect(path).close()
-    except StoreError as exc:
-        if not isinstance(exc.__cause__, apsw.NotADBError | apsw.CorruptError):
-            raise
+        conn = db.connect(path)
+        try:
+            db.verify(conn)
+        finally:
+            conn.close()
+    except StoreCorruptError:
         moved = db.quarantine(path)
         db.connect(path).close()
         print(f"moved the damaged database to {moved}; started a fresh one at {path}")

@@ -120,7 +120,23 @@ class ModelLoadError(EngramError):
 
 
 class StoreError(EngramError):
-    """The database cannot be opened or written."""
+    """The database cannot be opened, read or written (``memory.faults`` says which kind)."""
+
+
+class StoreBusyError(StoreError):
+    """Another Engram (or another program) holds the database's write lock and kept it."""
+
+
+class StoreFullError(StoreError):
+    """The disk (or the user's quota) is full; the write was rolled back."""
+
+
+class StoreReadOnlyError(StoreError):
+    """The database file or its folder cannot be written (permissions, a read-only disk)."""
+
+
+class StoreCorruptError(StoreError):
+    """The file is damaged or is not an Engram database; it can be moved aside and replaced."""
 
 
 class InputError(EngramError):

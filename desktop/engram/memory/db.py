@@ -2,7 +2,8 @@
 
 apsw bundles its own SQLite and can load extensions on every platform, unlike the ``sqlite3``
 module of many pyenv and macOS Pythons. One connection per thread; WAL lets readers and the one
-writer work side by side.
+writer work side by side. Every function here reports a known SQLite failure as the StoreError
+``memory.faults`` classifies it as.
 """
 
 from __future__ import annotations
@@ -16,13 +17,11 @@ from typing import Any
 
 import apsw
 
-from engram.core import log
-from engram.core.errors import StoreError, tr
-from engram.memory import migrations
-
-_log = log.get("memory.db")
+from engram.memory import faults, migrations
 
 Row = dict[str, Any]
+# How long a write waits for another connection's write lock before it is reported as busy.
+BUSY_TIMEOUT_MS = 10_000
 
 
 def connect(path: Path, migrate: bool = True) -> apsw.Connection:
@@ -30,9 +29,10 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
     import sqlite_vec
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
+    with faults.opening(path):
         conn = apsw.Connection(str(path))
-        conn.set_busy_timeout(10_000)
+    with faults.classified(conn):
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
         conn.enable_load_extension(False)
@@ -42,26 +42,16 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
         conn.execute("PRAGMA secure_delete=ON")
         conn.execute("PRAGMA temp_store=MEMORY")
         conn.create_scalar_function("engram_fts", _fts_text, 1, deterministic=True)
-    except (apsw.NotADBError, apsw.CorruptError) as exc:
-        raise StoreError(
-            tr("The database {path} is damaged or is not an Engram database ({error})."),
-            tr(
-                "Engram has not changed it. Move it aside to start with a fresh one "
-                "(`engram memory reset-damaged`), or restore it from a backup."
-            ),
-            path=path,
-            error=str(exc),
-        ) from exc
-    except apsw.CantOpenError as exc:
-        raise StoreError(
-            tr("Cannot open the database {path} ({error})."),
-            tr("Check that the folder exists and is writable."),
-            path=path,
-            error=str(exc),
-        ) from exc
-    if migrate:
-        migrations.apply(conn, path)
+        if migrate:
+            migrations.apply(conn, path)
     return conn
+
+
+def verify(conn: apsw.Connection) -> None:
+    """Read every page (``PRAGMA quick_check``); StoreCorruptError names the first problem."""
+    found = [str(row["quick_check"]) for row in rows(conn, "PRAGMA quick_check")]
+    if found != ["ok"]:
+        raise faults.corrupt(conn.filename, found[0])
 
 
 def _fts_text(*values: Any) -> str:
@@ -85,13 +75,14 @@ def quarantine(path: Path) -> Path:
 
 def rows(conn: apsw.Connection, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Row]:
     """Run a query and return its rows as dicts keyed by column name."""
-    cursor = conn.execute(sql, params)
     result = []
     names: list[str] | None = None
-    for values in cursor:
-        if names is None:
-            names = [d[0] for d in cursor.get_description()]
-        result.append(dict(zip(names, values, strict=True)))
+    with faults.classified(conn):
+        cursor = conn.execute(sql, params)
+        for values in cursor:
+            if names is None:
+                names = [d[0] for d in cursor.get_description()]
+            result.append(dict(zip(names, values, strict=True)))
     return result
 
 
@@ -103,8 +94,9 @@ def one(conn: apsw.Connection, sql: str, params: Sequence[Any] | dict[str, Any] 
 
 def scalar(conn: apsw.Connection, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
     """The first column of the first row, or None."""
-    for values in conn.execute(sql, params):
-        return values[0]
+    with faults.classified(conn):
+        for values in conn.execute(sql, params):
+            return values[0]
     return None
 
 
@@ -113,23 +105,11 @@ def transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     """A short write transaction (``BEGIN IMMEDIATE``) that rolls back on any error.
 
     Inside another transaction it is a savepoint: an error undoes only its own part, and the
-    outer transaction decides whether everything is committed together.
+    outer transaction decides whether everything is committed together. A known SQLite failure
+    (busy, full, read-only, corrupt) leaves as its StoreError, after the rollback.
     """
-    with _write_errors(), _transaction(conn):
+    with faults.classified(conn), _transaction(conn):
         yield conn
-
-
-@contextmanager
-def _write_errors() -> Iterator[None]:
-    """A full disk, an I/O failure or a read-only file becomes StoreError (rolled back)."""
-    try:
-        yield
-    except (apsw.FullError, apsw.IOError, apsw.ReadOnlyError) as exc:
-        raise StoreError(
-            tr("Could not write to the database ({error}); nothing was changed."),
-            tr("Free some disk space (or check the folder's permissions) and try again."),
-            error=str(exc),
-        ) from exc
 
 
 @contextmanager
@@ -139,7 +119,8 @@ def _transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK TO engram_nested; RELEASE engram_nested")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK TO engram_nested; RELEASE engram_nested")
             raise
         conn.execute("RELEASE engram_nested")
         return
@@ -147,6 +128,7 @@ def _transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (a full disk, an I/O error)
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

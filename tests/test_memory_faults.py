@@ -1,0 +1,149 @@
+"""SQLite failures on a real file become the store's known problems; anything else stays a bug."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import apsw
+import pytest
+
+from engram.assistant.jobs import JobQueue
+from engram.cli.main import main
+from engram.core import paths
+from engram.core.errors import (
+    StoreBusyError,
+    StoreCorruptError,
+    StoreError,
+    StoreFullError,
+    StoreReadOnlyError,
+)
+from engram.memory import db, faults
+from engram.memory.episodes import EpisodeLog
+
+
+@pytest.fixture
+def path(engram_home: Path) -> Path:
+    created = paths.database_path()
+    conn = db.connect(created)
+    log = EpisodeLog(conn)
+    chat = log.new_conversation("kept")
+    for i in range(40):
+        log.append(chat.id, "user", f"Message {i} about the green bicycle. " * 20)
+    conn.close()
+    return created
+
+
+def test_every_connection_waits_for_a_lock_before_reporting_busy(path: Path) -> None:
+    conn = db.connect(path)
+    assert db.scalar(conn, "PRAGMA busy_timeout") == db.BUSY_TIMEOUT_MS
+    conn.close()
+
+
+def test_a_write_lock_held_by_another_connection_is_reported_busy(path: Path) -> None:
+    conn, other = db.connect(path), db.connect(path)
+    conn.set_busy_timeout(20)
+    other.execute("BEGIN IMMEDIATE")
+    log, queue = EpisodeLog(conn), JobQueue(conn)
+    with pytest.raises(StoreBusyError) as caught:
+        log.new_conversation("blocked")
+    assert str(path) in caught.value.message and "other Engram" in caught.value.hint
+    with pytest.raises(StoreBusyError):
+        queue.enqueue(log.conversations()[0].id)
+    assert not conn.in_transaction
+    other.execute("ROLLBACK")
+    assert log.new_conversation("after").title == "after"
+    assert queue.enqueue(log.conversations()[-1].id) is not None
+    conn.close()
+    other.close()
+
+
+def test_a_read_only_connection_is_reported_read_only(path: Path) -> None:
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    with pytest.raises(StoreReadOnlyError) as caught:
+        EpisodeLog(conn).new_conversation("cannot")
+    assert "nothing was changed" in caught.value.message and "writable" in caught.value.hint
+    assert [c.title for c in EpisodeLog(conn).conversations()] == ["kept"]
+    conn.close()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="permissions do not bind root")
+def test_a_read_only_folder_and_file_are_reported_read_only(path: Path) -> None:
+    path.chmod(0o444)
+    path.parent.chmod(0o555)
+    try:
+        with pytest.raises(StoreReadOnlyError):
+            EpisodeLog(db.connect(path)).new_conversation("cannot")
+    finally:
+        path.parent.chmod(0o755)
+        path.chmod(0o644)
+
+
+def test_a_damaged_page_is_reported_corrupt_and_can_be_moved_aside(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conn = db.connect(path)
+    page_size = db.scalar(conn, "PRAGMA page_size")
+    root = db.scalar(conn, "SELECT rootpage FROM sqlite_schema WHERE name = 'episodes'")
+    chat = EpisodeLog(conn).conversations()[0].id
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    with path.open("r+b") as handle:
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xa5" * page_size)
+    conn = db.connect(path)
+    with pytest.raises(StoreCorruptError) as caught:
+        EpisodeLog(conn).episodes(chat)
+    assert "damaged" in caught.value.message and "reset-damaged" in caught.value.hint
+    conn.close()
+    damaged = path.read_bytes()
+    assert main(["memory", "reset-damaged"]) == 0
+    assert "moved the damaged database" in capsys.readouterr().out
+    moved = list(path.parent.glob("engram.damaged-*.sqlite3"))
+    assert len(moved) == 1 and moved[0].read_bytes() == damaged
+    assert EpisodeLog(db.connect(path)).conversations() == []
+
+
+def test_a_full_disk_is_reported_full_and_rolled_back(path: Path) -> None:
+    conn = db.connect(path)
+    log = EpisodeLog(conn)
+    chat = log.conversations()[0].id
+    before = len(log.episodes(chat))
+    conn.execute(f"PRAGMA max_page_count = {db.scalar(conn, 'PRAGMA page_count')}")
+    with pytest.raises(StoreFullError) as caught:
+        log.append(chat, "user", "a long message " * 5000)
+    assert "full" in caught.value.message and "disk space" in caught.value.hint
+    assert len(log.episodes(chat)) == before and not conn.in_transaction
+    conn.close()
+
+
+def test_a_mistake_in_a_statement_is_a_bug_and_stays_one(path: Path) -> None:
+    conn = db.connect(path)
+    with pytest.raises(apsw.SQLError):
+        db.rows(conn, "SELECT no_such_column FROM episodes")
+    with pytest.raises(apsw.ConstraintError), db.transaction(conn):
+        conn.execute(
+            "INSERT INTO episodes(conversation_id, turn_index, role, content,"
+            " created_at) VALUES (1, 0, 'nobody', 'x', 0)"
+        )
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("exc", "os_errno", "kind"),
+    [
+        (apsw.LockedError("locked"), 0, StoreBusyError),
+        (apsw.IOError("disk I/O error"), errno.ENOSPC, StoreFullError),
+        (apsw.IOError("disk I/O error"), errno.EROFS, StoreReadOnlyError),
+        (apsw.CantOpenError("unable to open"), errno.EACCES, StoreReadOnlyError),
+        (apsw.NotADBError("file is not a database"), 0, StoreCorruptError),
+        (apsw.IOError("disk I/O error"), errno.EIO, StoreError),
+    ],
+)
+def test_the_operating_system_error_decides_between_kinds(
+    exc: apsw.Error, os_errno: int, kind: type[StoreError]
+) -> None:
+    known = faults.classify(exc, "/data/engram.sqlite3", os_errno)
+    assert type(known) is kind
+    assert faults.classify(apsw.MisuseError("misuse"), "/data/engram.sqlite3") is None
