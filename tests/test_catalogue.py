@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from engram.cli.main import main
 from engram.core import paths
-from engram.core.errors import CatalogueError, InputError, ModelFileError
+from engram.core.errors import CatalogueError, InputError, ModelFileError, ModelLoadError
 from engram.core.settings import Settings
 from engram.models import catalogue, gguf_import, roles
 
@@ -210,3 +211,52 @@ def test_cli_import_list_and_remove(
     assert not (tmp_path / "models" / "mine").exists()
     assert main(["models", "remove", "mine"]) == 2
     assert "Unknown model id 'mine'" in capsys.readouterr().err
+
+
+def test_default_pairs_avoid_non_commercial_licences_and_pin_what_they_fetch() -> None:
+    cat = catalogue.load()
+    for pair in cat.pairs:
+        for model_id in {pair.small, pair.large, pair.embedding}:
+            entry = cat.get(model_id)
+            assert "non-commercial" not in entry.license.lower(), (pair.ram_gb, model_id)
+            assert "research" not in entry.license.lower(), (pair.ram_gb, model_id)
+    assert "non-commercial" in cat.get("qwen2.5-3b-instruct").license
+    # Every chat model a pair downloads from the hub is pinned by sha256 at a fixed revision.
+    chat = {m for p in cat.pairs for m in (p.small, p.large)}
+    for model_id in chat - {"qwen3-8b"}:  # its sha256 is not public where we could read it
+        entry = cat.get(model_id)
+        assert all(f.sha256 for f in entry.files), model_id
+        assert entry.starter or len(entry.hf_revision) == 40, model_id
+
+
+def test_languages_follow_the_model_cards() -> None:
+    cat = catalogue.load()
+    assert cat.get("gemma-3-1b-it").languages == ("en",)
+    assert "zh" in cat.get("gemma-3-4b-it").languages
+    assert "zh" in cat.get("qwen3-4b-instruct-2507").languages
+
+
+def test_a_split_gguf_counts_every_part(tmp_path: Path) -> None:
+    from engram.models import preflight
+
+    parts = [tmp_path / f"m-q4-0000{i}-of-00003.gguf" for i in (1, 2, 3)]
+    for size, part in zip((1000, 2000, 3000), parts, strict=True):
+        part.write_bytes(b"\0" * size)
+    assert preflight.model_bytes(parts[0]) == 6000
+    single = _write(tmp_path / "whole.gguf", "x" * 10)
+    assert preflight.model_bytes(single) == 10
+    with pytest.raises(ModelLoadError, match="needs about"):
+        preflight.check_memory(parts[0], available=lambda: 6500)
+    preflight.check_memory(parts[0], available=lambda: 8000)
+
+
+def test_learning_waits_for_a_large_model_of_at_least_1b(starter_models: Path) -> None:
+    starter = Settings()
+    assert roles.parameter_count(roles.entry_for(starter, "large")) == 134_515_008
+    problem = roles.learning_problem(starter)
+    assert problem is not None and "Learning starts with a larger model" in str(problem)
+    assert "135M" in str(problem) and "remember this:" in problem.hint
+    cloud = Settings(cloud=dataclasses.replace(Settings().cloud, enabled=True))
+    assert roles.learning_problem(cloud) is None
+    # Not installed yet: nothing to judge (the distiller reports the missing file itself).
+    assert roles.learning_problem(Settings(large_model="qwen3-4b-instruct-2507")) is None

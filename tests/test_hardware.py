@@ -23,7 +23,7 @@ def test_probe_measures_this_machine() -> None:
 
 
 def test_fit_levels_and_reasons() -> None:
-    entry = catalogue.load().get("qwen2.5-7b-instruct")  # 6 GB RAM, ~4.7 GB download
+    entry = catalogue.load().get("qwen2.5-7b-instruct")  # 5.2 GB RAM, 4.7 GB download
     assert hardware.fit(entry, _machine(16)).level == hardware.FITS
     tight = hardware.fit(entry, _machine(8))
     assert tight.level == hardware.TIGHT and "close other programs" in str(tight.reason)
@@ -55,3 +55,42 @@ def test_cli_recommend(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "This machine:" in out and "Recommended for" in out
     assert all(f"  {role}" in out for role in ("small", "large", "embedding"))
+
+
+def test_every_pair_together_fits_the_smallest_machine_of_its_tier() -> None:
+    cat = catalogue.load()
+    for pair in cat.pairs:
+        smallest = _machine(pair.ram_gb * hardware.TIER_REACHED)
+        assert hardware.recommend(cat, smallest) == pair
+        fit = hardware.pair_fit(cat, pair, smallest)
+        assert fit.level == hardware.FITS, (pair.ram_gb, str(fit.reason))
+    four = next(p for p in cat.pairs if p.ram_gb == 4)
+    assert four.small == four.large  # one model for both roles where RAM is tight
+    assert len(hardware.pair_models(cat, four)) == 2
+
+
+def test_a_pair_that_does_not_fit_says_so() -> None:
+    cat = catalogue.load()
+    big = cat.pairs[-1]
+    fit = hardware.pair_fit(cat, big, _machine(8))
+    assert fit.level == hardware.NO_FIT and "swap" in str(fit.reason)
+
+
+def test_the_offer_counts_what_is_missing_and_estimates_the_time(starter_models: object) -> None:
+    cat = catalogue.load()
+    starter = hardware.offer(cat, _machine(1))
+    assert starter is not None and starter.pair.ram_gb == 2
+    assert starter.missing == () and starter.download_bytes == 0  # the starters are installed
+    eight = hardware.offer(cat, _machine(8))
+    assert eight is not None and eight.pair.ram_gb == 8
+    assert [e.id for e in eight.models] == [
+        "qwen2.5-1.5b-instruct",
+        "qwen3-4b-instruct-2507",
+        "paraphrase-multilingual-minilm-l12-v2-q",
+    ]
+    assert eight.missing == eight.models
+    expected = sum(e.download_bytes() for e in eight.models)
+    assert eight.download_bytes == expected
+    assert 2_497_280_736 < expected < 4 * GB  # the pinned 4B file plus two estimates
+    assert eight.download_seconds(10_000_000) == pytest.approx(expected / 10_000_000)
+    assert eight.download_seconds() == pytest.approx(expected / hardware.ASSUMED_BYTES_PER_S)

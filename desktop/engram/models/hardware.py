@@ -9,6 +9,7 @@ from pathlib import Path
 
 from engram.core import log, paths
 from engram.core.errors import Problem, tr
+from engram.models import files
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 
 _log = log.get("models.hardware")
@@ -18,6 +19,10 @@ GB = 1_000_000_000
 FITS_SHARE = 0.5
 TIGHT_SHARE = 0.8
 FITS, TIGHT, NO_FIT = "fits", "tight", "does not fit"
+# Installed RAM is reported a little under the nominal size (8 GB shows as ~7.6).
+TIER_REACHED = 0.9
+# For the download-time estimate when nothing was measured: 40 Mbit/s, a common home line.
+ASSUMED_BYTES_PER_S = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -143,5 +148,67 @@ def recommend(cat: Catalogue, machine: Machine) -> Pair | None:
     Installed RAM is reported a little under the nominal size (8 GB shows as ~7.6), so a tier is
     reached at 90 % of its size.
     """
-    reached = [p for p in cat.pairs if p.ram_gb * GB * 0.9 <= machine.ram_total]
+    reached = [p for p in cat.pairs if p.ram_gb * GB * TIER_REACHED <= machine.ram_total]
     return reached[-1] if reached else (cat.pairs[0] if cat.pairs else None)
+
+
+def pair_models(cat: Catalogue, pair: Pair) -> tuple[ModelEntry, ...]:
+    """The distinct models of a pair (one model playing both roles is loaded once)."""
+    ids = dict.fromkeys((pair.small, pair.large, pair.embedding))
+    return tuple(cat.get(model_id) for model_id in ids)
+
+
+def pair_fit(cat: Catalogue, pair: Pair, machine: Machine) -> Fit:
+    """Whether a pair's models, loaded together, leave the system room on ``machine``.
+
+    The line is :data:`TIGHT_SHARE` of installed RAM for all of them together (the per-model
+    :func:`fit` allows each half, counting on the other model needing the rest).
+    """
+    need = round(sum(entry.ram_gb for entry in pair_models(cat, pair)), 1)
+    total = machine.ram_total / GB
+    if need * GB > machine.ram_total * TIGHT_SHARE:
+        return Fit(
+            NO_FIT,
+            Problem(
+                tr("together need {need:g} GB of {total:.1f} GB RAM; the system would swap"),
+                need=need,
+                total=total,
+            ),
+        )
+    return Fit(
+        FITS, Problem(tr("together need {need:g} GB of {total:.1f} GB RAM"), need=need, total=total)
+    )
+
+
+def installed(entry: ModelEntry) -> bool:
+    """Every file of the model is present with its catalogue size (no hashing)."""
+    return all(files.problem(entry, spec, deep=False) is None for spec in entry.files)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The recommended pair for this machine as a first-run panel shows it."""
+
+    pair: Pair
+    models: tuple[ModelEntry, ...]  # distinct models, small first
+    missing: tuple[ModelEntry, ...]  # those still to download
+    fit: Fit
+
+    @property
+    def download_bytes(self) -> int:
+        """What is left to download (exact where the catalogue pins sizes)."""
+        return sum(entry.download_bytes() for entry in self.missing)
+
+    def download_seconds(self, bytes_per_s: float = ASSUMED_BYTES_PER_S) -> float:
+        """Estimated download time at ``bytes_per_s`` (measured, or the assumed home line)."""
+        return self.download_bytes / max(bytes_per_s, 1.0)
+
+
+def offer(cat: Catalogue, machine: Machine) -> Offer | None:
+    """The pair to offer on this machine, what of it is missing and how long fetching takes."""
+    pair = recommend(cat, machine)
+    if pair is None:
+        return None
+    models = pair_models(cat, pair)
+    missing = tuple(entry for entry in models if not installed(entry))
+    return Offer(pair, models, missing, pair_fit(cat, pair, machine))

@@ -5,6 +5,7 @@ The header itself is parsed by :mod:`engram.models.gguf_import` (pure Python, no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,17 @@ _log = log.get("models.gguf")
 TEMPLATE_KEY = "tokenizer.chat_template"
 # Model weights need their file size in RAM plus the KV cache and scratch buffers.
 RAM_FACTOR = 1.2
+_SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
+
+
+def model_bytes(path: Path) -> int:
+    """Bytes of a model: every part of a split GGUF (``…-00001-of-00003.gguf``), else the file."""
+    found = _SPLIT.search(path.name)
+    if not found:
+        return path.stat().st_size
+    stem, count = path.name[: found.start()], int(found[2])
+    parts = (path.with_name(f"{stem}-{i:05d}-of-{count:05d}.gguf") for i in range(1, count + 1))
+    return sum(part.stat().st_size for part in parts if part.is_file())
 
 
 def resolve_template(meta: dict[str, Any], override: str | None, path: Path) -> str:
@@ -46,7 +58,7 @@ def check_memory(
         free = int(psutil.virtual_memory().available)
     else:
         free = available()
-    need = int(path.stat().st_size * factor)
+    need = int(model_bytes(path) * factor)
     if need > free:
         raise ModelLoadError(
             tr("Model file {path} needs about {need} MB of memory but only {free} MB is free."),

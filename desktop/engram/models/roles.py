@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engram.core.errors import ModelFileError, tr
+from engram.core.errors import ModelFileError, Problem, tr
 from engram.core.settings import Settings
-from engram.models import catalogue, files
+from engram.models import catalogue, files, gguf_import
 from engram.models.background import ForegroundGate, thread_plan
 from engram.models.local import LocalModel
 
@@ -58,4 +58,40 @@ def load_local(
         gate=gate,
         background=background,
         **({"n_batch": BACKGROUND_BATCH} if background else {}),
+    )
+
+
+# Below this a model distilling memories mostly invents them ("I am learning the violin" became
+# "The user is a professional musician" with the 135M starter).
+MIN_LEARNING_PARAMS = 1_000_000_000
+
+
+def parameter_count(entry: catalogue.ModelEntry) -> int | None:
+    """Parameters of an installed GGUF model, from its headers (every part of a split file)."""
+    parts = [entry.folder() / spec.path for spec in entry.files if spec.path.endswith(".gguf")]
+    if entry.format != "gguf" or not parts or not all(p.is_file() for p in parts):
+        return None
+    return sum(gguf_import.read(part).parameter_count for part in parts)
+
+
+def learning_problem(settings: Settings, cat: catalogue.Catalogue | None = None) -> Problem | None:
+    """Why background learning would write only what a too-small model invents, or None.
+
+    A server or cloud model is the user's choice and counts as capable. Raw messages are
+    recalled and "remember this:" stores the user's words whatever this says.
+    """
+    if settings.cloud.enabled or not settings.large_model:
+        return None
+    entry = entry_for(settings, "large", cat)
+    params = parameter_count(entry)
+    if params is None or params >= MIN_LEARNING_PARAMS:
+        return None
+    return Problem(
+        tr("Learning starts with a larger model: {name} ({params}) is too small to learn from."),
+        tr(
+            "Install a large model of at least 1B parameters in Settings → Models. Until then "
+            'earlier messages are still recalled and "remember this:" keeps your own words.'
+        ),
+        name=entry.name,
+        params=f"{params / 1e6:.0f}M",
     )
