@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 import apsw
 
@@ -20,6 +21,9 @@ _log = log.get("consolidation")
 MAX_ATTEMPTS = 5
 BACKOFF_SECONDS = 30.0
 MAX_BACKOFF_SECONDS = 3600.0
+# queued (waiting, maybe for its backoff), running (claimed by the worker), done, or parked (failed
+# MAX_ATTEMPTS times; waits for the user to retry)
+JobStatus = Literal["queued", "running", "done", "parked"]
 _JOB_COLUMNS = (
     "id, conversation_id, first_episode_id, last_episode_id, status, attempts, last_error,"
     " next_attempt_at"
@@ -34,7 +38,7 @@ class Job:
     conversation_id: int
     first_episode_id: int
     last_episode_id: int
-    status: str
+    status: JobStatus
     attempts: int
     last_error: str | None
     next_attempt_at: float
@@ -167,7 +171,7 @@ class JobQueue:
         )
         return Job(**row) if row else None
 
-    def jobs(self, status: str | None = None) -> list[Job]:
+    def jobs(self, status: JobStatus | None = None) -> list[Job]:
         where = "WHERE status = ?" if status else ""
         return [
             Job(**row)
@@ -178,10 +182,10 @@ class JobQueue:
             )
         ]
 
-    def counts(self) -> dict[str, int]:
-        """Jobs per status."""
+    def counts(self) -> dict[JobStatus, int]:
+        """How many jobs have each status (a status without jobs is left out)."""
         return {
-            str(row["status"]): int(row["n"])
+            row["status"]: int(row["n"])
             for row in db.rows(
                 self.conn, "SELECT status, COUNT(*) AS n FROM consolidation_jobs GROUP BY status"
             )

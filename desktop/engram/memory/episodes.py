@@ -6,11 +6,16 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, cast
 
 import apsw
 
 from engram.memory import db
 from engram.memory.text import fts_match, query_terms
+
+Role = Literal["system", "user", "assistant", "tool"]
+# complete, or an answer the user stopped (cancelled) or that failed part-way (error)
+EpisodeStatus = Literal["complete", "cancelled", "error"]
 
 
 @dataclass(frozen=True)
@@ -20,11 +25,11 @@ class Episode:
     id: int
     conversation_id: int
     turn_index: int
-    role: str
+    role: Role
     content: str
     created_at: float
     token_count: int | None
-    status: str
+    status: EpisodeStatus
     model: str | None = None  # "large" when the user asked the large model for this answer
 
 
@@ -144,7 +149,15 @@ class EpisodeLog:
                 "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
             )
         return Episode(
-            new_id, conversation_id, int(turn), role, content, now, token_count, status, model
+            new_id,
+            conversation_id,
+            int(turn),
+            cast(Role, role),  # the table's CHECK refused anything else
+            content,
+            now,
+            token_count,
+            cast(EpisodeStatus, status),
+            model,
         )
 
     def by_id(self, ids: Sequence[int]) -> dict[int, Episode]:

@@ -8,8 +8,10 @@ from typing import Any, Literal, get_args
 
 from engram.memory.episodes import Episode
 
+# The states a memory row can hold (the table's CHECK constraints say the same); values from
+# outside (the user, a distiller, an import) are checked against them before they are stored.
 Kind = Literal["fact", "preference", "profile", "lesson", "summary", "plan"]
-Status = Literal["active", "superseded", "archived"]
+Status = Literal["active", "superseded", "archived"]  # superseded: replaced by a newer version
 Origin = Literal["local", "cloud", "user"]  # distilled locally, by a cloud model, or by the user
 KINDS: tuple[str, ...] = get_args(Kind)
 STATUSES: tuple[str, ...] = get_args(Status)
@@ -26,19 +28,19 @@ class Memory:
     """One distilled memory."""
 
     id: int
-    kind: str
+    kind: Kind
     content: str
     importance: float
     confidence: float
     pinned: bool
-    status: str
+    status: Status
     superseded_by: int | None
     created_at: float
     updated_at: float
     last_used_at: float | None
     use_count: int
     feedback: int
-    origin: str
+    origin: Origin
     conversation_id: int | None
     meta: dict[str, Any] = field(default_factory=dict)
 
