@@ -27,10 +27,25 @@ class Recalling:
 
 @dataclass(frozen=True)
 class Remembered:
-    """The user said "remember this: …"; the text is stored as a memory right away."""
+    """The user said "remember this: …"; the text is stored as a memory right away.
+
+    When it corrects a memory (a different number, date, name or a negation), the old one is
+    kept as superseded: ``replaced_id`` names it and ``change`` says what changed, e.g.
+    ``("5 mg", "50 mg")`` for "updated: 5 mg → 50 mg".
+    """
 
     memory_id: int
     content: str
+    replaced_id: int | None = None
+    change: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class NotRemembered:
+    """The user said "remember this: …" but nothing was stored: memory is paused or the chat
+    is temporary (``problem`` says which, for the user)."""
+
+    problem: Problem
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,7 @@ class Failed:
 TurnEvent = (
     TurnStarted
     | Remembered
+    | NotRemembered
     | Recalling
     | Truncated
     | Token

@@ -59,7 +59,7 @@ class JobQueue:
     def enqueue(self, conversation_id: int, up_to_episode_id: int | None = None) -> Job | None:
         """Queue the conversation's episodes not yet covered by a job (up to an episode id).
 
-        Returns None when there is nothing new to distill.
+        Returns None when there is nothing new to distill (excluded episodes do not count).
         """
         limit = up_to_episode_id if up_to_episode_id is not None else 2**62
         with db.transaction(self.conn):
@@ -72,7 +72,7 @@ class JobQueue:
             span = db.one(
                 self.conn,
                 "SELECT MIN(id) AS first, MAX(id) AS last FROM episodes"
-                " WHERE conversation_id = ? AND id > ? AND id <= ?",
+                " WHERE conversation_id = ? AND id > ? AND id <= ? AND excluded = 0",
                 (conversation_id, covered, limit),
             )
             if span is None or span["first"] is None:
@@ -199,13 +199,14 @@ class JobQueue:
         return None if value is None else float(value)
 
     def episodes(self, job: Job) -> list[Episode]:
-        """The job's episodes in conversation order (deleted ones are simply gone)."""
+        """The job's episodes in conversation order (deleted and excluded ones are left out)."""
         return [
             Episode(**row)
             for row in db.rows(
                 self.conn,
                 f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE conversation_id = ?"
-                " AND id BETWEEN ? AND ? AND status = 'complete' ORDER BY turn_index",
+                " AND id BETWEEN ? AND ? AND status = 'complete' AND excluded = 0"
+                " ORDER BY turn_index",
                 (job.conversation_id, job.first_episode_id, job.last_episode_id),
             )
         ]

@@ -179,4 +179,6 @@ def open_session(
         scheduler=learning.scheduler if learning else None,
     )
     owns_model = models is None
-    return Session(settings, gate, conn, model, assistant, store, problem, learning, owns_model)
+    session = Session(settings, gate, conn, model, assistant, store, problem, learning, owns_model)
+    assistant.paused = lambda: session.settings.memory_paused  # follows Session.apply
+    return session

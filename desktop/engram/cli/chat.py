@@ -9,6 +9,7 @@ from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
+    NotRemembered,
     Recalling,
     Remembered,
     Token,
@@ -26,6 +27,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     cmd.add_argument("--conversation", type=int, help="continue this conversation id")
     cmd.add_argument(
+        "--temporary",
+        action="store_true",
+        help="a temporary chat: nothing in it is learned or recalled later, and it is deleted "
+        "when the chat ends",
+    )
+    cmd.add_argument(
         "--show-memories",
         action="store_true",
         help="print the memories and earlier messages recalled for each answer",
@@ -40,9 +47,12 @@ def run(args: argparse.Namespace) -> int:
         why = f"{problem.message} {problem.hint}".strip()
         print(f"engram: answering without memory: {why}", file=sys.stderr)
     assistant = session.assistant
-    conversation = (
-        assistant.log.conversation(args.conversation) if args.conversation else None
-    ) or assistant.log.new_conversation("Terminal chat")
+    if args.temporary:
+        conversation_id = assistant.new_conversation("Temporary chat", temporary=True)
+    elif args.conversation and assistant.log.conversation(args.conversation):
+        conversation_id = args.conversation
+    else:
+        conversation_id = assistant.new_conversation("Terminal chat")
     interactive = sys.stdin.isatty()
     status = 0
     try:
@@ -57,10 +67,11 @@ def run(args: argparse.Namespace) -> int:
                 continue
             if interactive:
                 print("engram> ", end="", flush=True)
-            status = max(status, _answer(assistant, conversation.id, text, args.show_memories))
+            status = max(status, _answer(assistant, conversation_id, text, args.show_memories))
     except KeyboardInterrupt:
         print()
     finally:
+        assistant.close_conversation(conversation_id)  # deletes a temporary chat
         session.close()
     return status
 
@@ -77,6 +88,8 @@ def _answer(assistant: Assistant, conversation_id: int, text: str, show_memories
             print(f"[{event.text}]", file=sys.stderr)
         elif isinstance(event, Remembered):
             print(f"[remembered: {event.content}]", file=sys.stderr)
+        elif isinstance(event, NotRemembered):
+            print(f"[{event.problem.message} {event.problem.hint}]", file=sys.stderr)
         elif isinstance(event, Finished | Cancelled):
             sys.stdout.write("\n")
             sys.stdout.flush()

@@ -37,6 +37,10 @@ class Filters:
         if self.conversation_id is not None:
             clauses.append("b.conversation_id = ?")
             params.append(self.conversation_id)
+        elif space == "episodes":  # a temporary chat is never recalled in another one
+            clauses.append(
+                "b.conversation_id NOT IN (SELECT id FROM conversations WHERE temporary = 1)"
+            )
         if self.since is not None:
             clauses.append("b.created_at >= ?")
             params.append(self.since)
