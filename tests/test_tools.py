@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engram.assistant.events import Token, ToolCalled, ToolResult
+from engram.assistant.events import ToolCalled, ToolResult
 from engram.assistant.tools import builtins, calculator, calls, clock, loop
 from engram.assistant.tools.base import (
     MAX_RESULT_CHARS,
@@ -441,9 +441,9 @@ def test_call_observe_call_again_then_answer() -> None:
     )
     toolbox = loop.Toolbox(_registry(ECHO, calculator.TOOL))
     events, steps = _run(model, toolbox)
-    kinds = [type(e).__name__ for e in events if not isinstance(e, Token)]
+    kinds = [type(e).__name__ for e in events if not isinstance(e, str)]
     assert kinds == ["ToolCalled", "ToolResult", "ToolCalled", "ToolResult"]
-    assert "".join(e.text for e in events if isinstance(e, Token)) == "The answer is 42."
+    assert "".join(e for e in events if isinstance(e, str)) == "The answer is 42."
     first, second = (e for e in events if isinstance(e, ToolResult))
     assert (first.name, first.text, first.is_error) == ("echo", "echo: one", False)
     assert second.text == "6*7 = 42"
@@ -462,7 +462,7 @@ def test_the_step_limit_ends_with_an_answer() -> None:
     toolbox = loop.Toolbox(_registry(ECHO), max_steps=2)
     events, steps = _run(model, toolbox)
     assert len(steps) == 2 and len(model.prompts) == 3
-    assert "".join(e.text for e in events if isinstance(e, Token)) == "Final words."
+    assert "".join(e for e in events if isinstance(e, str)) == "Final words."
     # The last step's grammar allows no call.
     assert model.options[2]["grammar"] is toolbox.grammar(False)
 
@@ -487,7 +487,7 @@ def test_errors_go_back_to_the_model_and_the_turn_goes_on() -> None:
     assert "RuntimeError" in results[3].text
     called = [e for e in events if isinstance(e, ToolCalled)]
     assert called[0].error and called[0].name == ""
-    assert "".join(e.text for e in events if isinstance(e, Token)) == "Sorry, the tools failed."
+    assert "".join(e for e in events if isinstance(e, str)) == "Sorry, the tools failed."
 
 
 def test_a_denied_tool_does_not_run() -> None:
@@ -533,7 +533,7 @@ def test_native_formats_pass_the_tools_to_the_template() -> None:
     )
     toolbox = loop.Toolbox(_registry(ECHO))
     events, _steps = _run(model, toolbox)
-    assert "".join(e.text for e in events if isinstance(e, Token)) == "Checking. Hi!"
+    assert "".join(e for e in events if isinstance(e, str)) == "Checking. Hi!"
     assert model.options[0]["tools"][0]["function"]["name"] == "echo"
     assert "grammar" not in model.options[0]
     said, result = model.prompts[1][2:]

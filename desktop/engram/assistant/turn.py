@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from engram.assistant import context, prompt, utilization
 from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
-    NotRemembered,
     Recalling,
     Remembered,
     Token,
@@ -26,6 +25,7 @@ from engram.assistant.events import (
 )
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler, remember_command
+from engram.assistant.tools import loop as tool_loop
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.stream_filter import StreamFilter
@@ -56,7 +56,7 @@ class ChatModel(Protocol):
     ) -> Iterator[str]: ...
 
     def prefill(
-        self, messages: list[dict[str, str]], cancelled: Callable[[], bool] = ...
+        self, messages: list[dict[str, str]], cancelled: Callable[[], bool] = ..., tools: Any = ...
     ) -> int: ...
 
 
@@ -111,7 +111,7 @@ class Assistant:
         recall: Recall | None = None,
         memory_budget: int = 384,
         scheduler: Scheduler | None = None,
-        paused: Callable[[], bool] = lambda: False,
+        tools: tool_loop.Toolbox | None = None,
     ) -> None:
         self.log = log_
         self.model = model
@@ -120,8 +120,7 @@ class Assistant:
         self.recall = recall
         self.memory_budget = memory_budget if recall else 0
         self.scheduler = scheduler
-        self.paused = paused  # memory paused: nothing said now is stored as or becomes a memory
-        self._answer_excluded = False  # the message being answered is never learned from
+        self.tools = tools  # the model may call these while it answers
         self._prefetched: tuple[int, str, list[prompt.Recalled], prompt.PromptParts] | None = None
 
     def turn(
@@ -151,11 +150,9 @@ class Assistant:
         fitted, items, parts = prepared.fitted, prepared.items, prepared.parts
         if model is self.model:
             items, parts = self._reuse_prefetched(conversation_id, text, items, parts)
-        quiet = self._quiet(conversation_id)
-        self._answer_excluded = quiet is not None
-        user_episode = self.log.append(conversation_id, "user", text, excluded=quiet is not None)
+        user_episode = self.log.append(conversation_id, "user", text)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
-        remembered = self._remember(conversation_id, user_episode.id, text, quiet)
+        remembered = self._remember(conversation_id, user_episode.id, text)
         if remembered is not None:
             yield remembered
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
@@ -164,35 +161,67 @@ class Assistant:
             yield Truncated(fitted.truncated_chars)
 
         pieces: list[str] = []
+        steps: list[tool_loop.Step] = []  # tool calls made for this answer, with their results
         shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
         try:
-            for piece in model.stream_chat(
-                parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
-            ):
-                if visible := shown.feed(piece):
+            for piece in self._stream(model, parts, conversation_id, cancelled, steps):
+                if not isinstance(piece, str):
+                    yield piece
+                elif visible := shown.feed(piece):
                     pieces.append(visible)
                     yield Token(visible)
             if visible := shown.finish():
                 pieces.append(visible)
                 yield Token(visible)
         except EngramError as exc:
-            self._store(conversation_id, pieces, "error", items, marker)
+            self._store(conversation_id, pieces, "error", items, marker, steps)
             yield Failed(exc.problem)
             return
         except GeneratorExit:
             # The consumer went away mid-answer (window closed): keep what was said.
-            self._store(conversation_id, pieces, "cancelled", items, marker)
+            self._store(conversation_id, pieces, "cancelled", items, marker, steps)
             raise
         answer = "".join(pieces)
         if cancelled():
-            episode_id = self._store(conversation_id, pieces, "cancelled", items, marker)
+            episode_id = self._store(conversation_id, pieces, "cancelled", items, marker, steps)
             self._learn(conversation_id, episode_id, text)
             yield Cancelled(episode_id, answer)
             return
-        episode_id = self._store(conversation_id, pieces, "complete", items, marker)
+        episode_id = self._store(conversation_id, pieces, "complete", items, marker, steps)
         self._learn(conversation_id, episode_id, text)
         used = utilization.used(answer, items)
         yield Finished(episode_id, answer, tuple(items), tuple(used), shown.reasoning)
+
+    def _stream(
+        self,
+        model: ChatModel,
+        parts: prompt.PromptParts,
+        conversation_id: int,
+        cancelled: Callable[[], bool],
+        steps: list[tool_loop.Step],
+    ) -> Iterator[tool_loop.LoopEvent]:
+        """The answer's text pieces; with tools, also each call the model makes and its result."""
+        if self.tools is None:
+            return model.stream_chat(
+                parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
+            )
+        markers = prompt.markers_of(model)
+        return tool_loop.answer(
+            self.tools,
+            model,
+            parts.messages(),
+            language=self.language,
+            conversation_id=conversation_id,
+            max_tokens=self.max_answer_tokens,
+            cancelled=cancelled,
+            clean=lambda text: prompt.sanitize(text, markers),
+            steps=steps,
+        )
+
+    def _template_tools(self, model: ChatModel) -> dict[str, object]:
+        """``tools=`` for a template that renders the tool list itself (else nothing)."""
+        specs = self.tools.template_tools(model, self.language) if self.tools else None
+        return {"tools": specs} if specs else {}
 
     def rewind(self, conversation_id: int, from_episode_id: int) -> None:
         """Forget a message and everything after it (to regenerate or edit and resend)."""
@@ -202,43 +231,6 @@ class Assistant:
         if episode is not None:
             self.log.delete_from(conversation_id, episode.turn_index)
             self._scrub()
-
-    def new_conversation(self, title: str = "", temporary: bool = False) -> int:
-        """Start a conversation; a ``temporary`` one is neither learned from nor recalled in
-        other conversations, and is deleted by :meth:`close_conversation` or at the next start
-        (:meth:`scrub_temporary`)."""
-        return self.log.new_conversation(title, temporary=temporary).id
-
-    def close_conversation(self, conversation_id: int) -> None:
-        """The user left a conversation: a temporary one is deleted, its words scrubbed."""
-        conversation = self.log.conversation(conversation_id)
-        if conversation is not None and conversation.temporary:
-            self.delete_conversation(conversation_id)
-
-    def scrub_temporary(self) -> int:
-        """Delete the temporary chats an earlier run left (closed by a crash); returns how many."""
-        ids = self.log.temporary_conversations()
-        for conversation_id in ids:
-            self.log.delete_conversation(conversation_id)
-        if ids:
-            self._scrub()
-            _log.info("deleted %d temporary conversation(s) left from an earlier run", len(ids))
-        return len(ids)
-
-    def _quiet(self, conversation_id: int) -> Problem | None:
-        """Why nothing said now may be learned (memory paused, a temporary chat), or None."""
-        conversation = self.log.conversation(conversation_id)
-        if conversation is not None and conversation.temporary:
-            return Problem(
-                tr("This is a temporary chat: nothing said in it is remembered."),
-                tr("Start a normal chat for what Engram should remember."),
-            )
-        if self.paused():
-            return Problem(
-                tr("Memory is paused: nothing from this message was stored."),
-                tr("Resume memory in the memory browser, then say it again."),
-            )
-        return None
 
     def delete_conversation(self, conversation_id: int) -> None:
         """Delete a conversation and its messages; memories keep their provenance."""
@@ -264,7 +256,9 @@ class Assistant:
         earlier = self._history(conversation_id) if conversation_id else []
         prepared = self.prepare(draft, earlier)
         self._prefetched = (conversation_id, draft, prepared.items, prepared.parts)
-        return self.model.prefill(prepared.parts.messages(), cancelled)
+        return self.model.prefill(
+            prepared.parts.messages(), cancelled, **self._template_tools(self.model)
+        )
 
     def _reuse_prefetched(
         self,
@@ -321,12 +315,17 @@ class Assistant:
         plan = self.recall.plan() if self.recall and system_memories else None
         in_system = [*profile, *([plan] if plan else [])]
         system = prompt.system_part(self.language, profile, plan, markers)
+        reserve = self.max_answer_tokens + self.memory_budget
+        if self.tools is not None:  # the tool list is part of the stable front of the prompt
+            if described := self.tools.system_text(model, self.language):
+                system = f"{system}\n\n{described}"
+            reserve += sum(model.count_tokens(str(s)) for s in self._template_tools(model).values())
         fitted = context.fit(
             system,
             [{"role": e.role, "content": prompt.sanitize(e.content, markers)} for e in earlier],
             prompt.sanitize(text, markers),
             n_ctx=model.n_ctx,
-            reserve=self.max_answer_tokens + self.memory_budget,
+            reserve=reserve,
             count=model.count_tokens,
         )
         history = fitted.messages[1:-1]
@@ -358,15 +357,11 @@ class Assistant:
             block = prompt.memory_block(items, self.language, markers)
         return items, block
 
-    def _remember(
-        self, conversation_id: int, episode_id: int, text: str, quiet: Problem | None
-    ) -> Remembered | NotRemembered | None:
+    def _remember(self, conversation_id: int, episode_id: int, text: str) -> Remembered | None:
         """Store the text of a "remember this: …" message as the user's own memory."""
         content = remember_command(text)
         if not content or self.recall is None:
             return None
-        if quiet is not None:
-            return NotRemembered(quiet)
         try:
             memory = self.recall.store.add(
                 content,
@@ -377,13 +372,13 @@ class Assistant:
                 source_episodes=[episode_id],
             )
         except EngramError as exc:
-            _log.warning("could not remember message %d: %s", episode_id, type(exc).__name__)
+            _log.warning("could not remember %r: %s", content[:80], exc.message)
             return None
         return Remembered(memory.id, memory.content)
 
     def _learn(self, conversation_id: int, answer_episode_id: int, text: str) -> None:
         """Tell the consolidation scheduler a turn is complete (it may queue a job)."""
-        if self.scheduler is not None and not self._answer_excluded:
+        if self.scheduler is not None:
             self.scheduler.on_user_turn(conversation_id, answer_episode_id, text)
 
     def _store(
@@ -393,15 +388,15 @@ class Assistant:
         status: str,
         items: list[prompt.Recalled],
         model: str | None,
+        steps: list[tool_loop.Step],
     ) -> int:
+        """Store the answer after the tool steps that led to it (each a ``tool`` episode)."""
+        made = [self.log.append(conversation_id, "tool", step.text()).id for step in steps]
         episode = self.log.append(
-            conversation_id,
-            "assistant",
-            "".join(pieces),
-            status=status,
-            model=model,
-            excluded=self._answer_excluded,
+            conversation_id, "assistant", "".join(pieces), status=status, model=model
         )
+        if made:
+            self.log.link_to_answer(made, episode.id)
         if self.recall is not None:
             self.recall.record(episode.id, items)
         return episode.id

@@ -26,7 +26,6 @@ class Episode:
     token_count: int | None
     status: str
     model: str | None = None  # "large" when the user asked the large model for this answer
-    excluded: bool = False  # said while memory was paused or in a temporary chat: never learned
 
 
 @dataclass(frozen=True)
@@ -37,12 +36,10 @@ class Conversation:
     title: str
     created_at: float
     updated_at: float
-    temporary: bool = False  # neither learned from nor recalled elsewhere; deleted when closed
 
 
 EPISODE_COLUMNS = (
-    "id, conversation_id, turn_index, role, content, created_at, token_count, status, model,"
-    " excluded"
+    "id, conversation_id, turn_index, role, content, created_at, token_count, status, model"
 )
 
 
@@ -52,25 +49,15 @@ class EpisodeLog:
     def __init__(self, conn: apsw.Connection) -> None:
         self.conn = conn
 
-    def new_conversation(self, title: str = "", temporary: bool = False) -> Conversation:
+    def new_conversation(self, title: str = "") -> Conversation:
         now = time.time()
         with db.transaction(self.conn):
             self.conn.execute(
-                "INSERT INTO conversations(title, created_at, updated_at, temporary)"
-                " VALUES (?, ?, ?, ?)",
-                (title, now, now, int(temporary)),
+                "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
+                (title, now, now),
             )
             new_id = self.conn.last_insert_rowid()
-        return Conversation(new_id, title, now, now, temporary)
-
-    def temporary_conversations(self) -> list[int]:
-        """Ids of the temporary chats still in the file (to delete when closed or at start)."""
-        return [
-            int(row[0])
-            for row in self.conn.execute(
-                "SELECT id FROM conversations WHERE temporary = 1 ORDER BY id"
-            )
-        ]
+        return Conversation(new_id, title, now, now)
 
     def conversation(self, conversation_id: int) -> Conversation | None:
         row = db.one(self.conn, "SELECT * FROM conversations WHERE id = ?", (conversation_id,))
@@ -138,9 +125,8 @@ class EpisodeLog:
         token_count: int | None = None,
         status: str = "complete",
         model: str | None = None,
-        excluded: bool = False,
     ) -> Episode:
-        """Store one message at the end of a conversation (``excluded``: never learned from)."""
+        """Store one message at the end of a conversation."""
         now = time.time()
         with db.transaction(self.conn):
             turn = db.scalar(
@@ -150,25 +136,35 @@ class EpisodeLog:
             )
             self.conn.execute(
                 "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at,"
-                " token_count, status, model, excluded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, turn, role, content, now, token_count, status, model, excluded),
+                " token_count, status, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, turn, role, content, now, token_count, status, model),
             )
             new_id = self.conn.last_insert_rowid()
             self.conn.execute(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
             )
         return Episode(
-            new_id,
-            conversation_id,
-            int(turn),
-            role,
-            content,
-            now,
-            token_count,
-            status,
-            model,
-            excluded,
+            new_id, conversation_id, int(turn), role, content, now, token_count, status, model
         )
+
+    def link_to_answer(self, episode_ids: Sequence[int], answer_id: int) -> None:
+        """Mark tool episodes (a call and its result each) as made for the answer ``answer_id``."""
+        with db.transaction(self.conn):
+            self.conn.executemany(
+                "UPDATE episodes SET answer_id = ? WHERE id = ?",
+                [(answer_id, episode_id) for episode_id in episode_ids],
+            )
+
+    def tool_steps(self, answer_id: int) -> list[Episode]:
+        """The tool episodes of one answer, in the order they ran."""
+        return [
+            Episode(**row)
+            for row in db.rows(
+                self.conn,
+                f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE answer_id = ? ORDER BY turn_index",
+                (answer_id,),
+            )
+        ]
 
     def by_id(self, ids: Sequence[int]) -> dict[int, Episode]:
         """The episodes with these ids (missing ones are left out), keyed by id."""

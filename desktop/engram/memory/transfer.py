@@ -146,8 +146,8 @@ def _other(raw: dict[str, Any], number: int) -> dict[str, Any]:
     if not isinstance(raw.get("id"), int):
         raise _fail(number, Problem(tr("id must be an integer")))
     if raw["type"] == "episode":
-        if raw.get("role") not in ("system", "user", "assistant"):
-            raise _fail(number, Problem(tr("role must be system, user or assistant")))
+        if raw.get("role") not in ("system", "user", "assistant", "tool"):
+            raise _fail(number, Problem(tr("role must be system, user, assistant or tool")))
         if not isinstance(raw.get("content"), str) or not isinstance(raw.get("turn_index"), int):
             raise _fail(
                 number, Problem(tr("an episode needs text content and an integer turn_index"))

@@ -8,12 +8,13 @@ untrusted data: they pass the prompt sanitiser and go back to the model as tool 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engram.assistant.events import Token, ToolCalled, ToolResult
+from engram.assistant.events import ToolCalled, ToolResult
 from engram.assistant.tools import calls
 from engram.assistant.tools.base import Registry, ToolContext, ToolOutput
 from engram.assistant.tools.permissions import Permissions
@@ -23,7 +24,7 @@ from engram.core.errors import Problem, tr
 _log = log.get("assistant.tools.loop")
 DEFAULT_MAX_STEPS = 4
 Message = dict[str, Any]
-LoopEvent = Token | ToolCalled | ToolResult
+LoopEvent = str | ToolCalled | ToolResult  # a piece of the answer, or a step
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,15 @@ class Step:
 
     call: calls.ToolCall
     output: ToolOutput
+
+    def text(self) -> str:
+        """The step as a ``tool`` episode: the call, then what it gave back (failures too: the
+        distiller learns from them)."""
+        said = (
+            json.dumps(self.call.arguments, ensure_ascii=False) if self.call.ok else self.call.raw
+        )
+        error = "error: " if self.output.is_error else ""
+        return f"{self.call.name or '?'} {said}\n→ {error}{self.output.text}"
 
 
 @dataclass
@@ -105,7 +115,8 @@ def answer(
     clean: Callable[[str], str],
     steps: list[Step],
 ) -> Iterator[LoopEvent]:
-    """Stream an answer that may call tools; each call and result is appended to ``steps``."""
+    """Stream an answer that may call tools: its text pieces, and an event for each call and
+    result (each step is also appended to ``steps``)."""
     fmt = toolbox.format_of(model)
     tools = toolbox.template_tools(model, language)
     transcript: list[Message] = []
@@ -123,10 +134,10 @@ def answer(
             shown = splitter.feed(piece)
             if shown:
                 preface.append(shown)
-                yield Token(shown)
+                yield shown
         tail, call_text = splitter.finish()
         if tail:
-            yield Token(tail)
+            yield tail
         if not call_text or cancelled():
             return
         call = calls.parse(call_text, fmt)

@@ -1,0 +1,139 @@
+"""Tools inside a turn: the steps are stored as ``tool`` episodes linked to their answer (real
+SQLite), found by search and given to the distiller; the real starter model runs the grammar
+fallback; the tool list costs a turn without a call nothing but its prefix."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engram.assistant.events import Finished, Recalling, Token, ToolCalled, ToolResult, TurnEvent
+from engram.assistant.jobs import JobQueue
+from engram.assistant.session import Session, open_session
+from engram.assistant.tools import builtins, loop
+from engram.assistant.tools.base import ToolContext
+from engram.assistant.turn import Assistant
+from engram.core import paths, settings
+from engram.memory import db
+from engram.memory.episode_index import EpisodeIndex
+from engram.memory.episodes import EpisodeLog
+from test_tools import ECHO, ScriptedModel, _registry
+
+
+@pytest.fixture
+def session(starter_models: Path) -> Iterator[Session]:
+    opened = open_session(settings.Settings(max_answer_tokens=48))
+    assert opened.store is not None, opened.memory_problem
+    yield opened
+    opened.close()
+
+
+def test_steps_are_stored_as_tool_episodes_linked_to_the_answer() -> None:
+    conn = db.connect(paths.database_path())
+    try:
+        log = EpisodeLog(conn)
+        model = ScriptedModel(
+            [
+                '{"tool": "echo", "arguments": {"text": "kumquat"}}',
+                '{"tool": "nope", "arguments": {}}',
+                "It echoed kumquat.",
+            ]
+        )
+        toolbox = loop.Toolbox(_registry(ECHO))
+        assistant = Assistant(log, model, max_answer_tokens=32, tools=toolbox)  # type: ignore[arg-type]
+        events = list(assistant.turn(0, "Echo kumquat please"))
+        finished = next(e for e in events if isinstance(e, Finished))
+        assert finished.text == "It echoed kumquat."
+        assert [type(e) for e in events if isinstance(e, ToolCalled | ToolResult)] == [
+            ToolCalled,
+            ToolResult,
+            ToolCalled,
+            ToolResult,
+        ]
+        stored = log.episodes(events[0].conversation_id)  # type: ignore[union-attr]
+        assert [e.role for e in stored] == ["user", "tool", "tool", "assistant"]
+        assert stored[1].content == 'echo {"text": "kumquat"}\n→ echo: kumquat'
+        assert stored[2].content.startswith("nope {}\n→ error: There is no tool named 'nope'")
+        steps = log.tool_steps(finished.episode_id)
+        assert [s.id for s in steps] == [stored[1].id, stored[2].id]
+        # The next turn's history shows the conversation, not the tool steps.
+        model.replies.append("Sure.")
+        list(assistant.turn(stored[0].conversation_id, "thanks"))
+        roles = [m["role"] for m in model.prompts[-1]]
+        assert roles == ["system", "user", "assistant", "user"]
+        # Rewinding the message removes its steps too.
+        assistant.rewind(stored[0].conversation_id, stored[0].id)
+        assert log.episodes(stored[0].conversation_id) == []
+    finally:
+        conn.close()
+
+
+def test_tool_episodes_are_searchable_and_reach_the_distiller(session: Session) -> None:
+    store = session.store
+    assert store is not None
+    model = ScriptedModel(
+        ['{"tool": "calculator", "arguments": {"expression": "1234 * 5678"}}', "It is 7006652."]
+    )
+    toolbox = loop.Toolbox(builtins.registry(), context=ToolContext(store=store))
+    assistant = Assistant(session.assistant.log, model, max_answer_tokens=32, tools=toolbox)  # type: ignore[arg-type]
+    events = list(assistant.turn(0, "What is 1234 times 5678?"))
+    conversation = events[0].conversation_id  # type: ignore[union-attr]
+    hits = EpisodeIndex(store.space).search("7006652", k=5, mode="text")
+    assert any(h.episode.role == "tool" for h in hits)
+    queue = JobQueue(session.conn)
+    stored = session.assistant.log.episodes(conversation)
+    job = queue.enqueue(conversation, stored[-1].id)
+    assert job is not None
+    assert "tool" in [e.role for e in queue.episodes(job)]
+
+
+def test_remember_and_recall_tools_use_the_users_memory(session: Session) -> None:
+    store = session.store
+    assert store is not None
+    registry = builtins.registry()
+    ctx = ToolContext(store=store, conversation_id=0)
+    kept = registry.call("remember", {"content": "The user's bike is a red Brompton."}, ctx)
+    assert not kept.is_error and "Stored as memory #" in kept.text
+    found = registry.call("recall", {"query": "what bike does the user ride"}, ctx)
+    assert "red Brompton" in found.text and "[memory #" in found.text
+    off = registry.call("recall", {"query": "bike"}, ToolContext())
+    assert off.is_error and "Memory is off" in off.text
+
+
+@pytest.mark.slow
+def test_the_starter_model_runs_the_grammar_fallback_whatever_it_emits(session: Session) -> None:
+    model = session.model
+    toolbox = loop.Toolbox(builtins.registry(disabled={"files_list", "files_search", "files_read"}))
+    toolbox.context = ToolContext(store=session.store)
+    assert toolbox.format_of(model) == "json"  # SmolLM2's template renders no tools
+    assistant = session.assistant
+    assistant.tools = toolbox
+    for question in ("What is 17.5% of 240? Use the calculator.", "What day is it today?"):
+        events: list[TurnEvent] = list(assistant.turn(0, question))
+        finished = [e for e in events if isinstance(e, Finished)]
+        assert len(finished) == 1, events
+        called = [e for e in events if isinstance(e, ToolCalled)]
+        results = [e for e in events if isinstance(e, ToolResult)]
+        assert len(called) == len(results) <= toolbox.max_steps
+        streamed = "".join(e.text for e in events if isinstance(e, Token))
+        assert streamed == finished[0].text and not streamed.lstrip().startswith("{")
+        stored = assistant.log.episodes(events[0].conversation_id)  # type: ignore[union-attr]
+        assert [e.role for e in stored].count("tool") == len(results)
+        assert stored[-1].role == "assistant" and stored[-1].content == finished[0].text
+        recalling = next(e for e in events if isinstance(e, Recalling))
+        assert '"tool": "<tool name>"' in recalling.prompt.system
+
+
+def test_a_turn_without_a_call_reuses_the_prefix_with_tools(session: Session) -> None:
+    """The tool list sits in the system part: a second turn re-evaluates only its new words."""
+    model = session.model
+    assistant = session.assistant
+    assistant.tools = loop.Toolbox(builtins.registry(), max_steps=0)
+    events = list(assistant.turn(0, "Say hello."))
+    conversation = events[0].conversation_id  # type: ignore[union-attr]
+    list(assistant.turn(conversation, "Say goodbye."))
+    stats = model.last_stats
+    assert stats is not None and stats.prompt_tokens > 300  # the tool list is in the prompt
+    assert stats.evaluated_tokens < 80, stats
