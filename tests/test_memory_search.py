@@ -7,10 +7,16 @@ from pathlib import Path
 from engram.memory import db
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
-from engram.memory.search import Filters, text_candidates
+from engram.memory.search import Filters, focus, fuse_scores, text_candidates
 from engram.memory.store import MemoryStore
 from engram.memory.text import fts_match, index_text, query_terms
 from test_memory_store import embedder, store  # noqa: F401  (shared fixtures)
+
+
+def _text(store: MemoryStore, query: str) -> list[int]:  # noqa: F811
+    """Memory ids the keyword side finds for ``query``, best first."""
+    terms = focus(store.conn, "memories", query).terms
+    return [i for i, _ in text_candidates(store.conn, "memories", terms, 10, Filters())]
 
 
 def test_chinese_words_are_found_without_spaces(store: MemoryStore) -> None:  # noqa: F811
@@ -18,16 +24,15 @@ def test_chinese_words_are_found_without_spaces(store: MemoryStore) -> None:  # 
     store.add("我喜欢喝绿茶", kind="preference")
     store.add("The user went to Hamburg last week.")
     for query in ("杭州", "杭州好玩吗？", "州"):
-        hits = text_candidates(store.conn, "memories", query, 10, Filters())
-        assert hits[:1] == [trip.id], query
+        assert _text(store, query)[:1] == [trip.id], query
     assert store.search("我上周去了哪里", k=1)[0].memory.id == trip.id
-    assert text_candidates(store.conn, "memories", "北京", 10, Filters()) == []
+    assert _text(store, "北京") == []
 
 
 def test_english_search_stems_words_and_ignores_stopwords(store: MemoryStore) -> None:  # noqa: F811
     run = store.add("The user goes running every morning before work.")
     store.add("The user likes the colour green.")
-    assert text_candidates(store.conn, "memories", "did he run?", 10, Filters()) == [run.id]
+    assert _text(store, "did he run?") == [run.id]
     assert query_terms("What is THE plan for 周末?") == ["plan", "周末"]
     assert fts_match(['say "hi"']) == '"say ""hi"""'
     assert index_text("去杭州ok") == " 去 杭 州 去杭 杭州 ok"
@@ -45,7 +50,8 @@ def test_episode_search_finds_raw_messages_in_both_languages(store: MemoryStore)
     assert index.search("杭州", k=1)[0].episode.id == hz.id
     hits = index.search("bicycle problem", k=2, filters=Filters(conversation_id=conv.id))
     assert hits[0].episode.id == bike.id and all(h.episode.conversation_id == conv.id for h in hits)
-    assert [h.episode.id for h in index.search("tyre", mode="text")] == [bike.id]
+    # The message before a hit comes with it (the same conversation, the same sitting).
+    assert [h.episode.id for h in index.search("tyre", mode="text")] == [bike.id, hz.id]
 
 
 def _raw(path: Path) -> bytes:
@@ -85,3 +91,74 @@ def test_forget_all_removes_every_memory_and_optionally_conversations(store: Mem
     store.forget_all(episodes=True)
     assert b"Quokkabanana" not in _raw(Path(store.conn.filename))
     assert store.counts() == (0, 0, 0)
+
+
+def test_score_fusion_rewards_agreement_and_keeps_scores_non_negative() -> None:
+    vector = [(1, 0.9), (2, 0.85), (3, 0.5)]
+    lexical = [(4, 12.0), (2, 11.0), (5, 1.0)]
+    fused = fuse_scores(vector, lexical)
+    assert fused[0].id == 2  # second in both lists beats first in one
+    assert min(c.score for c in fused) == 0.0
+    assert {c.id for c in fused} == {1, 2, 3, 4, 5}
+    assert [c.id for c in fuse_scores([], lexical)] == [4, 2, 5]
+    assert fused[0].similarity == 0.85 and fused[0].text_rank == 2
+
+
+def _chat(store: MemoryStore, turns: list[tuple[str, str]], start: float) -> list[int]:  # noqa: F811
+    """A conversation of (speaker, text) messages a second apart from ``start``."""
+    log = EpisodeLog(store.conn)
+    conv = log.new_conversation()
+    ids = []
+    for n, (speaker, text) in enumerate(turns):
+        episode = log.append(conv.id, "user", f"{speaker}: {text}")
+        store.conn.execute(
+            "UPDATE episodes SET created_at = ? WHERE id = ?", (start + n, episode.id)
+        )
+        ids.append(episode.id)
+    return ids
+
+
+def test_speaker_names_in_every_message_leave_both_queries(store: MemoryStore) -> None:  # noqa: F811
+    topics = ["the weather", "a film", "lunch", "the garden", "a song", "the bus", "work", "tea"]
+    turns = [
+        (("Caroline", "Melanie")[n % 2], f"Let us talk about {topics[n % 8]} again, {n}.")
+        for n in range(240)
+    ]
+    turns[101] = ("Caroline", "I have been researching adoption agencies for months.")
+    ids = _chat(store, turns, 1_700_000_000.0)
+    query = "What did Caroline research?"
+    found = focus(store.conn, "episodes", query)
+    assert "caroline" not in found.terms and "research" in found.terms
+    assert found.text == "What did research?"
+    # Few rows: a word is never common below MIN_COMMON rows that hold it.
+    assert focus(store.conn, "memories", query).text == query
+    index = EpisodeIndex(store.space)
+    index.index_new()
+    hits = index.search(query, k=3)
+    assert hits[0].episode.id == ids[101]
+
+
+def test_a_hits_neighbours_rank_within_k_but_not_across_sittings(store: MemoryStore) -> None:  # noqa: F811
+    morning = _chat(
+        store,
+        [
+            ("Ana", "Guess what I bought at the market on Saturday?"),
+            ("Ben", "No idea, tell me."),
+            ("Ana", "A second-hand cello, it sounds wonderful."),
+            ("Ben", "How lovely, will you take lessons?"),
+        ],
+        1_700_000_000.0,
+    )
+    index = EpisodeIndex(store.space)
+    index.index_new()
+    hits = index.search("Which instrument did Ana get?", k=4)
+    ids = [h.episode.id for h in hits]
+    assert ids[0] == morning[2]
+    assert morning[1] in ids and morning[3] in ids  # the turns either side come along
+    assert all(h.similarity is not None or h.text_rank is not None for h in hits)
+    # Two hours later is another sitting: its first message is not the neighbour of the last.
+    store.conn.execute(
+        "UPDATE episodes SET created_at = created_at + 7200 WHERE id = ?", (morning[3],)
+    )
+    ids = [h.episode.id for h in index.search("cello sounds", k=4, mode="text")]
+    assert ids == [morning[2], morning[1]]

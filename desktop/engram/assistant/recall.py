@@ -73,7 +73,8 @@ class Recall:
         if budget <= 0 or not query.strip():
             return []
         self.episodes.index_new()
-        vector = self.store.query_vector(query)  # embedded once, for both searches
+        # Embedded once, for both searches, without the words common to every conversation.
+        vector = self.episodes.query_vector(query)
         # Ask for enough hits that the excluded ones cannot crowd out the rest.
         extra = min(len(exclude_episodes) + len(exclude_memories), MAX_EXTRA)
         memories = [

@@ -8,7 +8,7 @@ from engram.memory import db
 from engram.memory.embed import Vectors
 from engram.memory.episodes import EpisodeLog
 from engram.memory.records import EpisodeHit
-from engram.memory.search import Filters, hybrid
+from engram.memory.search import Filters, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace
 
 SearchMode = Literal["hybrid", "vector", "text"]
@@ -32,6 +32,10 @@ class EpisodeIndex:
             done += len(todo)
         return done
 
+    def query_vector(self, query: str) -> Vectors | None:
+        """The query embedded without the words common to the messages (see ``search.focus``)."""
+        return self.space.query_vector(focus(self.space.conn, "episodes", query).text)
+
     def search(
         self,
         query: str,
@@ -40,13 +44,17 @@ class EpisodeIndex:
         vector: Vectors | None = None,
         mode: SearchMode = "hybrid",
     ) -> list[EpisodeHit]:
-        """Search raw messages; ``mode`` is "hybrid", "vector" or "text"."""
-        vec = self.space.query_vector(query, vector) if mode != "text" else None
+        """Search raw messages; ``mode`` is "hybrid", "vector" or "text".
+
+        ``vector`` should come from :meth:`query_vector` (it is computed so when not given).
+        """
+        terms = focus(self.space.conn, "episodes", query)
+        vec = self.space.query_vector(terms.text, vector) if mode != "text" else None
         found = hybrid(
             self.space.conn,
             self.space.index if mode != "text" else None,
             "episodes",
-            query,
+            terms,
             vec,
             filters or Filters(statuses=None),
             max(50, k * 3),
@@ -54,7 +62,7 @@ class EpisodeIndex:
         )[:k]
         episodes = EpisodeLog(self.space.conn).by_id([c.id for c in found])
         return [
-            EpisodeHit(episodes[c.id], c.rrf, c.similarity, c.text_rank)
+            EpisodeHit(episodes[c.id], c.score, c.similarity, c.text_rank)
             for c in found
             if c.id in episodes
         ]

@@ -1,12 +1,22 @@
-"""Hybrid retrieval: vector KNN and FTS5 BM25 fused by reciprocal rank, under SQL filters."""
+"""Hybrid retrieval: vector KNN and FTS5 BM25, fused, under SQL filters.
+
+Memories fuse the two lists by reciprocal rank (their ranking adds importance, pinning and
+recency). Raw messages go further, as measured on real conversations (bench/recall_lab.py,
+docs/evaluation.md): words found in a quarter of the messages leave both queries (a speaker's
+name says nothing about which of their messages is meant), the two retrievers' scores are
+z-scored and added, each message is lifted by the best message of its sitting (its session),
+and the messages right before and after a strong hit join the ranking, so an answer is found
+next to its question.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import apsw
+import numpy as np
 
 from engram.memory import db
 from engram.memory import text as textmod
@@ -14,6 +24,13 @@ from engram.memory.embed import Vectors
 from engram.memory.vectors import VectorIndex
 
 RRF_K = 60
+# A word in more than this share of the rows (of at least MIN_COMMON) leaves both queries.
+COMMON_SHARE = 0.25
+MIN_COMMON = 50
+# Messages of one conversation less than this many seconds apart are one sitting (session).
+SITTING_GAP = 3600.0
+SESSION_LIFT = 0.3  # share of the sitting's best score added to each of its messages
+NEIGHBOUR_SHARE = 0.6  # share of a hit's score its previous and next message rank with
 
 
 @dataclass(frozen=True)
@@ -52,10 +69,10 @@ class Filters:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One fused result before ranking: its RRF score and what each retriever said."""
+    """One fused result before ranking: its fused score and what each retriever said."""
 
     id: int
-    rrf: float
+    score: float
     similarity: float | None
     text_rank: int | None
 
@@ -86,47 +103,97 @@ def vector_candidates(
     return kept
 
 
-def selective_terms(conn: apsw.Connection, space: str, terms: list[str]) -> list[str]:
-    """Drop terms in more than 0.2% of the rows (at least 1,000): they rank little, cost much."""
+@dataclass(frozen=True)
+class Focus:
+    """A query without the words that tell rows apart too little: ``text`` to embed, ``terms``
+    to match."""
+
+    text: str
+    terms: list[str]
+
+
+def _row_count(conn: apsw.Connection, space: str) -> int:
+    return max(1, int(conn.execute(f"SELECT MAX(rowid) FROM {space}").fetchall()[0][0] or 1))
+
+
+def focus(conn: apsw.Connection, space: str, query: str) -> Focus:
+    """The query's terms in at most 0.2% of the rows (at least 1,000; they rank little, cost
+    much), and its text without the words in more than ``COMMON_SHARE`` of them."""
+    terms = textmod.query_terms(query)
     if not terms:
-        return []
-    rows = max(1, int(conn.execute(f"SELECT MAX(rowid) FROM {space}").fetchall()[0][0] or 1))
+        return Focus(query, [])
+    rows = _row_count(conn, space)
     cap = max(1000, rows // 500)
+    common_cap = max(MIN_COMMON, int(rows * COMMON_SHARE))
     sql = f"SELECT COUNT(*) FROM (SELECT rowid FROM {space}_fts WHERE {space}_fts MATCH ? LIMIT ?)"
-    return [t for t in terms if int(db.scalar(conn, sql, (textmod.fts_match([t]), cap + 1))) <= cap]
+    kept, common = [], []
+    for term in terms:
+        match = textmod.fts_match([term])
+        count = int(db.scalar(conn, sql, (match, min(cap, common_cap) + 1)))
+        if count <= min(cap, common_cap):
+            kept.append(term)
+        elif common_cap <= cap or int(db.scalar(conn, sql, (match, common_cap + 1))) > common_cap:
+            common.append(term)
+    return Focus(textmod.without_words(query, common) or query, kept)
 
 
 def text_candidates(
-    conn: apsw.Connection, space: str, query: str, pool: int, filters: Filters
-) -> list[int]:
-    """Ids ranked by BM25 over the CJK-aware full-text index."""
-    match = textmod.fts_match(selective_terms(conn, space, textmod.query_terms(query)))
+    conn: apsw.Connection, space: str, terms: list[str], pool: int, filters: Filters
+) -> list[tuple[int, float]]:
+    """Ids and BM25 scores (higher is better) over the CJK-aware full-text index, best first."""
+    match = textmod.fts_match(terms)
     if not match:
         return []
     where, params = filters.where(space)
     join = f" CROSS JOIN {space} b ON b.id = f.rowid" if where != "1" else ""
     return [
-        row_id
-        for (row_id,) in conn.execute(
-            f"SELECT f.rowid FROM {space}_fts f{join}"
-            f" WHERE {space}_fts MATCH ? AND {where} ORDER BY bm25({space}_fts) LIMIT ?",
+        (int(row_id), -float(score))
+        for row_id, score in conn.execute(
+            f"SELECT f.rowid, bm25({space}_fts) AS s FROM {space}_fts f{join}"
+            f" WHERE {space}_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
             (match, *params, pool),
         )
     ]
 
 
-def fuse(vector: list[tuple[int, float]], lexical: list[int]) -> list[Candidate]:
+def fuse(vector: list[tuple[int, float]], lexical: list[tuple[int, float]]) -> list[Candidate]:
     """Reciprocal rank fusion of the two ranked lists, best first."""
     scores: dict[int, float] = {}
-    for rank, (row_id, _) in enumerate(vector, 1):
-        scores[row_id] = scores.get(row_id, 0.0) + 1.0 / (RRF_K + rank)
-    for rank, row_id in enumerate(lexical, 1):
-        scores[row_id] = scores.get(row_id, 0.0) + 1.0 / (RRF_K + rank)
+    for ranked in (vector, lexical):
+        for rank, (row_id, _) in enumerate(ranked, 1):
+            scores[row_id] = scores.get(row_id, 0.0) + 1.0 / (RRF_K + rank)
+    return _candidates(scores, vector, lexical)
+
+
+def fuse_scores(
+    vector: list[tuple[int, float]], lexical: list[tuple[int, float]]
+) -> list[Candidate]:
+    """Score fusion: each list's scores z-scored, a row missing from one list taking that list's
+    lowest, the sum shifted so the weakest candidate scores 0; best first."""
+    zv, zl = _z(vector), _z(lexical)
+    low_v, low_l = min(zv.values(), default=0.0), min(zl.values(), default=0.0)
+    summed = {i: zv.get(i, low_v) + zl.get(i, low_l) for i in zv.keys() | zl.keys()}
+    floor = min(summed.values(), default=0.0)
+    return _candidates({i: s - floor for i, s in summed.items()}, vector, lexical)
+
+
+def _z(ranked: list[tuple[int, float]]) -> dict[int, float]:
+    if not ranked:
+        return {}
+    values = np.array([s for _, s in ranked], dtype=np.float64)
+    spread = float(values.std()) or 1.0
+    mean = float(values.mean())
+    return {i: (s - mean) / spread for i, s in ranked}
+
+
+def _candidates(
+    scores: dict[int, float], vector: list[tuple[int, float]], lexical: list[tuple[int, float]]
+) -> list[Candidate]:
     similarity = dict(vector)
-    text_rank = {row_id: rank for rank, row_id in enumerate(lexical, 1)}
+    text_rank = {row_id: rank for rank, (row_id, _) in enumerate(lexical, 1)}
     return [
         Candidate(i, s, similarity.get(i), text_rank.get(i))
-        for i, s in sorted(scores.items(), key=lambda item: -item[1])
+        for i, s in sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     ]
 
 
@@ -134,17 +201,72 @@ def hybrid(
     conn: apsw.Connection,
     index: VectorIndex | None,
     space: str,
-    query: str,
+    query: Focus,
     vector: Vectors | None,
     filters: Filters,
     pool: int = 50,
     use_text: bool = True,
 ) -> list[Candidate]:
-    """Fused candidates from both retrievers (either may be skipped)."""
+    """Candidates from both retrievers (either may be skipped): memories by reciprocal rank,
+    messages by score fusion within their sittings, with their neighbours."""
     near = (
         vector_candidates(conn, index, space, vector, pool, filters)
         if index is not None and vector is not None
         else []
     )
-    lexical = text_candidates(conn, space, query, pool, filters) if use_text else []
-    return fuse(near, lexical)
+    lexical = text_candidates(conn, space, query.terms, pool, filters) if use_text else []
+    if space == "memories":
+        return fuse(near, lexical)
+    return in_context(conn, fuse_scores(near, lexical), filters)
+
+
+def in_context(conn: apsw.Connection, found: list[Candidate], filters: Filters) -> list[Candidate]:
+    """Messages lifted by the best message of their sitting, then joined by the message before
+    and after each hit at ``NEIGHBOUR_SHARE`` of its score (a neighbour carries the retrieval
+    signals of the hit it came with); best first."""
+    if not found:
+        return []
+    where, params = filters.where("episodes")
+    rows = {
+        int(r[0]): (int(r[1]), int(r[2]), float(r[3]))
+        for r in conn.execute(
+            "SELECT b.id, b.conversation_id, b.turn_index, b.created_at FROM json_each(?) j"
+            " CROSS JOIN episodes b ON b.id = j.value",
+            (json.dumps([c.id for c in found]),),
+        )
+    }
+    lifted: dict[int, Candidate] = {}
+    for c in found:
+        conv, _, at = rows.get(c.id, (-1, 0, 0.0))
+        best = max(
+            (o.score for o in found if o.id in rows and _same_sitting(rows[o.id], conv, at)),
+            default=c.score,
+        )
+        lifted[c.id] = replace(c, score=c.score + SESSION_LIFT * best)
+    wanted = [
+        (conv, turn + step, c.id)
+        for c in lifted.values()
+        if c.id in rows
+        for conv, turn, _ in [rows[c.id]]
+        for step in (-1, 1)
+    ]
+    beside = conn.execute(
+        "SELECT b.id, b.created_at, j.value ->> 2 FROM json_each(?) j CROSS JOIN episodes b"
+        " ON b.conversation_id = j.value ->> 0 AND b.turn_index = j.value ->> 1"
+        f" WHERE {where}",
+        (json.dumps(wanted), *params),
+    )
+    out = dict(lifted)
+    for row_id, at, source in beside:
+        hit = lifted[int(source)]
+        if abs(float(at) - rows[hit.id][2]) > SITTING_GAP:
+            continue
+        score = NEIGHBOUR_SHARE * hit.score
+        if row_id not in out or out[row_id].score < score:
+            out[row_id] = replace(hit, id=int(row_id), score=score)
+    # At equal scores a hit ranks before a neighbour.
+    return sorted(out.values(), key=lambda c: (-c.score, c.id not in lifted, c.id))
+
+
+def _same_sitting(row: tuple[int, int, float], conversation: int, at: float) -> bool:
+    return row[0] == conversation and abs(row[2] - at) <= SITTING_GAP

@@ -21,7 +21,7 @@ from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.ranking import Weights, collapse, rank
 from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES, Hit, Memory, Source
-from engram.memory.search import Filters, hybrid
+from engram.memory.search import Filters, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
 _log = log.get("memory.store")
@@ -361,18 +361,19 @@ class MemoryStore:
     ) -> list[Hit]:
         """Hybrid search over memories, re-ranked and with near-duplicates collapsed."""
         vec = self.space.query_vector(query, vector)
+        terms = focus(self.conn, "memories", query)
         found = hybrid(
-            self.conn, self.index, "memories", query, vec, filters or Filters(), max(50, k * 3)
+            self.conn, self.index, "memories", terms, vec, filters or Filters(), max(50, k * 3)
         )
         if not found:
             return []
-        top = found[0].rrf
+        top = found[0].score
         memories = {m.id: m for m in self._many([c.id for c in found])}
         now = time.time()
         hits = [
             Hit(
                 memories[c.id],
-                rank(c.rrf / top, memories[c.id], now, self.weights),
+                rank(c.score / top, memories[c.id], now, self.weights),
                 c.similarity,
                 c.text_rank,
             )

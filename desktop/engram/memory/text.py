@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Collection
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -101,6 +102,16 @@ def query_terms(query: str) -> list[str]:
                 pairs = [run[i : i + 2] for i in range(len(run) - 1)]
                 terms.extend(p for p in pairs if not set(p) <= _CJK_STOP)
     return list(dict.fromkeys(terms))
+
+
+def without_words(text: str, words: Collection[str]) -> str:
+    """``text`` without the given lower-case words (and their possessive 's), spaces tidied."""
+    latin = [w for w in words if not _CJK.search(w)]
+    if not latin:
+        return text
+    alternatives = "|".join(re.escape(w) for w in sorted(latin, key=len, reverse=True))
+    pattern = re.compile(rf"\b(?:{alternatives})(?:['’]s)?\b", re.IGNORECASE)
+    return " ".join(pattern.sub(" ", text).split())
 
 
 def fts_match(terms: list[str]) -> str:

@@ -61,13 +61,19 @@ def mean(values: Iterable[float | None]) -> float | None:
 
 
 def summarize(
-    records: Iterable[Mapping[str, Any]], fields: Collection[str]
+    records: Iterable[Mapping[str, Any]],
+    fields: Collection[str],
+    pooled: Mapping[str, Collection[int]] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Per group ("all" and each category): the count and the mean of each field."""
+    """Per group ("all", each category, each ``pooled`` name -> its categories): the count and
+    the mean of each field."""
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:
         groups.setdefault("all", []).append(record)
         groups.setdefault(f"category {record['category']}", []).append(record)
+        for name, categories in (pooled or {}).items():
+            if record["category"] in categories:
+                groups.setdefault(name, []).append(record)
     return {
         name: {"n": len(rows), **{f: mean(r.get(f) for r in rows) for f in fields}}
         for name, rows in sorted(groups.items(), key=lambda kv: (kv[0] != "all", kv[0]))

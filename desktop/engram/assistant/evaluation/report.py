@@ -140,14 +140,31 @@ def markdown(records: Records, title: str) -> str:
     return "\n".join(out)
 
 
+# The usual LoCoMo retrieval metric leaves out category 5 (adversarial: no true answer).
+CORE = {"categories 1-4": (1, 2, 3, 4)}
+SOURCES = {
+    "": "raw messages (the episode search)",
+    "memories ": "memories, each counting for its source messages",
+    "both ": "memories and messages merged as a turn merges them",
+}
+
+
 def retrieval_markdown(records: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> str:
-    fields = [f"recall@{k}" for k in ks]
-    summary = metrics.summarize(records, fields)
-    out = ["# Evidence recall over raw messages (hybrid search)", ""]
-    out += ["| group | n | " + " | ".join(fields) + " |", "| --- | ---: |" + " ---: |" * len(ks)]
-    for group, row in summary.items():
-        out.append(f"| {group} | {row['n']} | " + " | ".join(_cell(row[f]) for f in fields) + " |")
-    out += ["", "Chart `chart.png`: recall@k per category.", ""]
+    """One table per source the records have: recall@k for all, categories 1-4 and each."""
+    out = ["# Evidence recall of the hybrid search", ""]
+    for source, label in SOURCES.items():
+        fields = [f"{source}recall@{k}" for k in ks]
+        if not any(fields[0] in r for r in records):
+            continue
+        summary = metrics.summarize(records, fields, CORE)
+        out += [f"## Over {label}", ""]
+        out += ["| group | n | " + " | ".join(f"recall@{k}" for k in ks) + " |"]
+        out += ["| --- | ---: |" + " ---: |" * len(ks)]
+        for group, row in summary.items():
+            cells = " | ".join(_cell(row[f]) for f in fields)
+            out.append(f"| {group} | {row['n']} | {cells} |")
+        out.append("")
+    out += ["Chart `chart.png`: recall@k per category over raw messages.", ""]
     return "\n".join(out)
 
 
@@ -187,7 +204,7 @@ def write_retrieval(
     with atomic_write(out / "report.md") as handle:
         handle.write(retrieval_markdown(records, ks))
     fields = [f"recall@{k}" for k in ks]
-    summary = metrics.summarize(records, fields)
+    summary = metrics.summarize(records, fields, CORE)
     chart.write(
         out / "chart.png",
         chart.Chart(
@@ -195,6 +212,88 @@ def write_retrieval(
             [_group_label(g) for g in summary],
             fields,
             [[row[f] for f in fields] for row in summary.values()],
+            subtitle=title,
+        ),
+    )
+
+
+TASK_LABELS = {
+    "none": "1. small, no memory",
+    "raw": "2. small + raw messages",
+    "distilled": "3. small + distilled memories",
+    "lessons": "4. small + memories and lessons",
+}
+
+
+def _rate(rows: Sequence[Mapping[str, Any]]) -> float | None:
+    return metrics.mean(float(r["passed"]) for r in rows) if rows else None
+
+
+def tasks_markdown(records: Records, title: str) -> str:
+    """A task-sequence report: success per condition (tests, teaching tasks, all), per kind,
+    and a table of every task's verdict under each condition."""
+    conditions = [c for c in TASK_LABELS if c in records]
+    out = [f"# {title}", ""]
+    tests = {c: [r for r in records[c] if not r["teaches"]] for c in conditions}
+    rate = {c: _rate(tests[c]) for c in conditions}
+    for better, worse in (("lessons", "none"), ("lessons", "distilled")):
+        if rate.get(better) is not None and rate.get(worse) is not None:
+            gain = 100 * (rate[better] - rate[worse])  # type: ignore[operator]
+            out.append(
+                f"- {TASK_LABELS[better]} against {TASK_LABELS[worse]}: {gain:+.1f} points"
+                " of success on the tasks that test (no feedback)."
+            )
+    out += [
+        "",
+        "| condition | tests passed | teaching tasks passed | all |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for c in conditions:
+        taught = [r for r in records[c] if r["teaches"]]
+        cells = [
+            f"{_cell(_rate(rows))} ({sum(r['passed'] for r in rows)}/{len(rows)})"
+            for rows in (tests[c], taught, records[c])
+        ]
+        out.append(f"| {TASK_LABELS[c]} | " + " | ".join(cells) + " |")
+    summary = {c: metrics.summarize(tests[c], ("success",)) for c in conditions}
+    groups = _groups(summary)
+    out += ["", "Success on the tasks that test, per kind:", ""]
+    out += ["| condition | " + " | ".join(groups) + " |", "| --- |" + " ---: |" * len(groups)]
+    for c in conditions:
+        cells = [
+            f"{_cell(summary[c].get(g, {}).get('success'))} ({summary[c].get(g, {}).get('n', 0)})"
+            for g in groups
+        ]
+        out.append(f"| {TASK_LABELS[c]} | " + " | ".join(cells) + " |")
+    out += ["", "Every task (✓ passed, ✗ failed; * gave feedback after its answer):", ""]
+    out += ["| task | kind | " + " | ".join(c for c in conditions) + " |"]
+    out += ["| --- | --- |" + " :---: |" * len(conditions)]
+    by_task = {c: {r["task"]: r for r in records[c]} for c in conditions}
+    for row in records[conditions[0]] if conditions else []:
+        marks = ["✓" if by_task[c][row["task"]]["passed"] else "✗" for c in conditions]
+        star = "*" if row["teaches"] else ""
+        out.append(f"| {row['task']}{star} | {row['kind']} | " + " | ".join(marks) + " |")
+    out += ["", "Chart `chart.png`: success on the tasks that test, per condition and kind.", ""]
+    return "\n".join(out)
+
+
+def write_tasks(out: Path, records: Records, title: str) -> None:
+    """report.md and chart.png (success per condition and kind) of a task-sequence run."""
+    with atomic_write(out / "report.md") as handle:
+        handle.write(tasks_markdown(records, title))
+    conditions = [c for c in TASK_LABELS if c in records]
+    summary = {
+        c: metrics.summarize([r for r in records[c] if not r["teaches"]], ("success",))
+        for c in conditions
+    }
+    groups = _groups(summary)
+    chart.write(
+        out / "chart.png",
+        chart.Chart(
+            "Success on the tasks that test, per condition and kind",
+            groups,
+            [TASK_LABELS[c] for c in conditions],
+            [[summary[c].get(g, {}).get("success") for c in conditions] for g in groups],
             subtitle=title,
         ),
     )

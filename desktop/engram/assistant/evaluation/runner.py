@@ -13,7 +13,7 @@ adherence score: the judge's when there is one, else the lexical proxy (``judge.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from engram.assistant.evaluation import metrics
 from engram.assistant.evaluation.dataset import Ingested, Question, open_sample
 from engram.assistant.evaluation.judge import Judge, covers_step
 from engram.assistant.jobs import JobQueue
-from engram.assistant.recall import Recall
+from engram.assistant.recall import EPISODE_WEIGHT, Recall
 from engram.assistant.turn import Assistant
 from engram.core import log
 from engram.core.atomic import atomic_write
@@ -34,6 +34,7 @@ from engram.core.stream_filter import visible
 from engram.memory.embed import Embedder
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
+from engram.memory.records import EpisodeHit, Hit
 from engram.memory.search import Filters
 from engram.models.background import LazyModel
 from engram.models.local import LocalModel
@@ -272,7 +273,14 @@ def retrieval_only(
     out: Path,
     progress: Progress = lambda done, total, note: None,
 ) -> list[dict[str, Any]]:
-    """Evidence recall@5/10/20 of the hybrid search over each sample's raw messages."""
+    """Evidence recall@5/10/20 of each question, per source the store has.
+
+    ``recall@k``: the first k raw messages of the episode search. When the store holds memories
+    (distilled by an earlier full run in the same folder), also ``memories recall@k``: the source
+    messages of the first k memories, and ``both recall@k``: the first k items of both lists
+    merged as a turn merges them (relevance scaled per list, messages weighed by
+    ``recall.EPISODE_WEIGHT``), each memory counting for its source messages.
+    """
     records: list[dict[str, Any]] = []
     by_sample: dict[str, list[Question]] = {}
     for q in chosen:
@@ -282,23 +290,51 @@ def retrieval_only(
     for group in by_sample.values():
         sample = open_sample(out / "stores", group[0].sample, embedder)
         try:
-            filters = Filters(statuses=None, conversation_id=sample.conversation_id)
-            episodes = EpisodeIndex(sample.store.space)
             for q in group:
                 wanted = sample.evidence(q.qa)
-                if not wanted:
-                    continue
-                hits = episodes.search(q.qa.question, max(RECALL_KS), filters)
-                found = [h.episode.id for h in hits]
-                record: dict[str, Any] = {"key": q.key, "category": q.qa.category}
-                for k in RECALL_KS:
-                    record[f"recall@{k}"] = metrics.evidence_recall(wanted, found[:k])
-                records.append(record)
+                if wanted:
+                    records.append(_recalls(sample, q, wanted))
             done += len(group)
             progress(done, len(chosen), f"retrieval over {group[0].sample.sample_id} done")
         finally:
             sample.store.conn.close()
     return records
+
+
+def _recalls(sample: Ingested, q: Question, wanted: set[int]) -> dict[str, Any]:
+    """One question's record: key, category and recall@k per source."""
+    top = max(RECALL_KS)
+    episodes = EpisodeIndex(sample.store.space)
+    vector = episodes.query_vector(q.qa.question)
+    messages = episodes.search(
+        q.qa.question,
+        top,
+        Filters(statuses=None, conversation_id=sample.conversation_id),
+        vector=vector,
+    )
+    record: dict[str, Any] = {"key": q.key, "category": q.qa.category}
+    ranked: dict[str, list[set[int]]] = {"": [{h.episode.id} for h in messages]}
+    if sample.store.counts()[0]:
+        memories = sample.store.search(q.qa.question, top, vector=vector)
+        ranked["memories "] = [
+            {s.episode_id for s in h.sources if s.episode_id is not None} for h in memories
+        ]
+        merged = list(zip(_scaled(memories), ranked["memories "], strict=True))
+        merged += [
+            (EPISODE_WEIGHT * s, {h.episode.id})
+            for s, h in zip(_scaled(messages), messages, strict=True)
+        ]
+        ranked["both "] = [found for _, found in sorted(merged, key=lambda m: -m[0])]
+    for source, found in ranked.items():
+        for k in RECALL_KS:
+            record[f"{source}recall@{k}"] = metrics.evidence_recall(wanted, set().union(*found[:k]))
+    return record
+
+
+def _scaled(hits: Sequence[Hit] | Sequence[EpisodeHit]) -> list[float]:
+    """Scores as a share of the best one (as the turn scales each list)."""
+    best = max((h.score for h in hits), default=0.0) or 1.0
+    return [h.score / best for h in hits]
 
 
 def _scores(record: dict[str, Any]) -> str:
