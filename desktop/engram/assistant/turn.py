@@ -16,6 +16,7 @@ from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
+    NotRemembered,
     Recalling,
     Remembered,
     Token,
@@ -111,6 +112,7 @@ class Assistant:
         recall: Recall | None = None,
         memory_budget: int = 384,
         scheduler: Scheduler | None = None,
+        paused: Callable[[], bool] = lambda: False,
         tools: tool_loop.Toolbox | None = None,
     ) -> None:
         self.log = log_
@@ -121,6 +123,8 @@ class Assistant:
         self.memory_budget = memory_budget if recall else 0
         self.scheduler = scheduler
         self.tools = tools  # the model may call these while it answers
+        self.paused = paused  # memory paused: nothing said now is stored as or becomes a memory
+        self._answer_excluded = False  # the message being answered is never learned from
         self._prefetched: tuple[int, str, list[prompt.Recalled], prompt.PromptParts] | None = None
 
     def turn(
@@ -150,9 +154,11 @@ class Assistant:
         fitted, items, parts = prepared.fitted, prepared.items, prepared.parts
         if model is self.model:
             items, parts = self._reuse_prefetched(conversation_id, text, items, parts)
-        user_episode = self.log.append(conversation_id, "user", text)
+        quiet = self._quiet(conversation_id)
+        self._answer_excluded = quiet is not None
+        user_episode = self.log.append(conversation_id, "user", text, excluded=quiet is not None)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
-        remembered = self._remember(conversation_id, user_episode.id, text)
+        remembered = self._remember(conversation_id, user_episode.id, text, quiet)
         if remembered is not None:
             yield remembered
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
@@ -231,6 +237,43 @@ class Assistant:
         if episode is not None:
             self.log.delete_from(conversation_id, episode.turn_index)
             self._scrub()
+
+    def new_conversation(self, title: str = "", temporary: bool = False) -> int:
+        """Start a conversation; a ``temporary`` one is neither learned from nor recalled in
+        other conversations, and is deleted by :meth:`close_conversation` or at the next start
+        (:meth:`scrub_temporary`)."""
+        return self.log.new_conversation(title, temporary=temporary).id
+
+    def close_conversation(self, conversation_id: int) -> None:
+        """The user left a conversation: a temporary one is deleted, its words scrubbed."""
+        conversation = self.log.conversation(conversation_id)
+        if conversation is not None and conversation.temporary:
+            self.delete_conversation(conversation_id)
+
+    def scrub_temporary(self) -> int:
+        """Delete the temporary chats an earlier run left (closed by a crash); returns how many."""
+        ids = self.log.temporary_conversations()
+        for conversation_id in ids:
+            self.log.delete_conversation(conversation_id)
+        if ids:
+            self._scrub()
+            _log.info("deleted %d temporary conversation(s) left from an earlier run", len(ids))
+        return len(ids)
+
+    def _quiet(self, conversation_id: int) -> Problem | None:
+        """Why nothing said now may be learned (memory paused, a temporary chat), or None."""
+        conversation = self.log.conversation(conversation_id)
+        if conversation is not None and conversation.temporary:
+            return Problem(
+                tr("This is a temporary chat: nothing said in it is remembered."),
+                tr("Start a normal chat for what Engram should remember."),
+            )
+        if self.paused():
+            return Problem(
+                tr("Memory is paused: nothing from this message was stored."),
+                tr("Resume memory in the memory browser, then say it again."),
+            )
+        return None
 
     def delete_conversation(self, conversation_id: int) -> None:
         """Delete a conversation and its messages; memories keep their provenance."""
@@ -357,11 +400,15 @@ class Assistant:
             block = prompt.memory_block(items, self.language, markers)
         return items, block
 
-    def _remember(self, conversation_id: int, episode_id: int, text: str) -> Remembered | None:
+    def _remember(
+        self, conversation_id: int, episode_id: int, text: str, quiet: Problem | None
+    ) -> Remembered | NotRemembered | None:
         """Store the text of a "remember this: …" message as the user's own memory."""
         content = remember_command(text)
         if not content or self.recall is None:
             return None
+        if quiet is not None:
+            return NotRemembered(quiet)
         try:
             memory = self.recall.store.add(
                 content,
@@ -372,13 +419,13 @@ class Assistant:
                 source_episodes=[episode_id],
             )
         except EngramError as exc:
-            _log.warning("could not remember %r: %s", content[:80], exc.message)
+            _log.warning("could not remember message %d: %s", episode_id, type(exc).__name__)
             return None
         return Remembered(memory.id, memory.content)
 
     def _learn(self, conversation_id: int, answer_episode_id: int, text: str) -> None:
         """Tell the consolidation scheduler a turn is complete (it may queue a job)."""
-        if self.scheduler is not None:
+        if self.scheduler is not None and not self._answer_excluded:
             self.scheduler.on_user_turn(conversation_id, answer_episode_id, text)
 
     def _store(
@@ -391,9 +438,18 @@ class Assistant:
         steps: list[tool_loop.Step],
     ) -> int:
         """Store the answer after the tool steps that led to it (each a ``tool`` episode)."""
-        made = [self.log.append(conversation_id, "tool", step.text()).id for step in steps]
+        excluded = self._answer_excluded
+        made = [
+            self.log.append(conversation_id, "tool", step.text(), excluded=excluded).id
+            for step in steps
+        ]
         episode = self.log.append(
-            conversation_id, "assistant", "".join(pieces), status=status, model=model
+            conversation_id,
+            "assistant",
+            "".join(pieces),
+            status=status,
+            model=model,
+            excluded=self._answer_excluded,
         )
         if made:
             self.log.link_to_answer(made, episode.id)

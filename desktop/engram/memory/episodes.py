@@ -26,6 +26,7 @@ class Episode:
     token_count: int | None
     status: str
     model: str | None = None  # "large" when the user asked the large model for this answer
+    excluded: bool = False  # said while memory was paused or in a temporary chat: never learned
 
 
 @dataclass(frozen=True)
@@ -36,10 +37,12 @@ class Conversation:
     title: str
     created_at: float
     updated_at: float
+    temporary: bool = False  # neither learned from nor recalled elsewhere; deleted when closed
 
 
 EPISODE_COLUMNS = (
-    "id, conversation_id, turn_index, role, content, created_at, token_count, status, model"
+    "id, conversation_id, turn_index, role, content, created_at, token_count, status, model,"
+    " excluded"
 )
 
 
@@ -49,15 +52,25 @@ class EpisodeLog:
     def __init__(self, conn: apsw.Connection) -> None:
         self.conn = conn
 
-    def new_conversation(self, title: str = "") -> Conversation:
+    def new_conversation(self, title: str = "", temporary: bool = False) -> Conversation:
         now = time.time()
         with db.transaction(self.conn):
             self.conn.execute(
-                "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
-                (title, now, now),
+                "INSERT INTO conversations(title, created_at, updated_at, temporary)"
+                " VALUES (?, ?, ?, ?)",
+                (title, now, now, int(temporary)),
             )
             new_id = self.conn.last_insert_rowid()
-        return Conversation(new_id, title, now, now)
+        return Conversation(new_id, title, now, now, temporary)
+
+    def temporary_conversations(self) -> list[int]:
+        """Ids of the temporary chats still in the file (to delete when closed or at start)."""
+        return [
+            int(row[0])
+            for row in self.conn.execute(
+                "SELECT id FROM conversations WHERE temporary = 1 ORDER BY id"
+            )
+        ]
 
     def conversation(self, conversation_id: int) -> Conversation | None:
         row = db.one(self.conn, "SELECT * FROM conversations WHERE id = ?", (conversation_id,))
@@ -125,8 +138,9 @@ class EpisodeLog:
         token_count: int | None = None,
         status: str = "complete",
         model: str | None = None,
+        excluded: bool = False,
     ) -> Episode:
-        """Store one message at the end of a conversation."""
+        """Store one message at the end of a conversation (``excluded``: never learned from)."""
         now = time.time()
         with db.transaction(self.conn):
             turn = db.scalar(
@@ -136,15 +150,24 @@ class EpisodeLog:
             )
             self.conn.execute(
                 "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at,"
-                " token_count, status, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, turn, role, content, now, token_count, status, model),
+                " token_count, status, model, excluded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, turn, role, content, now, token_count, status, model, excluded),
             )
             new_id = self.conn.last_insert_rowid()
             self.conn.execute(
                 "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
             )
         return Episode(
-            new_id, conversation_id, int(turn), role, content, now, token_count, status, model
+            new_id,
+            conversation_id,
+            int(turn),
+            role,
+            content,
+            now,
+            token_count,
+            status,
+            model,
+            excluded,
         )
 
     def link_to_answer(self, episode_ids: Sequence[int], answer_id: int) -> None:

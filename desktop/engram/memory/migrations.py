@@ -181,6 +181,34 @@ def _vector_tables(conn: apsw.Connection) -> None:
         create_vector_tables(conn, int(generation))
 
 
+def _excluded_episodes(conn: apsw.Connection) -> None:
+    """Messages said while memory was paused (or in a temporary chat) are never learned from."""
+    conn.execute("ALTER TABLE episodes ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0")
+
+
+def _temporary_conversations(conn: apsw.Connection) -> None:
+    """A temporary chat is neither learned from nor recalled elsewhere, and deleted when closed."""
+    conn.execute("ALTER TABLE conversations ADD COLUMN temporary INTEGER NOT NULL DEFAULT 0")
+
+
+def _memory_ids_never_reused(conn: apsw.Connection) -> None:
+    """The next memory id only grows, so a deleted memory's id never names another one.
+
+    SQLite gives a new row the largest id + 1, which reuses the id of a deleted newest row;
+    writers take ``memory_next_id`` instead, and a trigger keeps it past every inserted id.
+    """
+    conn.execute(
+        """
+        INSERT OR REPLACE INTO meta(key, value)
+            SELECT 'memory_next_id', COALESCE(MAX(id), 0) + 1 FROM memories;
+        CREATE TRIGGER memories_next_id AFTER INSERT ON memories BEGIN
+            UPDATE meta SET value = MAX(CAST(value AS INTEGER), new.id + 1)
+            WHERE key = 'memory_next_id';
+        END;
+        """
+    )
+
+
 def _tool_episodes(conn: apsw.Connection) -> None:
     """Episodes of role ``tool`` (one call and its result), linked to the answer that made them.
 
@@ -216,6 +244,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0003_fulltext", _fulltext),
     ("0004_memory_browse_indexes", _memory_browse_indexes),
     ("0005_vector_tables", _vector_tables),
+    ("0006_excluded_episodes", _excluded_episodes),
+    ("0007_temporary_conversations", _temporary_conversations),
+    ("0008_memory_ids_never_reused", _memory_ids_never_reused),
     ("0009_tool_episodes", _tool_episodes),
 )
 
