@@ -1,5 +1,5 @@
-"""Test fixtures: a private ENGRAM_HOME per test, the real starter models, thread hygiene, the
-socket guard's loopback opt-in and the CJK-font requirement."""
+"""Test fixtures: a private ENGRAM_HOME per test, the real starter models (loaded once and lent to
+sessions and windows), thread hygiene, the socket guard's loopback opt-in and the CJK-font rule."""
 
 from __future__ import annotations
 
@@ -7,8 +7,13 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from engram.assistant.session import LoadedModels
+    from engram.models.local import LocalModel
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS_DIR = Path(os.environ.get("ENGRAM_MODELS_DIR") or REPO / ".cache" / "models")
@@ -46,6 +51,47 @@ def engram_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ENGRAM_HOME", str(home))
     monkeypatch.setenv("ENGRAM_MODELS_DIR", str(MODELS_DIR))
     return home
+
+
+@pytest.fixture(scope="session")
+def _starter_pair(
+    starter_models: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[LoadedModels, int]]:
+    """The starter small model and embedder, loaded once for the whole run, and the sampling
+    seed a fresh load starts from."""
+    from engram.assistant.session import LoadedModels, embedder_for
+    from engram.core import settings
+    from engram.models import roles
+
+    with pytest.MonkeyPatch.context() as env:  # loading reads settings and catalogues from here
+        env.setenv("ENGRAM_HOME", str(tmp_path_factory.mktemp("shared-models-home")))
+        prefs = settings.Settings()
+        small = roles.load_local(prefs, "small")
+        models = LoadedModels(small, embedder_for(prefs))
+    yield models, small._llm._seed
+    small.close()
+
+
+def _as_loaded(model: LocalModel, seed: int) -> None:
+    """Put a shared model back as a fresh load finds it: no KV cache, no saved conversation
+    states, the first sampling seed, no gate of an earlier session, no stats."""
+    llm = model._llm
+    llm.reset()
+    if llm.cache is not None:
+        llm.cache.cache_state.clear()
+    llm.set_seed(seed)
+    model.gate = None
+    model.last_stats = None
+
+
+@pytest.fixture
+def loaded_models(_starter_pair: tuple[LoadedModels, int]) -> LoadedModels:
+    """The starter small model and embedder to lend to ``open_session`` or ``MainWindow``
+    (``models=``): loaded once per run, reset before each test so no state leaks between them.
+    Only for the default context size and threads; other settings need their own load."""
+    models, seed = _starter_pair
+    _as_loaded(models.small, seed)
+    return models
 
 
 @pytest.fixture

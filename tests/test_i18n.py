@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.events import Failed
+from engram.assistant.session import LoadedModels
 from engram.core import settings
 from engram.core.errors import ModelFileError, Problem, tr
 from engram.models import catalogue
@@ -90,9 +91,9 @@ def chinese(qapp: QApplication) -> Iterator[None]:
 
 
 def test_the_window_speaks_chinese_when_chosen(
-    qtbot: QtBot, chinese: None, starter_models: Path
+    qtbot: QtBot, chinese: None, loaded_models: LoadedModels
 ) -> None:
-    window = MainWindow(settings.Settings(language="zh_CN"))
+    window = MainWindow(settings.Settings(language="zh_CN"), loaded_models)
     qtbot.addWidget(window)
     assert window.send_button.text() == "发送"
     assert window.stop_button.text() == "停止"

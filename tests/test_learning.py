@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
 from engram.assistant.consolidation import Status
 from engram.assistant.events import Finished, Recalling, Remembered, TurnEvent
-from engram.assistant.session import open_session
+from engram.assistant.session import LoadedModels, open_session
 from engram.core import settings
 from engram.memory.injections import Injections
 
@@ -20,8 +19,10 @@ def _events(session_turn: object) -> list[TurnEvent]:
     return list(session_turn)  # type: ignore[call-overload]
 
 
-def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(starter_models: Path) -> None:
-    session = open_session(settings.Settings(max_answer_tokens=24))
+def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(
+    loaded_models: LoadedModels,
+) -> None:
+    session = open_session(settings.Settings(max_answer_tokens=24), models=loaded_models)
     try:
         told = _events(session.assistant.turn(0, "Remember this: my dog is called Biscuit."))
         remembered = [e for e in told if isinstance(e, Remembered)]
@@ -43,7 +44,7 @@ def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(starter_mode
 
 @pytest.mark.slow
 def test_turns_feed_the_background_distiller_which_learns_with_the_starter_model(
-    starter_models: Path,
+    loaded_models: LoadedModels,
 ) -> None:
     states: list[Status] = []
     done = threading.Event()
@@ -54,7 +55,7 @@ def test_turns_feed_the_background_distiller_which_learns_with_the_starter_model
             done.set()
 
     prefs = settings.Settings(max_answer_tokens=24, consolidate_every_turns=1)
-    session = open_session(prefs, on_status=on_status)
+    session = open_session(prefs, on_status=on_status, models=loaded_models)
     try:
         assert session.learning is not None
         _events(session.assistant.turn(0, "My sister lives in Hangzhou and works as a nurse."))

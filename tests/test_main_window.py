@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from engram.assistant.consolidation import Status
 from engram.assistant.events import Token, Truncated
+from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
 from engram.ui.main_window import MainWindow
 
@@ -22,9 +23,12 @@ STOP_TOKENS = 16  # tokens already on their way to the window when Stop is click
 
 
 def _open(
-    qtbot: QtBot, prefs: settings.Settings | None = None, wait_loaded: bool = True
+    qtbot: QtBot,
+    prefs: settings.Settings | None = None,
+    wait_loaded: bool = True,
+    models: LoadedModels | None = None,
 ) -> MainWindow:
-    window = MainWindow(prefs or settings.Settings())
+    window = MainWindow(prefs or settings.Settings(), models)
     qtbot.addWidget(window)
     window.show()
     window.activateWindow()
@@ -35,8 +39,8 @@ def _open(
 
 
 @pytest.fixture
-def window(qtbot: QtBot, starter_models: Path) -> Iterator[MainWindow]:
-    win = _open(qtbot)
+def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
+    win = _open(qtbot, models=loaded_models)
     yield win
     win.close()
 
@@ -101,9 +105,11 @@ def test_shift_enter_is_a_newline_and_blank_messages_are_not_sent(
     assert _stored() == []
 
 
-def test_stop_ends_a_running_answer_within_a_few_tokens(qtbot: QtBot, starter_models: Path) -> None:
+def test_stop_ends_a_running_answer_within_a_few_tokens(
+    qtbot: QtBot, loaded_models: LoadedModels
+) -> None:
     # How fast, in seconds, is bench/ui.py's business (stop latency).
-    window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
+    window = _open(qtbot, settings.Settings(max_answer_tokens=3000), models=loaded_models)
     tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
     qtbot.waitUntil(lambda: len(tokens) >= 5, timeout=ANSWER_TIMEOUT_MS)
@@ -117,8 +123,8 @@ def test_stop_ends_a_running_answer_within_a_few_tokens(qtbot: QtBot, starter_mo
     window.close()
 
 
-def test_escape_stops_too(qtbot: QtBot, starter_models: Path) -> None:
-    window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
+def test_escape_stops_too(qtbot: QtBot, loaded_models: LoadedModels) -> None:
+    window = _open(qtbot, settings.Settings(max_answer_tokens=3000), models=loaded_models)
     tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
     qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=ANSWER_TIMEOUT_MS)
@@ -128,14 +134,14 @@ def test_escape_stops_too(qtbot: QtBot, starter_models: Path) -> None:
     window.close()
 
 
-def test_restart_shows_the_conversation_again(qtbot: QtBot, starter_models: Path) -> None:
-    first = _open(qtbot)
+def test_restart_shows_the_conversation_again(qtbot: QtBot, loaded_models: LoadedModels) -> None:
+    first = _open(qtbot, models=loaded_models)
     _type_and_enter(qtbot, first, "Hello there")
     qtbot.waitUntil(lambda: len(_stored()) == 2, timeout=ANSWER_TIMEOUT_MS)
     qtbot.waitUntil(lambda: not first._busy, timeout=ANSWER_TIMEOUT_MS)
     answer = first.chat.bubbles()[-1].text
     first.close()
-    second = _open(qtbot, wait_loaded=False)
+    second = _open(qtbot, wait_loaded=False, models=loaded_models)
     assert [(b.role, b.text) for b in second.chat.bubbles()] == [
         ("user", "Hello there"),
         ("assistant", answer),
@@ -145,9 +151,9 @@ def test_restart_shows_the_conversation_again(qtbot: QtBot, starter_models: Path
 
 
 def test_closing_mid_answer_keeps_the_text_and_stops_the_thread(
-    qtbot: QtBot, starter_models: Path
+    qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    window = _open(qtbot, settings.Settings(max_answer_tokens=3000))
+    window = _open(qtbot, settings.Settings(max_answer_tokens=3000), models=loaded_models)
     tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long poem about the sea.")
     qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=ANSWER_TIMEOUT_MS)
@@ -230,10 +236,10 @@ def _feedback(memory_id: int) -> int:
 
 
 def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
-    qtbot: QtBot, starter_models: Path
+    qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
     dog = _seed_memory("The user's dog is called Biscuit.")
-    window = _open(qtbot, settings.Settings(max_answer_tokens=32))
+    window = _open(qtbot, settings.Settings(max_answer_tokens=32), models=loaded_models)
     _type_and_enter(qtbot, window, "What is my dog called?")
     qtbot.waitUntil(lambda: window._busy, timeout=5_000)
     qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
@@ -249,7 +255,7 @@ def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     assert chip.objectName() == "chip_wrong"
     window.close()
 
-    reopened = _open(qtbot)
+    reopened = _open(qtbot, models=loaded_models)
     old_answer = reopened.chat.bubbles()[-1]
     qtbot.waitUntil(lambda: old_answer.chips is not None, timeout=5_000)
     assert old_answer.chips is not None

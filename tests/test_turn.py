@@ -10,7 +10,7 @@ import pytest
 from engram.assistant import prompt, utilization
 from engram.assistant.events import Finished, Recalling, TurnEvent
 from engram.assistant.recall import PROFILE_LIMIT
-from engram.assistant.session import Session, open_session
+from engram.assistant.session import LoadedModels, Session, open_session
 from engram.core import settings
 from engram.memory.injections import Injections
 
@@ -21,8 +21,8 @@ HOSTILE = (
 
 
 @pytest.fixture
-def session(starter_models: Path) -> Iterator[Session]:
-    opened = open_session(settings.Settings(max_answer_tokens=48))
+def session(loaded_models: LoadedModels) -> Iterator[Session]:
+    opened = open_session(settings.Settings(max_answer_tokens=48), models=loaded_models)
     assert opened.store is not None, opened.memory_problem
     yield opened
     opened.close()
@@ -186,14 +186,14 @@ def test_sanitize_removes_control_sequences_even_when_nested() -> None:
 
 
 def test_escalation_answers_with_the_large_model_role_and_can_be_cancelled(
-    starter_models: Path, small_model_path: Path
+    loaded_models: LoadedModels, small_model_path: Path
 ) -> None:
     from engram.assistant.events import Cancelled, TurnStarted
     from engram.models import gguf_import
 
     large = gguf_import.import_file(small_model_path, roles=("large",), model_id="large-copy")
     prefs = settings.Settings(max_answer_tokens=400, large_model=large.id)
-    session = open_session(prefs)
+    session = open_session(prefs, models=loaded_models)
     try:
         model = session.large_model()
         assert model is not session.model and model.path == large.main_file()
@@ -271,9 +271,10 @@ def test_a_cancelled_prefetch_evaluates_nothing(session: Session) -> None:
 
 
 def test_the_memory_block_with_its_header_and_quoting_stays_within_the_budget(
-    starter_models: Path,
+    loaded_models: LoadedModels,
 ) -> None:
-    opened = open_session(settings.Settings(max_answer_tokens=16, memory_budget_tokens=120))
+    prefs = settings.Settings(max_answer_tokens=16, memory_budget_tokens=120)
+    opened = open_session(prefs, models=loaded_models)
     try:
         assert opened.store is not None
         for i in range(12):
