@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import apsw
+import numpy as np
 import pytest
 
 from engram.assistant.jobs import JobQueue
@@ -19,8 +20,11 @@ from engram.core.errors import (
     StoreFullError,
     StoreReadOnlyError,
 )
-from engram.memory import db, faults
+from engram.memory import db, embed, faults
+from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
+from engram.memory.store import MemoryStore
+from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 
 @pytest.fixture
@@ -103,6 +107,43 @@ def test_a_damaged_page_is_reported_corrupt_and_can_be_moved_aside(
     moved = list(path.parent.glob("engram.damaged-*.sqlite3"))
     assert len(moved) == 1 and moved[0].read_bytes() == damaged
     assert EpisodeLog(db.connect(path)).conversations() == []
+
+
+def test_a_damaged_vector_page_makes_searches_report_corrupt(
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    store = MemoryStore.open(paths.database_path(), embedder)
+    vectors = np.random.default_rng(0).standard_normal((300, embedder.dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.add_many([f"Fact number {i}." for i in range(300)], vectors=vectors)
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation().id
+    said = [log.append(chat, "user", f"Message number {i}.").id for i in range(300)]
+    assert store.index is not None
+    with db.transaction(store.conn):
+        store.index.put("episodes", said, vectors)
+    # The first leaf of each vector table: a full scan reads it, MAX(id) does not.
+    leaves = [
+        db.scalar(
+            store.conn,
+            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path LIMIT 1",
+            (f"vectors_{space}_g1",),
+        )
+        for space in ("memories", "episodes")
+    ]
+    page_size = db.scalar(store.conn, "PRAGMA page_size")
+    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.conn.close()
+    with paths.database_path().open("r+b") as handle:
+        for page in leaves:
+            handle.seek((page - 1) * page_size)
+            handle.write(b"\xa5" * page_size)
+    store = MemoryStore.open(paths.database_path(), embedder)
+    with pytest.raises(StoreCorruptError):
+        store.search("fact", vector=vectors[:1])
+    with pytest.raises(StoreCorruptError):
+        EpisodeIndex(store.space).search("message", vector=vectors[:1], mode="vector")
+    store.conn.close()
 
 
 def test_a_full_disk_is_reported_full_and_rolled_back(path: Path) -> None:

@@ -73,7 +73,7 @@ def test_a_file_never_opened_by_a_store_gets_its_vector_tables() -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = db.connect(path, migrate=False)
     migrations.apply(conn, path, migrations.MIGRATIONS[:4])  # what the episode log alone made
-    EpisodeLog(conn).new_conversation("only messages")
+    conn.execute("INSERT INTO conversations(title, created_at, updated_at) VALUES ('only', 0, 0)")
     assert not {t for t in _tables(conn) if t.startswith("vectors_")}
     conn.close()
     conn = db.connect(path)

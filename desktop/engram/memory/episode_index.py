@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from engram.memory import db
+import apsw
+
+from engram.memory import db, faults
 from engram.memory.embed import Vectors
 from engram.memory.episodes import EpisodeLog
 from engram.memory.records import EpisodeHit
@@ -20,6 +22,11 @@ class EpisodeIndex:
     def __init__(self, space: EmbeddingSpace) -> None:
         self.space = space
 
+    @property
+    def conn(self) -> apsw.Connection:
+        return self.space.conn
+
+    @faults.reported
     def index_new(self, batch: int = 64) -> int:
         """Embed the episodes that have no vector yet; returns how many were added."""
         space = self.space
@@ -36,6 +43,7 @@ class EpisodeIndex:
         """The query embedded without the words common to the messages (see ``search.focus``)."""
         return self.space.query_vector(focus(self.space.conn, "episodes", query).text)
 
+    @faults.reported
     def search(
         self,
         query: str,

@@ -1,8 +1,8 @@
 """The one place that turns SQLite errors into the store's known problems.
 
 Like qutebrowser's ``misc/sql.py``: every connection's reads and writes go through
-:func:`classified` (``db.transaction``, ``db.rows``/``one``/``scalar`` and ``db.connect`` use it),
-which maps
+:func:`classified` (``db.transaction``, ``db.rows``/``one``/``scalar`` and ``db.connect`` use it,
+and :func:`reported` wraps the searches that read with their own cursors), which maps
 
 - ``BusyError``/``LockedError`` to :class:`StoreBusyError` (another Engram holds the file),
 - ``FullError`` or an I/O error with ``ENOSPC``/``EDQUOT`` to :class:`StoreFullError`,
@@ -18,10 +18,12 @@ The log gets the kind and the SQLite error's class, never the text of a row.
 from __future__ import annotations
 
 import errno
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 import apsw
 
@@ -36,6 +38,8 @@ from engram.core.errors import (
 )
 
 _log = log.get("memory.faults")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 _FULL = {errno.ENOSPC, errno.EDQUOT}
 _DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
 
@@ -112,6 +116,29 @@ def classified(conn: apsw.Connection) -> Iterator[None]:
     except apsw.Error as exc:
         _raise_known(exc, conn.filename, conn.system_errno)
         raise
+
+
+class _OnConnection(Protocol):
+    @property
+    def conn(self) -> apsw.Connection: ...
+
+
+_S = TypeVar("_S", bound=_OnConnection)
+
+
+def reported(method: Callable[Concatenate[_S, _P], _R]) -> Callable[Concatenate[_S, _P], _R]:
+    """Run a whole method of a class on ``self.conn`` inside :func:`classified`.
+
+    For entry points whose reads go to the connection directly (searches scan vector and
+    full-text tables with their own cursors).
+    """
+
+    @functools.wraps(method)
+    def run(self: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with classified(self.conn):
+            return method(self, *args, **kwargs)
+
+    return run
 
 
 @contextmanager
