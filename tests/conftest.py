@@ -54,7 +54,7 @@ def engram_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(scope="session")
-def _starter_pair(
+def starter_pair(
     starter_models: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[LoadedModels, int]]:
     """The starter small model and embedder, loaded once for the whole run, and the sampling
@@ -72,7 +72,7 @@ def _starter_pair(
     small.close()
 
 
-def _as_loaded(model: LocalModel, seed: int) -> None:
+def as_freshly_loaded(model: LocalModel, seed: int) -> None:
     """Put a shared model back as a fresh load finds it: no KV cache, no saved conversation
     states, the first sampling seed, no gate of an earlier session, no stats."""
     llm = model._llm
@@ -85,12 +85,12 @@ def _as_loaded(model: LocalModel, seed: int) -> None:
 
 
 @pytest.fixture
-def loaded_models(_starter_pair: tuple[LoadedModels, int]) -> LoadedModels:
+def loaded_models(starter_pair: tuple[LoadedModels, int]) -> LoadedModels:
     """The starter small model and embedder to lend to ``open_session`` or ``MainWindow``
     (``models=``): loaded once per run, reset before each test so no state leaks between them.
     Only for the default context size and threads; other settings need their own load."""
-    models, seed = _starter_pair
-    _as_loaded(models.small, seed)
+    models, seed = starter_pair
+    as_freshly_loaded(models.small, seed)
     return models
 
 

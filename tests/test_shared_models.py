@@ -1,0 +1,37 @@
+"""The shared starter model of the test suite answers each test as a fresh load of it would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import as_freshly_loaded
+from engram.assistant.session import LoadedModels
+from engram.core import settings
+from engram.models import roles
+from engram.models.background import ForegroundGate
+
+QUESTION = [{"role": "user", "content": "Name three fruits."}]
+
+
+def _answer(models: LoadedModels) -> str:
+    return "".join(models.small.stream_chat(QUESTION, max_tokens=16))  # sampled: the seed counts
+
+
+def test_a_shared_model_is_put_back_as_a_fresh_load_finds_it(
+    starter_pair: tuple[LoadedModels, int], starter_models: Path
+) -> None:
+    models, seed = starter_pair
+    fresh = roles.load_local(settings.Settings(), "small")
+    try:
+        expected = "".join(fresh.stream_chat(QUESTION, max_tokens=16))
+    finally:
+        fresh.close()
+    # What earlier tests leave behind: saved states (of this very question), a KV cache, a later
+    # seed, a gate.
+    for messages in (QUESTION, [{"role": "user", "content": "Tell a story."}]):
+        list(models.small.stream_chat(messages, max_tokens=8))
+    models.small.gate = ForegroundGate()
+    as_freshly_loaded(models.small, seed)
+    assert models.small.gate is None and models.small.last_stats is None
+    assert _answer(models) == expected
+    assert models.small.last_stats is not None and models.small.last_stats.reused_tokens == 0
