@@ -72,6 +72,19 @@ def test_a_read_only_connection_is_reported_read_only(path: Path) -> None:
     conn.close()
 
 
+def test_a_read_only_file_can_still_be_searched(embedder: embed.FastEmbedder) -> None:  # noqa: F811
+    store = MemoryStore.open(paths.database_path(), embedder)
+    kept = store.add("The user's bicycle is green.")
+    store.conn.close()
+    conn = db.connect(paths.database_path())
+    conn.execute("PRAGMA query_only = ON")  # what a read-only file allows
+    read_only = MemoryStore(conn, embedder)
+    assert read_only.search("What colour is the bicycle?", k=1)[0].memory.id == kept.id
+    with pytest.raises(StoreReadOnlyError):
+        read_only.add("The user's car is red.")
+    conn.close()
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="permissions do not bind root")
 def test_a_read_only_folder_and_file_are_reported_read_only(path: Path) -> None:
     path.chmod(0o444)

@@ -206,10 +206,11 @@ class EmbeddingSpace:
         self.embedder = embedder
         self.index: VectorIndex | None = None
         _EMBEDDERS.setdefault(embedder.model_id, embedder)
-        with db.transaction(conn):
-            if self._meta("embedding_model") is None:
-                self._set_meta("embedding_model", embedder.model_id)
-                self._set_meta("embedding_dim", str(embedder.dim))
+        if self._meta("embedding_model") is None:  # a new file: bind it to this model
+            with db.transaction(conn):
+                if self._meta("embedding_model") is None:
+                    self._set_meta("embedding_model", embedder.model_id)
+                    self._set_meta("embedding_dim", str(embedder.dim))
         self.sync()
 
     def _meta(self, key: str) -> str | None:
