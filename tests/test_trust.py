@@ -167,3 +167,69 @@ def test_temporary_chats_left_by_a_crash_are_deleted_at_the_next_start(
     assert again.scrub_temporary() == 1
     assert again.log.conversation(left) is None and again.log.conversation(kept) is not None
     assert again.scrub_temporary() == 0
+
+
+def test_a_corrected_dose_supersedes_the_old_one_and_says_what_changed(
+    store: MemoryStore, model: LocalModel
+) -> None:
+    assistant, _queue = build(store, model, Memory())
+    conversation = assistant.new_conversation("health")
+    first = run(assistant, conversation, "remember this: I take 5 mg of warfarin daily")
+    old = next(e for e in first if isinstance(e, Remembered))
+    events = run(assistant, conversation, "remember this: I take 50 mg of warfarin daily")
+    new = next(e for e in events if isinstance(e, Remembered))
+    assert new.memory_id != old.memory_id
+    assert new.content == "I take 50 mg of warfarin daily"
+    assert new.replaced_id == old.memory_id and new.change == ("5 mg", "50 mg")
+    before = store.get(old.memory_id)
+    assert before is not None and before.status == "superseded"
+    assert before.superseded_by == new.memory_id and before.content.startswith("I take 5 mg")
+    hits = [hit.memory.content for hit in store.search("warfarin dose", k=5)]
+    assert hits[0] == "I take 50 mg of warfarin daily" and before.content not in hits
+    # Said again, it is known: no new version.
+    again = run(assistant, conversation, "remember this: I take 50 mg of warfarin daily")
+    same = next(e for e in again if isinstance(e, Remembered))
+    assert same.memory_id == new.memory_id and same.replaced_id is None
+
+
+def test_a_negation_is_an_update_and_a_paraphrase_is_not(store: MemoryStore) -> None:
+    allergic = store.add("My wife is allergic to peanuts", "fact", origin="user")
+    not_allergic = store.add("My wife is not allergic to peanuts", "fact", origin="user")
+    assert not_allergic.id != allergic.id
+    old = store.get(allergic.id)
+    assert old is not None and old.status == "superseded"
+    assert old.superseded_by == not_allergic.id
+    assert store.replaced_by(not_allergic.id) == old
+    tea = store.add("The user likes green tea a lot", "preference", origin="user")
+    same = store.add("The user likes green tea a lot.", "preference", origin="user")
+    assert same.id == tea.id
+
+
+def test_the_distiller_cannot_swallow_a_correction(store: MemoryStore) -> None:
+    from engram.assistant import reconcile
+    from engram.assistant.distill import Candidate
+
+    dose = store.add("The user takes 5 mg of warfarin daily", "fact", origin="local")
+    candidate = Candidate("fact", "The user takes 50 mg of warfarin daily", 0.8, (1,), {})
+    says_known = ScriptedModel(
+        lambda _m: {}, lambda _m: {"decision": "skip", "target_id": dose.id, "content": ""}
+    )
+    decision = reconcile.decide(store, says_known, candidate, "en")
+    assert decision.action == "supersede" and decision.target_id == dose.id
+    written = reconcile.apply(
+        store, decision, candidate, origin="local", conversation_id=None, job_id=1
+    )
+    assert written is not None and "50 mg" in written.content
+    old = store.get(dose.id)
+    assert old is not None and old.status == "superseded" and old.superseded_by == written.id
+
+
+def test_memory_ids_are_never_reused(store: MemoryStore) -> None:
+    first = store.add("The user's cat is called Miso.", "fact", origin="user")
+    newest = store.add("The user plays the cello.", "fact", origin="user")
+    store.delete(newest.id)
+    again = store.add("The user plays the violin.", "fact", origin="user")
+    assert again.id > newest.id > first.id
+    bulk = store.add_many(["One imported fact.", "Another imported fact."])
+    store.delete(bulk[-1])
+    assert store.add("The user runs on Sundays.", "fact", origin="user").id > bulk[-1]

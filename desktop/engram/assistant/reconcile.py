@@ -1,7 +1,9 @@
 """Reconciliation: each candidate becomes add, update, supersede or skip against what is known.
 
 A deterministic guard comes first: a candidate whose text equals an existing memory (after
-normalization) or whose embedding is within :data:`SAME_COSINE` of one is skipped without asking.
+normalization) or whose embedding is within :data:`SAME_COSINE` of one is skipped without asking,
+unless it changes a number, date, name or negation of it (:mod:`engram.memory.changes`): then it
+supersedes it, whatever a model would say.
 Otherwise the large model decides from the candidate and its nearest memories (mem0 style); a
 decision naming a memory that was not offered falls back to a plain add.
 """
@@ -17,7 +19,7 @@ import numpy as np
 from engram.assistant.distill import Candidate, StructuredModel, is_garbage, line_schema, prompt
 from engram.assistant.prompt import sanitize
 from engram.core import log
-from engram.memory import db
+from engram.memory import changes, db
 from engram.memory.records import Memory
 from engram.memory.store import MemoryStore
 from engram.memory.text import normalized
@@ -61,7 +63,8 @@ def neighbours(store: MemoryStore, candidate: Candidate, k: int = NEIGHBOURS) ->
 
 
 def guard(store: MemoryStore, candidate: Candidate, near: Sequence[Memory]) -> Decision | None:
-    """Skip without asking when an existing memory says the same thing."""
+    """Skip without asking when an existing memory says the same thing; supersede it without
+    asking when it is the same statement with another number, date, name or negation."""
     text = normalized(candidate.content)
     for memory in near:
         if normalized(memory.content) == text or text in memory.meta.get(DISTILLED, ()):
@@ -73,8 +76,17 @@ def guard(store: MemoryStore, candidate: Candidate, near: Sequence[Memory]) -> D
     for memory in near:
         other = stored.get(memory.id)
         if other is not None and (cos := float(np.dot(vec, other.reshape(-1)))) >= SAME_COSINE:
-            return Decision("skip", memory.id, memory.content, f"similar {cos:.2f}")
+            return corrected(memory, candidate) or Decision(
+                "skip", memory.id, memory.content, f"similar {cos:.2f}"
+            )
     return None
+
+
+def corrected(memory: Memory, candidate: Candidate) -> Decision | None:
+    """Supersede ``memory`` when the candidate changes what matters in it ("5 mg" → "50 mg")."""
+    if changes.update_between(memory.content, candidate.content) is None:
+        return None
+    return Decision("supersede", memory.id, candidate.content, "a correction")
 
 
 def ask(
@@ -137,6 +149,9 @@ def decide(
         return Decision("add", None, candidate.content, "new")
     decision = guard(store, candidate, near) or ask(model, candidate, near, language)
     target = next((m for m in near if m.id == decision.target_id), None)
+    if decision.action == "skip" and target is not None:
+        # "Already known" must not swallow a correction, whoever judged it.
+        decision = corrected(target, candidate) or decision
     if (
         decision.action in ("update", "supersede")
         and target is not None

@@ -7,6 +7,7 @@ chat with the conversation so far.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -30,6 +31,7 @@ from engram.assistant.tools import loop as tool_loop
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.stream_filter import StreamFilter
+from engram.memory import changes
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.text import query_terms
 
@@ -409,6 +411,7 @@ class Assistant:
             return None
         if quiet is not None:
             return NotRemembered(quiet)
+        asked = time.time()
         try:
             memory = self.recall.store.add(
                 content,
@@ -421,7 +424,12 @@ class Assistant:
         except EngramError as exc:
             _log.warning("could not remember message %d: %s", episode_id, type(exc).__name__)
             return None
-        return Remembered(memory.id, memory.content)
+        old = self.recall.store.replaced_by(memory.id) if memory.created_at >= asked else None
+        if old is None:
+            return Remembered(memory.id, memory.content)
+        return Remembered(
+            memory.id, memory.content, old.id, changes.update_between(old.content, memory.content)
+        )
 
     def _learn(self, conversation_id: int, answer_episode_id: int, text: str) -> None:
         """Tell the consolidation scheduler a turn is complete (it may queue a job)."""

@@ -16,7 +16,7 @@ import apsw
 
 from engram.core import log
 from engram.core.errors import InputError, Problem, tr
-from engram.memory import db, faults
+from engram.memory import changes, db
 from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.ranking import Weights, collapse, rank
@@ -101,25 +101,36 @@ class MemoryStore:
         meta: dict[str, Any] | None = None,
         vector: Vectors | None = None,
     ) -> Memory:
-        """Store a memory, or return the existing near-duplicate of the same kind instead."""
+        """Store a memory, or return the existing near-duplicate of the same kind instead.
+
+        A near-duplicate that differs in a number, date, name or negation is not the same
+        memory but an update ("5 mg" → "50 mg"): the new one supersedes it (the old one stays,
+        superseded, for history; ``superseded_by`` names the new one).
+        """
         content = check_content(content)
         _check_choice(kind, KINDS, _KIND)
         _check_choice(origin, ORIGINS, _ORIGIN)
         vec = self.space.embed([content]) if vector is None else vector
         duplicate = self._duplicate(content, kind, vec)
-        if duplicate is not None:
+        if duplicate is not None and (
+            duplicate.content == content
+            or changes.update_between(duplicate.content, content) is None
+        ):
             return duplicate
         now = time.time()
         with db.transaction(self.conn):
+            (new_id,) = self._next_ids(1)
             self.conn.execute(
-                "INSERT INTO memories(kind, content, importance, confidence, pinned, created_at,"
-                " updated_at, origin, conversation_id, meta) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO memories(id, kind, content, importance, confidence, pinned,"
+                " created_at, updated_at, origin, conversation_id, meta)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
+                    new_id,
                     kind,
                     content,
                     _unit(importance),
                     _unit(confidence),
-                    int(pinned),
+                    int(pinned or (duplicate is not None and duplicate.pinned)),
                     now,
                     now,
                     origin,
@@ -127,11 +138,34 @@ class MemoryStore:
                     json.dumps(meta or {}, ensure_ascii=False),
                 ),
             )
-            new_id = self.conn.last_insert_rowid()
             if vec is not None and self.index is not None:
                 self.index.put("memories", [new_id], vec)
             self._link_sources(new_id, source_episodes)
+            if duplicate is not None:
+                self._set_fields(duplicate.id, {"status": "superseded", "superseded_by": new_id})
+                _log.info("memory %d supersedes %d (an update)", new_id, duplicate.id)
         return self._get(new_id)
+
+    def _next_ids(self, count: int) -> list[int]:
+        """Fresh memory ids: never one a deleted memory had (see migration 0008)."""
+        first = int(
+            db.scalar(
+                self.conn,
+                "SELECT MAX((SELECT COALESCE(MAX(id), 0) + 1 FROM memories),"
+                " COALESCE((SELECT CAST(value AS INTEGER) FROM meta"
+                " WHERE key = 'memory_next_id'), 1))",
+            )
+        )
+        return list(range(first, first + count))
+
+    def replaced_by(self, memory_id: int) -> Memory | None:
+        """The memory that ``memory_id`` superseded most recently (None when it replaced none)."""
+        found = db.scalar(
+            self.conn,
+            "SELECT id FROM memories WHERE superseded_by = ? ORDER BY updated_at DESC LIMIT 1",
+            (memory_id,),
+        )
+        return self.get(int(found)) if found is not None else None
 
     def add_many(
         self,
@@ -149,8 +183,7 @@ class MemoryStore:
         vecs = self.space.embed(texts) if vectors is None else vectors
         now = time.time()
         with db.transaction(self.conn):
-            first = int(db.scalar(self.conn, "SELECT COALESCE(MAX(id), 0) + 1 FROM memories"))
-            ids = list(range(first, first + len(texts)))
+            ids = self._next_ids(len(texts))
             self.conn.executemany(
                 "INSERT INTO memories(id, kind, content, importance, created_at, updated_at,"
                 " origin) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -351,7 +384,6 @@ class MemoryStore:
         found = EpisodeLog(self.conn).by_id(sources)
         return sorted(found.values(), key=lambda e: (e.conversation_id, e.turn_index))
 
-    @faults.reported
     def search(
         self,
         query: str,

@@ -1,0 +1,82 @@
+"""Is a near-duplicate an update? Numbers, dates, names and negation decide, not similarity.
+
+Embeddings put "I take 5 mg of warfarin daily" and "... 50 mg ..." at cosine 0.97, and
+"my wife is allergic to peanuts" and "... is not allergic ..." at 0.98: a similarity threshold
+alone would keep the old memory and drop the correction. :func:`update_between` says when two
+close texts differ in what matters and what changed ("5 mg" → "50 mg"), so the new statement
+supersedes the old one instead of collapsing into it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+# Words, numbers (with decimal, time and date separators) and single CJK characters.
+_CJK = r"[\u3400-\u9fff]"
+_TOKEN = re.compile(rf"\d+(?:[.,:/-]\d+)*|{_CJK}|(?:(?!{_CJK})[^\W\d_])+(?:'[^\W\d_]+)?")
+_NUMBER = re.compile(r"\d")
+_NEGATIONS = frozenset(
+    {
+        "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without",
+        "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't",
+        "won't", "wouldn't", "shouldn't", "haven't", "hasn't", "hadn't",
+        "不", "没", "無", "无", "非", "别", "未",
+    }
+)  # fmt: skip
+_MONTHS_DAYS = frozenset(
+    {
+        "january", "february", "march", "april", "may", "june", "july", "august", "september",
+        "october", "november", "december",
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    }
+)  # fmt: skip
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _key(token: str) -> str:
+    return token.lower()
+
+
+def _material(token: str, first: bool) -> bool:
+    """A token whose change makes a different statement: a number, a negation, a name, a date."""
+    word = token.lower()
+    if _NUMBER.search(token) or word in _NEGATIONS or word in _MONTHS_DAYS:
+        return True
+    # A capitalised word inside a sentence is a name (the pronoun "I" is not).
+    return token[:1].isupper() and not first and token != "I"
+
+
+def update_between(old: str, new: str) -> tuple[str, str] | None:
+    """``(was, now)`` when ``new`` changes a number, date, name or negation of ``old``.
+
+    None when the texts say the same thing in other words. ``was``/``now`` are the changed
+    words with a unit or neighbour for context, e.g. ``("5 mg", "50 mg")`` or
+    ``("is allergic", "is not allergic")``.
+    """
+    a, b = _tokens(old), _tokens(new)
+    matcher = difflib.SequenceMatcher(a=[_key(t) for t in a], b=[_key(t) for t in b])
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        changed = [(t, i == 0) for i, t in enumerate(a) if i1 <= i < i2]
+        changed += [(t, j == 0) for j, t in enumerate(b) if j1 <= j < j2]
+        if any(_material(token, first) for token, first in changed):
+            grow = int(i1 == i2 or j1 == j2)  # an inserted "not": "is allergic" → "is not allergic"
+            return (
+                _context(a, max(0, i1 - grow), min(len(a), i2 + grow)),
+                _context(b, max(0, j1 - grow), min(len(b), j2 + grow)),
+            )
+    return None
+
+
+def _context(tokens: list[str], start: int, end: int) -> str:
+    """The changed words, with the unit after a changed number ("5" → "5 mg", "5毫克")."""
+    if end < len(tokens) and end > start and _NUMBER.search(tokens[end - 1]):
+        end += 2 if re.fullmatch(_CJK, tokens[end]) else 1
+    piece = tokens[start:end]
+    joiner = "" if any(re.fullmatch(_CJK, t) for t in piece) else " "
+    return joiner.join(piece)
