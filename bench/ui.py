@@ -7,7 +7,9 @@ the first event processed after the main window's ``show()``, in fresh processes
 consolidation job runs and a download from a local HTTP server is in flight, against the same
 heartbeat with nothing running and against the same load with llama-cpp-python's own KV-state
 snapshots instead of ``engram.models.compact_llama``'s (what Engram did before); (3) the memory
-browser over 100k memories (10k with ``--quick``): time to open and to apply a kind filter.
+browser over 100k memories (10k with ``--quick``): time to open and to apply a kind filter;
+(4) Stop during a streaming answer: from the click to the window idle again, against the model's
+own cancel (flag to the end of its stream).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ sys.path.insert(0, str(REPO / "tests"))  # hub_server, the local stand-in for th
 os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 STARTER = ("smollm2-135m-instruct", "all-minilm-l6-v2-int8")
-TARGETS = {"start": 1.5, "stall": 50.0, "open": 1.0, "filter": 100.0}
+TARGETS = {"start": 1.5, "stall": 50.0, "open": 1.0, "filter": 100.0, "stop": 0.5}
 
 
 # -- (1) cold start, run in a fresh interpreter ------------------------------------------------
@@ -49,15 +51,15 @@ def child_start(kind: str) -> int:
 
         window: QMainWindow | None = None
 
-        @Slot(str, str)
-        def loaded(self, *_: str) -> None:
+        @Slot(str, object)
+        def loaded(self, *_: object) -> None:
             out["loaded"] = time.perf_counter() - t0
             if self.window is not None:
                 self.window.close()
 
-        @Slot(str, str)
-        def failed(self, message: str, _hint: str) -> None:
-            print(message, file=sys.stderr)
+        @Slot(object)
+        def failed(self, problem: Any) -> None:  # engram.core.errors.Problem
+            print(problem.message, file=sys.stderr)
             if self.window is not None:
                 self.window.close()
 
@@ -238,12 +240,12 @@ def under_load(prefs: Any, seconds_idle: float) -> dict[str, Any]:
         def on_learning(self, status: Any) -> None:
             self.learning.append(status.state)
 
-        @Slot(str, str)
-        def on_loaded(self, *_: str) -> None:
+        @Slot(str, object)
+        def on_loaded(self, *_: object) -> None:
             self.loaded = True
 
-        @Slot(str, str, str, str)
-        def on_download(self, model_id: str, state: str, *_: str) -> None:
+        @Slot(str, str, object)
+        def on_download(self, model_id: str, state: str, *_: object) -> None:
             if state == "done":
                 self.downloaded += 1
                 if self.next_download is not None:
@@ -346,6 +348,68 @@ def browser(prefs: Any, opens: int) -> dict[str, list[float]]:
     return out
 
 
+# -- (4) Stop -----------------------------------------------------------------------------------
+
+
+def stop_latency(prefs: Any, stops: int) -> dict[str, list[float]]:
+    """Seconds from a click on Stop to the window idle again (``busy_changed(False)`` arrived),
+    against the model alone: from its cancel flag to the end of ``LocalModel.stream_chat``, on
+    the same model file, story and threads."""
+    import dataclasses
+
+    from PySide6.QtCore import QObject, Slot
+
+    from engram.models import roles
+    from engram.ui.main_window import MainWindow
+    from runtime import cancel_latency
+
+    class Watch(QObject):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tokens = 0
+            self.busy = False
+            self.idle_at = 0.0
+            self.loaded = False
+
+        @Slot(object)
+        def on_event(self, event: object) -> None:
+            self.tokens += type(event).__name__ == "Token"
+
+        @Slot(bool)
+        def on_busy(self, busy: bool) -> None:
+            self.busy = busy
+            self.idle_at = 0.0 if busy else time.perf_counter()
+
+        @Slot(str, str)
+        def on_loaded(self, *_: str) -> None:
+            self.loaded = True
+
+    long = dataclasses.replace(prefs, max_answer_tokens=3000)
+    out: dict[str, list[float]] = {"window": [], "model": []}
+    watch = Watch()
+    window = MainWindow(long)
+    window.worker.loaded.connect(watch.on_loaded)
+    window.worker.turn_event.connect(watch.on_event)
+    window.worker.busy_changed.connect(watch.on_busy)
+    window.show()
+    if not wait(lambda: watch.loaded, 120):
+        raise RuntimeError("the models did not load")
+    for _ in range(stops):
+        watch.tokens = 0
+        window.submit(STORY)
+        wait(lambda: watch.busy and watch.tokens >= 5, 120)
+        clicked = time.perf_counter()
+        window.stop_button.click()
+        wait(lambda: not watch.busy, 30)
+        out["window"].append(watch.idle_at - clicked)
+    window.close()
+    model = roles.load_local(long, "small")
+    for _ in range(stops):
+        out["model"].append(cancel_latency(model, [{"role": "user", "content": STORY}], after=5))
+    model.close()
+    return out
+
+
 # -- the run ------------------------------------------------------------------------------------
 
 
@@ -373,6 +437,7 @@ def report(
     load: dict[str, Any],
     browse: dict[str, list[float]],
     memories: int,
+    stops: dict[str, list[float]],
 ) -> None:
     ours, bare = starts["engram"], starts["bare"]
     print("\n(1) cold start, median of fresh processes (s)")
@@ -406,8 +471,15 @@ def report(
     row("open (s)", med(browse["open"]), max(browse["open"]))
     row("kind filter (ms)", med(browse["filter"]), max(browse["filter"]), fmt=".1f")
     row("rows shown after a filter", min(browse["rows"]), max(browse["rows"]), fmt=".0f")
+    print(f"\n(4) Stop during a streaming answer, {len(stops['window'])} stops (ms)")
+    row("", "median", "max")
+    for label, key in (("window: click -> idle", "window"), ("model: flag -> end", "model")):
+        row(label, med(stops[key]) * 1000, max(stops[key]) * 1000, fmt=".1f")
     start = med(ours["shown"])
-    print("\nratios (targets: start <= 1.5 s, stall <= 50 ms, open <= 1 s, filter <= 100 ms)")
+    print(
+        "\nratios (targets: start <= 1.5 s, stall <= 50 ms, open <= 1 s, filter <= 100 ms, "
+        "stop <= 0.5 s)"
+    )
     print(f"  start: engram / bare Qt = {start / med(bare['shown']):.2f}x")
     print(f"  start: engram / target = {start / TARGETS['start']:.2f}")
     print(f"  stall: busy / idle = {busy['max'] / idle['max']:.2f}x")
@@ -415,12 +487,15 @@ def report(
     print(f"  stall: busy / target = {busy['max'] / TARGETS['stall']:.2f}")
     print(f"  browser open (worst) / target = {max(browse['open']) / TARGETS['open']:.2f}")
     print(f"  kind filter (worst) / target = {max(browse['filter']) / TARGETS['filter']:.2f}")
+    print(f"  stop: window / model alone = {med(stops['window']) / med(stops['model']):.2f}x")
+    print(f"  stop (worst) / target = {max(stops['window']) / TARGETS['stop']:.2f}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10k memories instead of 100k")
     parser.add_argument("--starts", type=int, default=5, help="cold starts of each kind")
+    parser.add_argument("--stops", type=int, default=5, help="Stop clicks during an answer")
     parser.add_argument("--child", choices=("engram", "bare"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -455,8 +530,10 @@ def main() -> int:
         load["upstream"] = upstream
         print("measured stalls", flush=True)
         browse = browser(prefs, opens=3)
+        stops = stop_latency(prefs, args.stops)
+        print("measured stops", flush=True)
         app.processEvents()
-    report(starts, load, browse, memories)
+    report(starts, load, browse, memories, stops)
     return 0
 
 

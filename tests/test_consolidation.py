@@ -17,7 +17,7 @@ from engram.assistant.redact import RedactingModel
 from engram.assistant.scheduler import Scheduler, is_correction, remember_command
 from engram.core import paths
 from engram.core.errors import ModelLoadError, StoreError
-from engram.core.settings import Settings
+from engram.core.settings import CloudSettings, Settings
 from engram.memory import embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -145,7 +145,7 @@ def test_remember_and_corrections_queue_at_once_and_pause_stops_everything(
     log = EpisodeLog(store.conn)
     conversation = log.new_conversation()
     settings = Settings(consolidate_every_turns=50)
-    scheduler = Scheduler(JobQueue(store.conn), lambda: settings)
+    scheduler = Scheduler(JobQueue(store.conn), lambda: settings)  # read live, at each trigger
     first = log.append(conversation.id, "user", "记住：我对花生过敏")
     trigger = scheduler.on_user_turn(conversation.id, first.id, first.content)
     assert trigger is not None and trigger.reason == "remember"
@@ -158,7 +158,7 @@ def test_remember_and_corrections_queue_at_once_and_pause_stops_everything(
     idle = scheduler.on_idle(conversation.id)
     assert idle is not None and idle.reason == "idle"
     assert (idle.job.first_episode_id, idle.job.last_episode_id) == (answer.id, answer.id)
-    settings.memory_paused = True
+    settings = Settings(consolidate_every_turns=50, memory_paused=True)
     more = log.append(conversation.id, "user", "remember this: I am vegetarian")
     assert scheduler.on_user_turn(conversation.id, more.id, more.content) is None
     assert scheduler.remember(conversation.id) is None
@@ -504,11 +504,10 @@ def test_the_distiller_follows_the_settings(starter_models: Path) -> None:
     unknown = distiller_backends.from_settings(Settings(large_model="nope"), None, lambda: None)
     with pytest.raises(distiller_backends.DistillerUnavailableError, match="nope"):
         unknown.acquire(never)
-    cloud = Settings()
-    cloud.cloud.enabled = True
+    cloud = Settings(cloud=CloudSettings(enabled=True))
     with pytest.raises(distiller_backends.DistillerUnavailableError, match="API key"):
         distiller_backends.from_settings(cloud, None, lambda: None).acquire(never)
-    cloud.cloud.base_url, cloud.cloud.model = "http://127.0.0.1:9/v1", "m"
+    cloud = Settings(cloud=CloudSettings(True, "http://127.0.0.1:9/v1", "m"))
     source = distiller_backends.from_settings(cloud, None, lambda: "sk-test", names=["Lena"])
     assert isinstance(source, distiller_backends.CloudDistiller) and source.redact
     assert isinstance(source.acquire(never), RedactingModel)

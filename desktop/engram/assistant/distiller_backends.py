@@ -7,7 +7,7 @@ Thin adapters over :mod:`engram.models`: the local one passes the worker's stop 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from engram.assistant.distill import Message, StructuredModel
 from engram.assistant.redact import RedactingModel, Redactor
@@ -15,10 +15,11 @@ from engram.core.errors import EngramError, Problem, tr
 from engram.core.settings import Settings
 from engram.models import roles
 from engram.models.background import ForegroundGate, LazyModel
-from engram.models.cloud import CloudClient
+from engram.models.cloud import CloudClient, is_own_server
 from engram.models.local import LocalModel
 
-Cancelled = Callable[[], bool]
+Cancelled = Callable[[], bool]  # a CancelToken, or any check that says stop
+LargeModelState = Literal["not configured", "not loaded", "loading", "loaded", "cloud"]
 
 
 class DistillerUnavailableError(EngramError):
@@ -32,7 +33,7 @@ class DistillerSource(Protocol):
 
     def acquire(self, cancelled: Cancelled) -> StructuredModel: ...
 
-    def state(self) -> str: ...
+    def state(self) -> LargeModelState: ...
 
     def idle(self) -> None: ...
 
@@ -64,7 +65,7 @@ class LocalDistiller:
             )
         return _Cancellable(self.lazy.get(), cancelled)
 
-    def state(self) -> str:
+    def state(self) -> LargeModelState:
         if self.lazy is None:
             return "not configured"
         return "loaded" if self.lazy.loaded else "not loaded"
@@ -87,7 +88,7 @@ class CloudDistiller:
     def acquire(self, cancelled: Cancelled) -> StructuredModel:
         return RedactingModel(self.client, Redactor(self.names)) if self.redact else self.client
 
-    def state(self) -> str:
+    def state(self) -> LargeModelState:
         return "cloud"
 
     def idle(self) -> None:
@@ -106,7 +107,7 @@ class MissingDistiller:
         problem = self.problem
         raise DistillerUnavailableError(problem.template, problem.hint_template, **problem.params)
 
-    def state(self) -> str:
+    def state(self) -> LargeModelState:
         return "not configured"
 
     def idle(self) -> None:
@@ -122,8 +123,8 @@ def from_settings(
     """The distiller the user chose: the cloud (opt-in) or the large local model."""
     cloud = settings.cloud
     if cloud.enabled:
-        key = api_key()
-        if not (cloud.base_url and cloud.model and key):
+        key = api_key() or ""  # the user's own server (is_own_server) needs none
+        if not (cloud.base_url and cloud.model and (key or is_own_server(cloud.base_url))):
             return MissingDistiller(
                 Problem(
                     tr("The cloud distiller is on, but its address, model or API key is missing."),

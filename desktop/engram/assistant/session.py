@@ -19,7 +19,7 @@ from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core import log, paths
 from engram.core.errors import EngramError, KeyringUnavailableError, Problem, tr
-from engram.core.settings import Settings
+from engram.core.settings import Settings, changed_fields
 from engram.memory import db
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import EpisodeLog
@@ -71,6 +71,7 @@ class Learning:
         gate: ForegroundGate,
         on_status: Callable[[Status], None],
     ) -> None:
+        self.settings = settings  # the scheduler reads triggers and the pause from here, live
         self.worker = ConsolidationWorker(
             lambda: MemoryStore.open(paths.database_path(), embedder),
             distiller_backends.from_settings(settings, gate, _cloud_key),
@@ -78,7 +79,9 @@ class Learning:
             on_status=on_status,
             after_job=hygiene.run,
         )
-        self.scheduler = Scheduler(JobQueue(conn), settings=lambda: settings, wake=self.worker.wake)
+        self.scheduler = Scheduler(
+            JobQueue(conn), settings=lambda: self.settings, wake=self.worker.wake
+        )
         self.worker.start()
 
     def close(self) -> None:
@@ -86,6 +89,28 @@ class Learning:
         on the next start)."""
         self.scheduler.on_exit()
         self.worker.stop()
+
+
+# What a session reads only when it opens: a change to one of these reopens it (models reload).
+# The rest (learning triggers, the pause, the prompt language, appearance, downloads) applies live.
+REOPEN_FIELDS = frozenset(
+    {
+        "small_model",
+        "large_model",
+        "embedding_model",
+        "threads",
+        "context_size",
+        "max_answer_tokens",
+        "memory_budget_tokens",
+        "large_model_idle_unload_seconds",
+        "cloud",
+    }
+)
+
+
+def needs_reopen(old: Settings, new: Settings) -> bool:
+    """Does going from ``old`` to ``new`` take a new session (see :data:`REOPEN_FIELDS`)?"""
+    return not REOPEN_FIELDS.isdisjoint(changed_fields(old, new))
 
 
 @dataclass(frozen=True)
@@ -98,6 +123,13 @@ class LoadedModels:
 
     small: LocalModel
     embedder: FastEmbedder | None = None
+
+    def suit(self, old: Settings, new: Settings) -> bool:
+        """Were models that suited ``old`` loaded for ``new`` too? Not when the small or the
+        embedding model, the context or the threads changed."""
+        return {"small_model", "embedding_model", "context_size", "threads"}.isdisjoint(
+            changed_fields(old, new)
+        )
 
 
 @dataclass
@@ -122,6 +154,13 @@ class Session:
         if self._large is None:
             self._large = roles.load_local(self.settings, "large", gate=self.gate)
         return self._large
+
+    def apply(self, settings: Settings) -> None:
+        """Take new settings that need no reopening (:func:`needs_reopen` is False)."""
+        self.settings = settings
+        self.assistant.language = prompt_language(settings.language)
+        if self.learning is not None:
+            self.learning.settings = settings
 
     def close(self) -> None:
         if self.learning is not None:

@@ -139,6 +139,10 @@ class StoreCorruptError(StoreError):
     """The file is damaged or is not an Engram database; it can be moved aside and replaced."""
 
 
+class SettingsError(EngramError):
+    """The settings file cannot be written."""
+
+
 class InputError(EngramError):
     """User input that cannot be accepted as given."""
 

@@ -1,6 +1,8 @@
-"""User settings: a versioned JSON file with migrators, written atomically.
+"""User settings: immutable values, a versioned JSON file with migrators, and their one owner.
 
-Secrets (the cloud API key) never live here: they go to the OS keyring.
+:class:`Settings` is frozen; a change is a new value (``dataclasses.replace``). The
+:class:`SettingsStore` holds the current value, saves every change atomically and tells its
+subscribers (old, new). Secrets (the cloud API key) never live here: they go to the OS keyring.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,12 +18,13 @@ from typing import Any
 
 from engram.core import log, paths
 from engram.core.atomic import atomic_write
+from engram.core.errors import SettingsError, tr
 
 SCHEMA_VERSION = 1
 _log = log.get("settings")
 
 
-@dataclass
+@dataclass(frozen=True)
 class CloudSettings:
     """The opt-in cloud distiller (an OpenAI-compatible chat API)."""
 
@@ -30,7 +34,7 @@ class CloudSettings:
     redact_personal_data: bool = True
 
 
-@dataclass
+@dataclass(frozen=True)
 class Settings:
     """Everything the user can change; defaults suit the offline starter models."""
 
@@ -114,3 +118,90 @@ def save(settings: Settings, path: Path | None = None) -> None:
     """Write settings atomically (temp file + rename), so a crash never leaves half a file."""
     with atomic_write(path or paths.settings_path()) as handle:
         json.dump(settings.to_json(), handle, ensure_ascii=False, indent=2)
+
+
+Listener = Callable[[Settings, Settings], None]
+
+
+class SettingsStore:
+    """The one owner of the current settings: every change goes through it, is saved, and is
+    announced to the subscribers as (old, new).
+
+    Thread-safe. Listeners run on the thread that made the change, in the order of the changes,
+    while the store's lock is held: they should only hand the news on (a Qt adapter queues it).
+    """
+
+    def __init__(self, current: Settings | None = None, path: Path | None = None) -> None:
+        self._current = current or Settings()
+        self._path = path  # None: paths.settings_path() at each save (it follows ENGRAM_HOME)
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> SettingsStore:
+        """A store holding the settings file's values (see :func:`load`)."""
+        return cls(load(path), path)
+
+    @property
+    def current(self) -> Settings:
+        return self._current
+
+    def update(self, **changes: Any) -> Settings:
+        """Change some fields (``cloud=`` takes a whole :class:`CloudSettings`); see
+        :meth:`replace`."""
+        with self._lock:
+            return self.replace(dataclasses.replace(self._current, **changes))
+
+    def merge(self, base: Settings, edited: Settings) -> Settings:
+        """Apply what an editor changed (from ``base``, what it showed, to ``edited``) on top of
+        the current settings: what changed meanwhile elsewhere in other fields is kept."""
+        changes = {name: getattr(edited, name) for name in changed_fields(base, edited)}
+        return self.update(**changes)
+
+    def replace(self, new: Settings) -> Settings:
+        """Make ``new`` the settings: saved atomically first, then announced. Nothing changes and
+        :class:`SettingsError` is raised when the file cannot be written."""
+        with self._lock:
+            old = self._current
+            if new == old:
+                return old
+            try:
+                save(new, self._path)
+            except OSError as exc:
+                raise SettingsError(
+                    tr("Could not save the settings ({error}). Nothing was changed."),
+                    tr("Check that the data folder is writable."),
+                    error=exc.strerror or type(exc).__name__,
+                ) from exc
+            self._current = new
+            _log.info("settings changed: %s", ", ".join(changed_fields(old, new)))
+            for listener in list(self._listeners):
+                try:
+                    listener(old, new)
+                except Exception:  # a broken listener must not stop the others (or the change)
+                    _log.exception("a settings listener failed")
+            return new
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(old, new)`` after every change; returns the function that stops it."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+
+def store_of(settings: Settings | SettingsStore) -> SettingsStore:
+    """The store itself, or a new one holding ``settings`` (saved to the usual file on change):
+    a window opened with plain settings (tests, screenshots) still has one owner for them."""
+    return settings if isinstance(settings, SettingsStore) else SettingsStore(settings)
+
+
+def changed_fields(old: Settings, new: Settings) -> list[str]:
+    """Names of the fields that differ (``cloud`` as one field)."""
+    names = [f.name for f in dataclasses.fields(Settings)]
+    return [name for name in names if getattr(old, name) != getattr(new, name)]

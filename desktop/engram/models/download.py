@@ -22,10 +22,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from engram.core import log
+from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError, Problem, tr
 from engram.core.settings import Settings
 from engram.models import files, hardware
@@ -66,43 +68,6 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
-
-
-class CancelToken:
-    """Set from any thread to stop a download, even one blocked reading a stalled connection."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._lock = threading.Lock()
-        self._hooks: list[Callable[[], None]] = []
-
-    def cancel(self) -> None:
-        self._event.set()
-        with self._lock:
-            hooks = list(self._hooks)
-        for hook in hooks:
-            hook()
-
-    def on_cancel(self, hook: Callable[[], None]) -> Callable[[], None]:
-        """Run ``hook`` when cancelled (now, if already); returns a function that unregisters it."""
-        with self._lock:
-            self._hooks.append(hook)
-        if self.cancelled:
-            hook()
-
-        def remove() -> None:
-            with self._lock:
-                self._hooks.remove(hook)
-
-        return remove
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    def wait(self, seconds: float) -> bool:
-        """Sleep up to ``seconds``; True when cancelled meanwhile."""
-        return self._event.wait(seconds)
 
 
 @dataclass(frozen=True)
@@ -502,7 +467,14 @@ class _Meter:
         self.callback(Progress(self.model_id, remote_name, done, self.total, speed, eta))
 
 
-QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+class JobState(StrEnum):
+    """Where a download job is; a job ends done, failed or cancelled."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
 
 
 class Job:
@@ -517,7 +489,7 @@ class Job:
         self.entry = entry
         self.progress = progress
         self.finished = finished
-        self.state = QUEUED
+        self.state = JobState.QUEUED
         self.error: DownloadError | None = None
         self.written: list[Path] = []
         self.token = CancelToken()
@@ -530,7 +502,7 @@ class Job:
         """Block until the job has ended; False on timeout."""
         return self._done.wait(timeout)
 
-    def _end(self, state: str, error: DownloadError | None = None) -> None:
+    def _end(self, state: JobState, error: DownloadError | None = None) -> None:
         self.state, self.error = state, error
         self._done.set()
         if self.finished is not None:
@@ -591,9 +563,9 @@ class DownloadQueue:
     def _next(self) -> Job | None:
         with self._wake:
             while True:
-                job = next((j for j in self._jobs if j.state == QUEUED), None)
+                job = next((j for j in self._jobs if j.state == JobState.QUEUED), None)
                 if job is not None:
-                    job.state = RUNNING
+                    job.state = JobState.RUNNING
                     return job
                 if self._closed:
                     return None
@@ -603,19 +575,20 @@ class DownloadQueue:
         while (job := self._next()) is not None:
             if job.token.cancelled:
                 job._end(
-                    CANCELLED, DownloadCancelledError(tr("Download cancelled before it started."))
+                    JobState.CANCELLED,
+                    DownloadCancelledError(tr("Download cancelled before it started.")),
                 )
                 continue
             try:
                 job.written = download(job.entry, job.progress, job.token, self.options)
             except DownloadCancelledError as exc:
-                job._end(CANCELLED, exc)
+                job._end(JobState.CANCELLED, exc)
             except DownloadError as exc:
-                job._end(FAILED, exc)
+                job._end(JobState.FAILED, exc)
             except Exception as exc:
                 _log.exception("download of %s crashed", job.entry.id)
                 job._end(
-                    FAILED,
+                    JobState.FAILED,
                     DownloadError(
                         tr("Download of {name} failed: {error}"),
                         name=job.entry.name,
@@ -623,4 +596,4 @@ class DownloadQueue:
                     ),
                 )
             else:
-                job._end(DONE)
+                job._end(JobState.DONE)

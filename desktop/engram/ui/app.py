@@ -22,12 +22,12 @@ def run(argv: list[str]) -> int:
     app.setApplicationName("Engram")
     with as_file(resources.path("icons", "engram.svg")) as icon:
         app.setWindowIcon(QIcon(str(icon)))
-    prefs = settings.load()
-    i18n.install(app, prefs.language)
-    theme.apply(app, prefs.theme)
+    store = settings.SettingsStore.load()  # the one owner of the settings while the app runs
+    i18n.install(app, store.current.language)
+    theme.apply(app, store.current.theme)
     reporter = CrashReporter()
     reporter.install()
-    window = MainWindow(prefs)
+    window = MainWindow(store)
     window.show()
     quit_after = _quit_after(argv)
     if quit_after is not None:  # for smoke tests and start-up benchmarks

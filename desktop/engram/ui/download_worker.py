@@ -11,26 +11,25 @@ import shutil
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import Signal
 
 from engram.core import log
 from engram.core.errors import DownloadError, EngramError, InputError, tr
 from engram.models import gguf_import
 from engram.models.catalogue import ModelEntry
 from engram.models.download import DownloadQueue, Job, Options
-from engram.ui import errors
+from engram.ui.threads import Worker, worker_slot
 
 _log = log.get("ui.downloads")
 
 
-class DownloadWorker(QObject):
+class DownloadWorker(Worker):
     """Owns the download queue; reports progress, results and errors as signals."""
 
     progress = Signal(object)  # engram.models.download.Progress
-    finished = Signal(str, str, str, str)  # model id, job state, error message, error hint
+    finished = Signal(str, str, object)  # model id, job state, why it failed (Problem or None)
     imported = Signal(str)  # id of the new catalogue entry
     deleted = Signal(str)  # model id
-    failed = Signal(str, str)  # message, hint
 
     def __init__(self, options: Options) -> None:
         super().__init__()
@@ -48,7 +47,7 @@ class DownloadWorker(QObject):
             try:
                 self._jobs[entry.id] = self._queue.submit(entry, self.progress.emit, self._ended)
             except DownloadError as exc:
-                self.failed.emit(*errors.translate(exc))
+                self.failed.emit(exc.problem)
                 return False
         return True
 
@@ -68,57 +67,44 @@ class DownloadWorker(QObject):
         with self._lock:
             if self._jobs.get(job.entry.id) is job:
                 del self._jobs[job.entry.id]
-        message, hint = errors.translate(job.error) if job.error else ("", "")
-        self.finished.emit(job.entry.id, job.state, message, hint)
+        self.finished.emit(job.entry.id, job.state, job.error.problem if job.error else None)
 
     # -- slots, run on the worker's QThread -----------------------------------------------------
 
-    @Slot(str)
+    @worker_slot(str)
     def import_gguf(self, path: str) -> None:
         """Copy (or hard-link) a GGUF into the models folder and register it for both roles."""
-        try:
-            entry = gguf_import.import_file(Path(path))
-        except EngramError as exc:
-            _log.warning("import of %s failed: %s", path, exc)
-            self.failed.emit(*errors.translate(exc))
-            return
-        self.imported.emit(entry.id)
+        self.imported.emit(gguf_import.import_file(Path(path)).id)
 
-    @Slot(object)
+    @worker_slot(object)
     def delete(self, entry: ModelEntry) -> None:
         """Delete a model's folder (partial downloads too) and forget it if it was imported."""
+        if entry.starter:
+            raise InputError(
+                tr("{name} is a starter model that Engram falls back to."),
+                tr("Keep it installed."),
+                name=entry.name,
+            )
+        if entry.id in self.active():
+            raise InputError(
+                tr("{name} is being downloaded."),
+                tr("Cancel the download first."),
+                name=entry.name,
+            )
         try:
-            if entry.starter:
-                raise InputError(
-                    tr("{name} is a starter model that Engram falls back to."),
-                    tr("Keep it installed."),
-                    name=entry.name,
-                )
-            if entry.id in self.active():
-                raise InputError(
-                    tr("{name} is being downloaded."),
-                    tr("Cancel the download first."),
-                    name=entry.name,
-                )
             if entry.folder().exists():
                 shutil.rmtree(entry.folder())
             gguf_import.forget(entry.id)
         except OSError as exc:
-            self.failed.emit(
-                self.tr("Could not delete {path} ({error}).").format(
-                    path=entry.folder(), error=exc.strerror or exc
-                ),
-                self.tr("Close programs that use the file and try again."),
-            )
-            return
-        except EngramError as exc:
-            self.failed.emit(*errors.translate(exc))
-            return
-        _log.info("deleted %s", entry.folder())
+            raise EngramError(
+                tr("Could not delete {path} ({error})."),
+                tr("Close programs that use the file and try again."),
+                path=str(entry.folder()),
+                error=exc.strerror or type(exc).__name__,
+            ) from exc
+        _log.info("deleted model %s", entry.id)
         self.deleted.emit(entry.id)
 
-    @Slot()
-    def shutdown(self) -> None:
-        """Cancel what is left (partials are kept) and stop the queue and this thread."""
+    def close(self) -> None:
+        """Cancel what is left (partials are kept) and stop the queue."""
         self._queue.close()
-        QThread.currentThread().quit()

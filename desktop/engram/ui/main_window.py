@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import threading
+import contextlib
 
 from PySide6.QtCore import Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -33,8 +33,9 @@ from engram.assistant.events import (
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.assistant.session import LoadedModels
 from engram.core import log, paths
-from engram.core.settings import Settings
-from engram.core.settings import load as load_settings
+from engram.core.cancel import CancelToken
+from engram.core.errors import EngramError, Problem
+from engram.core.settings import Settings, SettingsStore, store_of
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.models import secrets
@@ -45,12 +46,12 @@ from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.model_manager import ModelManager
 from engram.ui.prompt_dialog import PromptDialog
 from engram.ui.settings_dialog import SettingsDialog
+from engram.ui.settings_signals import SettingsSignals
 from engram.ui.sidebar import Sidebar
-from engram.ui.threads import worker_thread
+from engram.ui.threads import stop_thread, worker_thread
 from engram.ui.worker import ModelWorker
 
 _log = log.get("ui.main")
-SHUTDOWN_WAIT_MS = 10_000
 # A pause in typing this long starts evaluating the prompt ahead of Enter.
 PREFETCH_DEBOUNCE_MS = 400
 
@@ -71,21 +72,36 @@ class MainWindow(QMainWindow):
     idle_reached = Signal(int)
     remember_requested = Signal(int)
     retry_learning_requested = Signal()
-    reload_requested = Signal(object)
 
-    def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
-        """``models``, when given, are used instead of loading them (their owner closes them)."""
+    def __init__(
+        self, settings: Settings | SettingsStore, models: LoadedModels | None = None
+    ) -> None:
+        """``settings``: the app's store (plain settings get one of their own). ``models``,
+        when given, are used instead of loading them (their owner closes them). A database
+        that cannot be opened is shown as a notice, not raised."""
         super().__init__()
         self.setWindowTitle("Engram")
         self.resize(900, 700)
-        self._settings = settings
-        self._conn = db.connect(paths.database_path())
-        self._episodes = EpisodeLog(self._conn)
-        latest = self._episodes.latest_conversation()
+        self.settings = store_of(settings)
+        prefs = self.settings.current
+        self._episodes: EpisodeLog | None = None
+        problem: Problem | None = None
+        latest = None
+        try:
+            with contextlib.ExitStack() as on_error:
+                conn = db.connect(paths.database_path())
+                on_error.callback(conn.close)
+                episodes = EpisodeLog(conn)
+                latest = episodes.latest_conversation()
+                on_error.pop_all()
+                self._episodes = episodes
+        except EngramError as exc:  # damaged, locked, newer: say so; the window still opens
+            _log.warning("conversations unavailable: %s", type(exc).__name__)
+            problem = exc.problem
         self.conversation_id = latest.id if latest else 0
         self._busy = False
         self._ready = False
-        self._cancel = threading.Event()
+        self._cancel = CancelToken()
         self._closed = False
         self._recalled: tuple[Recalled, ...] = ()
         self._prompt: PromptParts | None = None
@@ -148,7 +164,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.retry_button)
         self.statusBar().addPermanentWidget(self.large_state)
         self.statusBar().addPermanentWidget(self.model_state)
-        self._prefetch_cancel = threading.Event()
+        self._prefetch_cancel = CancelToken()
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
         self._typing.setInterval(PREFETCH_DEBOUNCE_MS)
@@ -156,7 +172,7 @@ class MainWindow(QMainWindow):
         self.composer.textChanged.connect(self._typing.start)
         self._idle = QTimer(self)
         self._idle.setSingleShot(True)
-        self._idle.setInterval(max(1, settings.consolidate_idle_seconds) * 1000)
+        self._idle.setInterval(max(1, prefs.consolidate_idle_seconds) * 1000)
         self._idle.timeout.connect(lambda: self.idle_reached.emit(self.conversation_id))
 
         self.composer.submitted.connect(self.submit)
@@ -193,7 +209,7 @@ class MainWindow(QMainWindow):
         self.sidebar.rename_requested.connect(self.rename_requested)
         self.sidebar.delete_requested.connect(self._delete_conversation)
 
-        self.worker = ModelWorker(settings, models)
+        self.worker = ModelWorker(prefs, models)
         self._thread = worker_thread(self, self.worker, "engram-foreground-model")
         self.send_requested.connect(self.worker.send)
         self.ask_large_requested.connect(self.worker.ask_large)
@@ -203,6 +219,7 @@ class MainWindow(QMainWindow):
         self.worker.loading.connect(self._on_loading)
         self.worker.loaded.connect(self._on_loaded)
         self.worker.load_failed.connect(self._on_load_failed)
+        self.worker.failed.connect(self._on_failed)
         self.worker.turn_event.connect(self._on_event)
         self.worker.busy_changed.connect(self._set_busy)
         self.worker.history_recalled.connect(self._on_history_recalled)
@@ -215,7 +232,9 @@ class MainWindow(QMainWindow):
         self.idle_reached.connect(self.worker.idle)
         self.remember_requested.connect(self.worker.remember)
         self.retry_learning_requested.connect(self.worker.retry_learning)
-        self.reload_requested.connect(self.worker.reload)
+        self.settings_signals = SettingsSignals(self.settings, self)
+        self.settings_signals.changed.connect(self._on_settings_changed)
+        self.settings_signals.changed.connect(self.worker.apply_settings)
         self.remember_button.clicked.connect(self._remember)
         self.retry_button.clicked.connect(self.retry_learning_requested)
         self.chat.memory_wrong.connect(self._mark_wrong)
@@ -225,6 +244,8 @@ class MainWindow(QMainWindow):
         self._show_conversation()
         self._refresh_sidebar()
         self._update_buttons()
+        if problem is not None:
+            self._show_notice(errors.text(problem))
         self.load_requested.emit()
 
     # -- actions ---------------------------------------------------------------------------
@@ -239,28 +260,28 @@ class MainWindow(QMainWindow):
 
     def _prefetch(self) -> None:
         """While the user pauses typing, let the model read the prompt it will get."""
-        self._prefetch_cancel.set()
+        self._prefetch_cancel.cancel()
         draft = self.composer.toPlainText()
         if self._busy or not self._ready or not draft.strip():
             return
-        self._prefetch_cancel = threading.Event()
+        self._prefetch_cancel = CancelToken()
         self.prefetch_requested.emit(self.conversation_id, draft, self._prefetch_cancel)
 
     def _send(self, text: str, request: SignalInstance) -> None:
         if not text.strip() or self._busy or not self._ready:
             return
         self._typing.stop()
-        self._prefetch_cancel.set()
+        self._prefetch_cancel.cancel()
         self.composer.clear()
         self.chat.add("user", text)
         self._busy = True
         self._update_buttons()
-        self._cancel = threading.Event()
+        self._cancel = CancelToken()
         request.emit(self.conversation_id, text, self._cancel)
 
     def stop(self) -> None:
         """Stop the running answer at the next token (its text so far is kept)."""
-        self._cancel.set()
+        self._cancel.cancel()
 
     def new_conversation(self) -> None:
         if self._busy:
@@ -305,33 +326,23 @@ class MainWindow(QMainWindow):
         self.retry_button.setVisible(status.state == "failed" or status.parked > 0)
 
     def show_settings(self) -> SettingsDialog:
-        """Open the settings; saved changes restart the assistant with them."""
-        dialog = SettingsDialog(self._settings, self, keys=secrets.shared())
-        dialog.saved.connect(self._apply_settings)
+        """Open the settings; what is saved there reaches the assistant through the store."""
+        dialog = SettingsDialog(self.settings, self, keys=secrets.shared())
         dialog.open()
         return dialog
 
     def show_models(self) -> ModelManager:
         """Open (or raise) the model manager; models it assigns take effect at once."""
         if self.model_manager is None or not self.model_manager.isVisible():
-            self.model_manager = ModelManager(self._settings)
-            self.model_manager.changed.connect(self._models_changed)
+            self.model_manager = ModelManager(self.settings)
         self.model_manager.show()
         self.model_manager.raise_()
         return self.model_manager
 
-    def _models_changed(self) -> None:
-        prefs = load_settings()
-        roles = ("small_model", "large_model", "embedding_model")
-        if any(getattr(prefs, r) != getattr(self._settings, r) for r in roles):
-            self._apply_settings(prefs)
-
-    def _apply_settings(self, prefs: Settings) -> None:
-        self._settings = prefs
-        self._idle.setInterval(max(1, prefs.consolidate_idle_seconds) * 1000)
-        self._ready = False
-        self._update_buttons()
-        self.reload_requested.emit(prefs)
+    def _on_settings_changed(self, _old: Settings, new: Settings) -> None:
+        """The worker follows the store by itself (reloading only when it must); the window
+        keeps its idle timer in step."""
+        self._idle.setInterval(max(1, new.consolidate_idle_seconds) * 1000)
 
     def _open_memories(self) -> None:
         self.show_memories()
@@ -339,7 +350,7 @@ class MainWindow(QMainWindow):
     def show_memories(self, memory_id: int = 0) -> MemoryBrowser:
         """Open (or raise) the memory browser, showing one memory when given."""
         if self.memory_browser is None or not self.memory_browser.isVisible():
-            self.memory_browser = MemoryBrowser(self._settings)
+            self.memory_browser = MemoryBrowser(self.settings)
             self.memory_browser.open_conversation.connect(self.open_conversation)
         self.memory_browser.show()
         self.memory_browser.raise_()
@@ -355,7 +366,7 @@ class MainWindow(QMainWindow):
         self.delete_requested.emit(conversation_id)
 
     def _refresh_sidebar(self) -> None:
-        if self._closed:
+        if self._closed or self._episodes is None:
             return
         query = self.sidebar.search.text()
         found = self._episodes.search_conversations(query)
@@ -364,12 +375,15 @@ class MainWindow(QMainWindow):
     # -- worker reports -------------------------------------------------------------------
 
     def _on_loading(self) -> None:
+        self._ready = False
+        self._update_buttons()
         self.model_state.setText(self.tr("Loading model…"))
 
-    def _on_loaded(self, name: str, memory_problem: str) -> None:
+    def _on_loaded(self, name: str, memory_problem: Problem | None) -> None:
         self._ready = True
-        if memory_problem:
-            self._show_notice(self.tr("Answering without memory: {why}").format(why=memory_problem))
+        if memory_problem is not None:
+            why = errors.text(memory_problem)
+            self._show_notice(self.tr("Answering without memory: {why}").format(why=why))
         else:
             self.notice.hide()
         self.history_requested.emit(list(self._answers))
@@ -377,9 +391,9 @@ class MainWindow(QMainWindow):
         self._update_buttons()
         self.composer.setFocus()
 
-    def _on_load_failed(self, message: str, hint: str) -> None:
+    def _on_load_failed(self, problem: Problem) -> None:
         self._ready = False
-        self._show_notice(f"{message}\n{hint}".strip())
+        self._show_notice(errors.text(problem))
         self.model_state.setText(self.tr("No model loaded"))
         self._update_buttons()
 
@@ -456,8 +470,12 @@ class MainWindow(QMainWindow):
         self.chat.add("user", text)
         self._busy = True
         self._update_buttons()
-        self._cancel = threading.Event()
+        self._cancel = CancelToken()
         self.resend_requested.emit(self.conversation_id, from_episode_id, text, self._cancel)
+
+    def _on_failed(self, problem: Problem) -> None:
+        """Something the worker was asked to do failed (a turn reports its own ``Failed``)."""
+        self._show_notice(errors.text(problem))
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -487,7 +505,7 @@ class MainWindow(QMainWindow):
     def _show_conversation(self) -> None:
         self.chat.clear()
         self._answers = {}
-        if self.conversation_id:
+        if self.conversation_id and self._episodes is not None:
             for episode in self._episodes.episodes(self.conversation_id):
                 bubble = self.chat.add(episode.role, episode.content, episode.id)
                 if episode.model == "large":
@@ -500,14 +518,13 @@ class MainWindow(QMainWindow):
         self._closed = True
         self._idle.stop()
         self._typing.stop()
-        self._prefetch_cancel.set()
-        self._cancel.set()
+        self._prefetch_cancel.cancel()
+        self._cancel.cancel()
+        self.settings_signals.close()
         for window in (self.memory_browser, self.model_manager):
             if window is not None:
                 window.close()
-        if self._thread.isRunning():
-            self.shutdown_requested.emit()
-            if not self._thread.wait(SHUTDOWN_WAIT_MS):
-                _log.error("the model thread did not stop within %d ms", SHUTDOWN_WAIT_MS)
-        self._conn.close()
+        stop_thread(self._thread, self.shutdown_requested)
+        if self._episodes is not None:
+            self._episodes.conn.close()
         super().closeEvent(event)

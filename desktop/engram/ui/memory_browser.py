@@ -34,18 +34,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.assistant.session import embedder_for
-from engram.core import paths, settings
-from engram.memory import db
+from engram.core import log
+from engram.core.errors import EngramError, Problem
+from engram.core.settings import Settings, SettingsStore, store_of
 from engram.memory.records import KINDS, STATUSES, Memory
-from engram.memory.store import MemoryStore
-from engram.ui import labels
+from engram.ui import errors, labels
 from engram.ui.memory_model import MemoryTableModel
-from engram.ui.memory_worker import MemoryWorker
-from engram.ui.threads import worker_thread
+from engram.ui.memory_worker import MemoryWorker, open_store
+from engram.ui.settings_signals import SettingsSignals
+from engram.ui.threads import stop_thread, worker_thread
 
+_log = log.get("ui.memory")
 SEARCH_DEBOUNCE_MS = 150
-SHUTDOWN_WAIT_MS = 10_000
 
 
 class MemoryBrowser(QMainWindow):
@@ -63,21 +63,41 @@ class MemoryBrowser(QMainWindow):
     forget_requested = Signal(bool)
     shutdown_requested = Signal()
 
-    def __init__(self, prefs: settings.Settings) -> None:
+    def __init__(self, settings: Settings | SettingsStore) -> None:
+        """``settings``: the app's store (plain settings get one of their own). A store that
+        cannot be opened (damaged, locked, newer; no embedding model) is shown in the window,
+        not raised; :attr:`problem` says what it was."""
         super().__init__()
         self.setWindowTitle(self.tr("Engram — Memories"))
         self.resize(1100, 700)
-        self._settings = prefs
-        self._conn = db.connect(paths.database_path())
-        self.store = MemoryStore(self._conn, embedder_for(prefs))
+        self.settings = store_of(settings)
+        self.problem: Problem | None = None
+        prefs = self.settings.current
+        try:
+            self.store = open_store(prefs)
+        except EngramError as exc:
+            _log.warning("memory browser unavailable: %s", type(exc).__name__)
+            self._show_unavailable(exc.problem)
+            return
         self.model = MemoryTableModel(self.store)
         self._request = 0
         self._build()
+        self.settings_signals = SettingsSignals(self.settings, self)
+        self.settings_signals.changed.connect(self._on_settings_changed)
         self.worker = MemoryWorker(prefs)
         self._thread = worker_thread(self, self.worker, "engram-memory-browser")
         self._connect_worker()
         self._thread.start()
         self.refresh()
+
+    def _show_unavailable(self, problem: Problem) -> None:
+        self.problem = problem
+        label = QLabel(errors.text(problem))
+        label.setObjectName("notice")
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setCentralWidget(label)
 
     # -- layout --------------------------------------------------------------------------------
 
@@ -167,7 +187,7 @@ class MemoryBrowser(QMainWindow):
         toolbar.addAction(self.tr("Import…"), self.ask_import)
         self.pause_action = toolbar.addAction(self.tr("Pause memory"))
         self.pause_action.setCheckable(True)
-        self.pause_action.setChecked(self._settings.memory_paused)
+        self.pause_action.setChecked(self.settings.current.memory_paused)
         self.pause_action.setToolTip(self.tr("While paused, Engram learns no new memories"))
         toolbar.addAction(self.tr("Forget everything…"), self.ask_forget)
 
@@ -235,6 +255,8 @@ class MemoryBrowser(QMainWindow):
 
     def select_memory(self, memory_id: int) -> None:
         """Show one memory (e.g. from a chip in the chat), whatever the filters were."""
+        if self.problem is not None:
+            return
         self.search.blockSignals(True)
         self.search.clear()
         self.search.blockSignals(False)
@@ -325,8 +347,12 @@ class MemoryBrowser(QMainWindow):
             self.restore_requested.emit(memory.id)
 
     def _pause(self, paused: bool) -> None:
-        self._settings.memory_paused = paused
-        settings.save(self._settings)
+        try:
+            self.settings.update(memory_paused=paused)
+        except EngramError as exc:
+            self._show_pause(not paused)
+            self._on_failed(exc.problem)
+            return
         self.statusBar().showMessage(
             self.tr("Memory paused: nothing new will be learned.")
             if paused
@@ -403,12 +429,22 @@ class MemoryBrowser(QMainWindow):
                 self.table.selectRow(row)
                 return
 
-    def _on_failed(self, message: str, hint: str) -> None:
+    def _on_failed(self, problem: Problem) -> None:
+        message, hint = errors.translate(problem)
         QMessageBox.warning(self, self.tr("Engram"), f"{message}\n\n{hint}".strip())
 
+    def _on_settings_changed(self, _old: Settings, new: Settings) -> None:
+        """Memory paused or resumed elsewhere (the settings dialog) shows here too."""
+        self._show_pause(new.memory_paused)
+
+    def _show_pause(self, paused: bool) -> None:
+        self.pause_action.blockSignals(True)
+        self.pause_action.setChecked(paused)
+        self.pause_action.blockSignals(False)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
-        if self._thread.isRunning():
-            self.shutdown_requested.emit()
-            self._thread.wait(SHUTDOWN_WAIT_MS)
-        self._conn.close()
+        if self.problem is None:
+            self.settings_signals.close()
+            stop_thread(self._thread, self.shutdown_requested)
+            self.store.conn.close()
         super().closeEvent(event)

@@ -2,32 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import Signal
 
 from engram.assistant.session import embedder_for
 from engram.core import log, paths
 from engram.core.atomic import atomic_write
-from engram.core.errors import EngramError
 from engram.core.settings import Settings
 from engram.memory import db, transfer
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
-from engram.ui import errors
+from engram.ui.threads import Worker, worker_slot
 
 _log = log.get("ui.memory")
 SEARCH_K = 200
 
 
-class MemoryWorker(QObject):
+def open_store(settings: Settings) -> MemoryStore:
+    """The memory store of the settings' embedding model on a new connection (closed again
+    when the store cannot be opened)."""
+    embedder = embedder_for(settings)
+    conn = db.connect(paths.database_path())
+    try:
+        return MemoryStore(conn, embedder)
+    except BaseException:
+        conn.close()
+        raise
+
+
+class MemoryWorker(Worker):
     """Owns a MemoryStore on its own thread; results and errors come back as signals."""
 
     searched = Signal(int, object)  # request number, [Memory]
     provenance = Signal(int, object)  # memory id, [Episode]
     changed = Signal(str)  # what happened, for the status line
-    failed = Signal(str, str)  # message, hint
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -36,103 +45,61 @@ class MemoryWorker(QObject):
 
     def _open(self) -> MemoryStore:
         if self._store is None:
-            self._store = MemoryStore(
-                db.connect(paths.database_path()), embedder_for(self._settings)
-            )
+            self._store = open_store(self._settings)
         return self._store
 
-    def _run(self, action: str, fn: Callable[[], str]) -> None:
-        try:
-            message = fn()
-        except EngramError as exc:
-            _log.warning("%s failed: %s", action, exc)
-            self.failed.emit(*errors.translate(exc))
-            return
-        self.changed.emit(message)
-
-    @Slot(int, str, object, object)
+    @worker_slot(int, str, object, object)
     def search(self, request: int, query: str, kinds: object, statuses: object) -> None:
-        try:
-            store = self._open()
-            filters = Filters(kinds=kinds, statuses=statuses)  # type: ignore[arg-type]
-            hits = store.search(query, k=SEARCH_K, filters=filters, dedupe=1.01)
-        except EngramError as exc:
-            self.failed.emit(*errors.translate(exc))
-            return
+        filters = Filters(kinds=kinds, statuses=statuses)  # type: ignore[arg-type]
+        hits = self._open().search(query, k=SEARCH_K, filters=filters, dedupe=1.01)
         self.searched.emit(request, [hit.memory for hit in hits])
 
-    @Slot(int)
+    @worker_slot(int)
     def load_provenance(self, memory_id: int) -> None:
-        try:
-            episodes = self._open().source_episodes(memory_id)
-        except EngramError as exc:
-            self.failed.emit(*errors.translate(exc))
-            return
-        self.provenance.emit(memory_id, episodes)
+        self.provenance.emit(memory_id, self._open().source_episodes(memory_id))
 
-    @Slot(int, str, float)
+    @worker_slot(int, str, float)
     def save(self, memory_id: int, content: str, importance: float) -> None:
-        def save() -> str:
-            self._open().update(memory_id, content, importance=importance)
-            return self.tr("Saved.")
+        self._open().update(memory_id, content, importance=importance)
+        self.changed.emit(self.tr("Saved."))
 
-        self._run("save", save)
-
-    @Slot(int, bool)
+    @worker_slot(int, bool)
     def pin(self, memory_id: int, pinned: bool) -> None:
-        def pin() -> str:
-            self._open().pin(memory_id, pinned)
-            return self.tr("Pinned.") if pinned else self.tr("Unpinned.")
+        self._open().pin(memory_id, pinned)
+        self.changed.emit(self.tr("Pinned.") if pinned else self.tr("Unpinned."))
 
-        self._run("pin", pin)
-
-    @Slot(int)
+    @worker_slot(int)
     def delete(self, memory_id: int) -> None:
-        def delete() -> str:
-            self._open().delete(memory_id)
-            return self.tr("Deleted; its text is gone from the database file.")
+        self._open().delete(memory_id)
+        self.changed.emit(self.tr("Deleted; its text is gone from the database file."))
 
-        self._run("delete", delete)
-
-    @Slot(int)
+    @worker_slot(int)
     def restore(self, memory_id: int) -> None:
-        def restore() -> str:
-            self._open().update(memory_id, status="active")
-            return self.tr("Restored.")
+        self._open().update(memory_id, status="active")
+        self.changed.emit(self.tr("Restored."))
 
-        self._run("restore", restore)
-
-    @Slot(str, str)
+    @worker_slot(str, str)
     def export(self, path: str, kind: str) -> None:
-        def export() -> str:
-            with atomic_write(Path(path)) as handle:
-                if kind == "markdown":
-                    count = transfer.export_markdown(self._open(), handle)
-                else:
-                    count = transfer.export_jsonl(self._open(), handle, episodes=True)
-            return self.tr("Exported to {path} ({count} entries).").format(path=path, count=count)
+        with atomic_write(Path(path)) as handle:
+            if kind == "markdown":
+                count = transfer.export_markdown(self._open(), handle)
+            else:
+                count = transfer.export_jsonl(self._open(), handle, episodes=True)
+        self.changed.emit(
+            self.tr("Exported to {path} ({count} entries).").format(path=path, count=count)
+        )
 
-        self._run("export", export)
-
-    @Slot(str)
+    @worker_slot(str)
     def import_file(self, path: str) -> None:
-        def imported() -> str:
-            count = transfer.import_jsonl(self._open(), Path(path))
-            return self.tr("Imported {count} memories.").format(count=count)
+        count = transfer.import_jsonl(self._open(), Path(path))
+        self.changed.emit(self.tr("Imported {count} memories.").format(count=count))
 
-        self._run("import", imported)
-
-    @Slot(bool)
+    @worker_slot(bool)
     def forget_all(self, with_conversations: bool) -> None:
-        def forget() -> str:
-            count = self._open().forget_all(episodes=with_conversations)
-            return self.tr("Forgot {count} memories.").format(count=count)
+        count = self._open().forget_all(episodes=with_conversations)
+        self.changed.emit(self.tr("Forgot {count} memories.").format(count=count))
 
-        self._run("forget", forget)
-
-    @Slot()
-    def shutdown(self) -> None:
+    def close(self) -> None:
         if self._store is not None:
             self._store.conn.close()
             self._store = None
-        QThread.currentThread().quit()

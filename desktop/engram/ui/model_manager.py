@@ -26,16 +26,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.core import settings
-from engram.core.errors import EngramError
+from engram.core.errors import EngramError, Problem
+from engram.core.settings import Settings, SettingsStore, store_of
 from engram.models import catalogue, files, hardware
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
-from engram.models.download import CANCELLED, DONE, Options, Progress
+from engram.models.download import JobState, Options, Progress
 from engram.ui import errors, i18n, labels
 from engram.ui.download_worker import DownloadWorker
-from engram.ui.threads import worker_thread
+from engram.ui.settings_signals import SettingsSignals
+from engram.ui.threads import stop_thread, worker_thread
 
-SHUTDOWN_WAIT_MS = 10_000
 ROLE_SETTINGS = {"small": "small_model", "large": "large_model", "embedding": "embedding_model"}
 _FIT_NAMES = {
     hardware.FITS: QT_TRANSLATE_NOOP("ModelManager", "fits"),
@@ -146,18 +146,22 @@ class ModelManager(QMainWindow):
     delete_requested = Signal(object)
     shutdown_requested = Signal()
 
-    def __init__(self, settings: settings.Settings, options: Options | None = None) -> None:
+    def __init__(self, settings: Settings | SettingsStore, options: Options | None = None) -> None:
+        """``settings``: the app's store (plain settings get one of their own); the models
+        chosen here are saved there and take effect at once."""
         super().__init__()
         self.setWindowTitle(self.tr("Engram — Models"))
         self.resize(1200, 640)
         self.setAcceptDrops(True)
-        self._settings = settings
+        self.settings = store_of(settings)
+        self.settings_signals = SettingsSignals(self.settings, self)
+        self.settings_signals.changed.connect(self._on_settings_changed)
         self._catalogue = Catalogue(())
         self._pair: Pair | None = None
         self._pending_pair: Pair | None = None
         self.rows: dict[str, _Row] = {}
         self._build()
-        self.worker = DownloadWorker(options or Options.from_settings(settings))
+        self.worker = DownloadWorker(options or Options.from_settings(self.settings.current))
         self._thread = worker_thread(self, self.worker, "engram-model-manager")
         self._connect_worker()
         self._thread.start()
@@ -216,7 +220,7 @@ class ModelManager(QMainWindow):
         self.worker.finished.connect(self._on_finished, queued)
         self.worker.imported.connect(self._on_imported, queued)
         self.worker.deleted.connect(self._on_deleted, queued)
-        self.worker.failed.connect(self.show_notice, queued)
+        self.worker.failed.connect(self._on_failed, queued)
         self.import_requested.connect(self.worker.import_gguf, queued)
         self.delete_requested.connect(self.worker.delete, queued)
         self.shutdown_requested.connect(self.worker.shutdown, queued)
@@ -228,7 +232,7 @@ class ModelManager(QMainWindow):
         try:
             self._catalogue = catalogue.load()
         except EngramError as exc:
-            self.show_notice(*errors.translate(exc))
+            self._on_failed(exc.problem)
             return
         machine = hardware.probe(gpu=False)
         self.machine_label.setText(
@@ -253,16 +257,15 @@ class ModelManager(QMainWindow):
             self.tr(
                 "Recommended for this machine: {small} answers, {large} learns, "
                 "{embedding} finds memories. {reason}"
-            ).format(reason=pair.reason_in(i18n.resolve(self._settings.language)), **names)
+            ).format(reason=pair.reason_in(i18n.resolve(self.settings.current.language)), **names)
         )
 
     def _fill(self, row: int, entry: ModelEntry, machine: hardware.Machine, busy: bool) -> None:
         is_installed = installed(entry)
         on_disk = bytes_on_disk(entry)
         fit = hardware.fit(entry, machine, is_installed)
-        in_use = [
-            role for role, key in ROLE_SETTINGS.items() if getattr(self._settings, key) == entry.id
-        ]
+        prefs = self.settings.current
+        in_use = [role for role, key in ROLE_SETTINGS.items() if getattr(prefs, key) == entry.id]
         name = entry.name + (f"  [{', '.join(map(labels.label, in_use))}]" if in_use else "")
         exact = all(f.size is not None for f in entry.files)
         size = ("" if exact else "~") + human_bytes(entry.download_bytes())
@@ -332,19 +335,13 @@ class ModelManager(QMainWindow):
         self._save({ROLE_SETTINGS[role]: model_id})
 
     def _save(self, values: dict[str, str]) -> None:
-        for key, value in values.items():
-            setattr(self._settings, key, value)
         try:
-            settings.save(self._settings)
-        except OSError as exc:
-            self.show_notice(
-                self.tr("Could not save the settings ({error}).").format(error=exc),
-                self.tr("Check that the data folder is writable."),
-            )
+            self.settings.update(**values)
+        except EngramError as exc:
+            self._on_failed(exc.problem)
             return
-        self.status_label.setText(self.tr("Saved; the new models load on the next start."))
-        self.refresh()
-        self.changed.emit()
+        self.status_label.setText(self.tr("Saved; Engram switches to the new models now."))
+        self.changed.emit()  # the rows follow through the settings signal
 
     def delete(self, model_id: str) -> None:
         """Delete a model's files after the user confirms."""
@@ -377,7 +374,15 @@ class ModelManager(QMainWindow):
         self.notice.setText(f"{message}\n{hint}" if hint else message)
         self.notice.show()
 
-    # -- worker reports ------------------------------------------------------------------------
+    # -- worker and settings reports ----------------------------------------------------------
+
+    def _on_failed(self, problem: Problem) -> None:
+        self.show_notice(*errors.translate(problem))
+
+    def _on_settings_changed(self, old: Settings, new: Settings) -> None:
+        """Models chosen elsewhere (the settings dialog) show here too."""
+        if any(getattr(old, key) != getattr(new, key) for key in ROLE_SETTINGS.values()):
+            self.refresh()
 
     def _on_progress(self, p: Progress) -> None:
         row = self.rows.get(p.model_id)
@@ -390,18 +395,19 @@ class ModelManager(QMainWindow):
             f"{human_bytes(p.speed)}/s {eta}".strip()
         )
 
-    def _on_finished(self, model_id: str, state: str, message: str, hint: str) -> None:
+    def _on_finished(self, model_id: str, state: str, problem: Problem | None) -> None:
         self.refresh()
-        if state == DONE:
+        if state == JobState.DONE:
             self.status_label.setText(self.tr("Downloaded {id}.").format(id=model_id))
             self.changed.emit()
-        elif state == CANCELLED:
+        elif state == JobState.CANCELLED:
             self.status_label.setText(
                 self.tr("Cancelled {id}; Resume continues where it stopped.").format(id=model_id)
             )
             self._pending_pair = None
         else:
-            self.show_notice(message, hint)
+            if problem is not None:
+                self._on_failed(problem)
             self._pending_pair = None
         self._apply_pair_if_ready()
 
@@ -432,9 +438,8 @@ class ModelManager(QMainWindow):
             self.import_files(paths)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
-        if self._thread.isRunning():
-            self.shutdown_requested.emit()
-            self._thread.wait(SHUTDOWN_WAIT_MS)
+        self.settings_signals.close()
+        stop_thread(self._thread, self.shutdown_requested)
         super().closeEvent(event)
 
 

@@ -215,10 +215,8 @@ def settings_dialog(language: str, out: Path) -> Path:
     """The settings dialog, on its cloud tab (where the privacy indicator lives)."""
     from engram.ui.settings_dialog import SettingsDialog
 
-    prefs = settings.Settings(language=language)
-    prefs.cloud.enabled = True
-    prefs.cloud.base_url = "https://api.example.com/v1"
-    prefs.cloud.model = "example-large"
+    cloud = settings.CloudSettings(True, "https://api.example.com/v1", "example-large")
+    prefs = settings.Settings(language=language, cloud=cloud)
     dialog = SettingsDialog(prefs)
     dialog.resize(720, 560)
     dialog.show()

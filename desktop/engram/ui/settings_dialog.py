@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.core import log, paths, settings
+from engram.core import log, paths
 from engram.core.errors import EngramError, InputError, KeyringUnavailableError, Problem, tr
-from engram.core.settings import CloudSettings, Settings
+from engram.core.settings import CloudSettings, Settings, SettingsStore, store_of
 from engram.models import catalogue, files
 from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
 from engram.ui import errors, i18n, theme
@@ -38,16 +38,23 @@ CLOUD_TAB, APPEARANCE_TAB = 2, 3
 
 
 class SettingsDialog(QDialog):
-    """Edits a copy of the settings; OK validates everything, stores the key, then saves once."""
+    """Edits the settings as they were when it opened; OK validates everything, stores the key,
+    then applies the fields the user changed to the store in one change (changes made
+    meanwhile elsewhere, e.g. memory paused in the memory browser, are kept)."""
 
-    saved = Signal(object)  # the new Settings, after settings.save wrote them
+    saved = Signal(object)  # the store's new Settings, after they were saved
 
     def __init__(
-        self, settings: Settings, parent: QWidget | None = None, *, keys: KeyStore | None = None
+        self,
+        settings: Settings | SettingsStore,
+        parent: QWidget | None = None,
+        *,
+        keys: KeyStore | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
-        self._original = settings
+        self.settings = store_of(settings)
+        self._original = settings = self.settings.current
         self._keys = keys or KeyStore()
         self.tabs = QTabWidget()
         self.tabs.addTab(self._models_tab(settings), self.tr("Models"))
@@ -305,20 +312,14 @@ class SettingsDialog(QDialog):
         self.api_key.clear()
 
     def accept(self) -> None:
-        """Validate, store the key, save atomically, emit :attr:`saved`; on a problem, say why."""
+        """Validate, store the key, apply the changed fields to the store (saved atomically),
+        emit :attr:`saved`; on a problem, say why and change nothing."""
         try:
-            new = self.values()
+            edited = self.values()
             self._store_key()
-            settings.save(new)
+            new = self.settings.merge(self._original, edited)
         except EngramError as exc:
             self._show_problem(errors.text(exc))
-            return
-        except OSError as exc:
-            self._show_problem(
-                self.tr("Could not save the settings ({error}). Nothing was changed.").format(
-                    error=exc.strerror or type(exc).__name__
-                )
-            )
             return
         self.saved.emit(new)
         super().accept()

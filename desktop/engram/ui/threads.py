@@ -1,8 +1,92 @@
-"""The house pattern for a worker object living on its own QThread."""
+"""The one way the desktop app runs background work, and the one place its failures are handled.
+
+A :class:`Worker` is a QObject living on its own QThread (:func:`worker_thread`); every slot
+runs there, one call at a time, and reports back by queued signals. Each slot is a
+:func:`worker_slot`: a known problem (:class:`~engram.core.errors.EngramError`) becomes its
+:class:`~engram.core.errors.Problem`, anything else (a bug) a generic problem that points at
+the log plus a log entry with the traceback (the exception's type and frames, never its
+text); both go to the worker's ``failed`` signal, or to the handler a slot gives
+:func:`reporting`. Work is stopped with a :class:`~engram.core.cancel.CancelToken`;
+:func:`stop_thread` ends a worker's thread when its window closes.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThread
+import functools
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar, cast
+
+from PySide6.QtCore import QObject, QThread, Signal, SignalInstance, Slot
+
+from engram.core import log
+from engram.core.errors import EngramError, Problem, tr
+
+_log = log.get("ui.threads")
+SHUTDOWN_WAIT_MS = 10_000
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def unexpected_problem() -> Problem:
+    """What the user is told about a bug: something went wrong, and where the details are."""
+    return Problem(
+        tr("Something went wrong; the details are in the log."),
+        tr("The log is {path}. Your conversations are saved."),
+        path=log.log_file(),
+    )
+
+
+def log_unexpected(action: str, exc: BaseException) -> None:
+    """Log a bug with its traceback: the exception's type and frames, not its message text
+    (which may quote what the user wrote)."""
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    _log.error("%s failed with %s:\n%s", action, type(exc).__name__, frames.rstrip())
+
+
+@contextmanager
+def reporting(action: str, report: Callable[[Problem], object]) -> Iterator[None]:
+    """Run the block; hand its failure to ``report`` as a Problem instead of raising it."""
+    try:
+        yield
+    except EngramError as exc:
+        _log.warning("%s failed: %s", action, type(exc).__name__)
+        report(exc.problem)
+    except Exception as exc:
+        log_unexpected(action, exc)
+        report(unexpected_problem())
+
+
+class Worker(QObject):
+    """Base of the Qt workers: lives on its own thread; slots report failures by ``failed``."""
+
+    failed = Signal(object)  # Problem: a slot failed; the window translates and shows it
+
+    def close(self) -> None:
+        """Free what the worker owns (on its thread, before the thread ends)."""
+
+    @Slot()
+    def shutdown(self) -> None:
+        """Free what the worker owns and end its thread."""
+        with reporting(f"{type(self).__name__}.shutdown", self.failed.emit):
+            self.close()
+        QThread.currentThread().quit()
+
+
+def worker_slot(*types: type) -> Callable[[F], F]:
+    """``@Slot(*types)`` whose failures go to the worker's ``failed`` signal (see
+    :func:`reporting`)."""
+
+    def decorate(method: F) -> F:
+        @functools.wraps(method)
+        def run(self: Worker, *args: Any) -> Any:
+            with reporting(f"{type(self).__name__}.{method.__name__}", self.failed.emit):
+                return method(self, *args)
+            return None
+
+        return cast(F, Slot(*types)(run))
+
+    return decorate
 
 
 def worker_thread(owner: QObject, worker: QObject, name: str) -> QThread:
@@ -16,3 +100,11 @@ def worker_thread(owner: QObject, worker: QObject, name: str) -> QThread:
     worker.moveToThread(thread)
     thread.finished.connect(worker.deleteLater)
     return thread
+
+
+def stop_thread(thread: QThread, shutdown: SignalInstance) -> None:
+    """Ask a worker to shut down (``shutdown`` is connected to its slot) and wait for its thread."""
+    if thread.isRunning():
+        shutdown.emit()
+        if not thread.wait(SHUTDOWN_WAIT_MS):
+            _log.error("thread %s did not stop within %d ms", thread.objectName(), SHUTDOWN_WAIT_MS)

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import threading
-
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 
 from engram.assistant.events import Failed
-from engram.assistant.session import LoadedModels, Session, open_session
+from engram.assistant.session import LoadedModels, Session, needs_reopen, open_session
 from engram.core import log
+from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError
 from engram.core.settings import Settings
-from engram.ui import errors
+from engram.ui.threads import Worker, reporting, worker_slot
 
 _log = log.get("ui.worker")
 
 
-class ModelWorker(QObject):
+class ModelWorker(Worker):
     """Lives on its own QThread; every slot runs there, one at a time."""
 
     loading = Signal()
-    loaded = Signal(str, str)  # model file name, why memory is off ('' when it is on)
-    load_failed = Signal(str, str)
+    loaded = Signal(str, object)  # model file name, why memory is off (a Problem, or None)
+    load_failed = Signal(object)  # Problem
     turn_event = Signal(object)
     busy_changed = Signal(bool)
     history_recalled = Signal(object)  # {answer episode id: [Recalled, ...]}
@@ -37,91 +36,85 @@ class ModelWorker(QObject):
     @Slot()
     def load(self) -> None:
         self.loading.emit()
-        try:
+        with reporting("load", self.load_failed.emit):
             self._session = open_session(
                 self._settings, on_status=self.learning_status.emit, models=self._models
             )
-        except EngramError as exc:
-            _log.warning("small model unavailable: %s", exc)
-            self.load_failed.emit(*errors.translate(exc))
-            return
-        problem = self._session.memory_problem
-        self.loaded.emit(self._session.model.path.name, errors.text(problem) if problem else "")
+            self.loaded.emit(self._session.model.path.name, self._session.memory_problem)
 
     @Slot(int, str, object)
-    def send(self, conversation_id: int, text: str, cancel: threading.Event) -> None:
+    def send(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
         """Run one turn; ``cancel`` is set by the UI thread to stop it between tokens."""
         self._run(conversation_id, text, cancel, escalate=False)
 
     @Slot(int, str, object)
-    def ask_large(self, conversation_id: int, text: str, cancel: threading.Event) -> None:
+    def ask_large(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
         """Run one turn on the large model (loaded on first use), with the same memory."""
         self._run(conversation_id, text, cancel, escalate=True)
 
-    def _run(
-        self, conversation_id: int, text: str, cancel: threading.Event, escalate: bool
-    ) -> None:
+    def _run(self, conversation_id: int, text: str, cancel: CancelToken, escalate: bool) -> None:
+        """A turn always ends: its events, then ``Failed`` on any error, then not busy."""
         if self._session is None:
             return
         self.busy_changed.emit(True)
         try:
-            large = self._session.large_model() if escalate else None
-            turn = self._session.assistant.turn(conversation_id, text, cancel.is_set, large)
-            for event in turn:
-                self.turn_event.emit(event)
-        except EngramError as exc:
-            self.turn_event.emit(Failed(exc.problem))
+            with reporting("turn", lambda problem: self.turn_event.emit(Failed(problem))):
+                large = self._session.large_model() if escalate else None
+                for event in self._session.assistant.turn(conversation_id, text, cancel, large):
+                    self.turn_event.emit(event)
         finally:
             self.busy_changed.emit(False)
 
-    @Slot(object)
+    @worker_slot(object)
     def recall_history(self, answer_episode_ids: list[int]) -> None:
         """Look up which memories earlier answers were given, for their chips."""
         recall = self._session.assistant.recall if self._session else None
         if recall is not None and answer_episode_ids:
             self.history_recalled.emit(recall.injected(answer_episode_ids))
 
-    @Slot(int, int)
+    @worker_slot(int, int)
     def feedback(self, memory_id: int, vote: int) -> None:
         """Record the user's verdict on a memory (-1: it was wrong)."""
         if self._session is not None and self._session.store is not None:
             self._session.store.feedback(memory_id, vote)
 
-    @Slot(int, str, object)
-    def prefetch(self, conversation_id: int, draft: str, cancel: threading.Event) -> None:
+    @worker_slot(int, str, object)
+    def prefetch(self, conversation_id: int, draft: str, cancel: CancelToken) -> None:
         """Evaluate the prompt of a message being typed, so the answer starts sooner."""
-        if self._session is None or cancel.is_set():
+        if self._session is None or cancel.cancelled:
             return
         try:
-            self._session.assistant.prefetch(conversation_id, draft, cancel.is_set)
+            self._session.assistant.prefetch(conversation_id, draft, cancel)
         except EngramError as exc:  # a draft that cannot be prepared is no reason to bother
-            _log.debug("prefetch skipped: %s", exc.message)
+            _log.debug("prefetch skipped: %s", type(exc).__name__)
 
     @Slot(int, int, str, object)
     def resend(
-        self, conversation_id: int, from_episode_id: int, text: str, cancel: threading.Event
+        self, conversation_id: int, from_episode_id: int, text: str, cancel: CancelToken
     ) -> None:
         """Forget a user message and what followed, then send ``text`` in its place."""
         if self._session is None:
             return
-        self._session.assistant.rewind(conversation_id, from_episode_id)
-        self.send(conversation_id, text, cancel)
+        session = self._session
+        with reporting("rewind", lambda problem: self.turn_event.emit(Failed(problem))):
+            session.assistant.rewind(conversation_id, from_episode_id)
+            self.send(conversation_id, text, cancel)
 
-    @Slot(int)
+    @worker_slot(int)
     def idle(self, conversation_id: int) -> None:
         """The conversation has gone quiet: a good moment to learn from it."""
         learning = self._session.learning if self._session else None
         if learning is not None and conversation_id:
             learning.scheduler.on_idle(conversation_id)
 
-    @Slot(int)
+    @worker_slot(int)
     def remember(self, conversation_id: int) -> None:
         """The user asked Engram to learn from this conversation now."""
         learning = self._session.learning if self._session else None
         if learning is not None and conversation_id:
             learning.scheduler.remember(conversation_id)
 
-    @Slot()
+    @worker_slot()
     def retry_learning(self) -> None:
         """Give parked consolidation jobs another chance."""
         learning = self._session.learning if self._session else None
@@ -129,32 +122,35 @@ class ModelWorker(QObject):
             learning.scheduler.queue.retry_parked()
             learning.worker.wake()
 
-    @Slot(int, str)
+    @worker_slot(int, str)
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         if self._session is not None:
             self._session.assistant.log.rename(conversation_id, title)
             self.conversations_changed.emit()
 
-    @Slot(int)
+    @worker_slot(int)
     def delete_conversation(self, conversation_id: int) -> None:
         if self._session is None:
             return
         self._session.assistant.delete_conversation(conversation_id)
         self.conversations_changed.emit()
 
-    @Slot(object)
-    def reload(self, settings: Settings) -> None:
-        """Start again with new settings (other models, budgets, learning)."""
-        if self._session is not None:
-            self._session.close()
-            self._session = None
-        self._settings = settings
+    @worker_slot(object, object)
+    def apply_settings(self, _old: Settings, new: Settings) -> None:
+        """Follow the settings store: reopen the session (models reload) only when a field it
+        reads at opening changed (:func:`~engram.assistant.session.needs_reopen`)."""
+        old, self._settings = self._settings, new
+        if not needs_reopen(old, new):
+            if self._session is not None:
+                self._session.apply(new)
+            return
+        if self._models is not None and not self._models.suit(old, new):
+            self._models = None  # lent for other settings: load the session's own
+        self.close()
         self.load()
 
-    @Slot()
-    def shutdown(self) -> None:
+    def close(self) -> None:
         """Free the model and the connection on the thread that owns them."""
         if self._session is not None:
-            self._session.close()
-            self._session = None
-        QThread.currentThread().quit()
+            session, self._session = self._session, None
+            session.close()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.assistant import distill, prompt, utilization
-from engram.assistant.consolidation import ConsolidationWorker
+from engram.assistant.consolidation import run_job
 from engram.assistant.distiller_backends import LocalDistiller
 from engram.assistant.evaluation import metrics
 from engram.assistant.evaluation.dataset import Ingested, Question, open_sample
@@ -29,6 +29,7 @@ from engram.assistant.recall import EPISODE_WEIGHT, Recall
 from engram.assistant.turn import Assistant
 from engram.core import log
 from engram.core.atomic import atomic_write
+from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, InputError, tr
 from engram.core.stream_filter import visible
 from engram.memory.embed import Embedder
@@ -184,14 +185,12 @@ class Runner:
             queue.enqueue(sample.conversation_id, end)
         queue.recover()
         large = self.models["large"]
-        worker = ConsolidationWorker(
-            lambda: sample.store, LocalDistiller(LazyModel(lambda: large, float("inf")))
-        )
+        source = LocalDistiller(LazyModel(lambda: large, float("inf")))
         while (job := queue.claim()) is not None:
             self.progress(
                 self._done, self._total, f"consolidating {question.sample.sample_id}: job {job.id}"
             )
-            worker.run_job(sample.store, queue, job)
+            run_job(job, sample.store, queue, source, CancelToken())
         active = len(sample.store.memories(limit=100_000))
         _log.info("%s: %d memories after consolidation", question.sample.sample_id, active)
 
