@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from engram.assistant import distill, distiller_backends, hygiene, reconcile
-from engram.assistant.consolidation import ConsolidationWorker, Status
+from engram.assistant.consolidation import ConsolidationWorker, Result, Status, run_job
 from engram.assistant.distiller_backends import DistillerSource, LocalDistiller
 from engram.assistant.jobs import MAX_ATTEMPTS, JobQueue, backoff
 from engram.assistant.redact import RedactingModel
 from engram.assistant.scheduler import Scheduler, is_correction, remember_command
 from engram.core import paths
+from engram.core.cancel import CancelToken
 from engram.core.errors import ModelLoadError, StoreError
 from engram.core.settings import CloudSettings, Settings
 from engram.memory import embed
@@ -393,6 +394,51 @@ def test_missing_or_failing_distiller_keeps_the_job_and_says_why(store: MemorySt
     assert parked.last_error == "no valid answer"
     assert store.memories() == []
     assert len(EpisodeLog(store.conn).episodes(1)) == 2  # nothing lost
+
+
+def test_run_job_is_one_call_that_settles_the_job_without_a_thread(store: MemoryStore) -> None:
+    chat(store, [("My cat is called Miso.", "Nice name.")])
+    queue = JobQueue(store.conn)
+    assert queue.enqueue(1) is not None
+    job = queue.claim()
+    assert job is not None
+    stop = CancelToken()
+    stop.cancel()  # asked to stop before it began: the job goes back, untouched
+    model = ScriptedModel(memories_answer(("fact", "The user's cat is called Miso.")))
+    assert run_job(job, store, queue, ScriptedSource(model), stop) == Result("stopped")
+    back = queue.get(job.id)
+    assert back is not None and (back.status, back.attempts) == ("queued", 0)
+    assert store.memories() == []
+
+    job = queue.claim()
+    assert job is not None
+    steps: list[tuple[str, float]] = []
+    result = run_job(
+        job, store, queue, ScriptedSource(model), CancelToken(),
+        lambda phase, fraction, _model: steps.append((phase, fraction)),
+    )  # fmt: skip
+    assert result == Result("done")
+    assert [m.content for m in store.memories()] == ["The user's cat is called Miso."]
+    assert steps[-1] == ("distilling", 1.0)
+    fractions = [fraction for _phase, fraction in steps]
+    assert fractions == sorted(fractions)
+    settled = queue.get(job.id)
+    assert settled is not None and settled.status == "done"
+
+
+def test_run_job_turns_a_bug_into_a_failed_attempt_with_the_error(store: MemoryStore) -> None:
+    chat(store, [("I live in Lyon.", "Okay.")])
+    queue = JobQueue(store.conn)
+    assert queue.enqueue(1) is not None
+    job = queue.claim()
+    assert job is not None
+    source = ScriptedSource(None, RuntimeError("a bug in the distiller"))
+    result = run_job(job, store, queue, source, CancelToken())
+    assert result.outcome == "failed" and result.problem is not None
+    assert "a bug in the distiller" in result.problem.message
+    failed = queue.get(job.id)
+    assert failed is not None and failed.attempts == 1 and failed.status == "queued"
+    assert failed.last_error is not None and "internal error" in failed.last_error
 
 
 # -- hygiene -------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 from engram.assistant import distill, reconcile
 from engram.assistant.distill import Message, StructuredModel
+from engram.assistant.distiller_backends import LargeModelState
 from engram.memory import embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -91,8 +92,8 @@ class ScriptedSource:
         assert self.model is not None
         return self.model
 
-    def state(self) -> str:
-        return "scripted"
+    def state(self) -> LargeModelState:
+        return "loaded"
 
     def idle(self) -> None:
         pass

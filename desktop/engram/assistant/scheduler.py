@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from engram.assistant.jobs import Job, JobQueue
 from engram.assistant.signals import is_correction
@@ -32,11 +33,15 @@ def remember_command(text: str) -> str | None:
     return text[match.end() :].strip() if match else None
 
 
+# Why a job is queued: every N turns, an idle chat, "remember", a correction, the app exiting.
+Reason = Literal["turns", "idle", "remember", "correction", "exit"]
+
+
 @dataclass(frozen=True)
 class Trigger:
     """Why a job was queued (for the log and the status line)."""
 
-    reason: str  # "turns", "idle", "remember", "correction", "exit"
+    reason: Reason
     job: Job
 
 
@@ -88,7 +93,9 @@ class Scheduler:
         self._turns.clear()
         return [Trigger("exit", job) for job in jobs]
 
-    def _queue(self, reason: str, conversation_id: int, episode_id: int | None) -> Trigger | None:
+    def _queue(
+        self, reason: Reason, conversation_id: int, episode_id: int | None
+    ) -> Trigger | None:
         if self._settings().memory_paused:
             _log.info("memory is paused: no %s job for conversation %d", reason, conversation_id)
             return None
