@@ -6,11 +6,16 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, cast
 
 import apsw
 
 from engram.memory import db
 from engram.memory.text import fts_match, query_terms
+
+Role = Literal["system", "user", "assistant", "tool"]
+# complete, or an answer the user stopped (cancelled) or that failed part-way (error)
+EpisodeStatus = Literal["complete", "cancelled", "error"]
 
 
 @dataclass(frozen=True)
@@ -20,11 +25,11 @@ class Episode:
     id: int
     conversation_id: int
     turn_index: int
-    role: str
+    role: Role
     content: str
     created_at: float
     token_count: int | None
-    status: str
+    status: EpisodeStatus
     model: str | None = None  # "large" when the user asked the large model for this answer
     excluded: bool = False  # said while memory was paused or in a temporary chat: never learned
 
@@ -161,11 +166,11 @@ class EpisodeLog:
             new_id,
             conversation_id,
             int(turn),
-            role,
+            cast(Role, role),  # the table's CHECK refused anything else
             content,
             now,
             token_count,
-            status,
+            cast(EpisodeStatus, status),
             model,
             excluded,
         )

@@ -16,7 +16,7 @@ import apsw
 
 from engram.core import log
 from engram.core.errors import InputError, Problem, tr
-from engram.memory import changes, db
+from engram.memory import changes, db, faults
 from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.ranking import Weights, collapse, rank
@@ -384,6 +384,7 @@ class MemoryStore:
         found = EpisodeLog(self.conn).by_id(sources)
         return sorted(found.values(), key=lambda e: (e.conversation_id, e.turn_index))
 
+    @faults.reported
     def search(
         self,
         query: str,
