@@ -17,6 +17,7 @@ from engram.assistant.events import Failed, Token, TurnEvent
 from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
 from engram.core.errors import Problem, StoreError, tr
+from engram.memory import db
 from engram.ui.main_window import MainWindow
 from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.model_manager import ModelManager
@@ -103,11 +104,16 @@ def _unusable_database(kind: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "a folder":
         path.mkdir()
+    elif kind == "newer":
+        db.connect(path).close()
+        conn = apsw.Connection(str(path))
+        conn.execute("INSERT INTO migrations VALUES ('9999_from_the_future', 0)")
+        conn.close()
     else:
         path.write_bytes(b"this is not a database, it only has its name " * 200)
 
 
-@pytest.mark.parametrize("kind", ["a folder", "not a database"])
+@pytest.mark.parametrize("kind", ["a folder", "not a database", "newer"])
 def test_windows_on_an_unusable_database_open_and_say_why(
     qtbot: QtBot, loaded_models: LoadedModels, kind: str
 ) -> None:
