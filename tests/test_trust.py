@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import apsw
 import pytest
 
 from engram.assistant import distill
@@ -13,6 +19,7 @@ from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
+from engram.core import log, paths
 from engram.core.settings import Settings
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -233,3 +240,65 @@ def test_memory_ids_are_never_reused(store: MemoryStore) -> None:
     bulk = store.add_many(["One imported fact.", "Another imported fact."])
     store.delete(bulk[-1])
     assert store.add("The user runs on Sundays.", "fact", origin="user").id > bulk[-1]
+
+
+def _engram(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ENGRAM_HOME": str(home)}
+    env.pop(log.TEXT_FLAG, None)
+    return subprocess.run(
+        [sys.executable, "-m", "engram", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=False,
+    )
+
+
+def test_the_terminal_chat_leaves_no_text_in_the_log_and_only_private_files(
+    starter_models: Path, engram_home: Path
+) -> None:
+    said = f"remember this: my bank PIN is {PIN}\nWhat is a good name for an aardvark?\n"
+    result = _engram(engram_home, "chat", stdin=said)
+    assert result.returncode == 0, result.stderr
+    log_text = Path(log.log_file()).read_text(encoding="utf-8")
+    assert "conversation" in log_text or "loaded" in log_text  # the log was written
+    assert PIN not in log_text and "aardvark" not in log_text
+    for folder in (paths.data_dir(), paths.logs_dir()):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    for file in (paths.database_path(), Path(log.log_file())):
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
+
+
+def test_a_temporary_terminal_chat_is_gone_when_it_ends(
+    starter_models: Path, engram_home: Path
+) -> None:
+    result = _engram(
+        engram_home, "chat", "--temporary", stdin="remember this: my locker code is 9911\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "temporary chat" in result.stderr
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM conversations").fetchall() == [(0,)]
+        assert conn.execute("SELECT COUNT(*) FROM episodes").fetchall() == [(0,)]
+        assert conn.execute("SELECT COUNT(*) FROM memories").fetchall() == [(0,)]
+    finally:
+        conn.close()
+
+
+def test_an_api_key_is_scrubbed_from_stored_errors_and_log_lines(store: MemoryStore) -> None:
+    key = "sk-test-0123456789abcdef"
+    log.secret(key)
+    queue = JobQueue(store.conn)
+    conversation = EpisodeLog(store.conn).new_conversation("x").id
+    EpisodeLog(store.conn).append(conversation, "user", "hello there")
+    job = queue.enqueue(conversation)
+    assert job is not None
+    failed = queue.fail(job, f"HTTP 400: invalid key {key} for this model")
+    assert failed.last_error is not None and key not in failed.last_error
+    assert log.SECRET_MARK in failed.last_error
+    record = logging.LogRecord("engram.x", logging.WARNING, __file__, 1, "body: %s", (key,), None)
+    assert log.Scrubbing().filter(record)
+    assert key not in record.getMessage()

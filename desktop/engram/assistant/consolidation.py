@@ -10,7 +10,6 @@ A missing or failing distiller never loses a job: it waits in the queue and the 
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +23,6 @@ from engram.assistant.distiller_backends import (
     LargeModelState,
 )
 from engram.assistant.jobs import Job, JobQueue, backoff
-from engram.assistant.redact import Redactor
 from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import (
@@ -77,11 +75,6 @@ class _StoppedError(Exception):
     """The work was cancelled in the middle of a job."""
 
 
-def private(text: str) -> str:
-    """Text for the log: verbatim with verbose (debug) logging, else with personal data redacted."""
-    return text if _log.isEnabledFor(logging.DEBUG) else Redactor().redact(text)
-
-
 def _quiet(phase: Phase, fraction: float, model: LargeModelState | None) -> None:
     pass
 
@@ -125,7 +118,7 @@ def run_job(
         _log.info(
             "job %d (%s): %d candidates, %d dropped\ninput:\n%s\nraw: %s",
             job.id, result.language, len(result.candidates), result.dropped,
-            private(distill.transcript(episodes)), private(str(raw)),
+            log.private(distill.transcript(episodes)), log.private(str(raw)),
         )  # fmt: skip
         total = max(1, len(result.candidates))
         done = 0.05
@@ -179,7 +172,7 @@ def _apply(
         return
     _log.info(
         "job %d: %s %r -> %s #%s (%s)",
-        job.id, candidate.kind, private(candidate.content), decision.action,
+        job.id, candidate.kind, log.private(candidate.content), decision.action,
         written.id if written else decision.target_id, decision.why,
     )  # fmt: skip
 

@@ -135,6 +135,7 @@ class JobQueue:
     def fail(self, job: Job, error: str, now: float | None = None) -> Job:
         """Record a failed attempt: retry later with backoff, or park after too many attempts."""
         now = time.time() if now is None else now
+        error = log.scrub(error)  # a provider may echo the API key in its error body
         current = self.get(job.id)
         attempts = current.attempts if current else job.attempts
         if attempts >= MAX_ATTEMPTS:
@@ -152,7 +153,7 @@ class JobQueue:
             job.id,
             "status = 'queued', attempts = MAX(0, attempts - 1), last_error = ?,"
             " next_attempt_at = ?",
-            reason,
+            log.scrub(reason),
             time.time() + delay,
         )
 

@@ -400,7 +400,9 @@ class LocalModel:
                 if not problems and isinstance(value, dict):
                     return value
                 detail = "; ".join(problems[:3]) if problems else Problem(tr("not a JSON object"))
-            _log.warning("structured output attempt %d failed: %s", attempt + 1, detail)
+            _log.warning(
+                "structured output attempt %d failed: %s", attempt + 1, log.private(str(detail))
+            )
         raise StructuredOutputError(
             tr("{name} gave no valid structured answer ({detail})."),
             tr("Try again, allow a longer answer, or choose a larger model for this role."),

@@ -77,11 +77,13 @@ class KeyStore:
                 error=type(exc).__name__,
             ) from exc
         self._session.pop(name, None)
+        log.secret(secret)
         _log.info("stored %s in the OS keyring", name)
 
     def keep_for_session(self, name: str, secret: str) -> None:
         """Hold a secret in memory only, after the user chose that over a keyring."""
         self._session[name] = secret
+        log.secret(secret)
         _log.info("holding %s for this session only", name)
 
     def get(self, name: str) -> str | None:
@@ -94,10 +96,13 @@ class KeyStore:
         from keyring.errors import KeyringError
 
         try:
-            return keyring.get_password(self.service, name)
+            value = keyring.get_password(self.service, name)
         except KeyringError as exc:
             _log.warning("keyring lookup of %s failed: %s", name, type(exc).__name__)
             return None
+        if value:
+            log.secret(value)  # never in a log line or a stored error from now on
+        return value
 
     def delete(self, name: str) -> None:
         """Forget a secret everywhere Engram may hold it."""
