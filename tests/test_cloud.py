@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from engram.core.errors import CloudError
-from engram.models.cloud import CloudClient
+from engram.models.cloud import CloudClient, ServedModel, destination, is_own_server
 from openai_server import KEY, ChatServer, running
 
 pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
@@ -132,7 +136,11 @@ def test_structured_falls_back_to_json_object_and_validates(server: ChatServer) 
     server.script = ["no_json_schema"]
     cli = client(server)
     assert cli.structured(MESSAGES, SCHEMA) == {"facts": ["likes tea"]}
-    assert server.requests[1]["body"]["response_format"] == {"type": "json_object"}
+    # The server is on loopback, so the schema rides along for llama.cpp to constrain the answer.
+    assert server.requests[1]["body"]["response_format"] == {
+        "type": "json_object",
+        "schema": SCHEMA,
+    }
     assert "JSON schema" in server.requests[1]["body"]["messages"][0]["content"]
     assert cli.json_schema_supported is False
 
@@ -147,3 +155,106 @@ def test_structured_rejects_answers_that_do_not_validate(server: ChatServer, rep
 def test_base_url_must_be_http() -> None:
     with pytest.raises(CloudError, match="not an http"):
         CloudClient("api.example.com", "m", KEY)
+
+
+def test_a_reasoning_prefix_is_not_part_of_the_answer(server: ChatServer) -> None:
+    server.reply = "<think>\nweigh it\n</think>\n\nThe answer."
+    assert client(server).chat(MESSAGES) == "The answer."
+
+
+@pytest.mark.parametrize(
+    ("url", "own"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://localhost:11434/v1", True),
+        ("http://192.168.1.20:1234/v1", True),
+        ("http://10.0.0.5/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://desktop.local:8000/v1", True),
+        ("http://gpu-box:8000/v1", True),
+        ("https://api.openai.com/v1", False),
+        ("https://8.8.8.8/v1", False),
+    ],
+)
+def test_the_users_own_server_is_told_apart_from_a_cloud_service(url: str, own: bool) -> None:
+    assert is_own_server(url) is own
+    where = str(destination(url))
+    assert where.startswith("your server" if own else "the cloud service")
+
+
+def test_without_a_key_no_authorization_header_is_sent(server: ChatServer) -> None:
+    with pytest.raises(CloudError, match="401"):  # this test server wants a key
+        client(server, key="").chat(MESSAGES)
+    assert "Authorization" not in server.requests[-1]["headers"]
+
+
+# --- llama-cpp-python's own OpenAI-compatible server, with the starter model -----------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def llama_server(starter_models: Path) -> Iterator[str]:
+    """``python -m llama_cpp.server`` on 127.0.0.1 serving the starter model as "starter"."""
+    pytest.importorskip("llama_cpp.server.app", reason="needs llama-cpp-python[server]")
+    port = _free_port()
+    model = starter_models / "smollm2-135m-instruct" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias",
+        "starter", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
+        "--n_threads", "2", "--verbose", "False",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(600):
+            if process.poll() is not None:
+                pytest.fail(f"the server exited: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+            try:
+                CloudClient(base, "starter", timeout=1.0).list_models()
+                break
+            except CloudError:
+                threading.Event().wait(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(30)
+        process.stderr.close()  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_a_local_server_needs_no_key_lists_its_models_and_answers(llama_server: str) -> None:
+    served = CloudClient(llama_server, "starter")  # no key
+    assert served.list_models() == ["starter"]
+    assert served.chat(MESSAGES, max_tokens=8).strip()
+    reply = served.structured(MESSAGES, SCHEMA, max_tokens=64)
+    assert isinstance(reply["facts"], list)
+
+
+@pytest.mark.slow
+def test_a_local_server_distills_and_answers_turns(llama_server: str, starter_models: Path) -> None:
+    from engram.assistant import distiller_backends
+    from engram.assistant.events import Finished, Token
+    from engram.assistant.session import open_session
+    from engram.core.settings import CloudSettings, Settings
+
+    prefs = Settings(cloud=CloudSettings(enabled=True, base_url=llama_server, model="starter"))
+    source = distiller_backends.from_settings(prefs, None, lambda: None)  # no key stored
+    assert isinstance(source, distiller_backends.CloudDistiller)
+    facts = source.acquire(lambda: False).structured(MESSAGES, SCHEMA, max_tokens=64)
+    assert isinstance(facts["facts"], list)
+
+    session = open_session(Settings(max_answer_tokens=16))
+    try:
+        served = ServedModel(CloudClient(llama_server, "starter"), n_ctx=2048)
+        events = list(session.assistant.turn(0, "Hello there!", escalate_to=served))  # type: ignore[arg-type]
+        assert any(isinstance(e, Token) for e in events)
+        finished = next(e for e in events if isinstance(e, Finished))
+        stored = session.assistant.log.episodes(events[0].conversation_id)  # type: ignore[union-attr]
+        assert stored[-1].content == finished.text and stored[-1].model == "large"
+    finally:
+        session.close()

@@ -1,5 +1,9 @@
 """A client for any OpenAI-compatible chat API (``/v1/chat/completions``), standard library only.
 
+The API may be a cloud service or the user's own server on this machine or their network
+(llama.cpp's server, Ollama, LM Studio, vLLM): such a server needs no key, and
+:func:`is_own_server` tells the two apart so the window can say where text goes.
+
 Timeouts on every read plus an overall deadline (a response that never ends is cut off), retries
 with exponential backoff for rate limits, server errors and network failures, and a
 :class:`CloudError` with a hint for everything else. The API key is only ever put in the
@@ -8,9 +12,11 @@ with exponential backoff for rate limits, server errors and network failures, an
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -33,7 +39,7 @@ class CloudClient:
         self,
         base_url: str,
         model: str,
-        api_key: str,
+        api_key: str = "",
         *,
         timeout: float = 30.0,
         deadline: float = 300.0,
@@ -47,7 +53,8 @@ class CloudClient:
                 tr("Enter the API's base URL in Settings, e.g. https://api.example.com/v1."),
                 url=base_url,
             )
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/chat/completions"
         self.model = model
         self._key = api_key
         self.timeout = timeout
@@ -56,6 +63,7 @@ class CloudClient:
         self.backoff = backoff
         self._sleep = sleep
         self.json_schema_supported: bool | None = None  # learnt from the first structured call
+        self._refusal = ""  # the body of the last HTTP error (may name what was refused)
 
     def __repr__(self) -> str:  # never shows the key
         return f"CloudClient({self.url!r}, model={self.model!r})"
@@ -123,7 +131,8 @@ class CloudClient:
                 self.json_schema_supported = True
                 return self._validated(text, json_schema)
             except CloudError as exc:
-                if "response_format" not in exc.message and "json_schema" not in exc.message:
+                said = f"{exc.message} {self._refusal}"
+                if "response_format" not in said and "json_schema" not in said:
                     raise
                 self.json_schema_supported = False
                 _log.info("%s does not support json_schema; using json_object", self.url)
@@ -132,8 +141,12 @@ class CloudClient:
             "content": "Answer with one JSON object that follows this JSON schema:\n"
             + json.dumps(json_schema, ensure_ascii=False),
         }
+        # A llama.cpp server also takes the schema here and constrains the answer to it.
+        constrained = {"schema": json_schema} if is_own_server(self.base_url) else {}
         text = self.chat(
-            [instruction, *messages], max_tokens, response_format={"type": "json_object"}
+            [instruction, *messages],
+            max_tokens,
+            response_format={"type": "json_object", **constrained},
         )
         return self._validated(text, json_schema)
 
@@ -158,7 +171,7 @@ class CloudClient:
         headers = {
             "Content-Type": "application/json",
             "Accept": "text/event-stream" if stream else "application/json",
-            "Authorization": f"Bearer {self._key}",
+            **self._auth(),
         }
         start = time.monotonic()
         for attempt in range(self.retries + 1):
@@ -178,6 +191,28 @@ class CloudClient:
             self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._key}"} if self._key else {}
+
+    def list_models(self) -> list[str]:
+        """The model ids the server offers (``GET /models``), for the user to pick one."""
+        request = urllib.request.Request(
+            self.base_url + "/models", headers={"Accept": "application/json", **self._auth()}
+        )
+        try:
+            response = urllib.request.urlopen(request, timeout=self.timeout)
+        except urllib.error.HTTPError as exc:
+            raise self._http_error(exc) from exc
+        except (urllib.error.URLError, OSError) as exc:
+            raise self._network_error(exc) from exc
+        try:
+            raw = b"".join(_chunks(response, time.monotonic(), self.deadline))
+            return [str(item["id"]) for item in json.loads(raw)["data"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise self._malformed(exc) from exc
+        finally:
+            response.close()
+
     def _http_error(self, exc: urllib.error.HTTPError) -> CloudError:
         try:
             detail = exc.read(2000).decode("utf-8", "replace").strip()
@@ -185,6 +220,7 @@ class CloudClient:
             detail = ""
         finally:
             exc.close()
+        self._refusal = detail
         _log.warning("%s answered HTTP %d", self.url, exc.code)
         if exc.code in (401, 403):
             return CloudError(
@@ -286,3 +322,64 @@ def _chunks(response: Any, start: float, deadline: float) -> Iterator[bytes]:
 def _lines(response: Any, start: float, deadline: float) -> Iterator[str]:
     for raw in _pieces(response.readline, start, deadline):
         yield raw.decode("utf-8", "replace").strip()
+
+
+def is_own_server(base_url: str) -> bool:
+    """Whether ``base_url`` is on this machine or the local network (not a cloud service).
+
+    Loopback, private, link-local and ``.local``/``.lan``/``.home.arpa`` addresses count as the
+    user's own server; any other host is treated as a cloud service.
+    """
+    host = (urllib.parse.urlsplit(base_url).hostname or "").lower()
+    if host == "localhost" or host.endswith((".local", ".lan", ".home.arpa", ".internal")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." not in host and bool(host)  # a bare machine name on the network
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def destination(base_url: str) -> Problem:
+    """Where text sent to ``base_url`` goes, in one line for the window's privacy wording."""
+    host = urllib.parse.urlsplit(base_url).hostname or base_url
+    if is_own_server(base_url):
+        return Problem(
+            tr("your server at {host}: text stays on your machine or network"), host=host
+        )
+    return Problem(tr("the cloud service at {host}: text leaves your network"), host=host)
+
+
+class ServedModel:
+    """A model on an OpenAI-compatible server in the shape a turn needs (the small role too).
+
+    The OpenAI API exposes no tokenizer, so token counts are estimated at one token per three
+    UTF-8 bytes (about 4 English characters, one Chinese character); nothing is prefilled.
+    """
+
+    prompt_markers: frozenset[str] = frozenset()
+
+    def __init__(self, client: CloudClient, n_ctx: int = 4096) -> None:
+        self.client = client
+        self.n_ctx = n_ctx
+
+    def count_tokens(self, text: str) -> int:
+        return max(1, len(text.encode("utf-8")) // 3)
+
+    def stream_chat(
+        self,
+        messages: Sequence[Message],
+        max_tokens: int = 512,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> Iterator[str]:
+        return self.client.stream_chat(messages, max_tokens, cancelled)
+
+    def prefill(
+        self, messages: Sequence[Message], cancelled: Callable[[], bool] = lambda: False
+    ) -> int:
+        return 0
+
+    def structured(
+        self, messages: Sequence[Message], json_schema: dict[str, Any], max_tokens: int = 1024
+    ) -> dict[str, Any]:
+        return self.client.structured(messages, json_schema, max_tokens)
