@@ -8,6 +8,7 @@ without touching the user's real data.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 APP_NAME = "Engram"
@@ -63,8 +64,9 @@ def settings_path() -> Path:
 
 
 def project_root() -> Path:
-    """The source checkout (holds ``models.toml``) when running from one."""
-    return Path(__file__).resolve().parents[3]
+    """The source checkout (holds ``models.toml``), or the packaged app's bundled files."""
+    bundle = getattr(sys, "_MEIPASS", None)  # set by PyInstaller in the packaged app
+    return Path(bundle) if bundle else Path(__file__).resolve().parents[3]
 
 
 def _ensure(path: Path) -> Path:
