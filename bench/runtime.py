@@ -4,7 +4,8 @@ Run: ``.venv/bin/python bench/runtime.py [--reps N]``. Measures, in one run and 
 model, threads and messages: time to first token at turns 1/10/30 of a conversation, decode
 speed, the cost of switching conversations with and without the KV state cache, the size and
 cost of the state snapshots that cache keeps (Engram's compact ones against llama-cpp-python's),
-foreground speed while a background generation runs behind the gate, and RSS over repeated
+foreground speed while a background generation runs behind the gate (and the share of a
+foreground answer's time the background spends paused at the gate), and RSS over repeated
 load/close.
 """
 
@@ -109,17 +110,22 @@ def bench_decode(path: Path, threads: int, reps: int) -> dict[str, float]:
     }
 
 
+def cancel_latency(model: LocalModel, messages: list[dict[str, str]], after: int = 3) -> float:
+    """Seconds from the cancel flag turning true (after ``after`` pieces) to the stream's end."""
+    flagged: list[float] = []
+    for n, _piece in enumerate(model.stream_chat(messages, 400, lambda: bool(flagged)), 1):
+        if n == after:
+            flagged.append(time.perf_counter())
+    return time.perf_counter() - flagged[0]
+
+
 def bench_cancel(path: Path, threads: int, reps: int) -> dict[str, float]:
     """Seconds from the cancel flag turning true to the stream ending (generation / prompt)."""
     model = LocalModel(path, n_ctx=4096, n_threads=threads, state_cache_mb=0)
     during_gen, during_prompt = [], []
     for i in range(reps):
-        flagged: list[float] = []
         story = [SYSTEM, {"role": "user", "content": f"Tell story number {i}."}]
-        for n, _piece in enumerate(model.stream_chat(story, 400, lambda f=flagged: bool(f)), 1):
-            if n == 3:
-                flagged.append(time.perf_counter())
-        during_gen.append(time.perf_counter() - flagged[0])
+        during_gen.append(cancel_latency(model, story))
         start = time.perf_counter()
         long = [SYSTEM, {"role": "user", "content": f"{i} " + "word " * 2000}]
         list(model.stream_chat(long, 8, lambda t=start: time.perf_counter() - t > 0.3))
@@ -180,6 +186,18 @@ def _rate(model: LocalModel, messages: list[dict[str, str]]) -> float:
     return model.last_stats.decode_tokens_per_s
 
 
+def _paused_share(gate: ForegroundGate, fg: LocalModel, messages: list[dict[str, str]]) -> float:
+    """The share of a foreground answer's time the gated background spent waiting at the gate."""
+    before = gate.paused_seconds
+    list(fg.stream_chat(messages, max_tokens=96, temperature=0))
+    assert fg.last_stats is not None
+    # The background adds its wait when it wakes: give it the moment it needs to.
+    deadline = time.perf_counter() + 2
+    while gate.paused_seconds == before and time.perf_counter() < deadline:
+        time.sleep(0.01)
+    return (gate.paused_seconds - before) / fg.last_stats.total_s
+
+
 def _with_background(bg: LocalModel, measure: Any) -> float:
     """``measure()`` while ``bg`` generates an endless story in another thread."""
     stop, started = threading.Event(), threading.Event()
@@ -211,13 +229,16 @@ def bench_background(path: Path, reps: int) -> dict[str, float]:
     )
     free = LocalModel(path, n_ctx=2048, n_threads=plan.background, state_cache_mb=0)
     rows: dict[str, list[float]] = {"idle": [], "gated": [], "ungated": []}
+    paused = []
     for _ in range(reps):
         rows["idle"].append(_rate(fg, messages))
         rows["gated"].append(_with_background(gated, lambda: _rate(fg, messages)))
         rows["ungated"].append(_with_background(free, lambda: _rate(fg, messages)))
+        paused.append(_with_background(gated, lambda: _paused_share(gate, fg, messages)))
     for model in (fg, gated, free):
         model.close()
     out = {f"fg_tps_{k}": statistics.median(v) for k, v in rows.items()}
+    out["bg_paused_share_of_fg_answer"] = statistics.median(paused)
     for k in ("gated", "ungated"):
         pairs = zip(rows[k], rows["idle"], strict=True)
         out[f"fg_ratio_{k}"] = statistics.median(a / b for a, b in pairs)

@@ -395,12 +395,16 @@ def stop_latency(prefs: Any, stops: int) -> dict[str, list[float]]:
     if not wait(lambda: watch.loaded, 120):
         raise RuntimeError("the models did not load")
     for _ in range(stops):
+        if not wait(lambda: not window._busy, 30):
+            raise RuntimeError("the window stayed busy")
         watch.tokens = 0
         window.submit(STORY)
-        wait(lambda: watch.busy and watch.tokens >= 5, 120)
+        if not wait(lambda: watch.busy and watch.tokens >= 5, 120):
+            raise RuntimeError("no answer streamed")
         clicked = time.perf_counter()
         window.stop_button.click()
-        wait(lambda: not watch.busy, 30)
+        if not wait(lambda: not watch.busy, 30):
+            raise RuntimeError("Stop did not end the answer")
         out["window"].append(watch.idle_at - clicked)
     window.close()
     model = roles.load_local(long, "small")

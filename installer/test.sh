@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Set up (first time only) and run every check: ruff, mypy, the layer contracts and the test suite.
+# Arguments go to pytest: `installer/test.sh -m "not slow"` is the fast lane (no real-model run
+# of more than a few seconds), `installer/test.sh tests/test_turn.py -x` one file.
 # Tests never touch your real Engram data: each test gets its own ENGRAM_HOME, and the starter
 # models for the tests live in .cache/models inside the checkout.
 set -euo pipefail
