@@ -380,8 +380,8 @@ def stop_latency(prefs: Any, stops: int) -> dict[str, list[float]]:
             self.busy = busy
             self.idle_at = 0.0 if busy else time.perf_counter()
 
-        @Slot(str, str)
-        def on_loaded(self, *_: str) -> None:
+        @Slot(str, object)
+        def on_loaded(self, *_: object) -> None:
             self.loaded = True
 
     long = dataclasses.replace(prefs, max_answer_tokens=3000)
