@@ -1,0 +1,326 @@
+"""MCP servers as tool sources: stdio (command, arguments, environment) or Streamable HTTP.
+
+The SDK is asyncio; :class:`McpHub` runs it on one background thread it owns and offers plain
+blocking calls with timeouts. A server starts when its tools are first needed and stops with the
+hub. A server that crashes, hangs or writes garbage gives a clear :class:`McpError` after a
+timeout; it never blocks the caller longer than that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+from engram.assistant.tools.base import Tool, ToolContext, ToolError
+from engram.core import log
+from engram.core.errors import EngramError, tr
+
+_log = log.get("assistant.tools.mcp")
+START_TIMEOUT_S = 20.0
+CALL_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 5.0
+HINT = tr("Check the server with `engram tools call`, or remove it with `engram tools remove`.")
+
+
+class McpError(EngramError):
+    """An MCP server could not be started, listed or called."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One MCP server as the user configured it (Claude Desktop's ``mcpServers`` shape)."""
+
+    name: str
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    url: str = ""
+
+    @classmethod
+    def from_json(cls, name: str, data: Mapping[str, Any]) -> ServerConfig:
+        """A server from its JSON entry (``command``/``args``/``env`` or ``url``)."""
+        command, url = data.get("command", ""), data.get("url", "")
+        args, env = data.get("args", []), data.get("env", {})
+        if (
+            not isinstance(command, str)
+            or not isinstance(url, str)
+            or bool(command) == bool(url)
+            or not isinstance(args, list)
+            or not all(isinstance(a, str) for a in args)
+            or not isinstance(env, dict)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+        ):
+            raise McpError(
+                tr("The MCP server {name!r} needs either a command (with string args and env) "
+                   "or a url."),
+                tr('Write it as {{"command": "…", "args": […]}} or {{"url": "http://…"}}.'),
+                name=name,
+            )  # fmt: skip
+        return cls(name, command, tuple(args), dict(env), url)
+
+    def to_json(self) -> dict[str, Any]:
+        if self.url:
+            return {"url": self.url}
+        return {"command": self.command, "args": list(self.args), "env": dict(self.env)}
+
+
+def import_claude_config(text: str) -> list[ServerConfig]:
+    """The servers of a Claude Desktop configuration (``{"mcpServers": {name: {...}}}``)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise McpError(
+            tr("The MCP configuration is not JSON ({error})."),
+            tr("Copy the whole claude_desktop_config.json file."),
+            error=exc.msg,
+        ) from exc
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        raise McpError(
+            tr("The MCP configuration has no mcpServers object."),
+            tr("Use the format of Claude Desktop's claude_desktop_config.json."),
+        )
+    return [ServerConfig.from_json(name, entry or {}) for name, entry in servers.items()]
+
+
+@dataclass
+class _Connection:
+    config: ServerConfig
+    session: Any = None
+    tools: list[Any] = field(default_factory=list)
+    closing: asyncio.Event | None = None
+    task: asyncio.Task[None] | None = None
+
+
+def _text_of(result: Any) -> str:
+    """The text of a ``CallToolResult``: its text blocks, a note for other content."""
+    parts = []
+    for block in result.content:
+        text = getattr(block, "text", None)
+        parts.append(text if isinstance(text, str) else f"[{getattr(block, 'type', 'content')}]")
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+class McpHub:
+    """The MCP servers of one session, on one asyncio thread; close it when done."""
+
+    def __init__(
+        self,
+        servers: Sequence[ServerConfig],
+        start_timeout: float = START_TIMEOUT_S,
+        call_timeout: float = CALL_TIMEOUT_S,
+    ) -> None:
+        self.servers = {s.name: s for s in servers}
+        self.start_timeout = start_timeout
+        self.call_timeout = call_timeout
+        self._connections: dict[str, _Connection] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._errlog: TextIO | None = None
+        self._lock = threading.Lock()
+
+    # -- the loop thread ---------------------------------------------------------------------
+
+    def _run(self, coro: Any, timeout: float) -> Any:
+        with self._lock:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(
+                    target=self._loop.run_forever, name="engram-mcp", daemon=True
+                )
+                self._thread.start()
+        future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result(timeout)
+        except FutureTimeout:
+            future.cancel()
+            raise
+
+    def close(self) -> None:
+        """Stop every server and the thread (waits at most a few seconds per server)."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        try:
+            self._run(self._stop_all(), STOP_TIMEOUT_S * max(1, len(self._connections)))
+        except (FutureTimeout, Exception) as exc:  # stopping must not fail the session's close
+            _log.warning("MCP servers did not stop cleanly: %s", type(exc).__name__)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(STOP_TIMEOUT_S)
+        if not thread.is_alive():
+            loop.close()
+        self._loop = self._thread = None
+        self._connections.clear()
+        if self._errlog is not None:
+            self._errlog.close()
+            self._errlog = None
+
+    async def _stop_all(self) -> None:
+        for connection in self._connections.values():
+            if connection.closing is not None:
+                connection.closing.set()
+        tasks = [c.task for c in self._connections.values() if c.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
+            for task in tasks:
+                task.cancel()
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _stderr(self) -> TextIO:
+        """Where servers' stderr goes: nowhere (it may hold the user's data)."""
+        if self._errlog is None:
+            self._errlog = Path(os.devnull).open("w", encoding="utf-8")  # noqa: SIM115
+        return self._errlog
+
+    async def _open(self, config: ServerConfig, connection: _Connection) -> None:
+        """Open a session, list its tools, then hold it open until asked to close."""
+        from mcp import ClientSession, StdioServerParameters, stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        connection.closing = asyncio.Event()
+
+        async def hold() -> None:
+            try:
+                async with AsyncExitStack() as stack:
+                    if config.url:
+                        streams = await stack.enter_async_context(
+                            streamable_http_client(config.url)
+                        )
+                    else:
+                        params = StdioServerParameters(
+                            command=config.command,
+                            args=list(config.args),
+                            env=dict(config.env) or None,
+                            encoding_error_handler="replace",
+                        )
+                        streams = await stack.enter_async_context(
+                            stdio_client(params, errlog=self._stderr())
+                        )
+                    read, write = streams[0], streams[1]
+                    session = await stack.enter_async_context(
+                        ClientSession(read, write, read_timeout_seconds=self.call_timeout)
+                    )
+                    await session.initialize()
+                    listed = await session.list_tools()
+                    connection.session, connection.tools = session, list(listed.tools)
+                    ready.set_result(None)
+                    assert connection.closing is not None
+                    await connection.closing.wait()
+            except BaseException as exc:
+                if not ready.done():
+                    ready.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+            finally:
+                connection.session = None
+
+        connection.task = asyncio.create_task(hold())
+        await ready
+
+    def _connect(self, name: str) -> _Connection:
+        connection = self._connections.get(name)
+        if connection is not None and connection.session is not None:
+            return connection
+        config = self.servers.get(name)
+        if config is None:
+            raise McpError(tr("There is no MCP server named {name!r}."), HINT, name=name)
+        connection = _Connection(config)
+        self._connections[name] = connection
+        try:
+            self._run(self._open(config, connection), self.start_timeout)
+        except FutureTimeout as exc:
+            raise McpError(
+                tr("The MCP server {name!r} did not answer within {seconds:.0f} s."),
+                HINT,
+                name=name,
+                seconds=self.start_timeout,
+            ) from exc
+        except Exception as exc:
+            raise McpError(
+                tr("The MCP server {name!r} could not start ({error})."),
+                HINT,
+                name=name,
+                error=_reason(exc),
+            ) from exc
+        _log.info("MCP server %s started with %d tools", name, len(connection.tools))
+        return connection
+
+    # -- what the assistant uses -------------------------------------------------------------
+
+    def tools(self, name: str) -> list[Tool]:
+        """The tools of one server (starting it when needed), as Engram tools."""
+        connection = self._connect(name)
+        return [
+            Tool(
+                name=tool.name,
+                description=tool.description or tool.name,
+                description_zh="",
+                schema=tool.input_schema or {"type": "object"},
+                run=partial(self._call_for_tool, name, tool.name),
+                needs_permission=True,
+                source=name,
+                remote_name=tool.name,
+            )
+            for tool in connection.tools
+        ]
+
+    def all_tools(self) -> list[Tool]:
+        """The tools of every server; a server that fails is left out (and logged)."""
+        found: list[Tool] = []
+        for name in self.servers:
+            try:
+                found += self.tools(name)
+            except McpError as exc:
+                _log.warning("MCP server %s left out: %s", name, type(exc.__cause__).__name__)
+        return found
+
+    def _call_for_tool(
+        self, server: str, tool: str, arguments: dict[str, Any], _ctx: ToolContext
+    ) -> str:
+        return self.call(server, tool, arguments)
+
+    def call(self, server: str, tool: str, arguments: dict[str, Any]) -> str:
+        """Call one tool of a server; its error result or a failure raises :class:`ToolError`."""
+        connection = self._connect(server)
+        try:
+            result = self._run(connection.session.call_tool(tool, arguments), self.call_timeout)
+        except FutureTimeout as exc:
+            raise ToolError(
+                tr("The MCP tool {name} did not answer within {seconds:.0f} s."),
+                HINT,
+                name=tool,
+                seconds=self.call_timeout,
+            ) from exc
+        except Exception as exc:
+            self._connections.pop(server, None)  # reconnect next time: the server may be gone
+            raise ToolError(
+                tr("The MCP tool {name} failed ({error})."), HINT, name=tool, error=_reason(exc)
+            ) from exc
+        text = _text_of(result)
+        if result.is_error:
+            raise ToolError(
+                tr("The MCP tool {name} reported an error: {text}"), name=tool, text=text
+            )
+        return text
+
+
+def _reason(exc: BaseException) -> str:
+    """A short reason for a failure: the first leaf of an exception group, type and message."""
+    while getattr(exc, "exceptions", None):  # an exception group (anyio task groups)
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {message}"[:200] if message else type(exc).__name__

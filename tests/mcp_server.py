@@ -1,0 +1,66 @@
+"""A small MCP server for the tests, built with the SDK: stdio, or Streamable HTTP on 127.0.0.1.
+
+python tests/mcp_server.py                 # stdio
+python tests/mcp_server.py --http PORT     # Streamable HTTP at http://127.0.0.1:PORT/mcp
+python tests/mcp_server.py --garbage       # prints non-protocol output and never answers
+python tests/mcp_server.py --exit          # exits at once
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from mcp.server.mcpserver import MCPServer  # noqa: TID253 (a separate process, not Engram)
+
+server = MCPServer("engram-test")
+
+
+@server.tool()
+def add(a: float, b: float) -> str:
+    """Add two numbers."""
+    return str(a + b)
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return f"echo: {text}"
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails with the reason."""
+    raise ValueError(reason)
+
+
+@server.tool()
+def sleep(seconds: float) -> str:
+    """Sleep, then answer (a hung tool)."""
+    time.sleep(seconds)
+    return "awake"
+
+
+@server.tool()
+def crash() -> str:
+    """End the server process at once."""
+    os._exit(3)
+
+
+def main(argv: list[str]) -> None:
+    if "--exit" in argv:
+        sys.exit(1)
+    if "--garbage" in argv:
+        print("this is not JSON-RPC", flush=True)
+        print('{"neither": is this', flush=True)
+        time.sleep(600)
+    if "--http" in argv:
+        port = int(argv[argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
