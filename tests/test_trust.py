@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import logging
-import os
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +21,7 @@ from engram.core.settings import Settings
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from engram.models.local import LocalModel
+from test_chat_cli import _engram
 from test_consolidation_support import ScriptedModel, minilm
 
 SMOL = "smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -242,25 +240,11 @@ def test_memory_ids_are_never_reused(store: MemoryStore) -> None:
     assert store.add("The user runs on Sundays.", "fact", origin="user").id > bulk[-1]
 
 
-def _engram(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ENGRAM_HOME": str(home)}
-    env.pop(log.TEXT_FLAG, None)
-    return subprocess.run(
-        [sys.executable, "-m", "engram", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=180,
-        check=False,
-    )
-
-
 def test_the_terminal_chat_leaves_no_text_in_the_log_and_only_private_files(
     starter_models: Path, engram_home: Path
 ) -> None:
     said = f"remember this: my bank PIN is {PIN}\nWhat is a good name for an aardvark?\n"
-    result = _engram(engram_home, "chat", stdin=said)
+    result = _engram("chat", stdin=said, env_home=engram_home)
     assert result.returncode == 0, result.stderr
     log_text = Path(log.log_file()).read_text(encoding="utf-8")
     assert "conversation" in log_text or "loaded" in log_text  # the log was written
@@ -275,7 +259,7 @@ def test_a_temporary_terminal_chat_is_gone_when_it_ends(
     starter_models: Path, engram_home: Path
 ) -> None:
     result = _engram(
-        engram_home, "chat", "--temporary", stdin="remember this: my locker code is 9911\n"
+        "chat", "--temporary", stdin="remember this: my locker code is 9911\n", env_home=engram_home
     )
     assert result.returncode == 0, result.stderr
     assert "temporary chat" in result.stderr
@@ -302,3 +286,16 @@ def test_an_api_key_is_scrubbed_from_stored_errors_and_log_lines(store: MemorySt
     record = logging.LogRecord("engram.x", logging.WARNING, __file__, 1, "body: %s", (key,), None)
     assert log.Scrubbing().filter(record)
     assert key not in record.getMessage()
+
+
+def test_the_terminal_says_what_a_correction_changed(
+    starter_models: Path, engram_home: Path
+) -> None:
+    said = (
+        "remember this: I take 5 mg of warfarin daily\n"
+        "remember this: I take 50 mg of warfarin daily\n"
+    )
+    result = _engram("chat", stdin=said, env_home=engram_home)
+    assert result.returncode == 0, result.stderr
+    assert "[remembered: I take 5 mg of warfarin daily]" in result.stderr
+    assert "[updated: 5 mg → 50 mg]" in result.stderr

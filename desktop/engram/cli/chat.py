@@ -86,6 +86,8 @@ def _answer(assistant: Assistant, conversation_id: int, text: str, show_memories
             sys.stdout.flush()
         elif isinstance(event, Truncated):
             print(f"[{event.text}]", file=sys.stderr)
+        elif isinstance(event, Remembered) and event.change:
+            print(f"[updated: {event.change[0]} → {event.change[1]}]", file=sys.stderr)
         elif isinstance(event, Remembered):
             print(f"[remembered: {event.content}]", file=sys.stderr)
         elif isinstance(event, NotRemembered):
