@@ -143,6 +143,23 @@ def settle() -> float:
     return done[0]
 
 
+def open_window(prefs: Any, listener: Any) -> Any:
+    """A shown main window, models loaded, whose worker reports to ``listener``'s slots
+    (``on_loaded``, ``on_event``, ``on_busy`` and, when it has one, ``on_learning``)."""
+    from engram.ui.main_window import MainWindow
+
+    window = MainWindow(prefs)
+    window.worker.loaded.connect(listener.on_loaded)
+    window.worker.turn_event.connect(listener.on_event)
+    window.worker.busy_changed.connect(listener.on_busy)
+    if hasattr(listener, "on_learning"):
+        window.worker.learning_status.connect(listener.on_learning)
+    window.show()
+    if not wait(lambda: listener.loaded, 120):
+        raise RuntimeError("the models did not load")
+    return window
+
+
 class Heartbeat:
     """A 5 ms precise timer; the gaps between its ticks show how long the loop stalled."""
 
@@ -210,7 +227,6 @@ def under_load(prefs: Any, seconds_idle: float) -> dict[str, Any]:
     from engram.models.catalogue import ModelEntry, ModelFile
     from engram.models.download import Options
     from engram.ui.download_worker import DownloadWorker
-    from engram.ui.main_window import MainWindow
     from hub_server import HubServer
 
     class Recorder(QObject):
@@ -260,14 +276,7 @@ def under_load(prefs: Any, seconds_idle: float) -> dict[str, Any]:
 
     conversation = seed_conversation()
     rec = Recorder()
-    window = MainWindow(prefs)
-    window.worker.loaded.connect(rec.on_loaded)
-    window.worker.turn_event.connect(rec.on_event)
-    window.worker.busy_changed.connect(rec.on_busy)
-    window.worker.learning_status.connect(rec.on_learning)
-    window.show()
-    if not wait(lambda: rec.loaded, 120):
-        raise RuntimeError("the models did not load")
+    window = open_window(prefs, rec)
 
     hub = HubServer(lifetime=600).start()
     blob = bytes(256 << 20)
@@ -360,7 +369,6 @@ def stop_latency(prefs: Any, stops: int) -> dict[str, list[float]]:
     from PySide6.QtCore import QObject, Slot
 
     from engram.models import roles
-    from engram.ui.main_window import MainWindow
     from runtime import cancel_latency
 
     class Watch(QObject):
@@ -387,13 +395,7 @@ def stop_latency(prefs: Any, stops: int) -> dict[str, list[float]]:
     long = dataclasses.replace(prefs, max_answer_tokens=3000)
     out: dict[str, list[float]] = {"window": [], "model": []}
     watch = Watch()
-    window = MainWindow(long)
-    window.worker.loaded.connect(watch.on_loaded)
-    window.worker.turn_event.connect(watch.on_event)
-    window.worker.busy_changed.connect(watch.on_busy)
-    window.show()
-    if not wait(lambda: watch.loaded, 120):
-        raise RuntimeError("the models did not load")
+    window = open_window(long, watch)
     for _ in range(stops):
         if not wait(lambda: not window._busy, 30):
             raise RuntimeError("the window stayed busy")
