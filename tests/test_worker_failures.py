@@ -10,7 +10,7 @@ from pathlib import Path
 
 import apsw
 import pytest
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.events import Failed, Token, TurnEvent
@@ -167,3 +167,21 @@ def test_settings_that_cannot_be_saved_are_reported_in_the_dialog(
     assert not dialog.problem.isHidden()
     assert "Could not save the settings" in dialog.problem.text()
     assert dialog.settings.current.max_answer_tokens != 99
+
+
+def test_a_bug_in_the_memory_browsers_worker_is_shown_and_the_window_goes_on(
+    qtbot: QtBot, starter_models: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: shown.append(text))
+    browser = MemoryBrowser(settings.Settings())
+    qtbot.addWidget(browser)
+    target = tmp_path / "export.jsonl"
+    target.mkdir()  # the export cannot replace a folder: an OSError, not a known problem
+    with qtbot.waitSignal(browser.worker.failed, timeout=10_000):
+        browser.export_requested.emit(str(target), "jsonl")
+    qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
+    assert "Something went wrong" in shown[0] and "engram.log" in shown[0]
+    with qtbot.waitSignal(browser.worker.changed, timeout=10_000):  # the worker still answers
+        browser.export_requested.emit(str(tmp_path / "ok.jsonl"), "jsonl")
+    browser.close()
