@@ -27,8 +27,6 @@ SENTINEL_OPEN, SENTINEL_CLOSE = "\ue000", "\ue001"  # private-use characters
 _SENTINEL = re.compile(f"{SENTINEL_OPEN}(\\d+){SENTINEL_CLOSE}")
 WORD_JOINER = "\u2060"
 _SPACE = " \t\n\v\f\r"  # what llama.cpp's isspace() strips next to lstrip/rstrip tokens
-# llama_token_attr bits (llama.h)
-_UNKNOWN, _CONTROL, _USER_DEFINED, _LSTRIP, _RSTRIP = 1 << 1, 1 << 3, 1 << 4, 1 << 6, 1 << 7
 
 
 def sentinel(index: int) -> str:
@@ -84,20 +82,26 @@ class Splicer:
         import llama_cpp
 
         vocab = llm._model.vocab
+        control_, user_defined = (
+            llama_cpp.LLAMA_TOKEN_ATTR_CONTROL,
+            llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED,
+        )
+        matched = control_ | user_defined | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+        lstrip, rstrip = llama_cpp.LLAMA_TOKEN_ATTR_LSTRIP, llama_cpp.LLAMA_TOKEN_ATTR_RSTRIP
         specials: list[Special] = []
         control: set[str] = set()
         self._user_defined: dict[int, str] = {}
         for token in range(llama_cpp.llama_vocab_n_tokens(vocab)):
             attr = llama_cpp.llama_vocab_get_attr(vocab, token)
-            if not attr & (_UNKNOWN | _CONTROL | _USER_DEFINED):
+            if not attr & matched:  # the tokens llama.cpp matches by text before tokenising
                 continue
             text = llm._model.token_get_text(token)
             if not text:
                 continue
-            specials.append(Special(token, text, bool(attr & _LSTRIP), bool(attr & _RSTRIP)))
-            if attr & _CONTROL:
+            specials.append(Special(token, text, bool(attr & lstrip), bool(attr & rstrip)))
+            if attr & control_:
                 control.add(text)
-            if attr & _USER_DEFINED and text.strip():
+            if attr & user_defined and text.strip():
                 self._user_defined[token] = text
         specials.sort(key=lambda s: len(s.text), reverse=True)  # llama.cpp's order
         self._specials = specials
