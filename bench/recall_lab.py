@@ -347,64 +347,35 @@ def main() -> None:
     convs = load(args.path)
     cats = {1, 2, 3, 4}
     base = Variant("baseline: speaker-prefixed turn, RRF")
-    best = Variant(
-        "names out + z + session 0.3 + neighbours 0.6",
-        drop_names=True,
+    engram = Variant(
+        "Engram: common words out, z fusion, sitting 0.3, neighbours 0.6",
         fusion="z",
+        common=0.25,
         session=0.3,
         neighbours=0.6,
     )
     variants = [
         base,
-        replace(base, name="+ names out of the keyword query", drop_names=True),
-        replace(base, name="+ z-scored fusion", fusion="z"),
+        replace(base, name="+ speaker names out of the keyword query", drop_names=True),
+        replace(base, name="+ words in >25% of turns out of both queries", common=0.25),
+        replace(base, name="+ z-scored score fusion", fusion="z"),
         replace(base, name="+ previous turn in the embedding", doc="prev"),
+        replace(base, name="+ max(own, with previous turn) vector", doc="prev", multi=True),
         replace(base, name="+ session date in the embedding", doc="date"),
         replace(base, name="+ photo captions (vector and keyword)", doc="caption", index="caption"),
-        replace(base, name="+ max(own, context) vector", doc="prev", multi=True),
         replace(base, name="+ pseudo-relevance feedback 0.5", prf=0.5),
-        replace(base, name="+ session boost 0.3", fusion="z", session=0.3),
-        replace(base, name="+ neighbour lift 0.6", fusion="z", neighbours=0.6),
-        replace(base, name="+ keyword index with previous turn", index="prev"),
-        best,
-        replace(best, name="best, common>0.25 out (no name list)", drop_names=False, common=0.25),
-        replace(
-            best,
-            name="best, common 0.25, session 0.15",
-            drop_names=False,
-            common=0.25,
-            session=0.15,
-        ),
-        replace(
-            best, name="best, common 0.25, session 0.5", drop_names=False, common=0.25, session=0.5
-        ),
-        replace(
-            best,
-            name="best, common 0.25, neighbours 0.4",
-            drop_names=False,
-            common=0.25,
-            neighbours=0.4,
-        ),
-        replace(
-            best,
-            name="best, common 0.25, neighbours 0.8",
-            drop_names=False,
-            common=0.25,
-            neighbours=0.8,
-        ),
-        replace(
-            best, name="best, common 0.25 + ctx 0.3", drop_names=False, common=0.25, ctx_weight=0.3
-        ),
-        replace(
-            best, name="best, common 0.25, no session", drop_names=False, common=0.25, session=0
-        ),
-        replace(
-            best,
-            name="best, common 0.25, no neighbours",
-            drop_names=False,
-            common=0.25,
-            neighbours=0,
-        ),
+        replace(base, name="+ longer stop-word list", stop=True),
+        replace(base, name="+ previous turn as a keyword column (0.3)", ctx_weight=0.3),
+        engram,
+        replace(engram, name="Engram without common-word removal", common=0.0),
+        replace(engram, name="Engram with RRF instead of z fusion", fusion="rrf"),
+        replace(engram, name="Engram without the sitting lift", session=0.0),
+        replace(engram, name="Engram without neighbours", neighbours=0.0),
+        replace(engram, name="Engram + previous turn as keyword column", ctx_weight=0.3),
+        replace(engram, name="Engram + max(own, with previous) vector", doc="prev", multi=True),
+        replace(engram, name="Engram + both", doc="prev", multi=True, ctx_weight=0.3),
+        replace(engram, name="Engram + session date in the embedding", doc="date"),
+        replace(engram, name="Engram + photo captions", doc="caption", index="caption"),
     ]
     if args.only:
         variants = [v for v in variants if args.only in v.name]

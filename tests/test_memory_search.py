@@ -156,9 +156,29 @@ def test_a_hits_neighbours_rank_within_k_but_not_across_sittings(store: MemorySt
     assert ids[0] == morning[2]
     assert morning[1] in ids and morning[3] in ids  # the turns either side come along
     assert all(h.similarity is not None or h.text_rank is not None for h in hits)
-    # Two hours later is another sitting: its first message is not the neighbour of the last.
+    assert [h.episode.id for h in index.search("lessons", k=4, mode="text")] == [
+        morning[3],
+        morning[2],
+    ]
+    # Two hours later is another sitting: the message before it is no longer its neighbour.
     store.conn.execute(
         "UPDATE episodes SET created_at = created_at + 7200 WHERE id = ?", (morning[3],)
     )
-    ids = [h.episode.id for h in index.search("cello sounds", k=4, mode="text")]
-    assert ids == [morning[2], morning[1]]
+    assert [h.episode.id for h in index.search("lessons", k=4, mode="text")] == [morning[3]]
+
+
+def test_the_keyword_side_reads_the_previous_message_and_forgets_it_with_it(
+    store: MemoryStore,  # noqa: F811
+) -> None:
+    ids = _chat(
+        store,
+        [("Ana", "Which city is hosting the chess olympiad?"), ("Ben", "Budapest, I think.")],
+        1_700_000_000.0,
+    )
+    terms = focus(store.conn, "episodes", "chess olympiad").terms
+    found = text_candidates(store.conn, "episodes", terms, 10, Filters(statuses=None))
+    # The answer matches through its question, below the question itself.
+    assert [i for i, _ in found] == [ids[0], ids[1]] and found[0][1] > found[1][1]
+    with db.transaction(store.conn):  # the question alone is deleted: the answer stays
+        store.conn.execute("DELETE FROM episodes WHERE id = ?", (ids[0],))
+    assert text_candidates(store.conn, "episodes", terms, 10, Filters(statuses=None)) == []

@@ -238,6 +238,58 @@ def _tool_episodes(conn: apsw.Connection) -> None:
     )
 
 
+def _episode_context(conn: apsw.Connection) -> None:
+    """Each message's full-text row also holds the message before it (column ``ctx``).
+
+    Search weighs ``ctx`` less than the message's own words, so an answer is found by the words
+    of the question it answers. Triggers keep a message's ``ctx`` in step when the one before it
+    is edited or deleted (a deleted message's words leave the index with it).
+    """
+    previous = (
+        "engram_fts(COALESCE((SELECT p.content FROM episodes p"
+        " WHERE p.conversation_id = {row}.conversation_id"
+        " AND p.turn_index = {row}.turn_index - 1), ''))"
+    )
+    following = (
+        "FROM episodes n WHERE n.conversation_id = {row}.conversation_id"
+        " AND n.turn_index = {row}.turn_index + 1"
+    )
+    conn.execute(
+        f"""
+        DROP TRIGGER episodes_fts_insert;
+        DROP TRIGGER episodes_fts_update;
+        DROP TRIGGER episodes_fts_delete;
+        DROP TABLE episodes_fts;
+        CREATE VIRTUAL TABLE episodes_fts USING fts5(
+            body, ctx, content='', contentless_delete=1,
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO episodes_fts(episodes_fts, rank) VALUES ('secure-delete', 1);
+        INSERT INTO episodes_fts(rowid, body, ctx)
+            SELECT e.id, engram_fts(e.content), {previous.format(row="e")} FROM episodes e;
+        CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+            INSERT INTO episodes_fts(rowid, body, ctx)
+                VALUES (new.id, engram_fts(new.content), {previous.format(row="new")});
+        END;
+        CREATE TRIGGER episodes_fts_update AFTER UPDATE OF content ON episodes BEGIN
+            DELETE FROM episodes_fts WHERE rowid = old.id;
+            INSERT INTO episodes_fts(rowid, body, ctx)
+                VALUES (new.id, engram_fts(new.content), {previous.format(row="new")});
+            DELETE FROM episodes_fts WHERE rowid IN (SELECT n.id {following.format(row="new")});
+            INSERT INTO episodes_fts(rowid, body, ctx)
+                SELECT n.id, engram_fts(n.content), engram_fts(new.content)
+                {following.format(row="new")};
+        END;
+        CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
+            DELETE FROM episodes_fts WHERE rowid = old.id;
+            DELETE FROM episodes_fts WHERE rowid IN (SELECT n.id {following.format(row="old")});
+            INSERT INTO episodes_fts(rowid, body, ctx)
+                SELECT n.id, engram_fts(n.content), '' {following.format(row="old")};
+        END;
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -248,6 +300,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0007_temporary_conversations", _temporary_conversations),
     ("0008_memory_ids_never_reused", _memory_ids_never_reused),
     ("0009_tool_episodes", _tool_episodes),
+    ("0010_episode_context", _episode_context),
 )
 
 

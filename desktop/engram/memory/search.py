@@ -3,10 +3,11 @@
 Memories fuse the two lists by reciprocal rank (their ranking adds importance, pinning and
 recency). Raw messages go further, as measured on real conversations (bench/recall_lab.py,
 docs/evaluation.md): words found in a quarter of the messages leave both queries (a speaker's
-name says nothing about which of their messages is meant), the two retrievers' scores are
-z-scored and added, each message is lifted by the best message of its sitting (its session),
-and the messages right before and after a strong hit join the ranking, so an answer is found
-next to its question.
+name says nothing about which of their messages is meant); the keyword side also reads the
+previous message at 0.3 of the weight (an answer holds few of its question's words); the two
+retrievers' scores are z-scored and added; each message is lifted by the best message of its
+sitting (its session); and the messages right before and after a strong hit join the ranking,
+so an answer is found next to its question.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ MIN_COMMON = 50
 SITTING_GAP = 3600.0
 SESSION_LIFT = 0.3  # share of the sitting's best score added to each of its messages
 NEIGHBOUR_SHARE = 0.6  # share of a hit's score its previous and next message rank with
+# BM25 column weights: a message's words, then the previous message's (migration 0010).
+WEIGHTS = {"memories": "", "episodes": ", 1.0, 0.3"}
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ def focus(conn: apsw.Connection, space: str, query: str) -> Focus:
     sql = f"SELECT COUNT(*) FROM (SELECT rowid FROM {space}_fts WHERE {space}_fts MATCH ? LIMIT ?)"
     kept, common = [], []
     for term in terms:
-        match = textmod.fts_match([term])
+        match = "body : " + textmod.fts_match([term])  # a row's own words, not its context
         count = int(db.scalar(conn, sql, (match, min(cap, common_cap) + 1)))
         if count <= min(cap, common_cap):
             kept.append(term)
@@ -149,7 +152,7 @@ def text_candidates(
     return [
         (int(row_id), -float(score))
         for row_id, score in conn.execute(
-            f"SELECT f.rowid, bm25({space}_fts) AS s FROM {space}_fts f{join}"
+            f"SELECT f.rowid, bm25({space}_fts{WEIGHTS[space]}) AS s FROM {space}_fts f{join}"
             f" WHERE {space}_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
             (match, *params, pool),
         )
