@@ -20,7 +20,7 @@ from typing import Any
 
 from engram.core import log, sanitize
 from engram.core.errors import EngramError, InputError, ModelLoadError, Problem, tr
-from engram.models import gguf_import, preflight, schema_check, splice
+from engram.models import chat_shape, gguf_import, preflight, schema_check, splice
 from engram.models.background import ForegroundGate, thread_plan
 
 _log = log.get("models.local")
@@ -151,6 +151,8 @@ class LocalModel:
                 path=path,
                 error=str(exc),
             ) from exc
+        # What the template accepts (a system role, non-alternating turns): chats are fitted to it.
+        self._shape = chat_shape.probe(lambda chat: self._render(chat, None)[0])
         # Kept as attributes: ctypes callbacks must outlive the context that calls them.
         self._abort_fn = llama_cpp.ggml_abort_callback(self._should_abort)
         self._no_abort = llama_cpp.ggml_abort_callback()
@@ -189,7 +191,7 @@ class LocalModel:
         Message contents are untrusted: only the template's own text may yield special tokens
         (see :mod:`engram.models.splice`).
         """
-        chat = list(messages)
+        chat = chat_shape.fit(list(messages), self._shape)
         texts = [m.get("content") if isinstance(m.get("content"), str) else None for m in chat]
         # The second attempt is for templates that trim contents (Llama 3's "| trim").
         for attempt in (texts, [t.strip() if t is not None else None for t in texts]):
@@ -223,7 +225,8 @@ class LocalModel:
         messages: Any = chat
         specs: Any = list(tools) if tools else None
         try:
-            result = self._formatter(messages=messages, tools=specs)
+            # Hybrid thinking templates (Qwen3) then answer without a <think> block.
+            result = self._formatter(messages=messages, tools=specs, enable_thinking=False)
         except (ValueError, jinja2.TemplateError) as exc:
             raise InputError(
                 tr("The chat template of {name} cannot format this conversation ({error})."),
