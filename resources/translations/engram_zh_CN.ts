@@ -81,22 +81,22 @@
     <message>
         <location filename="../../desktop/engram/assistant/turn.py" line="270"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
-        <translation type="unfinished"></translation>
+        <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/turn.py" line="271"/>
         <source>Start a normal chat for what Engram should remember.</source>
-        <translation type="unfinished"></translation>
+        <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/turn.py" line="275"/>
         <source>Memory is paused: nothing from this message was stored.</source>
-        <translation type="unfinished"></translation>
+        <translation>记忆已暂停：这条消息的内容没有被保存。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/turn.py" line="276"/>
         <source>Resume memory in the memory browser, then say it again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请在记忆浏览器中恢复记忆，然后再说一遍。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="103"/>
