@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
@@ -18,6 +19,7 @@ from engram.core import paths, settings
 from engram.core.errors import SettingsError
 from engram.core.settings import CloudSettings, Settings, SettingsStore
 from engram.ui.main_window import MainWindow
+from engram.ui.settings_signals import SettingsSignals
 
 LOAD_TIMEOUT_MS = 30_000
 ANSWER_TIMEOUT_MS = 60_000
@@ -118,6 +120,29 @@ def test_only_what_a_session_reads_at_opening_reopens_it(
     change: dict[str, object], reopens: bool
 ) -> None:
     assert needs_reopen(Settings(), dataclasses.replace(Settings(), **change)) is reopens
+
+
+def test_the_qt_signal_arrives_on_the_ui_thread_whichever_thread_changed_the_settings(
+    qtbot: QtBot, engram_home: Path
+) -> None:
+    store = SettingsStore.load()
+    signals = SettingsSignals(store)
+    arrived: list[tuple[str, bool]] = []
+    ui = QThread.currentThread()
+
+    def heard(_old: Settings, new: Settings) -> None:
+        arrived.append((new.theme, QThread.currentThread() == ui))
+
+    signals.changed.connect(heard)
+    changer = threading.Thread(target=lambda: store.update(theme="dark"))
+    changer.start()
+    changer.join()
+    assert arrived == []  # queued: delivered by the UI thread's event loop
+    qtbot.waitUntil(lambda: arrived == [("dark", True)], timeout=5_000)
+    signals.close()
+    store.update(theme="light")  # no longer listening
+    qtbot.wait(50)
+    assert arrived == [("dark", True)]
 
 
 # -- windows and the worker follow the one store ---------------------------------------------
