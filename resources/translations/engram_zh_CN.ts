@@ -34,7 +34,7 @@
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/consolidation.py" line="154"/>
+        <location filename="../../desktop/engram/assistant/consolidation.py" line="147"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -59,12 +59,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="49"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="51"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="50"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="52"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -79,22 +79,22 @@
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="270"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="271"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="271"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="272"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="275"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="276"/>
         <source>Memory is paused: nothing from this message was stored.</source>
         <translation>记忆已暂停：这条消息的内容没有被保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="276"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="277"/>
         <source>Resume memory in the memory browser, then say it again.</source>
         <translation>请在记忆浏览器中恢复记忆，然后再说一遍。</translation>
     </message>
@@ -199,12 +199,12 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="266"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="319"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="269"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="322"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -346,8 +346,8 @@
     </message>
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="129"/>
-        <location filename="../../desktop/engram/models/cloud.py" line="158"/>
-        <location filename="../../desktop/engram/models/local.py" line="402"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="164"/>
+        <location filename="../../desktop/engram/models/local.py" line="405"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -627,132 +627,132 @@
         <translation>请在设置中填写 API 的接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="111"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="112"/>
         <source>The answer from {url} stopped before it was complete.</source>
         <translation>来自 {url} 的回答在完成前中断了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="112"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="113"/>
         <source>The connection dropped; try again.</source>
         <translation>连接已断开，请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="155"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="161"/>
         <source>The answer from {model} does not match the expected format ({detail}).</source>
         <translation>{model} 的回答不符合预期格式（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="156"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="162"/>
         <source>Try again, or choose a stronger cloud model.</source>
         <translation>请重试，或选择更强的云端模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="220"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="227"/>
         <source>{url} answered HTTP {status}: the API key was refused.</source>
         <translation>{url} 返回 HTTP {status}：API 密钥被拒绝。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="221"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="228"/>
         <source>Check the API key in Settings → Cloud.</source>
         <translation>请在“设置 → 云端”中检查 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="227"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="234"/>
         <source>{url} answered HTTP {status}: too many requests or the quota is used up.</source>
         <translation>{url} 返回 HTTP {status}：请求过多或额度已用完。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="228"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="235"/>
         <source>Wait a little and try again, or check the plan and billing of the account.</source>
         <translation>请稍后重试，或检查账户的套餐和账单。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="234"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="241"/>
         <source>{url} answered HTTP {status}: the provider has a problem.</source>
         <translation>{url} 返回 HTTP {status}：服务商出现故障。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="235"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="242"/>
         <source>Try again later; nothing was lost.</source>
         <translation>请稍后重试；没有丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="241"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="248"/>
         <source>{url} answered HTTP {status}: not found ({detail}).</source>
         <translation>{url} 返回 HTTP {status}：未找到（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="242"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="249"/>
         <source>Check the base URL and the model name in Settings → Cloud.</source>
         <translation>请在“设置 → 云端”中检查接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="248"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="255"/>
         <source>{url} answered HTTP {status}: the request was refused ({detail}).</source>
         <translation>{url} 返回 HTTP {status}：请求被拒绝（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="249"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="256"/>
         <source>Check the model name and settings; the provider&apos;s message above says more.</source>
         <translation>请检查模型名称和设置；上面服务商的消息中有更多说明。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="259"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="266"/>
         <source>{url} did not answer within {timeout:.0f} s.</source>
         <translation>{url} 在 {timeout:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="260"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="267"/>
         <source>The provider is slow or unreachable; try again later.</source>
         <translation>服务商响应缓慢或无法访问，请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="265"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="272"/>
         <source>Cannot reach {url} ({reason}).</source>
         <translation>无法连接 {url}（{reason}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="266"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="273"/>
         <source>Check the network connection and the base URL in Settings → Cloud.</source>
         <translation>请检查网络连接，以及“设置 → 云端”中的接口地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="280"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="287"/>
         <source>The answer from {url} is not a valid chat completion ({error}).</source>
         <translation>来自 {url} 的回答不是有效的对话补全结果（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="282"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="289"/>
         <source>Check that the base URL points to an OpenAI-compatible API (it usually ends in /v1).</source>
         <translation>请确认接口地址指向兼容 OpenAI 的 API（通常以 /v1 结尾）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="295"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="302"/>
         <source>The answer did not finish within {deadline:.0f} s.</source>
         <translation>回答未能在 {deadline:.0f} 秒内完成。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="296"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="303"/>
         <source>The provider kept the answer open; try again later or with a shorter request.</source>
         <translation>服务商一直没有结束回答；请稍后重试，或缩短请求。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="303"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="310"/>
         <source>The answer stalled (no data within the timeout).</source>
         <translation>回答停滞了（超时时间内没有收到数据）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="304"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="311"/>
         <source>The provider is slow or the connection dropped; try again.</source>
         <translation>服务商响应缓慢或连接已断开，请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="341"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="348"/>
         <source>your server at {host}: text stays on your machine or network</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="343"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="350"/>
         <source>the cloud service at {host}: text leaves your network</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1059,52 +1059,52 @@
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="229"/>
+        <location filename="../../desktop/engram/models/local.py" line="232"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="230"/>
+        <location filename="../../desktop/engram/models/local.py" line="233"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="242"/>
+        <location filename="../../desktop/engram/models/local.py" line="245"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="245"/>
+        <location filename="../../desktop/engram/models/local.py" line="248"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="269"/>
+        <location filename="../../desktop/engram/models/local.py" line="272"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="269"/>
+        <location filename="../../desktop/engram/models/local.py" line="272"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="389"/>
+        <location filename="../../desktop/engram/models/local.py" line="392"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="395"/>
+        <location filename="../../desktop/engram/models/local.py" line="398"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="405"/>
+        <location filename="../../desktop/engram/models/local.py" line="410"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="406"/>
+        <location filename="../../desktop/engram/models/local.py" line="411"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1154,7 +1154,7 @@
         <translation>密钥环拒绝保存 API 密钥（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/secrets.py" line="116"/>
+        <location filename="../../desktop/engram/models/secrets.py" line="121"/>
         <source>The keyring refused to delete the API key ({error}).</source>
         <translation>密钥环拒绝删除 API 密钥（{error}）。</translation>
     </message>
@@ -1535,12 +1535,12 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="89"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="106"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="98"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="115"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1555,12 +1555,12 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="172"/>
+        <location filename="../../desktop/engram/core/settings.py" line="195"/>
         <source>Could not save the settings ({error}). Nothing was changed.</source>
         <translation>无法保存设置（{error}），未做任何更改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="173"/>
+        <location filename="../../desktop/engram/core/settings.py" line="196"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
@@ -1577,57 +1577,158 @@
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="151"/>
         <source>{path} is not a readable task file ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>{path} 不是可读取的任务文件（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="152"/>
         <source>Check the file, or see docs/evaluation.md for the format.</source>
-        <translation type="unfinished"></translation>
+        <translation>请检查该文件，格式见 docs/evaluation.md。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="158"/>
         <source>{path} is not a task file: &quot;format&quot; must be &quot;{format}&quot;.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path} 不是任务文件：&quot;format&quot; 必须是 &quot;{format}&quot;。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="159"/>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="194"/>
         <source>See docs/evaluation.md for the format.</source>
-        <translation type="unfinished"></translation>
+        <translation>格式见 docs/evaluation.md。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="166"/>
         <source>{path}: &quot;language&quot; must be &quot;en&quot; or &quot;zh&quot;, not {value}.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：&quot;language&quot; 必须是 &quot;en&quot; 或 &quot;zh&quot;，而不是 {value}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="170"/>
         <source>{path} has no &quot;tasks&quot; list.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path} 没有 &quot;tasks&quot; 列表。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="177"/>
         <source>{path}: the task id {task} is used twice.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：任务 id {task} 出现了两次。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="186"/>
         <source>{path}: task {task} is not an object.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：任务 {task} 不是一个对象。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="189"/>
         <source>{path}: task {task} has no &quot;id&quot;.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：任务 {task} 没有 &quot;id&quot;。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="193"/>
         <source>{path}: task {task}: {field} must be {expected}.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：任务 {task}：{field} 必须是 {expected}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="238"/>
         <source>{path}: task {task}: {field} is not a regular expression ({error}).</source>
+        <translation>{path}：任务 {task}：{field} 不是有效的正则表达式（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="32"/>
+        <source>Check the server with `engram tools call`, or remove it with `engram tools remove`.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="64"/>
+        <source>The MCP server {name!r} needs either a command (with string args and env) or a url.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="66"/>
+        <source>Write it as {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} or {{&quot;url&quot;: &quot;http://…&quot;}}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="83"/>
+        <source>The MCP configuration is not JSON ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="84"/>
+        <source>Copy the whole claude_desktop_config.json file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="90"/>
+        <source>The MCP configuration has no mcpServers object.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="91"/>
+        <source>Use the format of Claude Desktop&apos;s claude_desktop_config.json.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="240"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="170"/>
+        <source>There is no MCP server named {name!r}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="247"/>
+        <source>The MCP server {name!r} did not answer within {seconds:.0f} s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="254"/>
+        <source>The MCP server {name!r} could not start ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="303"/>
+        <source>The MCP tool {name} did not answer within {seconds:.0f} s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="311"/>
+        <source>The MCP tool {name} failed ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="316"/>
+        <source>The MCP tool {name} reported an error: {text}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="122"/>
+        <source>The arguments are not JSON ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="123"/>
+        <source>Quote them for the shell, e.g. &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="171"/>
+        <source>List them with `engram tools list`.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="183"/>
+        <source>Give the folder&apos;s path.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="183"/>
+        <source>engram tools folders add ~/Notes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="187"/>
+        <source>{path} is not a folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="187"/>
+        <source>Check the path.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -11,23 +11,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from engram.assistant.evaluation import dataset, locomo, report, runner
+from engram.assistant.distiller_backends import LocalDistiller
+from engram.assistant.evaluation import dataset, locomo, report, runner, task_runner, tasks
 from engram.assistant.session import embedder_for
 from engram.core.atomic import atomic_write
 from engram.core.errors import InputError, tr
 from engram.core.settings import Settings
 from engram.memory.embed import Embedder
 from engram.models import roles
+from engram.models.background import LazyModel
 
 BAR_WIDTH = 24
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    cmd = sub.add_parser("eval", help="answer a LoCoMo-format data set with and without memory")
-    cmd.add_argument("dataset", type=Path, help="LoCoMo-format JSON file")
+    cmd = sub.add_parser(
+        "eval", help="answer a LoCoMo-format data set or a task sequence with and without memory"
+    )
+    cmd.add_argument("dataset", type=Path, help="LoCoMo-format or task-sequence JSON file")
     cmd.add_argument("--small", default=Settings.small_model, help="small model id (catalogue)")
     cmd.add_argument("--large", default=Settings.large_model, help="large model id (catalogue)")
-    cmd.add_argument("--limit", type=int, help="only the first N questions")
+    cmd.add_argument("--limit", type=int, help="only the first N questions (or tasks)")
     cmd.add_argument("--out", type=Path, default=Path("eval-out"), help="output folder")
     cmd.add_argument("--context", type=int, default=Settings.context_size, help="context tokens")
     cmd.add_argument(
@@ -90,6 +94,8 @@ class ProgressBar:
 def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise InputError(tr("--limit must be at least 1."))
+    if tasks.is_task_file(args.dataset):
+        return _run_tasks(args)
     samples = locomo.load_locomo(args.dataset)
     chosen = dataset.questions(samples, args.limit)
     if not chosen:
@@ -144,3 +150,36 @@ def _answer(
             large.close()
     finally:
         small.close()
+
+
+def _run_tasks(args: argparse.Namespace) -> int:
+    """A task sequence under the four conditions: report.md, chart.png and tasks.json."""
+    task_set = tasks.load(args.dataset)
+    if args.limit is not None:
+        task_set = tasks.TaskSet(task_set.path, task_set.language, task_set.tasks[: args.limit])
+    settings = Settings(small_model=args.small, large_model=args.large, context_size=args.context)
+    embedder = embedder_for(settings)
+    args.out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    progress = ProgressBar(sys.stderr)
+    small = roles.load_local(settings, "small")
+    try:
+        large = roles.load_local(settings, "large")
+        try:
+            distiller = LocalDistiller(LazyModel(lambda: large, float("inf")))
+            evaluation = task_runner.TaskRunner(
+                small, distiller, embedder, args.out, progress=progress
+            )
+            records = evaluation.run(task_set)
+        finally:
+            large.close()
+    finally:
+        small.close()
+        progress.close()
+    with atomic_write(args.out / "tasks.json") as handle:
+        json.dump({"records": records}, handle, ensure_ascii=False, indent=1)
+    title = f"engram eval: {args.dataset.name}, small {args.small}, large {args.large}"
+    report.write_tasks(args.out, records, title)
+    took = time.perf_counter() - start
+    print(f"wrote {args.out / 'report.md'} and {args.out / 'chart.png'} in {took:.0f} s")
+    return 0
