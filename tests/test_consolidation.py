@@ -12,7 +12,7 @@ import pytest
 from engram.assistant import distill, distiller_backends, hygiene, reconcile
 from engram.assistant.consolidation import ConsolidationWorker, Result, Status, run_job
 from engram.assistant.distiller_backends import DistillerSource, LocalDistiller
-from engram.assistant.jobs import MAX_ATTEMPTS, JobQueue, backoff
+from engram.assistant.jobs import MAX_ATTEMPTS, Job, JobQueue, backoff
 from engram.assistant.redact import RedactingModel
 from engram.assistant.scheduler import Scheduler, is_correction, remember_command
 from engram.core import paths
@@ -396,12 +396,18 @@ def test_missing_or_failing_distiller_keeps_the_job_and_says_why(store: MemorySt
     assert len(EpisodeLog(store.conn).episodes(1)) == 2  # nothing lost
 
 
-def test_run_job_is_one_call_that_settles_the_job_without_a_thread(store: MemoryStore) -> None:
-    chat(store, [("My cat is called Miso.", "Nice name.")])
+def _claimed(store: MemoryStore, user: str, answer: str) -> tuple[JobQueue, Job]:
+    """A one-turn conversation queued as a job and claimed, as the runner would."""
+    chat(store, [(user, answer)])
     queue = JobQueue(store.conn)
     assert queue.enqueue(1) is not None
     job = queue.claim()
     assert job is not None
+    return queue, job
+
+
+def test_run_job_is_one_call_that_settles_the_job_without_a_thread(store: MemoryStore) -> None:
+    queue, job = _claimed(store, "My cat is called Miso.", "Nice name.")
     stop = CancelToken()
     stop.cancel()  # asked to stop before it began: the job goes back, untouched
     model = ScriptedModel(memories_answer(("fact", "The user's cat is called Miso.")))
@@ -427,11 +433,7 @@ def test_run_job_is_one_call_that_settles_the_job_without_a_thread(store: Memory
 
 
 def test_run_job_turns_a_bug_into_a_failed_attempt_with_the_error(store: MemoryStore) -> None:
-    chat(store, [("I live in Lyon.", "Okay.")])
-    queue = JobQueue(store.conn)
-    assert queue.enqueue(1) is not None
-    job = queue.claim()
-    assert job is not None
+    queue, job = _claimed(store, "I live in Lyon.", "Okay.")
     source = ScriptedSource(None, RuntimeError("a bug in the distiller"))
     result = run_job(job, store, queue, source, CancelToken())
     assert result.outcome == "failed" and result.problem is not None
