@@ -82,7 +82,11 @@ def test_a_hostile_memory_cannot_change_the_system_part(session: Session) -> Non
 
     profile = session.assistant.recall.profile() if session.assistant.recall else []
     assert [p.memory_id for p in profile] == [pinned.id]
-    assert parts.system == prompt.system_part("en", profile)
+    tools = session.assistant.tools  # the tool list follows the rules, as stable as they are
+    described = tools.system_text(session.model, "en") if tools else ""
+    assert parts.system == "\n\n".join(
+        p for p in (prompt.system_part("en", profile), described) if p
+    )
     for text in (parts.system, parts.block):
         for marker in ("<|im_start|>", "<|im_end|>", "<|eot_id|>", "[/INST]", "<<SYS>>"):
             assert marker not in text

@@ -16,6 +16,8 @@ from engram.assistant.consolidation import ConsolidationWorker, Status
 from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
+from engram.assistant.tools import setup as tool_setup
+from engram.assistant.tools.mcp import McpHub
 from engram.assistant.turn import Assistant
 from engram.core import log, paths
 from engram.core.errors import EngramError, KeyringUnavailableError, Problem, tr
@@ -146,6 +148,7 @@ class Session:
     learning: Learning | None = None
     owns_model: bool = True  # False when the small model was lent by ``LoadedModels``
     _large: LocalModel | None = None
+    hub: McpHub | None = None  # the MCP servers of the session's tools
 
     def large_model(self) -> LocalModel:
         """The large model for answers the user escalates (loaded on first use, then kept)."""
@@ -157,12 +160,28 @@ class Session:
 
     def apply(self, settings: Settings) -> None:
         """Take new settings that need no reopening (:func:`needs_reopen` is False)."""
-        self.settings = settings
+        old, self.settings = self.settings.tools, settings
         self.assistant.language = prompt_language(settings.language)
+        if settings.tools != old:
+            self._retool(settings)
         if self.learning is not None:
             self.learning.settings = settings
 
+    def _retool(self, settings: Settings) -> None:
+        """New tool settings: a new toolbox (MCP servers restart when next needed), keeping
+        who is asked for permission and where choices are saved."""
+        before = self.assistant.tools
+        if self.hub is not None:
+            self.hub.close()
+        language = prompt_language(settings.language)
+        self.assistant.tools, self.hub = tool_setup.toolbox(settings.tools, self.store, language)
+        if before is not None and self.assistant.tools is not None:
+            self.assistant.tools.permissions.ask = before.permissions.ask
+            self.assistant.tools.permissions.on_change = before.permissions.on_change
+
     def close(self) -> None:
+        if self.hub is not None:
+            self.hub.close()
         if self.learning is not None:
             self.learning.close()
         if self._large is not None:
@@ -208,6 +227,7 @@ def open_session(
         _log.warning("answering without memory: %s %s", exc.message, exc.hint)
     if store is not None and on_status is not None:
         learning = Learning(settings, conn, embedder, gate, on_status)
+    tools, hub = tool_setup.toolbox(settings.tools, store, prompt_language(settings.language))
     assistant = Assistant(
         EpisodeLog(conn),
         model,
@@ -216,8 +236,10 @@ def open_session(
         recall=Recall(store, model.count_tokens) if store else None,
         memory_budget=settings.memory_budget_tokens,
         scheduler=learning.scheduler if learning else None,
+        tools=tools,
     )
     owns_model = models is None
     session = Session(settings, gate, conn, model, assistant, store, problem, learning, owns_model)
+    session.hub = hub
     assistant.paused = lambda: session.settings.memory_paused  # follows Session.apply
     return session

@@ -209,7 +209,7 @@ class Assistant:
         steps: list[tool_loop.Step],
     ) -> Iterator[tool_loop.LoopEvent]:
         """The answer's text pieces; with tools, also each call the model makes and its result."""
-        if self.tools is None:
+        if self.tools is None or not tool_loop.can_call(model):
             return model.stream_chat(
                 parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
             )
@@ -228,7 +228,8 @@ class Assistant:
 
     def _template_tools(self, model: ChatModel) -> dict[str, object]:
         """``tools=`` for a template that renders the tool list itself (else nothing)."""
-        specs = self.tools.template_tools(model, self.language) if self.tools else None
+        tools = self.tools if tool_loop.can_call(model) else None
+        specs = tools.template_tools(model, self.language) if tools else None
         return {"tools": specs} if specs else {}
 
     def rewind(self, conversation_id: int, from_episode_id: int) -> None:
@@ -361,7 +362,7 @@ class Assistant:
         in_system = [*profile, *([plan] if plan else [])]
         system = prompt.system_part(self.language, profile, plan, markers)
         reserve = self.max_answer_tokens + self.memory_budget
-        if self.tools is not None:  # the tool list is part of the stable front of the prompt
+        if self.tools is not None and tool_loop.can_call(model):  # in the stable front
             if described := self.tools.system_text(model, self.language):
                 system = f"{system}\n\n{described}"
             reserve += sum(model.count_tokens(str(s)) for s in self._template_tools(model).values())

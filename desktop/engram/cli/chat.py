@@ -13,10 +13,13 @@ from engram.assistant.events import (
     Recalling,
     Remembered,
     Token,
+    ToolCalled,
+    ToolResult,
     Truncated,
 )
 from engram.assistant.session import open_session
 from engram.assistant.turn import Assistant
+from engram.cli import tools as tools_cli
 from engram.core import settings
 
 
@@ -37,11 +40,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="print the memories and earlier messages recalled for each answer",
     )
+    cmd.add_argument(
+        "--show-tools",
+        action="store_true",
+        help="print each tool call and its result to stderr",
+    )
     cmd.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    session = open_session(settings.load())
+    store = settings.SettingsStore.load()
+    session = open_session(store.current)
+    tools_cli.ask_here(session.assistant.tools, store)
     problem = session.memory_problem
     if problem:
         why = f"{problem.message} {problem.hint}".strip()
@@ -67,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
                 continue
             if interactive:
                 print("engram> ", end="", flush=True)
-            status = max(status, _answer(assistant, conversation_id, text, args.show_memories))
+            status = max(
+                status,
+                _answer(assistant, conversation_id, text, args.show_memories, args.show_tools),
+            )
     except KeyboardInterrupt:
         print()
     finally:
@@ -76,11 +89,15 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _answer(assistant: Assistant, conversation_id: int, text: str, show_memories: bool) -> int:
+def _answer(
+    assistant: Assistant, conversation_id: int, text: str, show_memories: bool, show_tools: bool
+) -> int:
     for event in assistant.turn(conversation_id, text):
         if isinstance(event, Recalling) and show_memories:
             for item in event.items:
                 print(f"[recalled] {item.line()}")
+        elif isinstance(event, ToolCalled | ToolResult) and show_tools:
+            print(tools_cli.line(event), file=sys.stderr)
         elif isinstance(event, Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()

@@ -35,6 +35,27 @@ class CloudSettings:
 
 
 @dataclass(frozen=True)
+class ToolSettings:
+    """Tools the model may call: the step limit, tools turned off, shared folders, MCP servers
+    (name → Claude Desktop-style entry) and the stored permission choices (name → always/deny)."""
+
+    enabled: bool = True
+    max_steps: int = 4
+    disabled: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ToolSettings:
+        known = _known(cls, {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        if not all(isinstance(x, str) for k in ("disabled", "folders") for x in known.get(k, ())):
+            _log.warning("tool settings hold a non-text folder or tool name; using the defaults")
+            known = {k: v for k, v in known.items() if k not in ("disabled", "folders")}
+        return cls(**known)
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything the user can change; defaults suit the offline starter models."""
 
@@ -54,6 +75,7 @@ class Settings:
     hf_endpoint: str = ""
     disable_xet: bool = False
     cloud: CloudSettings = field(default_factory=CloudSettings)
+    tools: ToolSettings = field(default_factory=ToolSettings)
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -64,7 +86,8 @@ class Settings:
     def from_json(cls, data: dict[str, Any]) -> Settings:
         data = migrate(dict(data))
         cloud = CloudSettings(**_known(CloudSettings, data.pop("cloud", {}) or {}))
-        return cls(cloud=cloud, **_known(cls, data))
+        tools = ToolSettings.from_json(data.pop("tools", {}) or {})
+        return cls(cloud=cloud, tools=tools, **_known(cls, data))
 
 
 # Each migrator takes the dict of version N and returns version N+1; append only.
@@ -81,8 +104,8 @@ def migrate(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _known(kind: type, data: dict[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in dataclasses.fields(kind)} - {"cloud"}
-    unknown = set(data) - names - {"cloud"}
+    names = {f.name for f in dataclasses.fields(kind)} - {"cloud", "tools"}
+    unknown = set(data) - names - {"cloud", "tools"}
     if unknown:
         _log.warning("ignoring unknown settings: %s", ", ".join(sorted(unknown)))
     defaults = kind()

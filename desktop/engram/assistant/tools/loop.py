@@ -10,21 +10,27 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engram.assistant.events import ToolCalled, ToolResult
 from engram.assistant.tools import calls
-from engram.assistant.tools.base import Registry, ToolContext, ToolOutput
+from engram.assistant.tools.base import Registry, Tool, ToolContext, ToolOutput
 from engram.assistant.tools.permissions import Permissions
 from engram.core import log
-from engram.core.errors import Problem, tr
+from engram.core.errors import EngramError, Problem, tr
 
 _log = log.get("assistant.tools.loop")
 DEFAULT_MAX_STEPS = 4
 Message = dict[str, Any]
 LoopEvent = str | ToolCalled | ToolResult  # a piece of the answer, or a step
+
+
+def can_call(model: object) -> bool:
+    """Whether a model can be offered tools: a local model with its chat template (tools rendered
+    by it or a grammar); other runtimes answer without tools."""
+    return hasattr(model, "chat_template")
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,18 @@ class Toolbox:
     permissions: Permissions = field(default_factory=Permissions)
     context: ToolContext = field(default_factory=ToolContext)
     max_steps: int = DEFAULT_MAX_STEPS
+    more: Callable[[], Iterable[Tool]] | None = None  # MCP tools, listed when first needed
     _grammars: dict[tuple[int, bool], Any] = field(default_factory=dict, repr=False)
+
+    def tools(self) -> Registry:
+        """The registry, with the tools of ``more`` added the first time it is asked for."""
+        more, self.more = self.more, None
+        for tool in more() if more is not None else ():
+            try:
+                self.registry.add(tool)
+            except EngramError as exc:
+                _log.warning("tool left out: %s", type(exc).__name__)
+        return self.registry
 
     def format_of(self, model: object) -> str:
         """The call format of ``model``'s chat template (``json`` for models without one)."""
@@ -60,13 +77,13 @@ class Toolbox:
 
     def system_text(self, model: object, language: str) -> str:
         """What the system part says about tools ('' when the template renders them itself)."""
-        if not len(self.registry) or self.format_of(model) != calls.JSON:
+        if not len(self.tools()) or self.format_of(model) != calls.JSON:
             return ""
         return calls.instructions(self.registry, language)
 
     def template_tools(self, model: object, language: str) -> list[dict[str, Any]] | None:
         """The tool specs the chat template renders (None for the ``json`` format)."""
-        if not len(self.registry) or self.format_of(model) == calls.JSON:
+        if not len(self.tools()) or self.format_of(model) == calls.JSON:
             return None
         return self.registry.specs(language)
 
@@ -76,7 +93,7 @@ class Toolbox:
         if key not in self._grammars:
             from llama_cpp.llama_grammar import LlamaGrammar
 
-            text = calls.grammar(self.registry, allow_calls)
+            text = calls.grammar(self.tools(), allow_calls)
             self._grammars[key] = LlamaGrammar.from_string(text, verbose=False)
         return self._grammars[key]
 

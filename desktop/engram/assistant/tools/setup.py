@@ -1,0 +1,61 @@
+"""The tools of a session, from the settings: built-ins, shared folders, MCP servers, the step
+limit and the stored permission choices (saved back through the settings owner)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engram.assistant.tools import builtins
+from engram.assistant.tools.base import ToolContext
+from engram.assistant.tools.loop import Toolbox
+from engram.assistant.tools.mcp import McpError, McpHub, ServerConfig
+from engram.assistant.tools.permissions import Permissions
+from engram.core import log
+from engram.core.settings import SettingsStore, ToolSettings
+
+_log = log.get("assistant.tools.setup")
+
+
+def servers(settings: ToolSettings) -> list[ServerConfig]:
+    """The configured MCP servers (a malformed entry is left out and logged)."""
+    found = []
+    for name, entry in settings.mcp_servers.items():
+        try:
+            found.append(ServerConfig.from_json(name, entry))
+        except McpError:
+            _log.warning("MCP server entry %r is malformed; left out", name)
+    return found
+
+
+def toolbox(
+    settings: ToolSettings, store: Any = None, language: str = "en"
+) -> tuple[Toolbox | None, McpHub | None]:
+    """The toolbox of a session and the hub of its MCP servers (close the hub with it)."""
+    if not settings.enabled:
+        return None, None
+    hub = McpHub(servers(settings)) if settings.mcp_servers else None
+    disabled = set(settings.disabled)
+    more = (lambda: [t for t in hub.all_tools() if t.name not in disabled]) if hub else None
+    box = Toolbox(
+        builtins.registry(disabled=disabled),
+        Permissions(settings.permissions),
+        ToolContext(
+            store=store, folders=tuple(Path(f) for f in settings.folders), language=language
+        ),
+        max_steps=max(0, settings.max_steps),
+        more=more,
+    )
+    return box, hub
+
+
+def saving_to(store: SettingsStore) -> Callable[[dict[str, str]], None]:
+    """A permissions ``on_change`` that stores the choices in the settings."""
+
+    def save(choices: dict[str, str]) -> None:
+        tools = dataclasses.replace(store.current.tools, permissions=dict(choices))
+        store.update(tools=tools)
+
+    return save

@@ -1,0 +1,212 @@
+"""``engram tools``: list the tools, call one without a model, add and remove MCP servers,
+share folders, revoke permission choices; and the terminal's permission prompt."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from engram.assistant.events import ToolCalled, ToolResult
+from engram.assistant.tools import setup as tool_setup
+from engram.assistant.tools.base import Tool, ToolContext
+from engram.assistant.tools.loop import Toolbox
+from engram.assistant.tools.mcp import ServerConfig, import_claude_config
+from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE
+from engram.core import settings
+from engram.core.errors import InputError, tr
+
+ANSWERS = {"o": ONCE, "once": ONCE, "a": ALWAYS, "always": ALWAYS, "d": DENY, "deny": DENY}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cmd = sub.add_parser("tools", help="the tools the assistant can call, and MCP servers")
+    actions = cmd.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="list the tools with their source and state").set_defaults(
+        run=_list
+    )
+    call = actions.add_parser("call", help="run one tool without a model")
+    call.add_argument("name")
+    call.add_argument("arguments", nargs="?", default="{}", help="the arguments as JSON")
+    call.set_defaults(run=_call)
+    add = actions.add_parser(
+        "add-mcp", help="add an MCP server: NAME -- COMMAND [ARGS...], or NAME --url URL"
+    )
+    add.add_argument("name")
+    add.add_argument("--url", default="", help="a Streamable HTTP server's URL")
+    add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
+    add.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
+    add.set_defaults(run=_add)
+    imports = actions.add_parser("import-mcp", help="add the servers of a Claude Desktop config")
+    imports.add_argument("file", type=Path)
+    imports.set_defaults(run=_import)
+    remove = actions.add_parser("remove", help="remove an MCP server")
+    remove.add_argument("name")
+    remove.set_defaults(run=_remove)
+    folders = actions.add_parser("folders", help="folders the files tools may read")
+    folders.add_argument("change", nargs="?", choices=("add", "remove"))
+    folders.add_argument("path", nargs="?", type=Path)
+    folders.set_defaults(run=_folders)
+    for verb, help_text in (("enable", "turn a tool on"), ("disable", "turn a tool off")):
+        toggle = actions.add_parser(verb, help=help_text)
+        toggle.add_argument("name")
+        toggle.set_defaults(run=_toggle, enable=verb == "enable")
+    forget = actions.add_parser("forget", help="forget a tool's permission choice (ask again)")
+    forget.add_argument("name")
+    forget.set_defaults(run=_forget)
+
+
+def line(event: ToolCalled | ToolResult) -> str:
+    """One call or result for the terminal (``--show-tools``)."""
+    if isinstance(event, ToolCalled):
+        said = event.error or json.dumps(event.arguments, ensure_ascii=False)
+        return f"[tool {event.step}] {event.name or '?'} {said}"
+    state = "error" if event.is_error else "ok"
+    return f"[tool {event.step}] {state} in {event.duration_s * 1000:.0f} ms: {event.text}"
+
+
+def ask_here(toolbox: Toolbox | None, store: settings.SettingsStore) -> None:
+    """Ask for permission on this terminal (when it is one) and keep choices in the settings."""
+    if toolbox is None:
+        return
+    toolbox.permissions.on_change = tool_setup.saving_to(store)
+    if sys.stdin.isatty():
+        toolbox.permissions.ask = _ask
+
+
+def _ask(tool: Tool, arguments: dict[str, Any]) -> str:
+    said = json.dumps(arguments, ensure_ascii=False)
+    print(f"\n[{tool.source}] {tool.name} {said}", file=sys.stderr)
+    while True:
+        print("Allow? [o]nce, [a]lways, [d]eny: ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline().strip().lower()
+        if not answer:
+            return DENY
+        if answer in ANSWERS:
+            return ANSWERS[answer]
+
+
+def _toolbox(store: settings.SettingsStore) -> tuple[Toolbox, Any]:
+    tools = dataclasses.replace(store.current.tools, enabled=True, disabled=())
+    box, hub = tool_setup.toolbox(tools)
+    assert box is not None
+    return box, hub
+
+
+def _list(_args: argparse.Namespace) -> int:
+    store = settings.SettingsStore.load()
+    current = store.current.tools
+    box, hub = _toolbox(store)
+    try:
+        for tool in box.tools():
+            state = "off" if tool.name in current.disabled or not current.enabled else "on"
+            choice = current.permissions.get(tool.name, "ask" if tool.needs_permission else "-")
+            print(f"{tool.name:24} {tool.source:12} {state:4} permission: {choice}")
+    finally:
+        if hub is not None:
+            hub.close()
+    for name in current.mcp_servers:
+        if hub is None or not any(t.source == name for t in box.registry):
+            print(f"{name:24} {'mcp':12} unavailable (see the log)")
+    return 0
+
+
+def _call(args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            tr("The arguments are not JSON ({error})."),
+            tr("""Quote them for the shell, e.g. '{{"expression": "2+2"}}'."""),
+            error=exc.msg,
+        ) from exc
+    store = settings.SettingsStore.load()
+    box, hub = _toolbox(store)
+    try:
+        folders = tuple(Path(f) for f in store.current.tools.folders)
+        output = box.tools().call(args.name, arguments, ToolContext(folders=folders))
+    finally:
+        if hub is not None:
+            hub.close()
+    print(output.text)
+    return 1 if output.is_error else 0
+
+
+def _save_servers(store: settings.SettingsStore, servers: dict[str, dict[str, Any]]) -> None:
+    store.update(tools=dataclasses.replace(store.current.tools, mcp_servers=servers))
+
+
+def _add(args: argparse.Namespace) -> int:
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    env = dict(item.split("=", 1) for item in args.env if "=" in item)
+    entry: dict[str, Any] = (
+        {"url": args.url} if args.url else {"command": command[0] if command else "",
+                                            "args": command[1:], "env": env}
+    )  # fmt: skip
+    config = ServerConfig.from_json(args.name, entry)  # refuses a malformed entry
+    store = settings.SettingsStore.load()
+    _save_servers(store, {**store.current.tools.mcp_servers, args.name: config.to_json()})
+    print(f"added MCP server {args.name}; `engram tools list` starts it and lists its tools")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    servers = import_claude_config(args.file.read_text(encoding="utf-8"))
+    store = settings.SettingsStore.load()
+    added = {s.name: s.to_json() for s in servers}
+    _save_servers(store, {**store.current.tools.mcp_servers, **added})
+    print(f"added {len(added)} MCP server(s): {', '.join(added)}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    store = settings.SettingsStore.load()
+    servers = dict(store.current.tools.mcp_servers)
+    if servers.pop(args.name, None) is None:
+        raise InputError(
+            tr("There is no MCP server named {name!r}."),
+            tr("List them with `engram tools list`."),
+            name=args.name,
+        )
+    _save_servers(store, servers)
+    print(f"removed MCP server {args.name}")
+    return 0
+
+
+def _folders(args: argparse.Namespace) -> int:
+    store = settings.SettingsStore.load()
+    folders = list(store.current.tools.folders)
+    if args.change and args.path is None:
+        raise InputError(tr("Give the folder's path."), tr("engram tools folders add ~/Notes"))
+    if args.change == "add":
+        path = args.path.expanduser().resolve()
+        if not path.is_dir():
+            raise InputError(tr("{path} is not a folder."), tr("Check the path."), path=path)
+        folders = [*dict.fromkeys([*folders, str(path)])]
+    elif args.change == "remove":
+        folders = [f for f in folders if Path(f) != args.path.expanduser().resolve()]
+    if args.change:
+        store.update(tools=dataclasses.replace(store.current.tools, folders=tuple(folders)))
+    for folder in folders:
+        print(folder)
+    return 0
+
+
+def _toggle(args: argparse.Namespace) -> int:
+    store = settings.SettingsStore.load()
+    disabled = set(store.current.tools.disabled)
+    (disabled.discard if args.enable else disabled.add)(args.name)
+    tools = dataclasses.replace(store.current.tools, disabled=tuple(sorted(disabled)))
+    store.update(tools=tools)
+    return 0
+
+
+def _forget(args: argparse.Namespace) -> int:
+    store = settings.SettingsStore.load()
+    choices = dict(store.current.tools.permissions)
+    choices.pop(args.name, None)
+    tool_setup.saving_to(store)(choices)
+    return 0

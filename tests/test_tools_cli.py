@@ -1,0 +1,59 @@
+"""``engram tools`` as a user runs it: list, call without a model, MCP servers added and removed,
+shared folders; bad input is a clear message with exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from engram.core import paths
+from test_chat_cli import _engram
+
+SERVER = str(Path(__file__).parent / "mcp_server.py")
+
+
+def test_list_and_call_the_builtins(engram_home: Path) -> None:
+    listed = _engram("tools", "list", env_home=engram_home)
+    assert listed.returncode == 0, listed.stderr
+    assert "calculator" in listed.stdout and "built-in" in listed.stdout
+    assert "files_read" in listed.stdout and "permission: ask" in listed.stdout
+    called = _engram(
+        "tools", "call", "calculator", '{"expression": "0.1 + 0.2"}', env_home=engram_home
+    )
+    assert (called.returncode, called.stdout.strip()) == (0, "0.1 + 0.2 = 0.3")
+    bad = _engram("tools", "call", "calculator", "{expression: 1}", env_home=engram_home)
+    assert bad.returncode == 2 and "not JSON" in bad.stderr and "Traceback" not in bad.stderr
+    wrong = _engram("tools", "call", "calculator", '{"expression": 5}', env_home=engram_home)
+    assert wrong.returncode == 1 and "expected string" in wrong.stdout
+
+
+def test_an_mcp_server_is_added_listed_called_and_removed(engram_home: Path) -> None:
+    added = _engram("tools", "add-mcp", "demo", "--", sys.executable, SERVER, env_home=engram_home)
+    assert added.returncode == 0, added.stderr
+    settings = json.loads(paths.settings_path().read_text(encoding="utf-8"))
+    assert settings["tools"]["mcp_servers"]["demo"]["args"] == [SERVER]
+    listed = _engram("tools", "list", env_home=engram_home)
+    assert "echo" in listed.stdout and "demo" in listed.stdout, listed.stderr
+    called = _engram("tools", "call", "echo", '{"text": "hi"}', env_home=engram_home)
+    assert called.stdout.strip() == "echo: hi", called.stderr
+    removed = _engram("tools", "remove", "demo", env_home=engram_home)
+    assert removed.returncode == 0
+    again = _engram("tools", "remove", "demo", env_home=engram_home)
+    assert again.returncode == 2 and "no MCP server named 'demo'" in again.stderr
+
+
+def test_shared_folders_scope_the_files_tools(engram_home: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "Notes"
+    notes.mkdir()
+    (notes / "plan.md").write_text("Pack the tent.\n", encoding="utf-8")
+    (tmp_path / "private.txt").write_text("secret\n", encoding="utf-8")
+    assert _engram("tools", "folders", "add", str(notes), env_home=engram_home).returncode == 0
+    read = _engram("tools", "call", "files_read", '{"path": "Notes/plan.md"}', env_home=engram_home)
+    assert "Pack the tent." in read.stdout, read.stderr
+    escape = _engram(
+        "tools", "call", "files_read", '{"path": "Notes/../private.txt"}', env_home=engram_home
+    )
+    assert escape.returncode == 1 and "secret" not in escape.stdout
+    missing = _engram("tools", "folders", "add", str(tmp_path / "nope"), env_home=engram_home)
+    assert missing.returncode == 2 and "is not a folder" in missing.stderr
