@@ -299,3 +299,14 @@ def test_the_terminal_says_what_a_correction_changed(
     assert result.returncode == 0, result.stderr
     assert "[remembered: I take 5 mg of warfarin daily]" in result.stderr
     assert "[updated: 5 mg → 50 mg]" in result.stderr
+
+
+def test_forgetting_everything_also_empties_the_log(store: MemoryStore) -> None:
+    folder = paths.logs_dir()
+    (folder / "engram.log").write_text(f"an old Engram logged: my bank PIN is {PIN}\n")
+    (folder / "engram.log.1").write_text(f"older: passport {PASSPORT}\n")
+    (folder / "crash-2026-01-01.txt").write_text("Traceback ... 'my bank PIN'\n")
+    store.add("The user's bank is Acme Bank.", "fact", origin="user")
+    assert store.forget_all(episodes=True) == 1
+    assert [p.name for p in folder.iterdir()] == ["engram.log"]
+    assert PIN not in (folder / "engram.log").read_text()

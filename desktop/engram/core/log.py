@@ -107,6 +107,24 @@ def setup(verbose: bool = False, to_file: bool = True) -> logging.Logger:
     return root
 
 
+def clear() -> int:
+    """Empty the log and remove its older files and crash reports ("forget everything" does);
+    returns how many files were removed. A log written by an older Engram may hold text."""
+    folder = paths.logs_dir()
+    current = folder / "engram.log"
+    removed = 0
+    for file in folder.iterdir():
+        if file == current or not file.is_file():
+            continue
+        file.unlink(missing_ok=True)
+        removed += 1
+    if current.exists():
+        with current.open("r+b") as handle:  # the handler appends, so it goes on from 0
+            handle.truncate(0)
+    get("log").info("log cleared (%d older files removed)", removed)
+    return removed
+
+
 def log_file() -> str:
     """Path of the current log file, for "open the log" actions."""
     return str(paths.logs_dir() / "engram.log")

@@ -294,13 +294,15 @@ class MemoryStore:
         self.purge()
 
     def forget_all(self, episodes: bool = False) -> int:
-        """Delete every memory (and, with ``episodes``, every conversation); returns the count."""
+        """Delete every memory (and, with ``episodes``, every conversation) and empty the log;
+        returns the count."""
         count = int(db.scalar(self.conn, "SELECT COUNT(*) FROM memories"))
         with db.transaction(self.conn):
             self.conn.execute("DELETE FROM memories")
             if episodes:
                 self.conn.execute("DELETE FROM conversations")
         self.purge()
+        log.clear()
         return count
 
     def purge(self) -> None:
