@@ -240,7 +240,7 @@ def test_a_broken_translation_shows_the_english_error_and_is_logged(
 
 
 def test_nested_problems_are_translated_too(chinese: None) -> None:
-    line = Problem(tr("role must be system, user or assistant"))
+    line = Problem(tr("role must be system, user, assistant or tool"))
     error = ModelFileError(
         tr("Line {number} of the import file is invalid: {problem}. Nothing was imported."),
         tr("Fix or remove that line (the file must be an Engram JSON Lines export) and retry."),
@@ -249,7 +249,7 @@ def test_nested_problems_are_translated_too(chinese: None) -> None:
     )
     message, hint = errors.translate(error)
     assert message == _zh(error.template).format(
-        number=4, problem=_zh("role must be system, user or assistant")
+        number=4, problem=_zh("role must be system, user, assistant or tool")
     )
     assert hint == _zh(error.hint_template)
     assert errors.text(error) == f"{message}\n{hint}"

@@ -101,13 +101,13 @@
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="103"/>
         <location filename="../../desktop/engram/cli/memory.py" line="165"/>
-        <location filename="../../desktop/engram/memory/store.py" line="335"/>
+        <location filename="../../desktop/engram/memory/store.py" line="337"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="103"/>
-        <location filename="../../desktop/engram/memory/store.py" line="336"/>
+        <location filename="../../desktop/engram/memory/store.py" line="338"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
@@ -191,20 +191,20 @@
     <message>
         <location filename="../../desktop/engram/memory/migrations.py" line="222"/>
         <source>The episodes table of this database has an unexpected schema.</source>
-        <translation type="unfinished"></translation>
+        <translation>此数据库的 episodes 表结构与预期不符。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/migrations.py" line="223"/>
         <source>Back up the file and report it; Engram will not change it.</source>
-        <translation type="unfinished"></translation>
+        <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="319"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="350"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="322"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="353"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -300,7 +300,7 @@
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="443"/>
+        <location filename="../../desktop/engram/memory/store.py" line="445"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
@@ -369,7 +369,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="150"/>
         <source>role must be system, user, assistant or tool</source>
-        <translation type="unfinished"></translation>
+        <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="153"/>
@@ -1357,202 +1357,202 @@
     <message>
         <location filename="../../desktop/engram/assistant/tools/base.py" line="105"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
-        <translation type="unfinished"></translation>
+        <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/base.py" line="106"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
-        <translation type="unfinished"></translation>
+        <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/base.py" line="135"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/base.py" line="140"/>
         <source>The arguments of {name} must be a JSON object.</source>
-        <translation type="unfinished"></translation>
+        <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/base.py" line="144"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
-        <translation type="unfinished"></translation>
+        <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="29"/>
         <source>Use numbers, + - * / ^ %, parentheses and units of time.</source>
-        <translation type="unfinished"></translation>
+        <translation>请使用数字、+ - * / ^ %、括号和时间单位。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="63"/>
         <source>The calculator cannot read {text!r}.</source>
-        <translation type="unfinished"></translation>
+        <translation>计算器无法读取 {text!r}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="87"/>
         <source>The expression ends too early.</source>
-        <translation type="unfinished"></translation>
+        <translation>表达式提前结束了。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="120"/>
         <source>Powers need a plain number and a whole exponent.</source>
-        <translation type="unfinished"></translation>
+        <translation>乘方需要普通数字和整数指数。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="122"/>
         <source>The exponent {value} is too large.</source>
-        <translation type="unfinished"></translation>
+        <translation>指数 {value} 太大。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="130"/>
         <source>A parenthesis is not closed.</source>
-        <translation type="unfinished"></translation>
+        <translation>有括号没有闭合。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="136"/>
         <source>The calculator does not know {word!r}.</source>
-        <translation type="unfinished"></translation>
+        <translation>计算器不认识 {word!r}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="148"/>
         <source>A duration and a plain number cannot be added.</source>
-        <translation type="unfinished"></translation>
+        <translation>时长和普通数字不能相加。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="155"/>
         <source>Two durations cannot be multiplied.</source>
-        <translation type="unfinished"></translation>
+        <translation>两个时长不能相乘。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="161"/>
         <source>Division by zero.</source>
-        <translation type="unfinished"></translation>
+        <translation>除数为零。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="163"/>
         <source>A plain number cannot be divided by a duration.</source>
-        <translation type="unfinished"></translation>
+        <translation>普通数字不能除以时长。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="201"/>
         <source>The expression is longer than {limit} characters.</source>
-        <translation type="unfinished"></translation>
+        <translation>表达式超过了 {limit} 个字符。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="213"/>
         <source>Unexpected {token!r} in the expression.</source>
-        <translation type="unfinished"></translation>
+        <translation>表达式中出现了意外的 {token!r}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="218"/>
         <source>Only a duration can be converted to {unit}.</source>
-        <translation type="unfinished"></translation>
+        <translation>只有时长才能换算为 {unit}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/calculator.py" line="223"/>
         <source>The calculator cannot compute this ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>计算器无法计算此表达式（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/clock.py" line="20"/>
         <source>Ask for &apos;today&apos;, &apos;now&apos;, a weekday, an ISO date (2026-03-01), &apos;3 weeks from friday&apos;, &apos;10 days ago&apos;, &apos;in 2 months&apos;, &apos;days until 2026-12-25&apos; or &apos;weekday of 2026-07-04&apos;.</source>
-        <translation type="unfinished"></translation>
+        <translation>可以问 &apos;today&apos;、&apos;now&apos;、星期几、ISO 日期（2026-03-01）、&apos;3 weeks from friday&apos;、&apos;10 days ago&apos;、&apos;in 2 months&apos;、&apos;days until 2026-12-25&apos; 或 &apos;weekday of 2026-07-04&apos;。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/clock.py" line="43"/>
         <source>Unknown time zone {zone!r}.</source>
-        <translation type="unfinished"></translation>
+        <translation>未知的时区 {zone!r}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/clock.py" line="44"/>
         <source>Use an IANA name such as Europe/Paris or Asia/Shanghai.</source>
-        <translation type="unfinished"></translation>
+        <translation>请使用 IANA 名称，例如 Europe/Paris 或 Asia/Shanghai。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/clock.py" line="78"/>
         <source>The date tool cannot read {phrase!r}.</source>
-        <translation type="unfinished"></translation>
+        <translation>日期工具无法读取 {phrase!r}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/clock.py" line="90"/>
         <source>The date tool does not know the unit {unit!r}.</source>
-        <translation type="unfinished"></translation>
+        <translation>日期工具不认识单位 {unit!r}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="24"/>
         <source>Only files inside the folders shared in Settings can be read.</source>
-        <translation type="unfinished"></translation>
+        <translation>只能读取在设置中共享的文件夹里的文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="30"/>
         <source>No folders are shared with the assistant.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有与助手共享任何文件夹。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="31"/>
         <source>Add a folder under Settings → Tools, or with `engram tools folders add PATH`.</source>
-        <translation type="unfinished"></translation>
+        <translation>请在“设置 → 工具”中添加文件夹，或使用 `engram tools folders add PATH`。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="41"/>
         <source>The path {path!r} goes up with &apos;..&apos;.</source>
-        <translation type="unfinished"></translation>
+        <translation>路径 {path!r} 使用 &apos;..&apos; 指向了上级目录。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="55"/>
         <source>{path!r} does not start with a shared folder&apos;s name ({names}).</source>
-        <translation type="unfinished"></translation>
+        <translation>{path!r} 不是以共享文件夹的名称开头（{names}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="62"/>
         <source>The path {path!r} is outside the shared folders.</source>
-        <translation type="unfinished"></translation>
+        <translation>路径 {path!r} 在共享文件夹之外。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="90"/>
         <source>{path!r} is not a folder.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path!r} 不是文件夹。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="104"/>
         <source>{name} is larger than 20 MB.</source>
-        <translation type="unfinished"></translation>
+        <translation>{name} 大于 20 MB。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="114"/>
         <source>{name} is not a readable PDF ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>{name} 不是可读取的 PDF（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="115"/>
         <source>Open it in a PDF viewer to check it.</source>
-        <translation type="unfinished"></translation>
+        <translation>请用 PDF 阅读器打开检查。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="126"/>
         <source>{path!r} is not a readable file (text, Markdown or PDF).</source>
-        <translation type="unfinished"></translation>
+        <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/loop.py" line="106"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/loop.py" line="115"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
-        <translation type="unfinished"></translation>
+        <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/memory.py" line="20"/>
         <source>Memory is off, so there is nothing to search or keep.</source>
-        <translation type="unfinished"></translation>
+        <translation>记忆已关闭，因此无法搜索或保存。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/memory.py" line="21"/>
         <source>Check the embedding model in Settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>请在设置中检查嵌入模型。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/core/settings.py" line="195"/>
@@ -1633,103 +1633,103 @@
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="32"/>
         <source>Check the server with `engram tools call`, or remove it with `engram tools remove`.</source>
-        <translation type="unfinished"></translation>
+        <translation>请用 `engram tools call` 检查该服务器，或用 `engram tools remove` 移除它。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="64"/>
         <source>The MCP server {name!r} needs either a command (with string args and env) or a url.</source>
-        <translation type="unfinished"></translation>
+        <translation>MCP 服务器 {name!r} 需要一个命令（参数和环境变量均为文本）或一个 URL。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="66"/>
         <source>Write it as {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} or {{&quot;url&quot;: &quot;http://…&quot;}}.</source>
-        <translation type="unfinished"></translation>
+        <translation>请写成 {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} 或 {{&quot;url&quot;: &quot;http://…&quot;}}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="83"/>
         <source>The MCP configuration is not JSON ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>MCP 配置不是 JSON（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="84"/>
         <source>Copy the whole claude_desktop_config.json file.</source>
-        <translation type="unfinished"></translation>
+        <translation>请复制完整的 claude_desktop_config.json 文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="90"/>
         <source>The MCP configuration has no mcpServers object.</source>
-        <translation type="unfinished"></translation>
+        <translation>MCP 配置中没有 mcpServers 对象。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="91"/>
         <source>Use the format of Claude Desktop&apos;s claude_desktop_config.json.</source>
-        <translation type="unfinished"></translation>
+        <translation>请使用 Claude Desktop 的 claude_desktop_config.json 格式。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="240"/>
         <location filename="../../desktop/engram/cli/tools.py" line="170"/>
         <source>There is no MCP server named {name!r}.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="247"/>
         <source>The MCP server {name!r} did not answer within {seconds:.0f} s.</source>
-        <translation type="unfinished"></translation>
+        <translation>MCP 服务器 {name!r} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="254"/>
         <source>The MCP server {name!r} could not start ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="303"/>
         <source>The MCP tool {name} did not answer within {seconds:.0f} s.</source>
-        <translation type="unfinished"></translation>
+        <translation>MCP 工具 {name} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="311"/>
         <source>The MCP tool {name} failed ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>MCP 工具 {name} 失败（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="316"/>
         <source>The MCP tool {name} reported an error: {text}</source>
-        <translation type="unfinished"></translation>
+        <translation>MCP 工具 {name} 报告了错误：{text}</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/tools.py" line="122"/>
         <source>The arguments are not JSON ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>参数不是 JSON（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/tools.py" line="123"/>
         <source>Quote them for the shell, e.g. &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;.</source>
-        <translation type="unfinished"></translation>
+        <translation>请为命令行加上引号，例如 &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/tools.py" line="171"/>
         <source>List them with `engram tools list`.</source>
-        <translation type="unfinished"></translation>
+        <translation>用 `engram tools list` 列出它们。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/tools.py" line="183"/>
         <source>Give the folder&apos;s path.</source>
-        <translation type="unfinished"></translation>
+        <translation>请给出文件夹的路径。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/tools.py" line="183"/>
         <source>engram tools folders add ~/Notes</source>
-        <translation type="unfinished"></translation>
+        <translation>engram tools folders add ~/Notes</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/tools.py" line="187"/>
         <source>{path} is not a folder.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path} 不是文件夹。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/tools.py" line="187"/>
         <source>Check the path.</source>
-        <translation type="unfinished"></translation>
+        <translation>请检查路径。</translation>
     </message>
 </context>
 <context>
