@@ -238,14 +238,17 @@ def in_context(conn: apsw.Connection, found: list[Candidate], filters: Filters) 
             (json.dumps([c.id for c in found]),),
         )
     }
-    lifted: dict[int, Candidate] = {}
-    for c in found:
-        conv, _, at = rows.get(c.id, (-1, 0, 0.0))
-        best = max(
-            (o.score for o in found if o.id in rows and _same_sitting(rows[o.id], conv, at)),
-            default=c.score,
-        )
-        lifted[c.id] = replace(c, score=c.score + SESSION_LIFT * best)
+    known = [c for c in found if c.id in rows]
+    conversation = np.array([rows[c.id][0] for c in known])
+    at = np.array([rows[c.id][2] for c in known])
+    scores = np.array([c.score for c in known])
+    sitting = (conversation[:, None] == conversation[None, :]) & (
+        np.abs(at[:, None] - at[None, :]) <= SITTING_GAP
+    )
+    best = np.where(sitting, scores[None, :], -np.inf).max(axis=1, initial=-np.inf)
+    lifted = {c.id: c for c in found}
+    for c, top in zip(known, best, strict=True):
+        lifted[c.id] = replace(c, score=c.score + SESSION_LIFT * float(top))
     wanted = [
         (conv, turn + step, c.id)
         for c in lifted.values()
@@ -260,16 +263,12 @@ def in_context(conn: apsw.Connection, found: list[Candidate], filters: Filters) 
         (json.dumps(wanted), *params),
     )
     out = dict(lifted)
-    for row_id, at, source in beside:
+    for row_id, when, source in beside:
         hit = lifted[int(source)]
-        if abs(float(at) - rows[hit.id][2]) > SITTING_GAP:
+        if abs(float(when) - rows[hit.id][2]) > SITTING_GAP:
             continue
         score = NEIGHBOUR_SHARE * hit.score
         if row_id not in out or out[row_id].score < score:
             out[row_id] = replace(hit, id=int(row_id), score=score)
     # At equal scores a hit ranks before a neighbour.
     return sorted(out.values(), key=lambda c: (-c.score, c.id not in lifted, c.id))
-
-
-def _same_sitting(row: tuple[int, int, float], conversation: int, at: float) -> bool:
-    return row[0] == conversation and abs(row[2] - at) <= SITTING_GAP
