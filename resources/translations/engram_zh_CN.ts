@@ -34,7 +34,7 @@
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/consolidation.py" line="147"/>
+        <location filename="../../desktop/engram/assistant/consolidation.py" line="151"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -749,12 +749,12 @@
     <message>
         <location filename="../../desktop/engram/models/cloud.py" line="348"/>
         <source>your server at {host}: text stays on your machine or network</source>
-        <translation type="unfinished"></translation>
+        <translation>你的服务器 {host}：文字留在你的电脑或网络内</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/cloud.py" line="350"/>
         <source>the cloud service at {host}: text leaves your network</source>
-        <translation type="unfinished"></translation>
+        <translation>云服务 {host}：文字会离开你的网络</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/download.py" line="110"/>
@@ -1121,12 +1121,12 @@
     <message>
         <location filename="../../desktop/engram/models/roles.py" line="90"/>
         <source>Learning starts with a larger model: {name} ({params}) is too small to learn from.</source>
-        <translation type="unfinished"></translation>
+        <translation>换用更大的模型后才开始学习：{name}（{params}）太小，无法从对话中学习。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/roles.py" line="92"/>
         <source>Install a large model of at least 1B parameters in Settings → Models. Until then earlier messages are still recalled and &quot;remember this:&quot; keeps your own words.</source>
-        <translation type="unfinished"></translation>
+        <translation>请在“设置 → 模型”中安装至少 10 亿（1B）参数的大模型。在此之前，仍会回忆起之前的消息，“记住：”也会原样保存你的话。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/secrets.py" line="22"/>
@@ -1171,27 +1171,27 @@
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="109"/>
         <source>Could not download {url} ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>无法下载 {url}（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="130"/>
         <source>The package index has no wheel for {package}=={version}.</source>
-        <translation type="unfinished"></translation>
+        <translation>软件包索引中没有 {package}=={version} 的 wheel 文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="131"/>
         <source>Check the package index (PIP_INDEX_URL) and try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请检查软件包索引（PIP_INDEX_URL）后重试。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="166"/>
         <source>{wheel} does not match the sha256 the package index gives for it.</source>
-        <translation type="unfinished"></translation>
+        <translation>{wheel} 与软件包索引给出的 sha256 不一致。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="167"/>
         <source>The download was damaged or replaced on the way; try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>下载的文件在传输中损坏或被替换；请重试。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="189"/>
@@ -1347,12 +1347,12 @@
     <message>
         <location filename="../../desktop/engram/models/hardware.py" line="173"/>
         <source>together need {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
-        <translation type="unfinished"></translation>
+        <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/hardware.py" line="179"/>
         <source>together need {need:g} GB of {total:.1f} GB RAM</source>
-        <translation type="unfinished"></translation>
+        <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/base.py" line="105"/>
