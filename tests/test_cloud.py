@@ -250,7 +250,7 @@ def test_a_local_server_distills_and_answers_turns(llama_server: str, starter_mo
 
     session = open_session(Settings(max_answer_tokens=16))
     try:
-        served = ServedModel(CloudClient(llama_server, "starter"), n_ctx=2048)
+        served = ServedModel(llama_server, "starter", n_ctx=2048)
         events = list(session.assistant.turn(0, "Hello there!", escalate_to=served))  # type: ignore[arg-type]
         assert any(isinstance(e, Token) for e in events)
         finished = next(e for e in events if isinstance(e, Finished))

@@ -350,7 +350,7 @@ def destination(base_url: str) -> Problem:
     return Problem(tr("the cloud service at {host}: text leaves your network"), host=host)
 
 
-class ServedModel:
+class ServedModel(CloudClient):
     """A model on an OpenAI-compatible server in the shape a turn needs (the small role too).
 
     The OpenAI API exposes no tokenizer, so token counts are estimated at one token per three
@@ -359,27 +359,16 @@ class ServedModel:
 
     prompt_markers: frozenset[str] = frozenset()
 
-    def __init__(self, client: CloudClient, n_ctx: int = 4096) -> None:
-        self.client = client
+    def __init__(
+        self, base_url: str, model: str, api_key: str = "", *, n_ctx: int = 4096, **options: Any
+    ) -> None:
+        super().__init__(base_url, model, api_key, **options)
         self.n_ctx = n_ctx
 
     def count_tokens(self, text: str) -> int:
         return max(1, len(text.encode("utf-8")) // 3)
 
-    def stream_chat(
-        self,
-        messages: Sequence[Message],
-        max_tokens: int = 512,
-        cancelled: Callable[[], bool] = lambda: False,
-    ) -> Iterator[str]:
-        return self.client.stream_chat(messages, max_tokens, cancelled)
-
     def prefill(
         self, messages: Sequence[Message], cancelled: Callable[[], bool] = lambda: False
     ) -> int:
         return 0
-
-    def structured(
-        self, messages: Sequence[Message], json_schema: dict[str, Any], max_tokens: int = 1024
-    ) -> dict[str, Any]:
-        return self.client.structured(messages, json_schema, max_tokens)
