@@ -66,6 +66,8 @@ class Variant:
     ctx_weight: float = 0.0  # keyword index: the previous turn as a second column of this weight
     stop: bool = False  # a longer stop-word list for the keyword query
     common: float = 0.0  # words in more than this share of the turns leave both queries
+    before: float | None = None  # the previous turn's share when it differs from the next's
+    pool: int = POOL  # candidates per retriever
 
 
 def load(path: Path) -> list[Conv]:
@@ -213,9 +215,8 @@ def keyword(
         return []
     cols = "{body ctx}" if var.ctx_weight else "{body}"
     rows = conn.execute(
-        "SELECT rowid, -bm25(f, 1.0, ?) FROM f WHERE f MATCH ?"
-        f" ORDER BY bm25(f, 1.0, ?) LIMIT {POOL}",
-        (var.ctx_weight, f"{cols} : ({match})", var.ctx_weight),
+        "SELECT rowid, -bm25(f, 1.0, ?) FROM f WHERE f MATCH ? ORDER BY bm25(f, 1.0, ?) LIMIT ?",
+        (var.ctx_weight, f"{cols} : ({match})", var.ctx_weight, var.pool),
     )
     return [(int(r), float(s)) for r, s in rows]
 
@@ -238,7 +239,7 @@ def rank(conv: Conv, var: Variant, question: str, qvec: np.ndarray) -> list[int]
         q2 = qvec + var.prf * docs[top].mean(axis=0)
         q2 /= np.linalg.norm(q2)
         sims = docs @ q2
-    near = np.argsort(-sims)[:POOL]
+    near = np.argsort(-sims)[: var.pool]
     names = {n.lower() for n in conv.speakers} if var.drop_names else set()
     assert conv.fts is not None
     lex = keyword(conv.fts, question, names, var)
@@ -267,7 +268,8 @@ def rank(conv: Conv, var: Variant, question: str, qvec: np.ndarray) -> list[int]
         for i, s in scores.items():
             for j in (i - 1, i + 1):
                 if 0 <= j < len(conv.turns) and conv.turns[j].session == conv.turns[i].session:
-                    lift[j] = max(lift.get(j, -9.0), scores.get(j, -9.0), var.neighbours * s)
+                    share = var.before if j < i and var.before is not None else var.neighbours
+                    lift[j] = max(lift.get(j, -9.0), scores.get(j, -9.0), share * s)
         scores = lift
     return sorted(scores, key=lambda i: -scores[i])
 
@@ -348,11 +350,12 @@ def main() -> None:
     cats = {1, 2, 3, 4}
     base = Variant("baseline: speaker-prefixed turn, RRF")
     engram = Variant(
-        "Engram: common words out, z fusion, sitting 0.3, neighbours 0.6",
+        "Engram: common words out, context column, z fusion, sitting, neighbours",
         fusion="z",
         common=0.25,
         session=0.3,
         neighbours=0.6,
+        ctx_weight=0.3,
     )
     variants = [
         base,
@@ -371,11 +374,16 @@ def main() -> None:
         replace(engram, name="Engram with RRF instead of z fusion", fusion="rrf"),
         replace(engram, name="Engram without the sitting lift", session=0.0),
         replace(engram, name="Engram without neighbours", neighbours=0.0),
-        replace(engram, name="Engram + previous turn as keyword column", ctx_weight=0.3),
+        replace(engram, name="Engram without the keyword context column", ctx_weight=0.0),
         replace(engram, name="Engram + max(own, with previous) vector", doc="prev", multi=True),
-        replace(engram, name="Engram + both", doc="prev", multi=True, ctx_weight=0.3),
         replace(engram, name="Engram + session date in the embedding", doc="date"),
         replace(engram, name="Engram + photo captions", doc="caption", index="caption"),
+        replace(engram, name="Engram, keyword weight 1.3", w_text=1.3),
+        replace(engram, name="Engram, keyword weight 0.8", w_text=0.8),
+        replace(engram, name="Engram, previous turn lifted 0.4", before=0.4),
+        replace(engram, name="Engram, previous turn lifted 0.8", before=0.8),
+        replace(engram, name="Engram, pools of 100", pool=100),
+        replace(engram, name="Engram, pools of 30", pool=30),
     ]
     if args.only:
         variants = [v for v in variants if args.only in v.name]
