@@ -18,6 +18,7 @@ from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core import log, paths
 from engram.core.settings import Settings
+from engram.memory import transfer
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from engram.models.local import LocalModel
@@ -229,7 +230,7 @@ def test_the_distiller_cannot_swallow_a_correction(store: MemoryStore) -> None:
     assert old is not None and old.status == "superseded" and old.superseded_by == written.id
 
 
-def test_memory_ids_are_never_reused(store: MemoryStore) -> None:
+def test_memory_ids_are_never_reused(store: MemoryStore, tmp_path: Path) -> None:
     first = store.add("The user's cat is called Miso.", "fact", origin="user")
     newest = store.add("The user plays the cello.", "fact", origin="user")
     store.delete(newest.id)
@@ -237,7 +238,15 @@ def test_memory_ids_are_never_reused(store: MemoryStore) -> None:
     assert again.id > newest.id > first.id
     bulk = store.add_many(["One imported fact.", "Another imported fact."])
     store.delete(bulk[-1])
-    assert store.add("The user runs on Sundays.", "fact", origin="user").id > bulk[-1]
+    runs = store.add("The user runs on Sundays.", "fact", origin="user")
+    assert runs.id > bulk[-1]
+    exported = tmp_path / "memories.jsonl"
+    with exported.open("w", encoding="utf-8") as out:
+        transfer.export_jsonl(store, out)
+    store.delete(runs.id)
+    assert transfer.import_jsonl(store, exported) > 0
+    ids = [row[0] for row in store.conn.execute("SELECT id FROM memories")]
+    assert runs.id not in ids and max(ids) > runs.id
 
 
 def test_the_terminal_chat_leaves_no_text_in_the_log_and_only_private_files(

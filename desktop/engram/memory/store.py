@@ -119,7 +119,7 @@ class MemoryStore:
             return duplicate
         now = time.time()
         with db.transaction(self.conn):
-            (new_id,) = self._next_ids(1)
+            (new_id,) = self.next_ids(1)
             self.conn.execute(
                 "INSERT INTO memories(id, kind, content, importance, confidence, pinned,"
                 " created_at, updated_at, origin, conversation_id, meta)"
@@ -146,7 +146,7 @@ class MemoryStore:
                 _log.info("memory %d supersedes %d (an update)", new_id, duplicate.id)
         return self._get(new_id)
 
-    def _next_ids(self, count: int) -> list[int]:
+    def next_ids(self, count: int) -> list[int]:
         """Fresh memory ids: never one a deleted memory had (see migration 0008)."""
         first = int(
             db.scalar(
@@ -183,7 +183,7 @@ class MemoryStore:
         vecs = self.space.embed(texts) if vectors is None else vectors
         now = time.time()
         with db.transaction(self.conn):
-            ids = self._next_ids(len(texts))
+            ids = self.next_ids(len(texts))
             self.conn.executemany(
                 "INSERT INTO memories(id, kind, content, importance, created_at, updated_at,"
                 " origin) VALUES (?, ?, ?, ?, ?, ?, ?)",

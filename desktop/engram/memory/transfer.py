@@ -199,10 +199,13 @@ def import_jsonl(store: MemoryStore, path: Path) -> int:
                 )
                 episodes[raw["id"]] = conn.last_insert_rowid()
         for position, m in enumerate(memories):
+            (new_id,) = store.next_ids(1)  # never the id of a deleted memory
             conn.execute(
-                "INSERT INTO memories(kind, content, importance, confidence, pinned, status,"
-                " created_at, updated_at, feedback, origin, meta) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO memories(id, kind, content, importance, confidence, pinned, status,"
+                " created_at, updated_at, feedback, origin, meta)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
+                    new_id,
                     m["kind"],
                     m["content"],
                     m["importance"],
@@ -216,7 +219,6 @@ def import_jsonl(store: MemoryStore, path: Path) -> int:
                     m["meta"],
                 ),
             )
-            new_id = conn.last_insert_rowid()
             ids[m["old_id"]] = new_id
             if vecs is not None and store.index is not None:
                 store.index.put("memories", [new_id], vecs[position : position + 1])
