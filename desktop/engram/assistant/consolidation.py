@@ -34,6 +34,7 @@ from engram.core.errors import (
     Problem,
     tr,
 )
+from engram.memory.outcomes import Outcomes
 from engram.memory.store import MemoryStore
 from engram.models.background import ForegroundGate
 
@@ -114,7 +115,11 @@ def run_job(
         model = source.acquire(cancel)
         episodes = queue.episodes(job)
         on_progress("distilling", 0.05, None)
-        result, raw = distill.distill(model, episodes, limits)
+        outcomes = [
+            distill.Outcome(s.answer_episode_id, s.kind, s.text)
+            for s in Outcomes(store).of_job(job.id)
+        ]
+        result, raw = distill.distill(model, episodes, limits, outcomes)
         _log.info(
             "job %d (%s): %d candidates, %d dropped\ninput:\n%s\nraw: %s",
             job.id, result.language, len(result.candidates), result.dropped,

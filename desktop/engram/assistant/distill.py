@@ -7,6 +7,7 @@ contents are dropped, and everything is written in the user's language (detected
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -149,11 +150,32 @@ def transcript(episodes: Sequence[Episode]) -> str:
     return "\n".join(lines)
 
 
-def messages(episodes: Sequence[Episode], language: str) -> list[Message]:
-    return [
-        {"role": "system", "content": prompt("distill", language)},
-        {"role": "user", "content": transcript(episodes)},
-    ]
+@dataclass(frozen=True)
+class Outcome:
+    """A signal the job carries: how the user judged one answer (``text``: their words)."""
+
+    answer_episode_id: int
+    kind: str
+    text: str | None = None
+
+    def line(self) -> str:
+        said = f" {json.dumps(sanitize.clean(self.text), ensure_ascii=False)}" if self.text else ""
+        return f"[{self.answer_episode_id}] {self.kind}{said}"
+
+
+_OUTCOMES_HEADING = {"en": "Outcome signals:", "zh_CN": "结果信号："}
+
+
+def messages(
+    episodes: Sequence[Episode], language: str, outcomes: Sequence[Outcome] = ()
+) -> list[Message]:
+    """The distill request; with outcome signals it also asks for lessons from them."""
+    system, said = prompt("distill", language), transcript(episodes)
+    if outcomes:
+        system = f"{system}\n\n{prompt('lesson', language)}"
+        lines = "\n".join(o.line() for o in outcomes)
+        said = f"{said}\n\n{_OUTCOMES_HEADING[language]}\n{lines}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": said}]
 
 
 def is_garbage(content: str) -> bool:
@@ -244,10 +266,14 @@ def plan_text(goal: str, steps: Sequence[str], current: int, language: str) -> s
 
 
 def distill(
-    model: StructuredModel, episodes: Sequence[Episode], limits: Limits | None = None
+    model: StructuredModel,
+    episodes: Sequence[Episode],
+    limits: Limits | None = None,
+    outcomes: Sequence[Outcome] = (),
 ) -> tuple[Distillation, dict[str, Any]]:
     """Ask the model to distill the episodes; returns the cleaned result and the raw answer."""
     limits = limits or Limits()
     language = detect_language(episodes)
-    raw = model.structured(messages(episodes, language), schema(limits), limits.max_tokens)
+    request = messages(episodes, language, outcomes)
+    raw = model.structured(request, schema(limits), limits.max_tokens)
     return parse(raw, episodes, language), raw

@@ -26,7 +26,7 @@ MAX_BACKOFF_SECONDS = 3600.0
 JobStatus = Literal["queued", "running", "done", "parked"]
 _JOB_COLUMNS = (
     "id, conversation_id, first_episode_id, last_episode_id, status, attempts, last_error,"
-    " next_attempt_at"
+    " next_attempt_at, reason"
 )
 
 
@@ -42,6 +42,7 @@ class Job:
     attempts: int
     last_error: str | None
     next_attempt_at: float
+    reason: str = "turns"  # the trigger that queued it ("outcome": it carries signals)
 
 
 def backoff(attempts: int, base: float = BACKOFF_SECONDS) -> float:
@@ -56,10 +57,15 @@ class JobQueue:
         self.conn = conn
         self.base_backoff = base_backoff
 
-    def enqueue(self, conversation_id: int, up_to_episode_id: int | None = None) -> Job | None:
+    def enqueue(
+        self, conversation_id: int, up_to_episode_id: int | None = None, reason: str = "turns"
+    ) -> Job | None:
         """Queue the conversation's episodes not yet covered by a job (up to an episode id).
 
-        Returns None when there is nothing new to distill (excluded episodes do not count).
+        The job takes the conversation's outcome signals no job has taken yet; when every
+        episode is covered but such signals wait (a thumb on an older answer), the job covers
+        the signalled answers and the user messages before them again. Returns None when there
+        is nothing new to distill (excluded episodes do not count).
         """
         limit = up_to_episode_id if up_to_episode_id is not None else 2**62
         with db.transaction(self.conn):
@@ -75,17 +81,46 @@ class JobQueue:
                 " WHERE conversation_id = ? AND id > ? AND id <= ? AND excluded = 0",
                 (conversation_id, covered, limit),
             )
+            signalled = self._signalled_span(conversation_id)
             if span is None or span["first"] is None:
-                return None
+                if signalled is None:
+                    return None
+                span = signalled
+            elif signalled is not None:  # older answers the user judged are read again
+                span = {"first": min(span["first"], signalled["first"]), "last": span["last"]}
             now = time.time()
             self.conn.execute(
                 "INSERT INTO consolidation_jobs(conversation_id, first_episode_id,"
-                " last_episode_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                (conversation_id, span["first"], span["last"], now, now),
+                " last_episode_id, created_at, updated_at, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                (conversation_id, span["first"], span["last"], now, now, reason),
             )
             job_id = self.conn.last_insert_rowid()
+            self.conn.execute(
+                "UPDATE signals SET job_id = ? WHERE job_id IS NULL AND answer_episode_id IN"
+                " (SELECT id FROM episodes WHERE conversation_id = ? AND id BETWEEN ? AND ?)",
+                (job_id, conversation_id, span["first"], span["last"]),
+            )
         _log.info("queued job %d: conversation %d episodes %s", job_id, conversation_id, span)
         return self.get(job_id)
+
+    def _signalled_span(self, conversation_id: int) -> dict[str, int] | None:
+        """The answers with signals no job has taken, from the user message before the first."""
+        found = db.one(
+            self.conn,
+            "SELECT MIN(s.answer_episode_id) AS first, MAX(s.answer_episode_id) AS last"
+            " FROM signals s JOIN episodes e ON e.id = s.answer_episode_id"
+            " WHERE s.job_id IS NULL AND e.conversation_id = ?",
+            (conversation_id,),
+        )
+        if found is None or found["last"] is None:
+            return None
+        first, last = int(found["first"]), int(found["last"])
+        asked = db.scalar(
+            self.conn,
+            "SELECT MAX(id) FROM episodes WHERE conversation_id = ? AND id < ? AND role = 'user'",
+            (conversation_id, first),
+        )
+        return {"first": int(asked if asked is not None else first), "last": int(last)}
 
     def enqueue_all(self) -> list[Job]:
         """Queue every conversation's uncovered episodes (at app exit)."""
@@ -95,7 +130,9 @@ class JobQueue:
             "(SELECT MAX(j.last_episode_id) FROM consolidation_jobs j"
             " WHERE j.conversation_id = e.conversation_id), 0)",
         )
-        return [job for row in pending if (job := self.enqueue(row["cid"])) is not None]
+        return [
+            job for row in pending if (job := self.enqueue(row["cid"], reason="exit")) is not None
+        ]
 
     def recover(self) -> int:
         """Put jobs left ``running`` by a crash or kill back in the queue; returns how many."""

@@ -84,11 +84,32 @@ def system_part(
     return "\n\n".join(parts)
 
 
+MAX_LESSONS = 3  # lessons given to one answer as guidance
+
+
 def memory_block(
     items: Sequence[Recalled], language: str, markers: frozenset[str] = NO_MARKERS
 ) -> str:
-    """This turn's recalled memories as a quoted, delimited block ('' when there are none)."""
-    return _block("memory_header", items, language, markers) if items else ""
+    """This turn's recalled memories as quoted, delimited blocks ('' when there are none).
+
+    Facts and earlier messages come first under the memory header; lessons follow in a block of
+    their own under the guidance header (guidance to follow where it applies, still data).
+    """
+    facts = [i for i in items if i.label != "lesson"]
+    lessons = [i for i in items if i.label == "lesson"]
+    blocks = [
+        _block(header, chosen, language, markers)
+        for header, chosen in (("memory_header", facts), ("guidance_header", lessons))
+        if chosen
+    ]
+    return "\n".join(blocks)
+
+
+def best_lessons(items: Sequence[Recalled], limit: int = MAX_LESSONS) -> list[Recalled]:
+    """``items`` with only the ``limit`` best-scored lessons (the rest unchanged, in order)."""
+    lessons = sorted((i for i in items if i.label == "lesson"), key=lambda i: -i.score)
+    dropped = {id(i) for i in lessons[limit:]}
+    return [i for i in items if id(i) not in dropped]
 
 
 def _block(header: str, items: Sequence[Recalled], language: str, markers: frozenset[str]) -> str:

@@ -33,8 +33,9 @@ def remember_command(text: str) -> str | None:
     return text[match.end() :].strip() if match else None
 
 
-# Why a job is queued: every N turns, an idle chat, "remember", a correction, the app exiting.
-Reason = Literal["turns", "idle", "remember", "correction", "exit"]
+# Why a job is queued: every N turns, an idle chat, "remember", a correction, another outcome
+# signal (thumbs, praise, a question asked again), the app exiting. The job stores it.
+Reason = Literal["turns", "idle", "remember", "correction", "outcome", "exit"]
 
 
 @dataclass(frozen=True)
@@ -64,18 +65,30 @@ class Scheduler:
         """How long a conversation must be quiet before :meth:`on_idle` should be called."""
         return self._settings().consolidate_idle_seconds
 
-    def on_user_turn(self, conversation_id: int, episode_id: int, text: str) -> Trigger | None:
-        """A user message was stored; queue a job when it triggers one."""
+    def on_user_turn(
+        self, conversation_id: int, episode_id: int, text: str, outcome: bool = False
+    ) -> Trigger | None:
+        """A user message was stored; queue a job when it triggers one.
+
+        ``outcome``: the message gave an outcome signal on the answer before it (praise, the
+        same question again), which asks for a lesson at once.
+        """
         if remember_command(text) is not None:
             return self._queue("remember", conversation_id, episode_id)
         if is_correction(text):
             return self._queue("correction", conversation_id, episode_id)
+        if outcome:
+            return self._queue("outcome", conversation_id, episode_id)
         count = self._turns.get(conversation_id, 0) + 1
         self._turns[conversation_id] = count
         every = self._settings().consolidate_every_turns
         if every > 0 and count >= every:
             return self._queue("turns", conversation_id, episode_id)
         return None
+
+    def on_signal(self, conversation_id: int) -> Trigger | None:
+        """The user judged an answer (thumbs, regenerate, edit): learn a lesson from it now."""
+        return self._queue("outcome", conversation_id, None)
 
     def on_idle(self, conversation_id: int, episode_id: int | None = None) -> Trigger | None:
         """The conversation has been quiet for :attr:`idle_seconds`."""
@@ -99,7 +112,7 @@ class Scheduler:
         if self._settings().memory_paused:
             _log.info("memory is paused: no %s job for conversation %d", reason, conversation_id)
             return None
-        job = self.queue.enqueue(conversation_id, episode_id)
+        job = self.queue.enqueue(conversation_id, episode_id, reason)
         self._turns[conversation_id] = 0
         if job is None:
             return None

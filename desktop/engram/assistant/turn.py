@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engram.assistant import context, prompt, utilization
+from engram.assistant import context, prompt, signals, utilization
 from engram.assistant.events import (
     Cancelled,
     Failed,
@@ -33,10 +33,12 @@ from engram.core.errors import EngramError, Problem, tr
 from engram.core.stream_filter import StreamFilter
 from engram.memory import changes
 from engram.memory.episodes import Episode, EpisodeLog
+from engram.memory.outcomes import Credit, Outcomes
 from engram.memory.text import query_terms
 
 _log = log.get("assistant.turn")
 TITLE_CHARS = 60
+REPEAT_WINDOW = 5  # a message repeats one of the user's last this many messages
 # A message with fewer content words than this is searched together with the previous one.
 SHORT_QUERY_TERMS = 4
 # What the user explicitly asks to remember matters more than what the distiller infers.
@@ -159,6 +161,7 @@ class Assistant:
         quiet = self._quiet(conversation_id)
         self._answer_excluded = quiet is not None
         user_episode = self.log.append(conversation_id, "user", text, excluded=quiet is not None)
+        judged = self._judge_previous(earlier, text) if quiet is None else None
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         remembered = self._remember(conversation_id, user_episode.id, text, quiet)
         if remembered is not None:
@@ -192,11 +195,11 @@ class Assistant:
         answer = "".join(pieces)
         if cancelled():
             episode_id = self._store(conversation_id, pieces, "cancelled", items, marker, steps)
-            self._learn(conversation_id, episode_id, text)
+            self._learn(conversation_id, episode_id, text, judged)
             yield Cancelled(episode_id, answer)
             return
         episode_id = self._store(conversation_id, pieces, "complete", items, marker, steps)
-        self._learn(conversation_id, episode_id, text)
+        self._learn(conversation_id, episode_id, text, judged)
         used = utilization.used(answer, items)
         yield Finished(episode_id, answer, tuple(items), tuple(used), shown.reasoning)
 
@@ -387,7 +390,7 @@ class Assistant:
             if self.recall
             else []
         )
-        items, block = self._within_budget(items, model)
+        items, block = self._within_budget(prompt.best_lessons(items), model)
         parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
         return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window)
 
@@ -432,10 +435,52 @@ class Assistant:
             memory.id, memory.content, old.id, changes.update_between(old.content, memory.content)
         )
 
-    def _learn(self, conversation_id: int, answer_episode_id: int, text: str) -> None:
+    def _learn(
+        self,
+        conversation_id: int,
+        answer_episode_id: int,
+        text: str,
+        judged: signals.Signal | None = None,
+    ) -> None:
         """Tell the consolidation scheduler a turn is complete (it may queue a job)."""
         if self.scheduler is not None and not self._answer_excluded:
-            self.scheduler.on_user_turn(conversation_id, answer_episode_id, text)
+            outcome = judged is not None and judged.kind in signals.LESSON_KINDS
+            self.scheduler.on_user_turn(conversation_id, answer_episode_id, text, outcome)
+
+    def _judge_previous(self, earlier: list[Episode], text: str) -> signals.Signal | None:
+        """The outcome signal the new message gives on the answer before it, stored (cheap:
+        regular expressions and word overlap, no model call)."""
+        answer = next((e for e in reversed(earlier) if e.role == "assistant"), None)
+        if answer is None or self.recall is None:
+            return None
+        asked = [e.content for e in earlier if e.role == "user"][-REPEAT_WINDOW:]
+        found = signals.detect(text, answer.id, asked)
+        if found is not None:
+            self._record_signal(found)
+        return found
+
+    def signal(
+        self, answer_episode_id: int, kind: signals.SignalKind, text: str | None = None
+    ) -> list[Credit]:
+        """The user judged an answer (thumbs, regenerate, edit and resend, a chip's "wrong"):
+        store it, credit the lessons that went into the answer, and learn from it now."""
+        found = signals.Signal(kind, answer_episode_id, text)
+        credits = self._record_signal(found)
+        if self.recall is None or self.scheduler is None or kind not in signals.LESSON_KINDS:
+            return credits
+        conversation = Outcomes(self.recall.store).conversation_of(answer_episode_id)
+        if conversation is not None:
+            self.scheduler.on_signal(conversation)
+        return credits
+
+    def _record_signal(self, found: signals.Signal) -> list[Credit]:
+        if self.recall is None:
+            return []
+        outcomes = Outcomes(self.recall.store)
+        _stored, credits = outcomes.record(
+            found.answer_episode_id, found.kind, found.positive, found.text
+        )
+        return credits
 
     def _store(
         self,

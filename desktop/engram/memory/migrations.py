@@ -290,6 +290,36 @@ def _episode_context(conn: apsw.Connection) -> None:
     )
 
 
+def _outcome_signals(conn: apsw.Connection) -> None:
+    """Outcome signals on answers, the reason a job was queued, and the credit of lessons.
+
+    A signal waits with ``job_id`` NULL until a consolidation job takes it. ``lesson_credit``
+    holds, per lesson and signal, whether the answer the lesson went into helped (1) or hurt (0).
+    """
+    conn.execute(
+        """
+        CREATE TABLE signals (
+            id INTEGER PRIMARY KEY,
+            answer_episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            text TEXT,
+            positive INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            job_id INTEGER REFERENCES consolidation_jobs(id) ON DELETE SET NULL
+        );
+        CREATE INDEX signals_answer ON signals(answer_episode_id);
+        CREATE INDEX signals_job ON signals(job_id);
+        ALTER TABLE consolidation_jobs ADD COLUMN reason TEXT NOT NULL DEFAULT 'turns';
+        CREATE TABLE lesson_credit (
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            signal_id INTEGER NOT NULL REFERENCES signals(id) ON DELETE CASCADE,
+            helped INTEGER NOT NULL,
+            PRIMARY KEY (memory_id, signal_id)
+        );
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -301,6 +331,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0008_memory_ids_never_reused", _memory_ids_never_reused),
     ("0009_tool_episodes", _tool_episodes),
     ("0010_episode_context", _episode_context),
+    ("0011_outcome_signals", _outcome_signals),
 )
 
 

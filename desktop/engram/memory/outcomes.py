@@ -1,0 +1,181 @@
+"""Outcome signals stored with their answer, and the record that holds lessons accountable.
+
+When a signal arrives on an answer, each lesson injected into that answer is credited once
+(the first signal of the answer counts): helped when the signal is positive, hurt otherwise. A
+lesson that helps rises (importance up); one that hurts is demoted (importance down, so it ranks
+lower) and retired (status ``archived``, ``meta.retired = "hurt"``) once its hurts outweigh its
+helps by :data:`RETIRE_MARGIN`. Retiring is reversible: restoring the memory makes it active.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from engram.core import log
+from engram.memory import db
+from engram.memory.store import MemoryStore
+
+_log = log.get("memory.outcomes")
+RISE = 0.1  # importance a lesson gains when it helped
+DEMOTE = 0.15  # and loses when it hurt
+RETIRE_MARGIN = 2  # hurt - helped at which a lesson is retired
+
+
+@dataclass(frozen=True)
+class StoredSignal:
+    """A signal as stored: the answer it judges, its kind and text, the job that took it."""
+
+    id: int
+    answer_episode_id: int
+    kind: str
+    text: str | None
+    positive: bool
+    created_at: float
+    job_id: int | None
+
+
+@dataclass(frozen=True)
+class LessonRecord:
+    """How a lesson has done: answers it went into, and the signals credited to it."""
+
+    memory_id: int
+    used: int
+    helped: int
+    hurt: int
+    answers: tuple[int, ...]  # answer episode ids it was injected into, oldest first
+
+
+@dataclass(frozen=True)
+class Credit:
+    """What one signal did to one lesson."""
+
+    memory_id: int
+    helped: bool
+    retired: bool
+
+
+_SIGNAL_COLUMNS = "id, answer_episode_id, kind, text, positive, created_at, job_id"
+
+
+def _signal(row: dict[str, object]) -> StoredSignal:
+    return StoredSignal(**{**row, "positive": bool(row["positive"])})  # type: ignore[arg-type]
+
+
+class Outcomes:
+    """Signals and lesson credit on the store's connection."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.conn = store.conn
+
+    def record(
+        self, answer_episode_id: int, kind: str, positive: bool, text: str | None = None
+    ) -> tuple[StoredSignal, list[Credit]]:
+        """Store a signal on an answer and credit the lessons that went into it."""
+        with db.transaction(self.conn):
+            first = not db.scalar(
+                self.conn,
+                "SELECT COUNT(*) FROM signals WHERE answer_episode_id = ?",
+                (answer_episode_id,),
+            )
+            self.conn.execute(
+                "INSERT INTO signals(answer_episode_id, kind, text, positive, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (answer_episode_id, kind, text, int(positive), time.time()),
+            )
+            signal_id = self.conn.last_insert_rowid()
+            lessons = (
+                [
+                    int(r["memory_id"])
+                    for r in db.rows(
+                        self.conn,
+                        "SELECT i.memory_id FROM injections i JOIN memories m ON m.id = i.memory_id"
+                        " WHERE i.answer_episode_id = ? AND m.kind = 'lesson' ORDER BY i.rank",
+                        (answer_episode_id,),
+                    )
+                ]
+                if first
+                else []
+            )
+            for memory_id in lessons:
+                self.conn.execute(
+                    "INSERT INTO lesson_credit(memory_id, signal_id, helped) VALUES (?, ?, ?)",
+                    (memory_id, signal_id, int(positive)),
+                )
+        credits = [self._settle(memory_id, positive) for memory_id in lessons]
+        _log.info(
+            "signal %d (%s) on answer %d credited %d lesson(s)",
+            signal_id, kind, answer_episode_id, len(credits),
+        )  # fmt: skip
+        stored = self.get(signal_id)
+        assert stored is not None
+        return stored, credits
+
+    def _settle(self, memory_id: int, helped: bool) -> Credit:
+        """Raise or demote the lesson; retire it once it hurts more than it helps."""
+        lesson = self.store.get(memory_id)
+        assert lesson is not None
+        record = self.lesson_record(memory_id)
+        importance = lesson.importance + (RISE if helped else -DEMOTE)
+        retire = lesson.status == "active" and record.hurt - record.helped >= RETIRE_MARGIN
+        changes: dict[str, Any] = {"importance": min(1.0, max(0.0, importance))}
+        if retire:
+            changes.update(status="archived", meta={**lesson.meta, "retired": "hurt"})
+            helps, hurts = record.helped, record.hurt
+            _log.info("lesson %d retired: helped %d, hurt %d", memory_id, helps, hurts)
+        self.store.update(memory_id, **changes)
+        return Credit(memory_id, helped, retire)
+
+    def conversation_of(self, answer_episode_id: int) -> int | None:
+        """The conversation an answer belongs to (None when it was deleted)."""
+        found = db.scalar(
+            self.conn, "SELECT conversation_id FROM episodes WHERE id = ?", (answer_episode_id,)
+        )
+        return None if found is None else int(found)
+
+    def get(self, signal_id: int) -> StoredSignal | None:
+        row = db.one(self.conn, f"SELECT {_SIGNAL_COLUMNS} FROM signals WHERE id = ?", (signal_id,))
+        return _signal(row) if row else None
+
+    def of_answer(self, answer_episode_id: int) -> list[StoredSignal]:
+        return [
+            _signal(r)
+            for r in db.rows(
+                self.conn,
+                f"SELECT {_SIGNAL_COLUMNS} FROM signals WHERE answer_episode_id = ? ORDER BY id",
+                (answer_episode_id,),
+            )
+        ]
+
+    def of_job(self, job_id: int) -> list[StoredSignal]:
+        """The signals a consolidation job took (the reason it asks for lessons)."""
+        return [
+            _signal(r)
+            for r in db.rows(
+                self.conn,
+                f"SELECT {_SIGNAL_COLUMNS} FROM signals WHERE job_id = ? ORDER BY id",
+                (job_id,),
+            )
+        ]
+
+    def lesson_record(self, memory_id: int) -> LessonRecord:
+        """Used, helped, hurt and the answers behind them (the memory browser shows it)."""
+        answers = tuple(
+            int(r["answer_episode_id"])
+            for r in db.rows(
+                self.conn,
+                "SELECT answer_episode_id FROM injections WHERE memory_id = ?"
+                " ORDER BY answer_episode_id",
+                (memory_id,),
+            )
+        )
+        row = db.one(
+            self.conn,
+            "SELECT COALESCE(SUM(helped), 0) AS helped, COUNT(*) - COALESCE(SUM(helped), 0)"
+            " AS hurt FROM lesson_credit WHERE memory_id = ?",
+            (memory_id,),
+        )
+        helped, hurt = (int(row["helped"]), int(row["hurt"])) if row else (0, 0)
+        return LessonRecord(memory_id, len(answers), helped, hurt, answers)

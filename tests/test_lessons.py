@@ -1,0 +1,189 @@
+"""The learning loop's mechanics with scripted models on a real store: a signal queues a job that
+carries it, the distiller is asked for a lesson, the lesson guides a later answer in its own
+block, the answer's next signal is credited to it, and a lesson that keeps hurting is demoted
+then retired (reversibly)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engram.assistant import prompt
+from engram.assistant.consolidation import run_job
+from engram.assistant.events import Finished, Recalling
+from engram.assistant.jobs import JobQueue
+from engram.assistant.recall import Recall
+from engram.assistant.scheduler import Scheduler
+from engram.assistant.turn import Assistant
+from engram.core.cancel import CancelToken
+from engram.core.settings import Settings
+from engram.memory import embed
+from engram.memory.episodes import EpisodeLog
+from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
+from engram.memory.store import MemoryStore
+from test_consolidation_support import ScriptedModel, ScriptedSource, episode_ids
+from test_memory_store import embedder  # noqa: F401  (shared fixture)
+
+LESSON = "When the user asks how long or how far something is, answer in kilometres."
+GUIDANCE = prompt._language_file("guidance_header", "en")
+
+
+class _Chat:
+    """Answers in km only when its prompt holds the lesson."""
+
+    n_ctx = 4096
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4 + 1
+
+    def stream_chat(
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int = 0,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> Iterator[str]:
+        said = "\n".join(m["content"] for m in messages)
+        self.prompts.append(said)
+        yield "It is about 2.7 km." if "answer in kilometres" in said else "It is 1.7 miles."
+
+    def prefill(self, messages: object, cancelled: object = None, tools: object = None) -> int:
+        return 0
+
+
+def _lesson_when_asked(messages: list[dict[str, str]]) -> dict[str, Any]:
+    """A distiller that writes the lesson only when the request carries outcome signals."""
+    asked = "Outcome signals:" in messages[-1]["content"]
+    ids = episode_ids(messages)[:2]
+    items = [{"kind": "lesson", "content": LESSON, "importance": 4, "episodes": ids}]
+    return {
+        "memories": items if asked else [],
+        "summary": "",
+        "plan": {"goal": "", "steps": [], "current_step": 0},
+    }
+
+
+@pytest.fixture
+def store(tmp_path: Path, embedder: embed.FastEmbedder) -> Iterator[MemoryStore]:  # noqa: F811
+    opened = MemoryStore.open(tmp_path / "engram.sqlite3", embedder)
+    yield opened
+    opened.conn.close()
+
+
+def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: MemoryStore) -> None:
+    queue = JobQueue(store.conn)
+    scheduler = Scheduler(queue, settings=lambda: Settings(consolidate_every_turns=50))
+    chat = _Chat()
+    assistant = Assistant(
+        EpisodeLog(store.conn), chat, recall=Recall(store, chat.count_tokens), scheduler=scheduler
+    )
+    outcomes = Outcomes(store)
+    distiller = ScriptedModel(_lesson_when_asked)
+
+    # A wrong answer, then the user corrects it: the correction is a signal on that answer,
+    # and the job queued at once records why and carries the signal.
+    first = assistant.turn(0, "How long is a half marathon?")
+    answer = next(e for e in first if isinstance(e, Finished))
+    conversation = outcomes.conversation_of(answer.episode_id)
+    assert conversation is not None
+    list(assistant.turn(conversation, "No, that's wrong: I think in kilometres."))
+    [job] = queue.jobs("queued")
+    assert job.reason == "correction"
+    [carried] = outcomes.of_job(job.id)
+    assert (carried.kind, carried.answer_episode_id) == ("correction", answer.episode_id)
+    assert not carried.positive and carried.text == "No, that's wrong: I think in kilometres."
+
+    claimed = queue.claim()
+    assert claimed is not None
+    assert (
+        run_job(claimed, store, queue, ScriptedSource(distiller), CancelToken()).outcome == "done"
+    )
+    system, request = distiller.calls[0][1]
+    assert "situation, action and outcome" in system["content"]
+    assert f"[{answer.episode_id}] correction" in request["content"]
+    [lesson] = store.memories(kinds=["lesson"])
+    assert lesson.content == LESSON
+
+    # A later, unrelated chat: the lesson comes back in its own guidance block and is followed.
+    def ask() -> tuple[Finished, str]:
+        events = list(assistant.turn(0, "How long is the Golden Gate Bridge?"))
+        done = next(e for e in events if isinstance(e, Finished))
+        return done, next(e for e in events if isinstance(e, Recalling)).prompt.block
+
+    done, block = ask()
+    assert "km" in done.text
+    assert GUIDANCE in block and block.index(GUIDANCE) < block.index(LESSON)
+    importance = store.get(lesson.id).importance  # type: ignore[union-attr]
+
+    # Credit: the answer's first signal counts for the lesson, a second one does not.
+    _signal, credits = outcomes.record(done.episode_id, "thumbs_up", True)
+    assert [(c.memory_id, c.helped) for c in credits] == [(lesson.id, True)]
+    assert outcomes.record(done.episode_id, "thumbs_down", False)[1] == []
+    record = outcomes.lesson_record(lesson.id)
+    assert (record.used, record.helped, record.hurt) == (1, 1, 0)
+    assert record.answers == (done.episode_id,)
+    risen = store.get(lesson.id)
+    assert risen is not None and risen.importance > importance
+
+    # It keeps hurting: each thumbs-down demotes it, and it is retired once hurts outweigh helps.
+    levels = [risen.importance]
+    for round_ in range(RETIRE_MARGIN + 1):
+        done, block = ask()
+        assert LESSON in block
+        credits = assistant.signal(done.episode_id, "thumbs_down", "still wrong")
+        assert [c.memory_id for c in credits] == [lesson.id]
+        now = store.get(lesson.id)
+        assert now is not None
+        levels.append(now.importance)
+        assert credits[0].retired is (round_ == RETIRE_MARGIN)
+    assert levels == sorted(levels, reverse=True) and levels[-1] < levels[0]
+    retired = store.get(lesson.id)
+    assert retired is not None and retired.status == "archived"
+    assert retired.meta.get("retired") == "hurt"
+    assert queue.jobs("queued")[-1].reason == "outcome"  # the thumbs asked for a lesson too
+
+    # Retired: no longer given to answers; restoring it brings it back.
+    done, block = ask()
+    assert LESSON not in block and "miles" in done.text
+    store.update(lesson.id, status="active")
+    assert LESSON in ask()[1]
+
+
+def test_a_thumb_on_an_answer_already_distilled_reads_it_again(store: MemoryStore) -> None:
+    queue = JobQueue(store.conn)
+    log = EpisodeLog(store.conn)
+    conversation = log.new_conversation().id
+    question = log.append(conversation, "user", "Convert 10 miles").id
+    answer = log.append(conversation, "assistant", "16 km").id
+    log.append(conversation, "user", "ok")
+    done = queue.enqueue(conversation)
+    assert done is not None and queue.enqueue(conversation) is None
+    Outcomes(store).record(answer, "thumbs_down", False, "show the formula")
+    again = queue.enqueue(conversation, reason="outcome")
+    assert again is not None and again.reason == "outcome"
+    assert (again.first_episode_id, again.last_episode_id) == (question, answer)
+    assert [s.text for s in Outcomes(store).of_job(again.id)] == ["show the formula"]
+    assert queue.enqueue(conversation) is None  # the signal was taken
+
+
+def test_at_most_three_lessons_in_their_own_block_which_stays_byte_identical() -> None:
+    def item(label: str, score: float, memory_id: int) -> prompt.Recalled:
+        return prompt.Recalled(label, f"{label} {memory_id}", score, 0.0, memory_id=memory_id)
+
+    items = [
+        item("fact", 0.9, 1),
+        *(item("lesson", s, i) for i, s in enumerate([0.2, 0.8, 0.5, 0.9], 2)),
+    ]
+    kept = prompt.best_lessons(items)
+    assert [i.memory_id for i in kept] == [1, 3, 4, 5]
+    block = prompt.memory_block(kept, "en")
+    assert block == prompt.memory_block(list(kept), "en")
+    facts, guidance = block.split(prompt.BLOCK_CLOSE + "\n")
+    assert "fact 1" in facts and "lesson" not in facts
+    assert guidance.startswith(prompt.BLOCK_OPEN) and GUIDANCE in guidance
+    assert prompt.memory_block([item("fact", 1, 1)], "zh_CN").count(prompt.BLOCK_OPEN) == 1
