@@ -161,6 +161,8 @@ def test_only_the_lessons_condition_carries_the_lesson_to_a_later_task(
     assert "memories_after" not in records["raw"][0]
     # The correction was said in the conversation: the distiller read it.
     assert any("give distances in kilometres" in m[-1]["content"] for _k, m in distiller.calls)
+    # and was asked for lessons: the job carried the correction as an outcome signal.
+    assert any("Outcome signals:\n[2] correction" in m[-1]["content"] for _k, m in distiller.calls)
     last = chat.prompts[-1]
     assert LESSON in last and "<memory>" in last
 

@@ -7,7 +7,8 @@
 
 Every answer goes through ``Assistant.turn``, the path of the window and ``engram chat`` (tools
 included when a task checks a tool call). Feedback follows the checked answer: a correction or
-praise is the user's next message, a thumb is a signal on that answer.
+praise is the user's next message (the turn finds the signal in it), a thumb is a signal on that
+answer; either makes the next job ask the distiller for a lesson.
 """
 
 from __future__ import annotations
@@ -166,10 +167,13 @@ class TaskRunner:
         if task.feedback is not None:
             signal = Signal(task.feedback.kind, said.episode_id, task.feedback.text or None)
             record["signal"] = signal.kind
-            if task.feedback.said:
+            if task.feedback.said:  # the turn finds the signal in the message
                 self._say(assistant, said.conversation_id, task.feedback.text)
+            else:  # a thumb, as the window sends it
+                assistant.signal(said.episode_id, signal.kind, signal.text)
         if condition in DISTILLED:
-            record["memories_after"] = self._consolidate(store, said.conversation_id)
+            reason = "outcome" if task.feedback is not None else "turns"
+            record["memories_after"] = self._consolidate(store, said.conversation_id, reason)
         return record
 
     def _say(self, assistant: Assistant, conversation_id: int, text: str) -> _Said:
@@ -186,10 +190,10 @@ class TaskRunner:
                 said.conversation_id = event.conversation_id
         return said
 
-    def _consolidate(self, store: MemoryStore, conversation_id: int) -> int:
+    def _consolidate(self, store: MemoryStore, conversation_id: int, reason: str) -> int:
         """Distill the task's conversation now; the number of active memories after it."""
         queue = JobQueue(store.conn)
-        queue.enqueue(conversation_id)
+        queue.enqueue(conversation_id, reason=reason)
         while (job := queue.claim()) is not None:
             run_job(job, store, queue, self.distiller, CancelToken())
         return len(store.memories(limit=100_000))
