@@ -18,6 +18,9 @@ from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
+from engram.cli import learn
+from engram.cli.main import main
+from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.settings import Settings
 from engram.memory import embed
@@ -187,3 +190,32 @@ def test_at_most_three_lessons_in_their_own_block_which_stays_byte_identical() -
     assert "fact 1" in facts and "lesson" not in facts
     assert guidance.startswith(prompt.BLOCK_OPEN) and GUIDANCE in guidance
     assert prompt.memory_block([item("fact", 1, 1)], "zh_CN").count(prompt.BLOCK_OPEN) == 1
+
+
+def test_engram_learn_runs_the_queue_now_and_prints_what_changed(
+    embedder: embed.FastEmbedder,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["learn"]) == 0
+    assert "Nothing to learn" in capsys.readouterr().out
+    store = MemoryStore.open(paths.database_path(), embedder)
+    log = EpisodeLog(store.conn)
+    conversation = log.new_conversation().id
+    log.append(conversation, "user", "How far is a half marathon?")
+    answer = log.append(conversation, "assistant", "13.1 miles").id
+    Outcomes(store).record(answer, "thumbs_down", False, "in km please")
+    queue = JobQueue(store.conn)
+    job = queue.enqueue(conversation, reason="outcome")
+    assert job is not None
+    queue.fail(job, "the large model was busy")  # waiting for its backoff: learn runs it anyway
+    store.conn.close()
+    distiller = ScriptedModel(_lesson_when_asked)
+    monkeypatch.setattr(
+        learn.distiller_backends, "from_settings", lambda *a: ScriptedSource(distiller)
+    )
+    assert main(["learn"]) == 0
+    said = capsys.readouterr()
+    assert f"job {job.id} (outcome): done" in said.out
+    assert f"added    #1 lesson: {LESSON}" in said.out
+    assert "in km please" in distiller.calls[0][1][-1]["content"]

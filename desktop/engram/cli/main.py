@@ -6,14 +6,14 @@ import argparse
 import sys
 
 from engram import __version__
-from engram.cli import chat, models
+from engram.cli import chat, learn, models
 from engram.cli import eval as eval_cli
 from engram.cli import memory as memory_cli
 from engram.cli import tools as tools_cli
 from engram.core import log
 from engram.core.errors import EngramError
 
-COMMANDS = (chat, models, memory_cli, eval_cli, tools_cli)
+COMMANDS = (chat, models, memory_cli, eval_cli, learn, tools_cli)
 
 
 def parser() -> argparse.ArgumentParser:
