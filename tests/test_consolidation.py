@@ -423,8 +423,9 @@ def test_run_job_is_one_call_that_settles_the_job_without_a_thread(store: Memory
         job, store, queue, ScriptedSource(model), CancelToken(),
         lambda phase, fraction, _model: steps.append((phase, fraction)),
     )  # fmt: skip
-    assert result == Result("done")
+    assert result.outcome == "done" and result.problem is None
     assert [m.content for m in store.memories()] == ["The user's cat is called Miso."]
+    assert [(w.memory_id, w.action) for w in result.learned] == [(store.memories()[0].id, "add")]
     assert steps[-1] == ("distilling", 1.0)
     fractions = [fraction for _phase, fraction in steps]
     assert fractions == sorted(fractions)

@@ -11,10 +11,11 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QDialogButtonBox, QLabel
 from pytestqt.qtbot import QtBot
 
-from engram.assistant.consolidation import Status
+from engram.assistant.consolidation import Learned, Status
 from engram.assistant.events import Token, Truncated
 from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
+from engram.ui import toast
 from engram.ui.main_window import MainWindow
 from engram.ui.settings_dialog import SettingsDialog
 
@@ -420,3 +421,48 @@ def test_the_status_bar_follows_learning_and_the_large_model(
     assert progress[-1] == "Learning… 100%"
     assert seen[-1][1:] == ("Memory up to date", "Large model: loaded")
     assert not window.retry_button.isVisible()
+
+
+def _answer(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    with qtbot.waitSignal(window.worker.busy_changed, check_params_cb=lambda busy: not busy,
+                          timeout=ANSWER_TIMEOUT_MS):  # fmt: skip
+        _type_and_enter(qtbot, window, text)
+
+
+def test_remembered_is_a_passing_toast_and_remember_says_when_it_will_learn(
+    qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(toast, "TOAST_MS", 600_000)  # however slow the answer, still showing
+    window = _open(qtbot, settings.Settings(max_answer_tokens=8), models=loaded_models)
+    _answer(qtbot, window, "remember this: my cat is called Miso")
+    assert window.notice.isVisible() and window.notice.kind == "toast"
+    assert window.notice.text() == "Remembered: my cat is called Miso"
+    assert window.notice.close_button.isVisible()
+
+    window.worker.learning_status.emit(Status("distilling", 0.4, queued=1))
+    qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
+    assert window.notice.kind == "toast"
+    assert "when the current lesson is done" in window.notice.text()
+    window.new_conversation()
+    assert not window.notice.isVisible()  # a toast does not follow the user to another chat
+    window.close()
+
+
+def test_memory_updated_toast_names_what_was_learned_and_manage_shows_only_those(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    cat = _seed_memory("The user's cat is called Miso.")
+    _seed_memory("The user plays the cello.")  # older, not part of this lesson
+    city = _seed_memory("The user lives in Lyon.")
+    learned = (Learned(cat, "add", "The user's cat is called Miso."),
+               Learned(city, "update", "The user lives in Lyon."))  # fmt: skip
+    window.worker.learning_status.emit(Status("idle", learned=learned))
+    text = window.notice.text()
+    assert window.notice.isVisible() and window.notice.kind == "toast"
+    assert text.startswith("Memory updated: 1 new, 1 changed")
+    assert "+ The user's cat is called Miso." in text and "~ The user lives in Lyon." in text
+    window.notice.label.linkActivated.emit("manage")
+    browser = window.memory_browser
+    assert browser is not None and browser.isVisible()
+    shown = [browser.model.memory(row) for row in range(browser.model.rowCount())]
+    assert [m.id for m in shown if m is not None] == [cat, city]

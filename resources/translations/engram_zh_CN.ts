@@ -34,7 +34,7 @@
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/consolidation.py" line="151"/>
+        <location filename="../../desktop/engram/assistant/consolidation.py" line="170"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -69,55 +69,55 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="148"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="152"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="148"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="152"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="271"/>
+        <location filename="../../desktop/engram/assistant/events.py" line="55"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="272"/>
+        <location filename="../../desktop/engram/assistant/events.py" line="56"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="276"/>
+        <location filename="../../desktop/engram/assistant/events.py" line="59"/>
         <source>Memory is paused: nothing from this message was stored.</source>
         <translation>记忆已暂停：这条消息的内容没有被保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="277"/>
+        <location filename="../../desktop/engram/assistant/events.py" line="60"/>
         <source>Resume memory in the memory browser, then say it again.</source>
         <translation>请在记忆浏览器中恢复记忆，然后再说一遍。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="103"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="165"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="109"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="171"/>
         <location filename="../../desktop/engram/memory/store.py" line="337"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="103"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="109"/>
         <location filename="../../desktop/engram/memory/store.py" line="338"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="145"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="151"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="145"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="151"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
@@ -330,69 +330,79 @@
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="108"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="107"/>
+        <source>meta: {problem}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="111"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="121"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="125"/>
+        <source>{key} must be an integer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="140"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="129"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
         <location filename="../../desktop/engram/models/cloud.py" line="164"/>
         <location filename="../../desktop/engram/models/local.py" line="405"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="141"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="154"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="160"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="150"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="163"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="153"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="166"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="156"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="168"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="181"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="182"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="174"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="187"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -437,182 +447,192 @@
         <translation>无法读取模型目录 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="208"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="206"/>
+        <source>{path}: tables or lists are nested too deeply to read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="207"/>
+        <source>Fix the syntax of the catalogue; a model entry needs only a few levels.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="214"/>
         <source>{where}: invalid TOML ({why}).</source>
         <translation>{where}：TOML 格式无效（{why}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="209"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="215"/>
         <source>Fix the syntax at that line.</source>
         <translation>请修正该行的语法。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="217"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="223"/>
         <source>{file}:{line}: schema_version {version!r} is not supported (this Engram reads up to {supported}).</source>
         <translation>{file}:{line}：不支持 schema_version {version!r}（当前 Engram 最高支持 {supported}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="220"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="226"/>
         <source>Update Engram, or remove the entries this version cannot read.</source>
         <translation>请更新 Engram，或删除当前版本无法读取的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="239"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="245"/>
         <source>model {id!r}</source>
         <translation>模型 {id!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="241"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="247"/>
         <source>model #{number}</source>
         <translation>第 {number} 个模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="252"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="258"/>
         <source>{file}:{line}: {model}: {problem}</source>
         <translation>{file}:{line}：{model}：{problem}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="253"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="259"/>
         <source>Fix that entry (the schema is described at the top of models.toml).</source>
         <translation>请修正该条目（格式说明见 models.toml 开头）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="272"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="278"/>
         <source>{key!r} must be {what}</source>
         <translation>{key!r} 必须是：{what}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="301"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="307"/>
         <source>must be a table</source>
         <translation>必须是表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="304"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="310"/>
         <source>unknown key {key!r}</source>
         <translation>未知的键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="308"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="314"/>
         <source>&apos;id&apos; must be lowercase letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;</source>
         <translation>&apos;id&apos; 只能包含小写字母、数字、&apos;.&apos;、&apos;_&apos; 或 &apos;-&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="310"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="316"/>
         <source>&apos;gguf&apos; or &apos;onnx&apos;</source>
         <translation>&apos;gguf&apos; 或 &apos;onnx&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="312"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="318"/>
         <source>&apos;format&apos; must be &apos;gguf&apos; or &apos;onnx&apos;</source>
         <translation>&apos;format&apos; 必须是 &apos;gguf&apos; 或 &apos;onnx&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="313"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="319"/>
         <source>a table with repo and revision</source>
         <translation>包含 repo 和 revision 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="314"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="320"/>
         <source>a table with package and version</source>
         <translation>包含 package 和 version 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="317"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="323"/>
         <source>hf &apos;repo&apos; must look like &apos;owner/name&apos;</source>
         <translation>hf 的 &apos;repo&apos; 必须形如 &apos;owner/name&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="318"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="324"/>
         <source>a positive integer</source>
         <translation>正整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="323"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="329"/>
         <source>{key!r} must be positive</source>
         <translation>{key!r} 必须是正数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="327"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="333"/>
         <source>a list of small/large/embedding</source>
         <translation>由 small/large/embedding 组成的列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="333"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="339"/>
         <source>a list of language codes</source>
         <translation>语言代码列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="338"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="344"/>
         <source>true or false</source>
         <translation>true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="344"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="350"/>
         <source>an integer</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="348"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="354"/>
         <source>a path</source>
         <translation>路径</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="356"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="362"/>
         <source>needs at least one [[model.files]] table</source>
         <translation>至少需要一个 [[model.files]] 表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="360"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="366"/>
         <source>each file must be a table</source>
         <translation>每个文件都必须是表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="363"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="369"/>
         <source>unknown file key {key!r}</source>
         <translation>未知的文件键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="364"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="370"/>
         <source>a relative file path</source>
         <translation>相对文件路径</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="368"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="374"/>
         <source>file path {path!r} must stay inside the model folder</source>
         <translation>文件路径 {path!r} 必须位于模型文件夹内</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="370"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="376"/>
         <source>a number of bytes</source>
         <translation>字节数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="371"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="377"/>
         <source>64 lowercase hex digits</source>
         <translation>64 位小写十六进制数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="375"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="381"/>
         <source>sha256 of {path!r} must be 64 lowercase hex digits</source>
         <translation>{path!r} 的 sha256 必须是 64 位小写十六进制数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="386"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="392"/>
         <source>{file}:{line}: pair #{number} needs exactly {keys} (and may have {optional}).</source>
         <translation>{file}:{line}：第 {number} 组模型搭配必须恰好包含 {keys}（还可以有 {optional}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="397"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="403"/>
         <source>{file}:{line}: pair #{number}: ram_gb is a number, the rest text.</source>
         <translation>{file}:{line}：第 {number} 组模型搭配：ram_gb 必须是数字，其余必须是文本。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="421"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="427"/>
         <source>{file}: the {ram_gb:g} GB pair names {id!r} as its {role} model, but no catalogue entry with that role has this id.</source>
         <translation>{file}：{ram_gb:g} GB 的模型搭配把 {id!r} 指定为 {role} 模型，但模型目录中没有具有该角色且 ID 相同的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="424"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="430"/>
         <source>Fix the pair&apos;s model id.</source>
         <translation>请修正这组搭配中的模型 ID。</translation>
     </message>
@@ -1545,12 +1565,12 @@
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="20"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="22"/>
         <source>Memory is off, so there is nothing to search or keep.</source>
         <translation>记忆已关闭，因此无法搜索或保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="21"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="23"/>
         <source>Check the embedding model in Settings.</source>
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
@@ -1731,6 +1751,16 @@
         <source>Check the path.</source>
         <translation>请检查路径。</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/memory/db.py" line="61"/>
+        <source>{path} is a database of another program ({count} tables), not Engram&apos;s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/db.py" line="63"/>
+        <source>Engram has not changed it. Move it elsewhere, or point ENGRAM_HOME at another folder, then start Engram again.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -1886,198 +1916,225 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="112"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="115"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="114"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="117"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="115"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="118"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="116"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="119"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="117"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="120"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="124"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="126"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="125"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="127"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="127"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="129"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="129"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="131"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="130"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="132"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="132"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="155"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="157"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="158"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="160"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="159"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="161"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="188"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="190"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="189"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="191"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="190"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="192"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="193"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="195"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="194"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="196"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="195"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="197"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="200"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="202"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="201"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="203"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="202"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="204"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="310"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="312"/>
+        <source>Engram will learn from this chat when the current lesson is done.</source>
+        <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="315"/>
+        <source>Learning from this chat…</source>
+        <translation>正在从这个对话中学习…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../desktop/engram/ui/main_window.py" line="326"/>
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>…还有 %n 条</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="327"/>
+        <source>Memory updated: {added} new, {changed} changed</source>
+        <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="330"/>
+        <source>Manage</source>
+        <translation>管理</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="342"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="312"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="344"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="315"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="347"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="317"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="349"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="319"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="351"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="322"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="354"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="380"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="412"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="386"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="418"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="390"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="422"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="397"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="429"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="412"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="512"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="444"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="546"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="414"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="446"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="423"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="457"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="454"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="488"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="493"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="493"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
@@ -2201,78 +2258,78 @@
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="283"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="287"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="293"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="297"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="315"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="319"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="338"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="342"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="339"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="343"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="357"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="361"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="359"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="363"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="367"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="371"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="369"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="373"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="380"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="380"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="388"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="405"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="392"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="409"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="391"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="395"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="397"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="401"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="434"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="438"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -2280,7 +2337,7 @@
 <context>
     <name>MemoryChips</name>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="34"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="35"/>
         <source>Recalled:</source>
         <translation>回忆：</translation>
     </message>
@@ -2622,6 +2679,19 @@
         <location filename="../../desktop/engram/ui/model_manager.py" line="424"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
+    </message>
+</context>
+<context>
+    <name>Notice</name>
+    <message>
+        <location filename="../../desktop/engram/ui/toast.py" line="36"/>
+        <source>Close this notice</source>
+        <translation>关闭此提示</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/toast.py" line="37"/>
+        <source>Close</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>

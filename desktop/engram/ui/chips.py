@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
 from engram.assistant.prompt import Recalled
+from engram.ui.flow_layout import FlowLayout
 
 CHIP_CHARS = 28
 
@@ -19,7 +20,8 @@ def chip_text(item: Recalled) -> str:
 
 
 class MemoryChips(QWidget):
-    """A row of chips, one per recalled item; memories get a menu with "This is wrong"."""
+    """Chips that wrap onto new lines, one per recalled item; memories get a menu with "This is
+    wrong"."""
 
     wrong = Signal(int)  # memory id
     open_memory = Signal(int)  # memory id
@@ -28,9 +30,8 @@ class MemoryChips(QWidget):
         super().__init__()
         self.setObjectName("chips")
         self.items = list(items)
-        layout = QHBoxLayout(self)
+        layout = FlowLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
-        layout.setSpacing(6)
         caption = QLabel(self.tr("Recalled:"))
         caption.setObjectName("chips_caption")
         layout.addWidget(caption)
@@ -38,7 +39,6 @@ class MemoryChips(QWidget):
         self.buttons: list[QToolButton] = []
         for item in self.items:
             layout.addWidget(self._chip(item, (item.memory_id, item.episode_id) in used_ids))
-        layout.addStretch(1)
 
     def _chip(self, item: Recalled, was_used: bool) -> QToolButton:
         button = QToolButton()

@@ -18,11 +18,12 @@ from PySide6.QtWidgets import (
 )
 
 from engram.assistant import utilization
-from engram.assistant.consolidation import Status
+from engram.assistant.consolidation import Learned, Status
 from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
+    NotRemembered,
     Recalling,
     Remembered,
     Token,
@@ -49,11 +50,13 @@ from engram.ui.settings_dialog import SettingsDialog
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.sidebar import Sidebar
 from engram.ui.threads import stop_thread, worker_thread
+from engram.ui.toast import Notice
 from engram.ui.worker import ModelWorker
 
 _log = log.get("ui.main")
 # A pause in typing this long starts evaluating the prompt ahead of Enter.
 PREFETCH_DEBOUNCE_MS = 400
+LEARNED_SHOWN = 3  # memories named in the "Memory updated" toast
 
 
 class MainWindow(QMainWindow):
@@ -115,11 +118,10 @@ class MainWindow(QMainWindow):
         self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setAccessibleName(self.tr("Stop the answer"))
         self.stop_button.setToolTip(self.tr("Stop the answer (Esc)"))
-        self.notice = QLabel()
-        self.notice.setObjectName("notice")
-        self.notice.setWordWrap(True)
-        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.notice.hide()
+        self.notice = Notice()  # problems stay until closed; toasts pass
+        self.notice.link.connect(self._on_notice_link)
+        self._learning = Status("idle")
+        self._learned: tuple[Learned, ...] = ()
 
         self.large_button = QPushButton(self.tr("Ask large model"))
         self.large_button.setAccessibleName(self.tr("Ask the large model"))
@@ -288,6 +290,7 @@ class MainWindow(QMainWindow):
             return
         self.conversation_id = 0
         self.chat.clear()
+        self.notice.dismiss_toast()
         self._answers = {}
         self.sidebar.list.clearSelection()
         self.composer.setFocus()
@@ -301,11 +304,40 @@ class MainWindow(QMainWindow):
         self.history_requested.emit(list(self._answers))
 
     def _remember(self) -> None:
-        if self.conversation_id:
-            self.remember_requested.emit(self.conversation_id)
+        if not self.conversation_id:
+            return
+        self.remember_requested.emit(self.conversation_id)
+        if self._learning.state in ("distilling", "waiting"):
+            self.notice.show_toast(
+                self.tr("Engram will learn from this chat when the current lesson is done.")
+            )
+        else:
+            self.notice.show_toast(self.tr("Learning from this chat…"))
+
+    def _show_learned(self, learned: tuple[Learned, ...]) -> None:
+        """A toast saying what learning just added or changed, with a way to review it."""
+        self._learned = learned
+        added = sum(1 for item in learned if item.action == "add")
+        lines = [
+            ("+ " if item.action == "add" else "~ ") + " ".join(item.content.split())[:120]
+            for item in learned[:LEARNED_SHOWN]
+        ]
+        if len(learned) > LEARNED_SHOWN:
+            lines.append(self.tr("… and %n more", "", len(learned) - LEARNED_SHOWN))
+        head = self.tr("Memory updated: {added} new, {changed} changed").format(
+            added=added, changed=len(learned) - added
+        )
+        self.notice.show_toast("\n".join([head, *lines]), {"manage": self.tr("Manage")})
+
+    def _on_notice_link(self, key: str) -> None:
+        if key == "manage" and self._learned:
+            self.show_memories().show_only([item.memory_id for item in self._learned])
 
     def _on_learning(self, status: Status) -> None:
-        """Show what consolidation is doing; a failure offers a retry."""
+        """Show what consolidation is doing; a failure offers a retry, new memories a toast."""
+        self._learning = status
+        if status.learned:
+            self._show_learned(status.learned)
         if status.state == "distilling":
             text = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))
         elif status.state == "waiting":
@@ -411,7 +443,9 @@ class MainWindow(QMainWindow):
             if event.escalated:
                 answer.set_caption(self.tr("Answered by the large model"))
         elif isinstance(event, Remembered):
-            self._show_notice(self.tr("Remembered: {text}").format(text=event.content))
+            self.notice.show_toast(self.tr("Remembered: {text}").format(text=event.content))
+        elif isinstance(event, NotRemembered):
+            self.notice.show_toast(errors.text(event.problem))
         elif isinstance(event, Recalling):
             self._recalled = event.items
             self._prompt = event.prompt
@@ -430,7 +464,7 @@ class MainWindow(QMainWindow):
         elif isinstance(event, Cancelled):
             self._end_answer(event.text, self._recalled, (), event.episode_id)
         elif isinstance(event, Failed):
-            self.chat.end_answer("")
+            self.chat.end_answer(event.text)  # what was said stays on screen
             self._show_notice(errors.text(event.problem))
 
     def _end_answer(
@@ -484,8 +518,7 @@ class MainWindow(QMainWindow):
     # -- helpers ---------------------------------------------------------------------------
 
     def _show_notice(self, text: str) -> None:
-        self.notice.setText(text)
-        self.notice.show()
+        self.notice.show_problem(text)
 
     def _update_buttons(self) -> None:
         self.send_button.setEnabled(self._ready and not self._busy)
@@ -504,6 +537,7 @@ class MainWindow(QMainWindow):
 
     def _show_conversation(self) -> None:
         self.chat.clear()
+        self.notice.dismiss_toast()
         self._answers = {}
         if self.conversation_id and self._episodes is not None:
             for episode in self._episodes.episodes(self.conversation_id):

@@ -255,15 +255,19 @@ class MemoryBrowser(QMainWindow):
 
     def select_memory(self, memory_id: int) -> None:
         """Show one memory (e.g. from a chip in the chat), whatever the filters were."""
+        self.show_only([memory_id])
+
+    def show_only(self, memory_ids: list[int]) -> None:
+        """Show these memories (e.g. what learning just wrote), the first selected."""
         if self.problem is not None:
             return
         self.search.blockSignals(True)
         self.search.clear()
         self.search.blockSignals(False)
-        memory = self.store.get(memory_id)
-        if memory is None:
+        memories = [m for m in map(self.store.get, memory_ids) if m is not None]
+        if not memories:
             return
-        self.model.show_results([memory])
+        self.model.show_results(memories)
         self.table.selectRow(0)
 
     # -- the selected memory -------------------------------------------------------------------
