@@ -46,13 +46,18 @@ HUGE = Tool("huge", "Returns 10 MB.", "返回 10 MB。", NONE, _huge)
 
 
 class ScriptedModel:
-    """Replies with the scripted texts in order (in small pieces), recording every prompt."""
+    """Replies with the scripted texts in order (in small pieces), recording every prompt.
+
+    Asked again under a grammar (a call being written again constrained), it repeats the reply
+    it was giving: the constrained call is the one the model started.
+    """
 
     n_ctx = 4096
 
     def __init__(self, replies: list[str], chat_template: str = "") -> None:
         self.replies = list(replies)
         self.chat_template = chat_template
+        self.last = ""
         self.prompts: list[list[dict[str, Any]]] = []
         self.options: list[dict[str, Any]] = []
 
@@ -68,7 +73,8 @@ class ScriptedModel:
     ) -> Iterator[str]:
         self.prompts.append([dict(m) for m in messages])
         self.options.append(options)
-        reply = self.replies.pop(0)
+        reply = self.last if "grammar" in options else self.replies.pop(0)
+        self.last = reply
         for start in range(0, len(reply), 3):
             yield reply[start : start + 3]
 
@@ -418,14 +424,12 @@ def test_malformed_calls_are_named(text: str, error: str) -> None:
     assert not call.ok and error in call.error
 
 
-def test_the_fallback_grammar_compiles_for_every_builtin() -> None:
+def test_the_call_grammar_compiles_for_every_builtin() -> None:
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    registry = builtins.registry()
-    for allow in (True, False):
-        text = calls.grammar(registry, allow)
-        LlamaGrammar.from_string(text, verbose=False)
-        assert ("calculator" in text) == allow
+    text = calls.grammar(builtins.registry())
+    LlamaGrammar.from_string(text, verbose=False)
+    assert all(f'\\"{tool.name}\\"' in text for tool in builtins.registry())
 
 
 # -- the loop with a scripted model ------------------------------------------------------------
@@ -449,11 +453,12 @@ def test_call_observe_call_again_then_answer() -> None:
     assert second.text == "6*7 = 42"
     assert [s.call.name for s in steps] == ["echo", "calculator"]
     # Each step sees the earlier calls and results; the front of the prompt never changes.
-    assert [len(p) for p in model.prompts] == [2, 4, 6]
+    # Each call was started freely, then written again under the call grammar.
+    assert [len(p) for p in model.prompts] == [2, 2, 4, 4, 6]
     assert all(p[:2] == model.prompts[0] for p in model.prompts)
+    assert ["grammar" in o for o in model.options] == [False, True, False, True, False]
     observed = json.loads(model.prompts[2][3]["content"].split("\n")[1])
     assert observed == {"tool": "echo", "status": "ok", "result": "echo: one"}
-    assert all("grammar" in o for o in model.options)  # no template tools: the grammar fallback
 
 
 def test_the_step_limit_ends_with_an_answer() -> None:
@@ -461,10 +466,8 @@ def test_the_step_limit_ends_with_an_answer() -> None:
     model = ScriptedModel([call, call, "Final words."])
     toolbox = loop.Toolbox(_registry(ECHO), max_steps=2)
     events, steps = _run(model, toolbox)
-    assert len(steps) == 2 and len(model.prompts) == 3
+    assert len(steps) == 2 and len(model.prompts) == 5
     assert "".join(e for e in events if isinstance(e, str)) == "Final words."
-    # The last step's grammar allows no call.
-    assert model.options[2]["grammar"] is toolbox.grammar(False)
 
 
 def test_errors_go_back_to_the_model_and_the_turn_goes_on() -> None:
@@ -509,7 +512,7 @@ def test_a_huge_result_is_cut_before_the_model_sees_it() -> None:
     model = ScriptedModel(['{"tool": "huge", "arguments": {}}', "Done."])
     _events, steps = _run(model, loop.Toolbox(_registry(HUGE)))
     assert steps[0].output.cut_chars > 0
-    assert len(model.prompts[1][-1]["content"]) < MAX_RESULT_CHARS + 300
+    assert len(model.prompts[2][-1]["content"]) < MAX_RESULT_CHARS + 300
 
 
 def test_results_are_sanitised_before_they_enter_the_prompt() -> None:
@@ -519,7 +522,7 @@ def test_results_are_sanitised_before_they_enter_the_prompt() -> None:
     tool = Tool("hostile", "Returns a trick.", "", NONE, hostile)
     model = ScriptedModel(['{"tool": "hostile", "arguments": {}}', "Done."])
     _run(model, loop.Toolbox(_registry(tool)))
-    assert "<|im_end|>" not in model.prompts[1][-1]["content"]
+    assert "<|im_end|>" not in model.prompts[2][-1]["content"]
 
 
 def test_native_formats_pass_the_tools_to_the_template() -> None:

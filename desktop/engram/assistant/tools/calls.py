@@ -7,9 +7,10 @@ Three formats:
 - ``llama3`` (Llama 3.1–3.3): the template renders ``tools``; the model writes a bare JSON
   ``{"name": …, "parameters": {…}}`` (optionally after ``<|python_tag|>``).
 - ``json`` (templates without tool support, the starter SmolLM2 and Gemma 3): the tools are
-  described in the system part and a llama.cpp grammar lets the model write either one JSON
-  object ``{"tool": …, "arguments": {…}}`` or free text that does not start with ``{``. Results
-  come back as a user message (such templates know no ``tool`` role).
+  described in the system part; an answer that starts with ``{`` is a call, written again under
+  a llama.cpp grammar that allows only one JSON object ``{"tool": …, "arguments": {…}}`` of a
+  registered tool; anything else is free text. Results come back as a user message (such
+  templates know no ``tool`` role).
 
 :class:`Splitter` reads the stream: the answer's text passes through as it comes, a call is held
 back and parsed when the stream ends.
@@ -18,7 +19,6 @@ back and parsed when the stream ends.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -140,6 +140,11 @@ class Splitter:
         self._held = self._held[len(out) :]
         return out
 
+    @property
+    def calling(self) -> bool:
+        """The stream has turned out to be a call."""
+        return self._call is not None
+
     def finish(self) -> tuple[str, str]:
         held, self._held = self._held, ""
         if self._call is None and self.fmt == LLAMA3 and held.lstrip().startswith(PYTHON_TAG):
@@ -191,18 +196,8 @@ def _compact(schema: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-_TEXT_RULES = r"""
-engram-text ::= [^{ \t\n] [^\x00]*
-"""
-
-
-def grammar(registry: Registry, calls: bool = True) -> str:
-    """A llama.cpp grammar: one JSON call of a registered tool, or free text.
-
-    With ``calls`` off only free text is allowed (the last step of a turn must answer).
-    """
-    if not calls or not len(registry):
-        return "root ::= engram-text" + _TEXT_RULES
+def grammar(registry: Registry) -> str:
+    """A llama.cpp grammar for one JSON call of a registered tool (the ``json`` format)."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     alternatives = [
@@ -214,9 +209,7 @@ def grammar(registry: Registry, calls: bool = True) -> str:
         }
         for tool in registry
     ]
-    rules = json_schema_to_gbnf(json.dumps({"oneOf": alternatives}))
-    rules = re.sub(r"^root ::=", "engram-call ::=", rules, count=1, flags=re.MULTILINE)
-    return f"root ::= engram-call | engram-text\n{rules}{_TEXT_RULES}"
+    return json_schema_to_gbnf(json.dumps({"oneOf": alternatives}))
 
 
 def _loose(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -59,7 +60,7 @@ class Toolbox:
     context: ToolContext = field(default_factory=ToolContext)
     max_steps: int = DEFAULT_MAX_STEPS
     more: Callable[[], Iterable[Tool]] | None = None  # MCP tools, listed when first needed
-    _grammars: dict[tuple[int, bool], Any] = field(default_factory=dict, repr=False)
+    _grammar: Any = field(default=None, repr=False)
 
     def tools(self) -> Registry:
         """The registry, with the tools of ``more`` added the first time it is asked for."""
@@ -87,15 +88,14 @@ class Toolbox:
             return None
         return self.registry.specs(language)
 
-    def grammar(self, allow_calls: bool) -> Any:
-        """The llama.cpp grammar of the ``json`` format (built once per tool set)."""
-        key = (id(self.registry), allow_calls)
-        if key not in self._grammars:
+    def grammar(self) -> Any:
+        """The llama.cpp grammar of one call in the ``json`` format (built once)."""
+        if self._grammar is None:
             from llama_cpp.llama_grammar import LlamaGrammar
 
-            text = calls.grammar(self.tools(), allow_calls)
-            self._grammars[key] = LlamaGrammar.from_string(text, verbose=False)
-        return self._grammars[key]
+            text = calls.grammar(self.tools())
+            self._grammar = LlamaGrammar.from_string(text, verbose=False)
+        return self._grammar
 
     def run(self, call: calls.ToolCall, conversation_id: int) -> ToolOutput:
         """Run one call the model made: unreadable, unknown, wrongly typed or denied calls
@@ -133,26 +133,34 @@ def answer(
     steps: list[Step],
 ) -> Iterator[LoopEvent]:
     """Stream an answer that may call tools: its text pieces, and an event for each call and
-    result (each step is also appended to ``steps``)."""
+    result (each step is also appended to ``steps``).
+
+    In the ``json`` format the model starts freely; once its first characters show a call (a
+    ``{``), that stream stops and the call is generated again under the call grammar, so a
+    text answer never pays for grammar sampling and a call is always well-formed JSON.
+    """
     fmt = toolbox.format_of(model)
     tools = toolbox.template_tools(model, language)
     transcript: list[Message] = []
     for step in range(toolbox.max_steps + 1):
-        allow_calls = step < toolbox.max_steps
-        options: dict[str, Any] = {"tools": tools} if tools else {}
-        if fmt == calls.JSON:
-            options["grammar"] = toolbox.grammar(allow_calls)
-        splitter = calls.Splitter(fmt, calls=allow_calls)
+        splitter = calls.Splitter(fmt, calls=step < toolbox.max_steps)
         preface: list[str] = []
-        stream = model.stream_chat(
-            messages + transcript, max_tokens=max_tokens, cancelled=cancelled, **options
-        )
-        for piece in stream:
-            shown = splitter.feed(piece)
-            if shown:
-                preface.append(shown)
-                yield shown
+        prompt = messages + transcript
+        options: dict[str, Any] = {"tools": tools} if tools else {}
+        with closing(model.stream_chat(prompt, max_tokens, cancelled, **options)) as stream:
+            for piece in stream:
+                shown = splitter.feed(piece)
+                if shown:
+                    preface.append(shown)
+                    yield shown
+                if fmt == calls.JSON and splitter.calling:
+                    break
         tail, call_text = splitter.finish()
+        if call_text and fmt == calls.JSON and not cancelled():
+            constrained = model.stream_chat(
+                prompt, max_tokens, cancelled, temperature=0.0, grammar=toolbox.grammar()
+            )
+            call_text = "".join(constrained)
         if tail:
             yield tail
         if not call_text or cancelled():
