@@ -173,17 +173,19 @@ async def _bare(calls: int) -> tuple[float, list[float]]:
     start = time.perf_counter()
     params = StdioServerParameters(command=SERVER[0], args=SERVER[1:])
     with open(os.devnull, "w", encoding="utf-8") as errlog:
-        async with stdio_client(params, errlog=errlog) as streams:
-            async with ClientSession(streams[0], streams[1]) as session:
-                await session.initialize()
-                await session.list_tools()
+        async with (
+            stdio_client(params, errlog=errlog) as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
+            await session.call_tool("echo", {"text": "x"})
+            first = time.perf_counter() - start
+            later = []
+            for _ in range(calls):
+                t = time.perf_counter()
                 await session.call_tool("echo", {"text": "x"})
-                first = time.perf_counter() - start
-                later = []
-                for _ in range(calls):
-                    t = time.perf_counter()
-                    await session.call_tool("echo", {"text": "x"})
-                    later.append(time.perf_counter() - t)
+                later.append(time.perf_counter() - t)
     return first, later
 
 
@@ -213,10 +215,10 @@ def mcp(reps: int, calls: int = 30) -> None:
             firsts[label].append(first)
             laters[label] += later
     print(f"3. MCP stdio server, {reps} starts and {reps * calls} later calls each:")
-    for label in firsts:
+    for label, started in firsts.items():
         print(
             f"   {label:10} first call (start included) median "
-            f"{statistics.median(firsts[label]) * 1000:7.1f} ms; later calls median "
+            f"{statistics.median(started) * 1000:7.1f} ms; later calls median "
             f"{statistics.median(laters[label]) * 1000:5.2f} ms, p95 "
             f"{_pct(laters[label], 0.95) * 1000:5.2f} ms"
         )

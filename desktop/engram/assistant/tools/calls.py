@@ -209,7 +209,7 @@ def grammar(registry: Registry) -> str:
         }
         for tool in registry
     ]
-    return json_schema_to_gbnf(json.dumps({"oneOf": alternatives}))
+    return str(json_schema_to_gbnf(json.dumps({"oneOf": alternatives})))
 
 
 def _loose(schema: Mapping[str, Any]) -> dict[str, Any]:
