@@ -544,7 +544,11 @@ def test_a_database_that_cannot_open_stops_the_worker_with_a_status() -> None:
 
 def test_the_distiller_follows_the_settings(starter_models: Path) -> None:
     never = threading.Event().is_set
-    local = distiller_backends.from_settings(Settings(), ForegroundGate(), lambda: None)
+    too_small = distiller_backends.from_settings(Settings(), None, lambda: None)
+    with pytest.raises(distiller_backends.DistillerUnavailableError, match="Learning starts"):
+        too_small.acquire(never)  # the 135M starter as the large model invents memories
+    demo = Settings(learn_with_small_models=True)
+    local = distiller_backends.from_settings(demo, ForegroundGate(), lambda: None)
     assert isinstance(local, LocalDistiller) and local.state() == "not loaded"
     model = local.acquire(never)
     assert local.state() == "loaded" and hasattr(model, "structured")

@@ -54,7 +54,9 @@ def test_turns_feed_the_background_distiller_which_learns_with_the_starter_model
         if status.state == "idle" and any(s.state == "distilling" for s in states):
             done.set()
 
-    prefs = settings.Settings(max_answer_tokens=24, consolidate_every_turns=1)
+    prefs = settings.Settings(
+        max_answer_tokens=24, consolidate_every_turns=1, learn_with_small_models=True
+    )
     session = open_session(prefs, on_status=on_status, models=loaded_models)
     try:
         assert session.learning is not None

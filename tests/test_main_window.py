@@ -395,8 +395,9 @@ def test_the_model_manager_opens_from_the_main_window(qtbot: QtBot, window: Main
 
 @pytest.mark.slow
 def test_the_status_bar_follows_learning_and_the_large_model(
-    qtbot: QtBot, window: MainWindow
+    qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
+    window = _open(qtbot, settings.Settings(learn_with_small_models=True), models=loaded_models)
     seen: list[tuple[str, str, str]] = []  # (state, learning label, large-model label)
 
     class Watcher(QObject):
@@ -421,6 +422,7 @@ def test_the_status_bar_follows_learning_and_the_large_model(
     assert progress[-1] == "Learning… 100%"
     assert seen[-1][1:] == ("Memory up to date", "Large model: loaded")
     assert not window.retry_button.isVisible()
+    window.close()
 
 
 def _answer(qtbot: QtBot, window: MainWindow, text: str) -> None:

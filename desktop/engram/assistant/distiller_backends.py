@@ -120,7 +120,8 @@ def from_settings(
     api_key: Callable[[], str | None],
     names: Sequence[str] = (),
 ) -> DistillerSource:
-    """The distiller the user chose: the cloud (opt-in) or the large local model."""
+    """The distiller the user chose: the cloud (opt-in) or the large local model; one that says
+    why when the large model is too small to learn from (unless the settings opt in)."""
     cloud = settings.cloud
     if cloud.enabled:
         key = api_key() or ""  # the user's own server (is_own_server) needs none
@@ -139,6 +140,9 @@ def from_settings(
         roles.entry_for(settings, "large")
     except EngramError as exc:
         return MissingDistiller(exc.problem)
+    too_small = None if settings.learn_with_small_models else roles.learning_problem(settings)
+    if too_small is not None:  # it would write what it invents; jobs wait for a larger model
+        return MissingDistiller(too_small)
 
     def load() -> LocalModel:
         return roles.load_local(settings, "large", gate=gate, background=True)

@@ -70,6 +70,9 @@ class Settings:
     consolidate_idle_seconds: int = 120
     large_model_idle_unload_seconds: int = 300
     memory_paused: bool = False
+    # Learn with a large model under 1B parameters (the starter) anyway: for tests and demos only,
+    # such a model invents memories (see models.roles.learning_problem).
+    learn_with_small_models: bool = False
     language: str = "system"  # "system", "en" or "zh_CN"
     theme: str = "system"  # "system", "light" or "dark"
     hf_endpoint: str = ""
