@@ -219,3 +219,56 @@ def test_engram_learn_runs_the_queue_now_and_prints_what_changed(
     assert f"job {job.id} (outcome): done" in said.out
     assert f"added    #1 lesson: {LESSON}" in said.out
     assert "in km please" in distiller.calls[0][1][-1]["content"]
+
+
+def _plan_answer(step: int) -> Callable[[list[dict[str, str]]], dict[str, Any]]:
+    def answer(messages: list[dict[str, str]]) -> dict[str, Any]:
+        return {
+            "memories": [],
+            "summary": "",
+            "plan": {"goal": "Learn Spanish", "steps": STEPS, "current_step": step},
+        }
+
+    return answer
+
+
+STEPS = ["Finish the Duolingo basics", "Watch a series with subtitles", "Talk with a tutor"]
+
+
+def test_a_later_message_advances_the_plan_in_place_and_finishes_it(store: MemoryStore) -> None:
+    queue = JobQueue(store.conn)
+    log = EpisodeLog(store.conn)
+    chat = _Chat()
+    recall = Recall(store, chat.count_tokens)
+    assistant = Assistant(log, chat, recall=recall)
+    conversation = log.new_conversation().id
+
+    def distill_with(step: int, said: str) -> ScriptedModel:
+        log.append(conversation, "user", said)
+        log.append(conversation, "assistant", "Well done.")
+        job = queue.enqueue(conversation)
+        assert job is not None and queue.claim() is not None
+        model = ScriptedModel(_plan_answer(step))
+        assert run_job(job, store, queue, ScriptedSource(model), CancelToken()).outcome == "done"
+        return model
+
+    distill_with(0, "My plan to learn Spanish: Duolingo basics, a series, then a tutor.")
+    [plan] = store.memories(kinds=["plan"])
+    assert plan.meta["plan"]["current_step"] == 0
+    asked = distill_with(1, "I finished the Duolingo basics!")
+    assert "The user's active plan:" in asked.calls[0][1][-1]["content"]
+    [advanced] = store.memories(kinds=["plan"])
+    assert advanced.id == plan.id  # updated in place, not dropped as a duplicate
+    assert advanced.meta["plan"] == {"goal": "Learn Spanish", "steps": STEPS, "current_step": 1}
+    assert "Currently on step 2" in advanced.content
+    shown = recall.plan()
+    assert shown is not None and "step 2/3: Watch a series with subtitles" in shown.content
+
+    list(assistant.turn(conversation, "What should I do today?"))  # the plan guides it: a use
+    used = store.get(plan.id)
+    assert used is not None and used.last_used_at is not None and used.use_count == 1
+
+    distill_with(3, "I had my tutor session, I'm done with the plan.")
+    finished = store.get(plan.id)
+    assert finished is not None and finished.status == "archived"
+    assert finished.meta["plan"]["done"] is True and recall.plan() is None

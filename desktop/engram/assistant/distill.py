@@ -164,17 +164,27 @@ class Outcome:
 
 
 _OUTCOMES_HEADING = {"en": "Outcome signals:", "zh_CN": "结果信号："}
+_PLAN_HEADING = {"en": "The user's active plan:", "zh_CN": "用户当前的计划："}
 
 
 def messages(
-    episodes: Sequence[Episode], language: str, outcomes: Sequence[Outcome] = ()
+    episodes: Sequence[Episode],
+    language: str,
+    outcomes: Sequence[Outcome] = (),
+    plan: dict[str, Any] | None = None,
 ) -> list[Message]:
-    """The distill request; with outcome signals it also asks for lessons from them."""
+    """The distill request; with outcome signals it also asks for lessons from them, with the
+    active plan (``meta.plan``) it asks whether the conversation advanced or finished it."""
     system, said = prompt("distill", language), transcript(episodes)
     if outcomes:
         system = f"{system}\n\n{prompt('lesson', language)}"
         lines = "\n".join(o.line() for o in outcomes)
         said = f"{said}\n\n{_OUTCOMES_HEADING[language]}\n{lines}"
+    if plan:
+        system = f"{system}\n\n{prompt('plan_update', language)}"
+        shown = {k: plan.get(k) for k in ("goal", "steps", "current_step")}
+        text = sanitize.clean(json.dumps(shown, ensure_ascii=False))
+        said = f"{said}\n\n{_PLAN_HEADING[language]}\n{text}"
     return [{"role": "system", "content": system}, {"role": "user", "content": said}]
 
 
@@ -239,12 +249,15 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
         steps = list(dict.fromkeys(s.strip() for s in plan.get("steps") or [] if str(s).strip()))
         step = plan.get("current_step")
         current = min(max(0, step if isinstance(step, int) else 0), max(0, len(steps) - 1))
+        spec = {"goal": plan["goal"].strip(), "steps": steps, "current_step": current}
+        if steps and isinstance(step, int) and step >= len(steps):  # past the last step: done
+            spec["done"] = True
         keep(
             "plan",
             plan_text(plan["goal"], steps, current, text_language(plan["goal"])),
             0.7,
             everything,
-            plan={"goal": plan["goal"].strip(), "steps": steps, "current_step": current},
+            plan=spec,
         )
     return Distillation(language, tuple(found), dropped)
 
@@ -270,10 +283,11 @@ def distill(
     episodes: Sequence[Episode],
     limits: Limits | None = None,
     outcomes: Sequence[Outcome] = (),
+    plan: dict[str, Any] | None = None,
 ) -> tuple[Distillation, dict[str, Any]]:
     """Ask the model to distill the episodes; returns the cleaned result and the raw answer."""
     limits = limits or Limits()
     language = detect_language(episodes)
-    request = messages(episodes, language, outcomes)
+    request = messages(episodes, language, outcomes, plan)
     raw = model.structured(request, schema(limits), limits.max_tokens)
     return parse(raw, episodes, language), raw

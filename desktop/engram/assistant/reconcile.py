@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from engram.assistant import signals
 from engram.assistant.distill import Candidate, StructuredModel, is_garbage, line_schema, prompt
 from engram.assistant.prompt import sanitize
 from engram.core import log
@@ -29,6 +30,8 @@ SAME_COSINE = 0.92
 RELATED_COSINE = 0.4
 DISTILLED = "distilled"  # meta key: the candidate texts a memory was written from
 NEIGHBOURS = 5
+PLANS_CHECKED = 5  # active plans a plan candidate is compared with
+SAME_GOAL = 0.5  # term overlap at which two goals are the same goal restated
 ACTIONS = ("add", "update", "supersede", "skip")
 
 SCHEMA: dict[str, Any] = {
@@ -132,6 +135,22 @@ def already_distilled(store: MemoryStore, candidate: Candidate, conversation_id:
     return None if found is None else int(found)
 
 
+def same_plan(store: MemoryStore, candidate: Candidate) -> Memory | None:
+    """The active plan a plan candidate restates (same goal, maybe another step), if any."""
+    spec = candidate.meta.get("plan")
+    if candidate.kind != "plan" or not isinstance(spec, dict):
+        return None
+    goal = str(spec.get("goal", ""))
+    for plan in store.memories(kinds=["plan"], limit=PLANS_CHECKED):
+        known = plan.meta.get("plan")
+        if not isinstance(known, dict):
+            continue
+        other = str(known.get("goal", ""))
+        if normalized(other) == normalized(goal) or signals.overlap(other, goal) >= SAME_GOAL:
+            return plan
+    return None
+
+
 def decide(
     store: MemoryStore,
     model: StructuredModel,
@@ -144,6 +163,10 @@ def decide(
         seen = already_distilled(store, candidate, conversation_id)
         if seen is not None:
             return Decision("skip", seen, candidate.content, "distilled before")
+    if (plan := same_plan(store, candidate)) is not None:
+        if plan.meta.get("plan") == candidate.meta.get("plan"):
+            return Decision("skip", plan.id, plan.content, "plan unchanged")
+        return Decision("update", plan.id, candidate.content, "plan advanced")
     near = neighbours(store, candidate)
     if not near:
         return Decision("add", None, candidate.content, "new")
@@ -188,11 +211,18 @@ def apply(
         if old is None:
             return None
         seen = [*old.meta.get(DISTILLED, ()), normalized(candidate.content)]
+        meta = {**old.meta, DISTILLED: seen}
+        status = {}
+        if candidate.kind == "plan" and "plan" in candidate.meta:  # the structure follows the text
+            meta["plan"] = candidate.meta["plan"]
+            if candidate.meta["plan"].get("done"):  # finished: out of the system part, kept
+                status = {"status": "archived"}
         updated = store.update(
             old.id,
             decision.content,
             importance=max(candidate.importance, old.importance),
-            meta={**old.meta, DISTILLED: seen},
+            meta=meta,
+            **status,
         )
         store.add_sources(updated.id, sources)
         return updated

@@ -162,6 +162,7 @@ class Assistant:
         self._answer_excluded = quiet is not None
         user_episode = self.log.append(conversation_id, "user", text, excluded=quiet is not None)
         judged = self._judge_previous(earlier, text) if quiet is None else None
+        self._plan_in_use(prepared.in_system)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         remembered = self._remember(conversation_id, user_episode.id, text, quiet)
         if remembered is not None:
@@ -472,6 +473,12 @@ class Assistant:
         if conversation is not None:
             self.scheduler.on_signal(conversation)
         return credits
+
+    def _plan_in_use(self, in_system: list[prompt.Recalled]) -> None:
+        """The current plan guides this answer: that is a use (no expiry while it is used)."""
+        plans = [i.memory_id for i in in_system if i.label == "plan" and i.memory_id is not None]
+        if plans and self.recall is not None:
+            self.recall.injections.mark_used(plans)
 
     def _record_signal(self, found: signals.Signal) -> list[Credit]:
         if self.recall is None:
