@@ -58,14 +58,26 @@ class Status:
     model: LargeModelState | Literal[""] = ""  # the large model's state ("" before it is known)
     error: Problem | None = None  # why it failed (the UI translates it)
     job_id: int | None = None
+    learned: tuple[Learned, ...] = ()  # what the job just finished wrote (once, then idle)
+
+
+@dataclass(frozen=True)
+class Learned:
+    """One memory a job wrote: ``action`` "add", "update" or "supersede" (the new memory's id)."""
+
+    memory_id: int
+    action: str
+    content: str
 
 
 @dataclass(frozen=True)
 class Result:
-    """What :func:`run_job` did with a job; ``problem`` says why when it did not finish."""
+    """What :func:`run_job` did with a job; ``problem`` says why when it did not finish,
+    ``learned`` what it wrote."""
 
     outcome: Outcome
     problem: Problem | None = None
+    learned: tuple[Learned, ...] = ()
 
 
 # on_progress(phase, fraction, model state to show instead of the source's, or None)
@@ -131,9 +143,11 @@ def run_job(
         )  # fmt: skip
         total = max(1, len(result.candidates))
         done = 0.05
+        learned: list[Learned] = []
         for i, candidate in enumerate(result.candidates):
             wait_foreground(done)
-            _apply(store, model, candidate, result.language, job, source.origin)
+            if wrote := _apply(store, model, candidate, result.language, job, source.origin):
+                learned.append(wrote)
             done = 0.3 + 0.7 * (i + 1) / total
             on_progress("distilling", done, None)
     except _StoppedError:
@@ -155,7 +169,7 @@ def run_job(
         queue.fail(job, f"internal error: {exc!r}")
         return Result("failed", Problem(tr("internal error: {error}"), error=repr(exc)))
     queue.complete(job.id)
-    return Result("done")
+    return Result("done", learned=tuple(learned))
 
 
 def _apply(
@@ -165,7 +179,7 @@ def _apply(
     language: str,
     job: Job,
     origin: str,
-) -> None:
+) -> Learned | None:
     decision = reconcile.decide(store, model, candidate, language, job.conversation_id)
     try:
         written = reconcile.apply(
@@ -178,12 +192,13 @@ def _apply(
         )
     except InputError as exc:  # one bad candidate must not sink the job
         _log.info("job %d: candidate dropped (%s)", job.id, exc.message)
-        return
+        return None
     _log.info(
         "job %d: %s %r -> %s #%s (%s)",
         job.id, candidate.kind, log.private(candidate.content), decision.action,
         written.id if written else decision.target_id, decision.why,
     )  # fmt: skip
+    return Learned(written.id, decision.action, written.content) if written else None
 
 
 class ConsolidationWorker(threading.Thread):
@@ -279,7 +294,7 @@ class ConsolidationWorker(threading.Thread):
                 self._after_job(store)
             except EngramError as exc:  # hygiene is best effort; the job is done
                 _log.warning("after job %d: %s", job.id, exc.message)
-        self._report(queue, "idle")
+        self._report(queue, "idle", learned=result.learned)
 
     def _report(
         self,
@@ -289,6 +304,7 @@ class ConsolidationWorker(threading.Thread):
         error: Problem | None = None,
         job: Job | None = None,
         model: LargeModelState | None = None,
+        learned: tuple[Learned, ...] = (),
     ) -> None:
         counts = queue.counts()
         status = Status(
@@ -299,6 +315,7 @@ class ConsolidationWorker(threading.Thread):
             model or self.source.state(),
             error,
             job.id if job else None,
+            learned,
         )
         if status != self.status:
             self.status = status
