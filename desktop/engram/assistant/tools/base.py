@@ -81,6 +81,16 @@ class Tool:
         }
 
 
+def one_text(name: str, max_length: int) -> dict[str, Any]:
+    """The schema of arguments that are one required, non-empty string."""
+    return {
+        "type": "object",
+        "properties": {name: {"type": "string", "minLength": 1, "maxLength": max_length}},
+        "required": [name],
+        "additionalProperties": False,
+    }
+
+
 def cut(text: str, limit: int = MAX_RESULT_CHARS) -> tuple[str, int]:
     """``text`` within ``limit`` characters with a notice of what was left out, and that count."""
     if len(text) <= limit:

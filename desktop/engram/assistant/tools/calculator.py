@@ -23,7 +23,7 @@ from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import Any
 
-from engram.assistant.tools.base import Tool, ToolContext, ToolError
+from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
 from engram.core.errors import tr
 
 HINT = tr("Use numbers, + - * / ^ %, parentheses and units of time.")
@@ -242,11 +242,6 @@ TOOL = Tool(
         "精确的十进制计算：+ - * / ^、括号、百分比（'200 + 15%'、'15% of 80'）和时长"
         "（'2 h 30 min + 45 min'、'3 days in hours'）。"
     ),
-    schema={
-        "type": "object",
-        "properties": {"expression": {"type": "string", "minLength": 1, "maxLength": MAX_CHARS}},
-        "required": ["expression"],
-        "additionalProperties": False,
-    },
+    schema=one_text("expression", MAX_CHARS),
     run=_run,
 )

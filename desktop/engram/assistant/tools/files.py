@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from engram.assistant.tools.base import MAX_RESULT_CHARS, Tool, ToolContext, ToolError
+from engram.assistant.tools.base import MAX_RESULT_CHARS, Tool, ToolContext, ToolError, one_text
 from engram.core.errors import tr
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst", ".csv", ".json", ".log", ".org", ".tex"}
@@ -169,12 +169,7 @@ SEARCH = Tool(
     description="Find text, Markdown and PDF files in the shared folders whose name or text "
     "contains all the words.",
     description_zh="在共享文件夹中查找文件名或内容包含所有这些词的文本、Markdown 和 PDF 文件。",
-    schema={
-        "type": "object",
-        "properties": {"query": {"type": "string", "minLength": 1, "maxLength": 200}},
-        "required": ["query"],
-        "additionalProperties": False,
-    },
+    schema=one_text("query", 200),
     run=_search,
     needs_permission=True,
 )
