@@ -50,7 +50,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     store = settings.SettingsStore.load()
-    session = open_session(store.current)
+    # It learns like the window: consolidation runs in the background while you chat, and what
+    # is left is queued when the chat ends (`engram learn` runs it at once).
+    session = open_session(store.current, on_status=lambda _status: None)
     tools_cli.ask_here(session.assistant.tools, store)
     problem = session.memory_problem
     if problem:
