@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from engram.core import paths
 from test_chat_cli import _engram
 
@@ -57,3 +59,20 @@ def test_shared_folders_scope_the_files_tools(engram_home: Path, tmp_path: Path)
     assert escape.returncode == 1 and "secret" not in escape.stdout
     missing = _engram("tools", "folders", "add", str(tmp_path / "nope"), env_home=engram_home)
     assert missing.returncode == 2 and "is not a folder" in missing.stderr
+
+
+def test_the_terminal_asks_until_it_gets_an_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from engram.assistant.events import ToolCalled, ToolResult
+    from engram.assistant.tools import files
+    from engram.assistant.tools.permissions import ALWAYS, DENY
+    from engram.cli import tools as tools_cli
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("maybe\nA\n\n"))
+    assert tools_cli._ask(files.READ, {"path": "Notes/a.md"}) == ALWAYS
+    assert tools_cli._ask(files.READ, {"path": "Notes/a.md"}) == DENY  # no answer: deny
+    called = tools_cli.line(ToolCalled(1, "calculator", {"expression": "2+2"}))
+    assert called == '[tool 1] calculator {"expression": "2+2"}'
+    result = tools_cli.line(ToolResult(1, "calculator", "2+2 = 4", False, 0.0123))
+    assert result == "[tool 1] ok in 12 ms: 2+2 = 4"

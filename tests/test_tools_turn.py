@@ -137,3 +137,26 @@ def test_a_turn_without_a_call_reuses_the_prefix_with_tools(session: Session) ->
     stats = model.last_stats
     assert stats is not None and stats.prompt_tokens > 300  # the tool list is in the prompt
     assert stats.evaluated_tokens < 80, stats
+
+
+def test_new_tool_settings_give_a_new_toolbox_keeping_who_is_asked(
+    session: Session, tmp_path: Path
+) -> None:
+    import dataclasses
+
+    before = session.assistant.tools
+    assert before is not None
+
+    def ask(_tool: object, _arguments: object) -> str:
+        return "deny"
+
+    before.permissions.ask = ask
+    tools = dataclasses.replace(session.settings.tools, folders=(str(tmp_path),), max_steps=2)
+    session.apply(dataclasses.replace(session.settings, tools=tools))
+    after = session.assistant.tools
+    assert after is not None and after is not before
+    assert after.context.folders == (tmp_path,) and after.max_steps == 2
+    assert after.permissions.ask is ask
+    off = dataclasses.replace(session.settings.tools, enabled=False)
+    session.apply(dataclasses.replace(session.settings, tools=off))
+    assert session.assistant.tools is None
