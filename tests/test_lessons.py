@@ -34,8 +34,9 @@ LESSON = "When the user asks how long or how far something is, answer in kilomet
 GUIDANCE = prompt._language_file("guidance_header", "en")
 
 
-class _Chat:
-    """Answers in km only when its prompt holds the lesson."""
+class KmChat:
+    """A small model that answers in km only when its prompt holds the lesson, in miles
+    otherwise (the user's own words, recalled as a raw message, are not enough)."""
 
     n_ctx = 4096
 
@@ -81,7 +82,7 @@ def store(tmp_path: Path, embedder: embed.FastEmbedder) -> Iterator[MemoryStore]
 def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: MemoryStore) -> None:
     queue = JobQueue(store.conn)
     scheduler = Scheduler(queue, settings=lambda: Settings(consolidate_every_turns=50))
-    chat = _Chat()
+    chat = KmChat()
     assistant = Assistant(
         EpisodeLog(store.conn), chat, recall=Recall(store, chat.count_tokens), scheduler=scheduler
     )
@@ -238,7 +239,7 @@ STEPS = ["Finish the Duolingo basics", "Watch a series with subtitles", "Talk wi
 def test_a_later_message_advances_the_plan_in_place_and_finishes_it(store: MemoryStore) -> None:
     queue = JobQueue(store.conn)
     log = EpisodeLog(store.conn)
-    chat = _Chat()
+    chat = KmChat()
     recall = Recall(store, chat.count_tokens)
     assistant = Assistant(log, chat, recall=recall)
     conversation = log.new_conversation().id

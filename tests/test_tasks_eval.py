@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from engram.cli.main import main
 from engram.core.errors import InputError
 from engram.memory import embed
 from test_consolidation_support import ScriptedModel, ScriptedSource, memories_answer
+from test_lessons import LESSON, KmChat
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 DATA = Path(__file__).parent / "data"
@@ -89,35 +89,6 @@ def test_checks_apply_every_rule_given() -> None:
     assert not passes(tool, "409.5")
 
 
-class _Chat:
-    """A small model that answers in km only when its prompt holds the lesson, in miles
-    otherwise (the user's own words, recalled as a raw message, are not enough)."""
-
-    n_ctx = 4096
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def count_tokens(self, text: str) -> int:
-        return len(text) // 4 + 1
-
-    def stream_chat(
-        self,
-        messages: list[dict[str, str]],
-        max_tokens: int = 0,
-        cancelled: Callable[[], bool] = lambda: False,
-    ) -> Iterator[str]:
-        prompt = "\n".join(m["content"] for m in messages)
-        self.prompts.append(prompt)
-        yield "It is about 34 km." if "answer in kilometres" in prompt else "It is about 21 miles."
-
-    def prefill(
-        self, messages: list[dict[str, str]], cancelled: object = None, tools: object = None
-    ) -> int:
-        return 0
-
-
-LESSON = "When the user asks how long or how far something is, answer in kilometres."
 SEQUENCE = _set(
     {
         "id": "teach",
@@ -149,7 +120,7 @@ def test_only_the_lessons_condition_carries_the_lesson_to_a_later_task(
     embedder: embed.FastEmbedder,  # noqa: F811
 ) -> None:
     distiller = ScriptedModel(memories_answer(("lesson", LESSON), ("fact", "The user runs races.")))
-    chat = _Chat()
+    chat = KmChat()
     runner = task_runner.TaskRunner(chat, ScriptedSource(distiller), embedder, tmp_path / "out")
     records = runner.run(tasks.load(_write(tmp_path, SEQUENCE)))
     passed = {c: [r["passed"] for r in rows] for c, rows in records.items()}

@@ -139,16 +139,6 @@ class Outcomes:
         row = db.one(self.conn, f"SELECT {_SIGNAL_COLUMNS} FROM signals WHERE id = ?", (signal_id,))
         return _signal(row) if row else None
 
-    def of_answer(self, answer_episode_id: int) -> list[StoredSignal]:
-        return [
-            _signal(r)
-            for r in db.rows(
-                self.conn,
-                f"SELECT {_SIGNAL_COLUMNS} FROM signals WHERE answer_episode_id = ? ORDER BY id",
-                (answer_episode_id,),
-            )
-        ]
-
     def of_job(self, job_id: int) -> list[StoredSignal]:
         """The signals a consolidation job took (the reason it asks for lessons)."""
         return [
