@@ -44,15 +44,20 @@ def _installed(entry: catalogue.ModelEntry) -> bool:
 
 def _list(args: argparse.Namespace) -> int:
     machine = hardware.probe()
+    chosen = settings_mod.load()
+    in_use = {"small": chosen.small_model, "large": chosen.large_model}
     print(f"This machine: {machine.describe()}")
     for entry in catalogue.load().models:
         installed = _installed(entry)
         fit = hardware.fit(entry, machine, installed)
         state = "installed" if installed else "-"
+        used = "+".join(role for role, model_id in in_use.items() if model_id == entry.id)
+        mark = f"* {used}" if used else ""
         print(
-            f"{entry.id:40} {'/'.join(entry.roles):22} {state:10} {fit.level:13} "
+            f"{entry.id:40} {'/'.join(entry.roles):22} {state:10} {mark:13} {fit.level:13} "
             f"{entry.name} ({fit.reason})"
         )
+    print("* in use as the small or large model (Settings, or settings.json)")
     return 0
 
 
@@ -116,9 +121,16 @@ def _remove(args: argparse.Namespace) -> int:
             name=entry.name,
         )
     folder = entry.folder()
-    if folder.exists():
+    removed = folder.exists()
+    if removed:
         shutil.rmtree(folder)
     forgotten = gguf_import.forget(entry.id)
+    if not (removed or forgotten):
+        raise InputError(
+            tr("{name} is not installed; there is nothing to remove."),
+            tr("engram models list shows what is installed."),
+            name=entry.id,
+        )
     print(f"Removed {entry.id}" + (" and forgot the import." if forgotten else "."))
     return 0
 
