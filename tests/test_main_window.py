@@ -8,13 +8,16 @@ from pathlib import Path
 import apsw
 import pytest
 from PySide6.QtCore import QObject, Qt, Slot
-from PySide6.QtWidgets import QDialogButtonBox, QLabel
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QLabel
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.consolidation import Learned, Status
 from engram.assistant.events import Token, Truncated
 from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
+from engram.memory import db
+from engram.memory.episodes import EpisodeLog
 from engram.ui import toast
 from engram.ui.main_window import MainWindow
 from engram.ui.settings_dialog import SettingsDialog
@@ -26,7 +29,7 @@ STOP_TOKENS = 16  # tokens already on their way to the window when Stop is click
 
 def _open(
     qtbot: QtBot,
-    prefs: settings.Settings | None = None,
+    prefs: settings.Settings | settings.SettingsStore | None = None,
     wait_loaded: bool = True,
     models: LoadedModels | None = None,
 ) -> MainWindow:
@@ -122,7 +125,11 @@ def test_stop_ends_a_running_answer_within_a_few_tokens(
     stored = _stored()
     assert stored[-1][0] == "assistant" and stored[-1][2] == "cancelled"
     assert stored[-1][1] == window.chat.bubbles()[-1].text != ""
+    assert window.chat.bubbles()[-1].marker.text() == "Stopped"
     window.close()
+    reopened = _open(qtbot, wait_loaded=False, models=loaded_models)
+    assert reopened.chat.bubbles()[-1].marker.text() == "Stopped"  # from the stored status
+    reopened.close()
 
 
 def test_escape_stops_too(qtbot: QtBot, loaded_models: LoadedModels) -> None:
@@ -381,7 +388,8 @@ def test_ask_the_large_model_marks_the_answer(qtbot: QtBot, window: MainWindow) 
     qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
     answer = window.chat.bubbles()[-1]
     captions = [w.text() for w in answer.findChildren(QLabel) if w.objectName() == "bubble_caption"]
-    assert captions == ["Answered by the large model"]
+    assert captions == []  # small and large are the same file here: nothing to tell
+    assert _stored()[-1][0] == "assistant"
 
 
 def test_the_model_manager_opens_from_the_main_window(qtbot: QtBot, window: MainWindow) -> None:
@@ -468,3 +476,81 @@ def test_memory_updated_toast_names_what_was_learned_and_manage_shows_only_those
     assert browser is not None and browser.isVisible()
     shown = [browser.model.memory(row) for row in range(browser.model.rowCount())]
     assert [m.id for m in shown if m is not None] == [cat, city]
+
+
+def _signals() -> list[tuple[int, str, str | None]]:
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        return conn.execute(
+            "SELECT answer_episode_id, kind, text FROM signals ORDER BY id"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def test_hover_buttons_copy_and_thumb_an_answer_cut_at_its_limit_with_its_numbers(
+    qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = _open(qtbot, settings.Settings(max_answer_tokens=4), models=loaded_models)
+    _answer(qtbot, window, "Write a very long story about a dragon and a knight.")
+    answer = window.chat.bubbles()[-1]
+    assert answer.marker.isVisible()
+    assert answer.marker.text() == "Cut at the answer length limit (4 tokens)"
+    assert "tokens/s" in window.answer_stats.text() and "of 4,096" in window.answer_stats.text()
+
+    assert not answer.actions_row.isVisible()
+    qtbot.mouseMove(answer)
+    qtbot.waitUntil(answer.actions_row.isVisible, timeout=2_000)
+    assert set(answer.buttons) == {"copy", "regenerate", "thumbs_up", "thumbs_down", "prompt"}
+    assert answer.buttons["prompt"].isVisible()
+    qtbot.mouseClick(answer.buttons["copy"], Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == answer.text
+    user = window.chat.bubbles()[0]
+    assert set(user.buttons) == {"copy", "edit"}
+
+    qtbot.mouseClick(answer.buttons["thumbs_up"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(_signals()) == 1, timeout=5_000)
+    monkeypatch.setattr(QInputDialog, "getText", lambda *_args, **_kw: ("too short", True))
+    qtbot.mouseClick(answer.buttons["thumbs_down"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(_signals()) == 2, timeout=5_000)
+    assert _signals() == [
+        (answer.episode_id, "thumbs_up", None),
+        (answer.episode_id, "thumbs_down", "too short"),
+    ]
+    assert answer.buttons["thumbs_down"].isChecked() and not answer.buttons["thumbs_up"].isChecked()
+
+    exported = window.export_chat(str(paths.data_dir() / "chat.md"))
+    assert exported is not None
+    text = exported.read_text(encoding="utf-8")
+    assert text.startswith("# Write a very long story")
+    assert "**You**\n\nWrite a very long story about a dragon and a knight." in text
+    assert f"**Engram**\n\n{answer.text.strip()}" in text
+    window.close()
+
+
+def test_the_header_switches_between_installed_models_and_names_a_separate_large_one(
+    qtbot: QtBot, loaded_models: LoadedModels
+) -> None:
+    conn = db.connect(paths.database_path())
+    log = EpisodeLog(conn)
+    chat = log.new_conversation("Earlier").id
+    log.append(chat, "user", "Explain tides")
+    log.append(chat, "assistant", "The moon pulls the sea.", model="large")
+    conn.close()
+    store = settings.SettingsStore(settings.Settings(large_model="qwen2.5-3b-instruct"))
+    window = _open(qtbot, store, models=loaded_models)
+    captions = [
+        w.text()
+        for w in window.chat.bubbles()[-1].findChildren(QLabel)
+        if w.objectName() == "bubble_caption"
+    ]
+    assert captions == ["Answered by the large model"]  # another file than the small model
+    small, large = window.header.combos["small"], window.header.combos["large"]
+    qtbot.waitUntil(lambda: small.count() > 0, timeout=5_000)
+    assert [small.itemData(i) for i in range(small.count())] == ["smollm2-135m-instruct"]
+    assert large.currentText() == "qwen2.5-3b-instruct (not installed)"
+    index = large.findData("smollm2-135m-instruct")
+    large.setCurrentIndex(index)
+    large.activated.emit(index)
+    assert store.current.large_model == "smollm2-135m-instruct"
+    window.close()

@@ -49,12 +49,12 @@
         <translation>请在“设置 → 模型”中选择大模型；对话会在队列中等待。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="130"/>
+        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="131"/>
         <source>The cloud distiller is on, but its address, model or API key is missing.</source>
         <translation>云端提炼已开启，但缺少接口地址、模型或 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="131"/>
+        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="132"/>
         <source>Complete Settings → Cloud, or turn the cloud distiller off.</source>
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
@@ -79,59 +79,69 @@
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="55"/>
+        <location filename="../../desktop/engram/assistant/events.py" line="59"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="56"/>
+        <location filename="../../desktop/engram/assistant/events.py" line="60"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="59"/>
+        <location filename="../../desktop/engram/assistant/events.py" line="63"/>
         <source>Memory is paused: nothing from this message was stored.</source>
         <translation>记忆已暂停：这条消息的内容没有被保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="60"/>
+        <location filename="../../desktop/engram/assistant/events.py" line="64"/>
         <source>Resume memory in the memory browser, then say it again.</source>
         <translation>请在记忆浏览器中恢复记忆，然后再说一遍。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="109"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="171"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="124"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="186"/>
         <location filename="../../desktop/engram/memory/store.py" line="337"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="109"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="124"/>
         <location filename="../../desktop/engram/memory/store.py" line="338"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="151"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="166"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="151"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="166"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="114"/>
+        <location filename="../../desktop/engram/cli/models.py" line="119"/>
         <location filename="../../desktop/engram/ui/download_worker.py" line="84"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="115"/>
+        <location filename="../../desktop/engram/cli/models.py" line="120"/>
         <location filename="../../desktop/engram/ui/download_worker.py" line="85"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/models.py" line="130"/>
+        <source>{name} is not installed; there is nothing to remove.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/models.py" line="131"/>
+        <source>engram models list shows what is installed.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/faults.py" line="101"/>
@@ -1375,27 +1385,27 @@
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="105"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="115"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
         <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="106"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="116"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="135"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="145"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="140"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="150"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="144"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="154"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
@@ -1575,12 +1585,12 @@
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="195"/>
+        <location filename="../../desktop/engram/core/settings.py" line="198"/>
         <source>Could not save the settings ({error}). Nothing was changed.</source>
         <translation>无法保存设置（{error}），未做任何更改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="196"/>
+        <location filename="../../desktop/engram/core/settings.py" line="199"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
@@ -1761,11 +1771,49 @@
         <source>Engram has not changed it. Move it elsewhere, or point ENGRAM_HOME at another folder, then start Engram again.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/cli/chat.py" line="169"/>
+        <source>There is no chat {id}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/chat.py" line="170"/>
+        <source>See the chats with: engram chat --list</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatHeader</name>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="24"/>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="24"/>
+        <source>Large:</source>
+        <translation>大模型：</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="26"/>
+        <source>The model that answers (installed models only)</source>
+        <translation>回答问题的模型（仅列出已安装的模型）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="27"/>
+        <source>The model for “Ask large model” and learning (installed only)</source>
+        <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="71"/>
+        <source>{id} (not installed)</source>
+        <translation>{id}（未安装）</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="111"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="192"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -1916,227 +1964,313 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="115"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="122"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="117"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="124"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="118"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="125"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="119"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="126"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="120"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="127"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="126"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="133"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="127"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="129"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="131"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="138"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="132"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="157"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
+        <source>Save this chat as a Markdown file</source>
+        <translation>将此对话保存为 Markdown 文件</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="160"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="174"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="161"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="175"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="190"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="204"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="191"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="205"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="192"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="206"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="195"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="209"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="196"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="210"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="197"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="211"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="202"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="216"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="203"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="217"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="204"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="218"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="312"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="330"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="315"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="333"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="326"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="344"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="327"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="345"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="330"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="348"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="342"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="360"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="344"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="362"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="347"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="365"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="349"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="367"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="351"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="369"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="354"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="372"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="412"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="430"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="418"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="436"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="422"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="441"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="429"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="448"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="444"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="546"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="463"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="668"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="446"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="465"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="457"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="476"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="488"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="486"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="670"/>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="519"/>
+        <source>There is nothing to export in this chat.</source>
+        <translation>此对话中没有可导出的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="525"/>
+        <source>Export chat</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="527"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="531"/>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="538"/>
+        <source>Could not save {path}: {error}</source>
+        <translation>无法保存 {path}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="541"/>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="550"/>
+        <source>Untitled chat</source>
+        <translation>未命名对话</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="567"/>
+        <source>Cut at the answer length limit ({tokens} tokens)</source>
+        <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="576"/>
+        <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
+        <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="581"/>
+        <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
+        <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="594"/>
+        <source>What was wrong?</source>
+        <translation>哪里不对？</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="595"/>
+        <source>What was wrong with this answer? (optional; Engram learns from it)</source>
+        <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="599"/>
+        <source>Thanks: Engram will learn from this.</source>
+        <translation>谢谢：Engram 会从中学习。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="610"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="493"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="615"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="493"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="615"/>
         <source>Message:</source>
         <translation>消息：</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="672"/>
+        <source>Interrupted by an error</source>
+        <translation>因出错而中断</translation>
     </message>
 </context>
 <context>
@@ -2461,34 +2595,56 @@
 <context>
     <name>MessageBubble</name>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="67"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="148"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="70"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="151"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="166"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="81"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="168"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="89"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="78"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="82"/>
+        <source>Good answer</source>
+        <translation>好回答</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="83"/>
+        <source>Bad answer</source>
+        <translation>差回答</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="84"/>
+        <source>Show prompt</source>
+        <translation>显示提示词</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="170"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="91"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="172"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>

@@ -5,9 +5,18 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from PySide6.QtCore import QPoint, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFrame, QLabel, QMenu, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QEnterEvent, QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.ui import markdown, theme
@@ -20,9 +29,11 @@ DISPLAY_CHARS = 20_000
 
 
 class MessageBubble(QFrame):
-    """One message: the user's as typed, the assistant's rendered from Markdown."""
+    """One message: the user's as typed, the assistant's rendered from Markdown, with a row of
+    buttons that shows while the pointer is over it (copy, regenerate or edit, thumbs, prompt)."""
 
-    action = Signal(str, object)  # "regenerate" | "edit" | "prompt", the bubble
+    # "regenerate" | "edit" | "prompt" | "thumbs_up" | "thumbs_down", the bubble
+    action = Signal(str, object)
 
     def __init__(self, role: str, text: str = "", episode_id: int = 0) -> None:
         super().__init__()
@@ -44,10 +55,80 @@ class MessageBubble(QFrame):
         self.label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.label.customContextMenuRequested.connect(self._menu)
         self.chips: MemoryChips | None = None
+        self.marker = QLabel()
+        self.marker.setObjectName("bubble_marker")
+        self.marker.hide()
+        self.vote = 0  # +1 / -1 once the user gave a thumb
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(12, 8, 12, 8)
         self._layout.addWidget(self.label)
+        self._layout.addWidget(self.marker)
+        self.actions_row = self._actions()
+        self._layout.addWidget(self.actions_row)
         self.set_text(text)
+
+    def _actions(self) -> QWidget:
+        """The hover row; it keeps its height while hidden, so the chat never jumps."""
+        row = QWidget()
+        row.setObjectName("bubble_actions")
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 2, 0, 0)
+        layout.setSpacing(2)
+        self.buttons: dict[str, QToolButton] = {}
+        wanted = [("copy", "⧉", self.tr("Copy"))]
+        if self.role == "assistant":
+            wanted += [
+                ("regenerate", "↻", self.tr("Regenerate")),
+                ("thumbs_up", "👍", self.tr("Good answer")),
+                ("thumbs_down", "👎", self.tr("Bad answer")),
+                ("prompt", "{ }", self.tr("Show prompt")),
+            ]
+        elif self.role == "user":
+            wanted.append(("edit", "✎", self.tr("Edit and resend")))
+        if self.role == "user":
+            layout.addStretch(1)
+        for name, icon, tip in wanted:
+            button = QToolButton()
+            button.setObjectName("bubble_action")
+            button.setText(icon)
+            button.setToolTip(tip)
+            button.setAccessibleName(tip)
+            button.setCheckable(name.startswith("thumbs"))
+            button.clicked.connect(lambda _=False, n=name: self._act(n))
+            layout.addWidget(button)
+            self.buttons[name] = button
+        if self.role != "user":
+            layout.addStretch(1)
+        policy = row.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        row.setSizePolicy(policy)
+        row.hide()
+        return row
+
+    def _act(self, name: str) -> None:
+        if name == "copy":
+            self._copy()
+            return
+        if name.startswith("thumbs"):
+            self.vote = 1 if name == "thumbs_up" else -1
+            self.buttons["thumbs_up"].setChecked(self.vote > 0)
+            self.buttons["thumbs_down"].setChecked(self.vote < 0)
+        self.action.emit(name, self)
+
+    def set_marker(self, text: str) -> None:
+        """A small note under the message (stopped, cut at the length limit, the speed)."""
+        self.marker.setText(text)
+        self.marker.setVisible(bool(text))
+
+    def enterEvent(self, event: QEnterEvent) -> None:  # noqa: N802 (Qt API)
+        self.actions_row.show()
+        if "prompt" in self.buttons:
+            self.buttons["prompt"].setVisible(self.prompt is not None)
+        super().enterEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        self.actions_row.hide()
+        super().leaveEvent(event)
 
     def set_caption(self, text: str) -> None:
         """A small line above the message (e.g. which model answered)."""
@@ -57,7 +138,7 @@ class MessageBubble(QFrame):
 
     def set_chips(self, chips: MemoryChips) -> None:
         self.chips = chips
-        self._layout.addWidget(chips)
+        self._layout.insertWidget(self._layout.indexOf(self.marker), chips)
 
     def set_text(self, text: str) -> None:
         self.text = text

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import re
+from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -34,13 +37,15 @@ from engram.assistant.events import (
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.assistant.session import LoadedModels
 from engram.core import log, paths
+from engram.core.atomic import atomic_write
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.models import secrets
-from engram.ui import errors, labels
+from engram.ui import errors, labels, markdown
+from engram.ui.chat_header import ChatHeader
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
 from engram.ui.memory_browser import MemoryBrowser
@@ -75,6 +80,8 @@ class MainWindow(QMainWindow):
     idle_reached = Signal(int)
     remember_requested = Signal(int)
     retry_learning_requested = Signal()
+    judge_requested = Signal(int, str, object)  # answer episode id, signal kind, text or None
+    models_requested = Signal()
 
     def __init__(
         self, settings: Settings | SettingsStore, models: LoadedModels | None = None
@@ -141,7 +148,14 @@ class MainWindow(QMainWindow):
         row = QHBoxLayout()
         row.addWidget(self.composer, 1)
         row.addLayout(buttons)
+        self.header = ChatHeader()
+        self.answer_stats = self.header.stats
+        self.export_button = self.header.add_button(
+            self.tr("Export"), self.tr("Save this chat as a Markdown file")
+        )
+        self.export_button.clicked.connect(lambda _checked: self.export_chat())
         column = QVBoxLayout()
+        column.addWidget(self.header)
         column.addWidget(self.notice)
         column.addWidget(self.chat, 1)
         column.addLayout(row)
@@ -242,6 +256,10 @@ class MainWindow(QMainWindow):
         self.chat.memory_wrong.connect(self._mark_wrong)
         self.chat.bubble_action.connect(self._on_bubble_action)
         self.resend_requested.connect(self.worker.resend)
+        self.judge_requested.connect(self.worker.judge)
+        self.models_requested.connect(self.worker.list_models)
+        self.worker.models_listed.connect(self._on_models_listed)
+        self.header.model_chosen.connect(self._choose_model)
         self._thread.start()
         self._show_conversation()
         self._refresh_sidebar()
@@ -419,6 +437,7 @@ class MainWindow(QMainWindow):
         else:
             self.notice.hide()
         self.history_requested.emit(list(self._answers))
+        self.models_requested.emit()
         self.model_state.setText(self.tr("Model: {name}").format(name=name))
         self._update_buttons()
         self.composer.setFocus()
@@ -440,7 +459,7 @@ class MainWindow(QMainWindow):
                 user.episode_id = event.user_episode_id
             self._prompt = None
             answer = self.chat.begin_answer()
-            if event.escalated:
+            if event.escalated and self._large_is_other():
                 answer.set_caption(self.tr("Answered by the large model"))
         elif isinstance(event, Remembered):
             self.notice.show_toast(self.tr("Remembered: {text}").format(text=event.content))
@@ -460,9 +479,11 @@ class MainWindow(QMainWindow):
             )
         elif isinstance(event, Finished):
             self._end_answer(event.text, event.recalled, event.used, event.episode_id)
+            self._show_stats(event)
             self._idle.start()
         elif isinstance(event, Cancelled):
             self._end_answer(event.text, self._recalled, (), event.episode_id)
+            self._mark_latest(self.tr("Stopped"))
         elif isinstance(event, Failed):
             self.chat.end_answer(event.text)  # what was said stays on screen
             self._show_notice(errors.text(event.problem))
@@ -479,9 +500,110 @@ class MainWindow(QMainWindow):
         if answer is not None:
             answer.prompt = self._prompt
 
+    def _on_models_listed(self, models: list[tuple[str, str, tuple[str, ...]]]) -> None:
+        prefs = self.settings.current
+        self.header.show_models(models, {"small": prefs.small_model, "large": prefs.large_model})
+
+    def _choose_model(self, role: str, model_id: str) -> None:
+        """The header's switcher: the worker follows the store and loads the model."""
+        try:
+            self.settings.update(**{f"{role}_model": model_id})
+        except EngramError as exc:
+            self._show_notice(errors.text(exc.problem))
+
+    def export_chat(self, path: str = "") -> Path | None:
+        """Save the chat shown as Markdown (asks where when no ``path``); returns the file."""
+        shown = self.chat.bubbles()
+        messages = [(b.role, b.text) for b in shown if b.role in ("user", "assistant")]
+        if not messages:
+            self.statusBar().showMessage(self.tr("There is nothing to export in this chat."), 4000)
+            return None
+        title = self._title()
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(
+                self,
+                self.tr("Export chat"),
+                str(Path.home() / f"{_file_name(title)}.md"),
+                self.tr("Markdown (*.md)"),
+            )
+            if not path:
+                return None
+        names = {"user": self.tr("You"), "assistant": "Engram"}
+        target = Path(path)
+        try:
+            with atomic_write(target) as out:
+                out.write(markdown.chat_document(title, messages, names))
+        except OSError as exc:
+            self._show_notice(
+                self.tr("Could not save {path}: {error}").format(path=target, error=exc.strerror)
+            )
+            return None
+        self.statusBar().showMessage(self.tr("Saved {path}").format(path=target), 6000)
+        return target
+
+    def _title(self) -> str:
+        conversation = (
+            self._episodes.conversation(self.conversation_id)
+            if self._episodes is not None and self.conversation_id
+            else None
+        )
+        return (conversation.title if conversation else "") or self.tr("Untitled chat")
+
+    def _large_is_other(self) -> bool:
+        """The large model is another file than the small one (else a caption says nothing)."""
+        prefs = self.settings.current
+        return prefs.large_model != prefs.small_model
+
+    def _mark_latest(self, text: str) -> None:
+        answer = self.chat.latest("assistant")
+        if answer is not None:
+            answer.set_marker(text)
+
+    def _show_stats(self, event: Finished) -> None:
+        """Under the answer when it was cut; in the header, its speed and context use."""
+        stats = event.stats
+        if event.cut and stats is not None:
+            self._mark_latest(
+                self.tr("Cut at the answer length limit ({tokens} tokens)").format(
+                    tokens=stats.max_tokens
+                )
+            )
+        if stats is None or not event.context:
+            self.answer_stats.setText("")
+            return
+        used = stats.prompt_tokens + stats.generated_tokens
+        self.answer_stats.setText(
+            self.tr("{speed:.1f} tokens/s · context {used:,} of {size:,}").format(
+                speed=stats.decode_tokens_per_s, used=used, size=event.context
+            )
+        )
+        self.answer_stats.setToolTip(
+            self.tr("Last answer: {tokens} tokens, first token after {first:.2f} s").format(
+                tokens=stats.generated_tokens, first=stats.first_token_s or 0.0
+            )
+        )
+
+    def _judge(self, bubble: MessageBubble, kind: str) -> None:
+        """A thumb on an answer; a thumb down may say what was wrong (optional)."""
+        if not bubble.episode_id:
+            return
+        text: str | None = None
+        if kind == "thumbs_down":
+            said, ok = QInputDialog.getText(
+                self,
+                self.tr("What was wrong?"),
+                self.tr("What was wrong with this answer? (optional; Engram learns from it)"),
+            )
+            text = said.strip() or None if ok else None
+        self.judge_requested.emit(bubble.episode_id, kind, text)
+        self.statusBar().showMessage(self.tr("Thanks: Engram will learn from this."), 4000)
+
     def _on_bubble_action(self, action: str, bubble: MessageBubble) -> None:
         if action == "prompt" and bubble.prompt is not None:
             PromptDialog(bubble.prompt, self).exec()
+            return
+        if action in ("thumbs_up", "thumbs_down"):
+            self._judge(bubble, action)
             return
         user = self.chat.latest("user")
         if self._busy or user is None or bubble not in (user, self.chat.latest("assistant")):
@@ -542,8 +664,12 @@ class MainWindow(QMainWindow):
         if self.conversation_id and self._episodes is not None:
             for episode in self._episodes.episodes(self.conversation_id):
                 bubble = self.chat.add(episode.role, episode.content, episode.id)
-                if episode.model == "large":
+                if episode.model == "large" and self._large_is_other():
                     bubble.set_caption(self.tr("Answered by the large model"))
+                if episode.role == "assistant" and episode.status == "cancelled":
+                    bubble.set_marker(self.tr("Stopped"))
+                elif episode.role == "assistant" and episode.status == "error":
+                    bubble.set_marker(self.tr("Interrupted by an error"))
                 if episode.role == "assistant":
                     self._answers[episode.id] = bubble
 
@@ -562,3 +688,8 @@ class MainWindow(QMainWindow):
         if self._episodes is not None:
             self._episodes.conn.close()
         super().closeEvent(event)
+
+
+def _file_name(title: str) -> str:
+    """A file name made from a chat title (letters of any script kept)."""
+    return re.sub(r"[^\w\- ]+", "", title).strip()[:60] or "chat"

@@ -54,3 +54,12 @@ def render(text: str, theme: str = "light", copy_label: str = "Copy") -> tuple[s
     renderer = _Renderer(theme if theme in STYLES else "light", copy_label)
     markdown = mistune.create_markdown(renderer=renderer, plugins=["table", "strikethrough"])
     return str(markdown(text)), renderer.blocks
+
+
+def chat_document(title: str, messages: list[tuple[str, str]], labels: dict[str, str]) -> str:
+    """A chat as a Markdown file: the title, then each message under its speaker's name
+    (``labels`` maps a role to the name shown, already translated)."""
+    parts = [f"# {title}"]
+    for role, text in messages:
+        parts.append(f"**{labels.get(role, role)}**\n\n{text.strip()}")
+    return "\n\n".join(parts) + "\n"

@@ -6,6 +6,7 @@ from PySide6.QtCore import Signal, Slot
 
 from engram.assistant.events import Failed
 from engram.assistant.session import LoadedModels, Session, needs_reopen, open_session
+from engram.assistant.signals import SignalKind
 from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError
@@ -26,6 +27,7 @@ class ModelWorker(Worker):
     history_recalled = Signal(object)  # {answer episode id: [Recalled, ...]}
     conversations_changed = Signal()
     learning_status = Signal(object)  # engram.assistant.consolidation.Status
+    models_listed = Signal(object)  # [(model id, name, roles)] of the installed chat models
 
     def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
         super().__init__()
@@ -77,6 +79,26 @@ class ModelWorker(Worker):
         """Record the user's verdict on a memory (-1: it was wrong)."""
         if self._session is not None and self._session.store is not None:
             self._session.store.feedback(memory_id, vote)
+
+    @worker_slot()
+    def list_models(self) -> None:
+        """The installed chat models, for the window's model switcher (reads the catalogue and
+        checks file sizes: kept off the UI thread)."""
+        from engram.models import catalogue, hardware
+
+        self.models_listed.emit(
+            [
+                (entry.id, entry.name, entry.roles)
+                for entry in catalogue.load().models
+                if {"small", "large"} & set(entry.roles) and hardware.installed(entry)
+            ]
+        )
+
+    @worker_slot(int, str, object)
+    def judge(self, answer_episode_id: int, kind: SignalKind, text: str | None) -> None:
+        """The user's thumb on an answer (with what was wrong, when said): Engram learns."""
+        if self._session is not None:
+            self._session.assistant.signal(answer_episode_id, kind, text)
 
     @worker_slot(int, str, object)
     def prefetch(self, conversation_id: int, draft: str, cancel: CancelToken) -> None:
