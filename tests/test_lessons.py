@@ -32,6 +32,7 @@ from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 LESSON = "When the user asks how long or how far something is, answer in kilometres."
 GUIDANCE = prompt._language_file("guidance_header", "en")
+SMOL = "smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 class KmChat:
@@ -273,3 +274,50 @@ def test_a_later_message_advances_the_plan_in_place_and_finishes_it(store: Memor
     finished = store.get(plan.id)
     assert finished is not None and finished.status == "archived"
     assert finished.meta["plan"]["done"] is True and recall.plan() is None
+
+
+@pytest.mark.slow
+def test_the_starter_model_learns_from_a_correction_end_to_end(
+    store: MemoryStore, starter_models: Path
+) -> None:
+    """Real small and large model (the 135M starter as both): a correction in the chat queues a
+    job that carries it, the grammar-constrained distiller finishes it, and whatever it wrote
+    is traced to that conversation; a later turn's prompt keeps lessons in the guidance block."""
+    from engram.assistant.distiller_backends import LocalDistiller
+    from engram.models.background import LazyModel
+    from engram.models.local import LocalModel
+
+    model = LocalModel(starter_models / SMOL, n_ctx=2048, state_cache_mb=0)
+    try:
+        queue = JobQueue(store.conn)
+        assistant = Assistant(
+            EpisodeLog(store.conn),
+            model,
+            max_answer_tokens=32,
+            recall=Recall(store, model.count_tokens),
+            scheduler=Scheduler(queue, settings=lambda: Settings(consolidate_every_turns=50)),
+        )
+        first = next(
+            e for e in assistant.turn(0, "How long is a half marathon?") if isinstance(e, Finished)
+        )
+        conversation = Outcomes(store).conversation_of(first.episode_id)
+        assert conversation is not None
+        list(assistant.turn(conversation, "No, that's wrong: give distances in kilometres."))
+        [job] = queue.jobs("queued")
+        assert job.reason == "correction"
+        assert [s.kind for s in Outcomes(store).of_job(job.id)] == ["correction"]
+        claimed = queue.claim()
+        assert claimed is not None
+        source = LocalDistiller(LazyModel(lambda: model, float("inf")))
+        assert run_job(claimed, store, queue, source, CancelToken()).outcome == "done"
+        for memory in store.memories(statuses=None, limit=1000):
+            assert memory.conversation_id == conversation
+        events = list(assistant.turn(0, "How long is the Golden Gate Bridge?"))
+        block = next(e for e in events if isinstance(e, Recalling)).prompt.block
+        lessons = [m.content for m in store.memories(kinds=["lesson"])]
+        for lesson in lessons:  # a lesson is never framed as a fact
+            if lesson in block:
+                assert block.index(GUIDANCE) < block.index(lesson)
+        assert any(isinstance(e, Finished) for e in events)
+    finally:
+        model.close()
