@@ -319,3 +319,34 @@ def test_forgetting_everything_also_empties_the_log(store: MemoryStore) -> None:
     assert store.forget_all(episodes=True) == 1
     assert [p.name for p in folder.iterdir()] == ["engram.log"]
     assert PIN not in (folder / "engram.log").read_text()
+
+
+def test_the_remember_tool_keeps_nothing_said_while_paused_or_in_a_temporary_chat(
+    store: MemoryStore, model: LocalModel
+) -> None:
+    from engram.assistant.tools import memory as memory_tools
+    from engram.assistant.tools.base import ToolContext, ToolError
+
+    memory = Memory()
+    assistant, _queue = build(store, model, memory)
+    conversation = assistant.new_conversation("bank")
+    memory.paused = True
+    run(assistant, conversation, f"My bank PIN is {PIN}, keep it.")
+    remember = {"content": f"The user's bank PIN is {PIN}."}
+    with pytest.raises(ToolError, match="paused"):
+        memory_tools.REMEMBER.run(remember, ToolContext(store=store, conversation_id=conversation))
+    memory.paused = False
+    temporary = assistant.new_conversation("scratch", temporary=True)
+    run(assistant, temporary, "My locker code is 9911.")
+    with pytest.raises(ToolError, match="temporary"):
+        memory_tools.REMEMBER.run(
+            {"content": "The locker code is 9911."},
+            ToolContext(store=store, conversation_id=temporary),
+        )
+    assert all(PIN not in m.content and "9911" not in m.content for m in store.memories())
+    run(assistant, conversation, "I like hiking on weekends.")
+    stored = memory_tools.REMEMBER.run(
+        {"content": "The user likes hiking."},
+        ToolContext(store=store, conversation_id=conversation),
+    )
+    assert "hiking" in stored

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engram.assistant.prompt import PromptParts, Recalled
-from engram.core.errors import Problem
+from engram.core.errors import Problem, tr
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,19 @@ class NotRemembered:
     is temporary (``problem`` says which, for the user)."""
 
     problem: Problem
+
+
+def quiet_problem(temporary: bool) -> Problem:
+    """Why nothing said now is stored as a memory: a temporary chat, or memory paused."""
+    if temporary:
+        return Problem(
+            tr("This is a temporary chat: nothing said in it is remembered."),
+            tr("Start a normal chat for what Engram should remember."),
+        )
+    return Problem(
+        tr("Memory is paused: nothing from this message was stored."),
+        tr("Resume memory in the memory browser, then say it again."),
+    )
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from engram.assistant.events import (
     Truncated,
     TurnEvent,
     TurnStarted,
+    quiet_problem,
 )
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler, remember_command
@@ -270,17 +271,8 @@ class Assistant:
     def _quiet(self, conversation_id: int) -> Problem | None:
         """Why nothing said now may be learned (memory paused, a temporary chat), or None."""
         conversation = self.log.conversation(conversation_id)
-        if conversation is not None and conversation.temporary:
-            return Problem(
-                tr("This is a temporary chat: nothing said in it is remembered."),
-                tr("Start a normal chat for what Engram should remember."),
-            )
-        if self.paused():
-            return Problem(
-                tr("Memory is paused: nothing from this message was stored."),
-                tr("Resume memory in the memory browser, then say it again."),
-            )
-        return None
+        temporary = conversation is not None and conversation.temporary
+        return quiet_problem(temporary) if temporary or self.paused() else None
 
     def delete_conversation(self, conversation_id: int) -> None:
         """Delete a conversation and its messages; memories keep their provenance."""
