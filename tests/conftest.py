@@ -155,3 +155,13 @@ def _qthread_running(thread: object) -> bool:
         return bool(thread.isRunning())  # type: ignore[attr-defined]
     except RuntimeError:  # the C++ object is already deleted: not running
         return False
+
+
+@pytest.fixture(params=["en", "zh_CN"])
+def ui_language(request: pytest.FixtureRequest, qapp: object) -> Iterator[str]:
+    """The UI in each of its languages: Engram's and Qt's translators installed for 简体中文."""
+    from engram.ui import i18n
+
+    translators = i18n.install(qapp, request.param)  # type: ignore[arg-type]
+    yield request.param
+    i18n.uninstall(qapp, translators)  # type: ignore[arg-type]

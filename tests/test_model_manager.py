@@ -202,3 +202,32 @@ def test_import_of_a_damaged_file_shows_the_problem(
     qtbot.waitUntil(manager.notice.isVisible, timeout=WAIT_MS)
     assert "broken.gguf" in manager.notice.text()
     assert not any(r.startswith("local-broken") for r in manager.rows)
+
+
+def test_every_action_is_visible_at_the_default_size_and_the_pair_says_its_cost(
+    qtbot: QtBot, ui_language: str, starter_models: Path
+) -> None:
+    window = ModelManager(settings.Settings(language=ui_language))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    table = window.table
+    assert not table.horizontalScrollBar().isVisible()
+    viewport = table.viewport().rect()
+    shown = 0
+    for row in window.rows.values():
+        for button in (row.download_button, row.use_small, row.use_large):
+            if button.isVisible():
+                shown += 1
+                corner = button.mapTo(table.viewport(), button.rect().bottomRight())
+                assert viewport.right() >= corner.x(), (row.entry.id, button.text())
+    assert shown >= len(window.rows)  # every row offers at least one action
+    offer = hardware.offer(catalogue.load(), hardware.probe(gpu=False))
+    assert offer is not None and offer.missing
+    gigabytes = f"{offer.download_bytes / 1e9:.1f} GB"
+    minutes = round(offer.download_seconds() / 60)
+    text = window.pair_button.text()
+    assert gigabytes in text and str(minutes) in text
+    assert ("min" if ui_language == "en" else "分钟") in text
+    assert ("Download and use" if ui_language == "en" else "下载") in text
+    window.close()

@@ -4,32 +4,32 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="99"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="89"/>
         <source>Download progress of {name}</source>
         <translation>{name} 的下载进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="100"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="90"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="101"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="91"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="102"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="92"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="103"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="93"/>
         <source>Use as small</source>
         <translation>用作小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="104"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="94"/>
         <source>Use as large</source>
         <translation>用作大模型</translation>
     </message>
@@ -136,12 +136,12 @@
     <message>
         <location filename="../../desktop/engram/cli/models.py" line="130"/>
         <source>{name} is not installed; there is nothing to remove.</source>
-        <translation type="unfinished"></translation>
+        <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/models.py" line="131"/>
         <source>engram models list shows what is installed.</source>
-        <translation type="unfinished"></translation>
+        <translation>engram models list 会列出已安装的模型。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/faults.py" line="101"/>
@@ -342,7 +342,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="107"/>
         <source>meta: {problem}</source>
-        <translation type="unfinished"></translation>
+        <translation>meta：{problem}</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="111"/>
@@ -352,7 +352,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="125"/>
         <source>{key} must be an integer</source>
-        <translation type="unfinished"></translation>
+        <translation>{key} 必须是整数</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
@@ -459,12 +459,12 @@
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="206"/>
         <source>{path}: tables or lists are nested too deeply to read.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：表或列表嵌套过深，无法读取。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="207"/>
         <source>Fix the syntax of the catalogue; a model entry needs only a few levels.</source>
-        <translation type="unfinished"></translation>
+        <translation>请修正目录的语法；一个模型条目只需要几层嵌套。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="214"/>
@@ -1764,22 +1764,22 @@
     <message>
         <location filename="../../desktop/engram/memory/db.py" line="61"/>
         <source>{path} is a database of another program ({count} tables), not Engram&apos;s.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path} 是另一个程序的数据库（{count} 个表），不是 Engram 的。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/db.py" line="63"/>
         <source>Engram has not changed it. Move it elsewhere, or point ENGRAM_HOME at another folder, then start Engram again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/chat.py" line="169"/>
         <source>There is no chat {id}.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/chat.py" line="170"/>
         <source>See the chats with: engram chat --list</source>
-        <translation type="unfinished"></translation>
+        <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
 </context>
 <context>
@@ -1861,104 +1861,124 @@
 <context>
     <name>Labels</name>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="8"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="11"/>
         <source>Fact</source>
         <translation>事实</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="9"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="12"/>
         <source>Preference</source>
         <translation>偏好</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="10"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="13"/>
         <source>Profile</source>
         <translation>个人资料</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="11"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="14"/>
         <source>Lesson</source>
         <translation>经验</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="12"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="15"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="13"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="16"/>
         <source>Plan</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="14"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="17"/>
         <source>Active</source>
         <translation>有效</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="15"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="18"/>
         <source>Superseded</source>
         <translation>已被取代</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="16"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="19"/>
         <source>Archived</source>
         <translation>已归档</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="17"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="20"/>
         <source>Local model</source>
         <translation>本地模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="18"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="21"/>
         <source>Cloud model</source>
         <translation>云端模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="19"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="22"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="20"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
         <source>small</source>
         <translation>小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="21"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="24"/>
         <source>large</source>
         <translation>大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="22"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="25"/>
         <source>embedding</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="26"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="24"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="27"/>
         <source>not configured</source>
         <translation>未配置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="25"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="28"/>
         <source>not loaded</source>
         <translation>未加载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="26"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="29"/>
         <source>loading</source>
         <translation>加载中</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="27"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="30"/>
         <source>loaded</source>
         <translation>已加载</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="51"/>
+        <source>about {n} s</source>
+        <translation>约 {n} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="53"/>
+        <source>about {n} min</source>
+        <translation>约 {n} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="55"/>
+        <source>about {n} h</source>
+        <translation>约 {n} 小时</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="61"/>
+        <source>{size}, {time}</source>
+        <translation>{size}，{time}</translation>
     </message>
 </context>
 <context>
@@ -2652,59 +2672,54 @@
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="41"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="42"/>
         <source>fits</source>
         <translation>适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="42"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="43"/>
         <source>tight</source>
         <translation>勉强</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="43"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="44"/>
         <source>does not fit</source>
         <translation>不适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="46"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="47"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="47"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="48"/>
         <source>Roles</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="48"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="49"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="49"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
         <source>Licence</source>
         <translation>许可证</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
         <source>Fit</source>
         <translation>适配</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
         <source>On disk</source>
         <translation>磁盘占用</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
-        <source>Progress</source>
-        <translation>进度</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
@@ -2712,127 +2727,142 @@
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="130"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="119"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="132"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="121"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="153"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="145"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="176"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="168"/>
         <source>Download and use this pair</source>
         <translation>下载并使用这组模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="191"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="183"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="201"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="193"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="202"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="194"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="239"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="231"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="253"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="246"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="250"/>
+        <source>Download and use this pair ({cost})</source>
+        <translation>下载并使用这一组（{cost}）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="253"/>
+        <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
+        <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
+    </message>
+    <message>
         <location filename="../../desktop/engram/ui/model_manager.py" line="258"/>
+        <source>Use this pair</source>
+        <translation>使用这一组</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="262"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="273"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="277"/>
         <source>installed, {size}</source>
         <translation>已安装，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="275"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="279"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="277"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="281"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="306"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="311"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="343"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="348"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="351"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="356"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="352"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="357"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="362"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="367"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="367"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="372"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="367"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="372"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="392"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="397"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="401"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="406"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="405"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="410"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="416"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="421"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="424"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="429"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>
@@ -3095,58 +3125,78 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="37"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="104"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="39"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="106"/>
         <source>Start a new chat</source>
         <translation>开始新对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="41"/>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="42"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="108"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="109"/>
         <source>Search chats</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="45"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="112"/>
         <source>Chats</source>
         <translation>对话列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="64"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="147"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="82"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="161"/>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="162"/>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="163"/>
+        <source>Previous 7 days</source>
+        <translation>过去 7 天</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="164"/>
+        <source>Previous 30 days</source>
+        <translation>过去 30 天</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="193"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="83"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="194"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="87"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="198"/>
         <source>Rename chat</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="87"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="198"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="94"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="205"/>
         <source>Delete chat</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="96"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="207"/>
         <source>Delete “{title}” and all its messages? Memories learned from it are kept (you can erase them in the memory browser).</source>
         <translation>删除“{title}”及其所有消息？从中学到的记忆会保留（可以在记忆浏览器中删除）。</translation>
     </message>

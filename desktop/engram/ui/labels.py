@@ -1,8 +1,11 @@
-"""Translated names of the codes the core uses: kinds, statuses, origins, roles, model states."""
+"""Translated names of the codes the core uses (kinds, statuses, origins, roles, model states),
+and sizes and download times as people read them."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from engram.models.hardware import Offer
 
 _NAMES = {
     "fact": QT_TRANSLATE_NOOP("Labels", "Fact"),
@@ -32,3 +35,29 @@ def label(code: str) -> str:
     """The user's-language name of a kind, status or origin code."""
     name = _NAMES.get(code)
     return QCoreApplication.translate("Labels", str(name)) if name else code
+
+
+def human_bytes(count: float) -> str:
+    """A byte count for people: 850 KB, 12.3 MB, 4.7 GB."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count / 1e3:.0f} KB"
+
+
+def duration(seconds: float) -> str:
+    """A rough duration: "about 40 s", "about 12 min", "about 2.5 h"."""
+    if seconds < 60:
+        text = QCoreApplication.translate("Labels", "about {n} s").format(n=max(1, round(seconds)))
+    elif seconds < 90 * 60:
+        text = QCoreApplication.translate("Labels", "about {n} min").format(n=round(seconds / 60))
+    else:
+        text = QCoreApplication.translate("Labels", "about {n} h").format(n=f"{seconds / 3600:.1f}")
+    return text
+
+
+def offer_cost(offer: Offer) -> str:
+    """What fetching the offered pair costs: "3.7 GB, about 12 min" (at the assumed speed)."""
+    return QCoreApplication.translate("Labels", "{size}, {time}").format(
+        size=human_bytes(offer.download_bytes), time=duration(offer.download_seconds())
+    )

@@ -28,11 +28,12 @@ from PySide6.QtWidgets import (
 
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
-from engram.models import catalogue, files, hardware
+from engram.models import catalogue, hardware
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 from engram.models.download import JobState, Options, Progress
 from engram.ui import errors, i18n, labels
 from engram.ui.download_worker import DownloadWorker
+from engram.ui.labels import human_bytes
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.threads import stop_thread, worker_thread
 
@@ -50,23 +51,12 @@ COLUMNS = (
     QT_TRANSLATE_NOOP("ModelManager", "Licence"),
     QT_TRANSLATE_NOOP("ModelManager", "Fit"),
     QT_TRANSLATE_NOOP("ModelManager", "On disk"),
-    QT_TRANSLATE_NOOP("ModelManager", "Progress"),
     QT_TRANSLATE_NOOP("ModelManager", "Actions"),
 )
-LANGUAGES_COLUMN, FIT_COLUMN, DISK_COLUMN, PROGRESS_COLUMN, ACTIONS_COLUMN = 3, 5, 6, 7, 8
-
-
-def human_bytes(count: float) -> str:
-    """A byte count for people: 850 KB, 12.3 MB, 4.7 GB."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6)):
-        if count >= size:
-            return f"{count / size:.1f} {unit}"
-    return f"{count / 1e3:.0f} KB"
-
-
-def installed(entry: ModelEntry) -> bool:
-    """Every file of the model is in its folder with the right size."""
-    return all(files.problem(entry, spec, deep=False) is None for spec in entry.files)
+LANGUAGES_COLUMN, LICENCE_COLUMN, FIT_COLUMN, DISK_COLUMN, ACTIONS_COLUMN = 3, 4, 5, 6, 7
+# Long texts (languages, licences) get a narrow column with the whole text in the tooltip, so
+# the actions always fit at the window's default size.
+NARROW_COLUMNS = {LANGUAGES_COLUMN: 110, LICENCE_COLUMN: 110}
 
 
 def bytes_on_disk(entry: ModelEntry) -> int:
@@ -107,14 +97,13 @@ class _Row:
         self.delete_button.clicked.connect(lambda: manager.delete(entry.id))
         self.use_small.clicked.connect(lambda: manager.use(entry.id, "small"))
         self.use_large.clicked.connect(lambda: manager.use(entry.id, "large"))
-        self.use_small.setVisible("small" in entry.roles)
-        self.use_large.setVisible("large" in entry.roles)
+        self.progress.setMinimumWidth(220)
         # The view shows cell widgets itself, so hiding only works one level down.
-        manager.table.setCellWidget(row, PROGRESS_COLUMN, _strip(self.progress))
         manager.table.setCellWidget(
             row,
             ACTIONS_COLUMN,
             _strip(
+                self.progress,
                 self.download_button,
                 self.cancel_button,
                 self.delete_button,
@@ -133,6 +122,9 @@ class _Row:
         )
         self.cancel_button.setVisible(busy)
         self.delete_button.setEnabled(not busy and on_disk > 0 and not self.entry.starter)
+        self.delete_button.setVisible(not busy)
+        self.use_small.setVisible("small" in self.entry.roles and not busy)
+        self.use_large.setVisible("large" in self.entry.roles and not busy)
         self.use_small.setEnabled(is_installed)
         self.use_large.setEnabled(is_installed)
         self.progress.setVisible(busy)
@@ -195,7 +187,7 @@ class ModelManager(QMainWindow):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((LANGUAGES_COLUMN, 140), (PROGRESS_COLUMN, 300)):
+        for column, width in NARROW_COLUMNS.items():
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             self.table.setColumnWidth(column, width)
         import_button = QPushButton(self.tr("Import GGUF…"))
@@ -238,7 +230,7 @@ class ModelManager(QMainWindow):
         self.machine_label.setText(
             self.tr("This machine: {machine}").format(machine=errors.text(machine.describe()))
         )
-        self._show_pair(hardware.recommend(self._catalogue, machine))
+        self._show_pair(hardware.offer(self._catalogue, machine))
         busy = self.worker.active()
         self.table.setRowCount(len(self._catalogue.models))
         self.rows = {}
@@ -246,12 +238,24 @@ class ModelManager(QMainWindow):
             self.rows[entry.id] = _Row(self, entry, row)
             self._fill(row, entry, machine, entry.id in busy)
 
-    def _show_pair(self, pair: Pair | None) -> None:
+    def _show_pair(self, offer: hardware.Offer | None) -> None:
+        pair = offer.pair if offer is not None else None
         self._pair = pair
         self.pair_button.setVisible(pair is not None)
-        if pair is None:
+        if offer is None or pair is None:
             self.pair_label.setText(self.tr("The catalogue recommends no models."))
             return
+        if offer.missing:
+            self.pair_button.setText(
+                self.tr("Download and use this pair ({cost})").format(cost=labels.offer_cost(offer))
+            )
+            self.pair_button.setToolTip(
+                self.tr("{cost} at {speed}/s; the chat stays usable meanwhile.").format(
+                    cost=labels.offer_cost(offer), speed=human_bytes(hardware.ASSUMED_BYTES_PER_S)
+                )
+            )
+        else:
+            self.pair_button.setText(self.tr("Use this pair"))
         names = {role: self._catalogue.get(getattr(pair, role)).name for role in ROLE_SETTINGS}
         self.pair_label.setText(
             self.tr(
@@ -261,7 +265,7 @@ class ModelManager(QMainWindow):
         )
 
     def _fill(self, row: int, entry: ModelEntry, machine: hardware.Machine, busy: bool) -> None:
-        is_installed = installed(entry)
+        is_installed = hardware.installed(entry)
         on_disk = bytes_on_disk(entry)
         fit = hardware.fit(entry, machine, is_installed)
         prefs = self.settings.current
@@ -286,7 +290,8 @@ class ModelManager(QMainWindow):
         )
         tips = {
             0: entry.notes or entry.id,
-            LANGUAGES_COLUMN: cells[3],
+            LANGUAGES_COLUMN: cells[LANGUAGES_COLUMN],
+            LICENCE_COLUMN: cells[LICENCE_COLUMN],
             FIT_COLUMN: errors.text(fit.reason),
         }
         for column, text in enumerate(cells):
@@ -315,7 +320,7 @@ class ModelManager(QMainWindow):
         self._pending_pair = pair
         for role in ROLE_SETTINGS:
             model_id = getattr(pair, role)
-            if not installed(self._catalogue.get(model_id)):
+            if not hardware.installed(self._catalogue.get(model_id)):
                 self.download(model_id)
         self._apply_pair_if_ready()
 
@@ -327,7 +332,7 @@ class ModelManager(QMainWindow):
         if ids & self.worker.active():
             return
         self._pending_pair = None
-        if all(installed(self._catalogue.get(model_id)) for model_id in ids):
+        if all(hardware.installed(self._catalogue.get(model_id)) for model_id in ids):
             self._save({key: getattr(pair, role) for role, key in ROLE_SETTINGS.items()})
 
     def use(self, model_id: str, role: str) -> None:
