@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 
 import pytest
@@ -10,8 +11,10 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.prompt import Recalled
+from engram.memory.episodes import Conversation
 from engram.ui import toast
 from engram.ui.chat_view import ChatView
+from engram.ui.sidebar import DATE_ROLE, Sidebar
 
 WINDOW_WIDTH = 900
 
@@ -85,3 +88,41 @@ def test_a_toast_hides_itself_a_problem_stays_and_both_close(
     assert links == ["manage"]
     notice.dismiss_toast()
     assert not notice.isVisible()
+
+
+def test_the_sidebar_groups_chats_by_date_elides_long_titles_and_shows_times(
+    qtbot: QtBot,
+) -> None:
+    now = dt.datetime(2026, 3, 15, 12, 0)
+    ages = [0, 1, 3, 20, 45, 80]  # days
+    chats = [
+        Conversation(i + 1, title, (now - dt.timedelta(days=age)).timestamp(), 0.0)
+        for i, (age, title) in enumerate(
+            zip(ages, ["Fresh", "Long " * 40, "Week", "Month", "January", "December"], strict=True)
+        )
+    ]
+    chats = [Conversation(c.id, c.title, c.created_at, c.created_at) for c in chats]
+    sidebar = Sidebar()
+    qtbot.addWidget(sidebar)
+    sidebar.resize(240, 500)
+    sidebar.show()
+    sidebar.show_conversations(chats, current=2, now=now)
+    shown = [sidebar.list.item(row).text() for row in range(sidebar.list.count())]
+    assert shown == [
+        "Today", "Fresh", "Yesterday", "Long " * 40, "Previous 7 days", "Week",
+        "Previous 30 days", "Month", "2026-01", "January", "2025-12", "December",
+    ]  # fmt: skip
+    assert sidebar.titles() == [c.title for c in chats]
+    assert sidebar.list.currentItem().text() == "Long " * 40
+    assert not sidebar.list.item(0).flags() & Qt.ItemFlag.ItemIsSelectable  # a heading
+    dates = [item.data(DATE_ROLE) for item in sidebar.chat_items()]
+    assert dates == ["12:00", "12:00", "03-12", "02-23", "01-29", "12-25"]
+    qtbot.wait(20)
+    assert sidebar.list.horizontalScrollBar().maximum() == 0  # the long title elides
+    clicked: list[int] = []
+    sidebar.selected.connect(clicked.append)
+    for item in (sidebar.list.item(0), sidebar.chat_items()[2]):
+        rect = sidebar.list.visualItemRect(item)
+        assert rect.right() <= sidebar.list.viewport().width()
+        qtbot.mouseClick(sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert clicked == [3]  # a heading is not a chat

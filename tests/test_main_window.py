@@ -282,12 +282,12 @@ def test_sidebar_lists_searches_switches_renames_and_deletes(
         _type_and_enter(qtbot, window, text)
         qtbot.waitUntil(lambda: window._busy, timeout=5_000)
         qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
-    titles = [window.sidebar.list.item(i).text() for i in range(window.sidebar.list.count())]
-    assert titles == ["Name a colour", "Tell me about Hangzhou"]
+    assert window.sidebar.titles() == ["Name a colour", "Tell me about Hangzhou"]
+    assert window.sidebar.list.item(0).text() == "Today"  # the heading above them
 
     window.sidebar.search.setText("hangzhou")
-    qtbot.waitUntil(lambda: window.sidebar.list.count() == 1, timeout=5_000)
-    hangzhou = window.sidebar.list.item(0)
+    qtbot.waitUntil(lambda: len(window.sidebar.chat_items()) == 1, timeout=5_000)
+    hangzhou = window.sidebar.chat_items()[0]
     qtbot.mouseClick(
         window.sidebar.list.viewport(),
         Qt.MouseButton.LeftButton,
@@ -298,15 +298,9 @@ def test_sidebar_lists_searches_switches_renames_and_deletes(
 
     window.sidebar.rename_requested.emit(shown, "Travel")
     window.sidebar.search.clear()
-    qtbot.waitUntil(
-        lambda: (
-            "Travel"
-            in [window.sidebar.list.item(i).text() for i in range(window.sidebar.list.count())]
-        ),
-        timeout=5_000,
-    )
+    qtbot.waitUntil(lambda: "Travel" in window.sidebar.titles(), timeout=5_000)
     window.sidebar.delete_requested.emit(shown)
-    qtbot.waitUntil(lambda: window.sidebar.list.count() == 1, timeout=5_000)
+    qtbot.waitUntil(lambda: len(window.sidebar.chat_items()) == 1, timeout=5_000)
     assert window.conversation_id == 0 and window.chat.bubbles() == []
     assert [r for r in _stored() if r[1] == "Tell me about Hangzhou"] == []
 

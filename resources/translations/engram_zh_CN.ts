@@ -340,11 +340,6 @@
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="107"/>
-        <source>meta: {problem}</source>
-        <translation>meta：{problem}</translation>
-    </message>
-    <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="111"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
@@ -1780,6 +1775,26 @@
         <location filename="../../desktop/engram/cli/chat.py" line="170"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/records.py" line="74"/>
+        <source>plan must be an object</source>
+        <translation>plan 必须是一个对象</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/records.py" line="77"/>
+        <source>plan goal must be text</source>
+        <translation>plan 的 goal 必须是文本</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/records.py" line="79"/>
+        <source>plan steps must be a list of texts</source>
+        <translation>plan 的 steps 必须是文本列表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/records.py" line="83"/>
+        <source>plan current_step must be a step number from 0 to {last}</source>
+        <translation>plan 的 current_step 必须是 0 到 {last} 之间的步骤编号</translation>
     </message>
 </context>
 <context>

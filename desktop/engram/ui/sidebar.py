@@ -1,11 +1,14 @@
-"""The conversation list: search, new, rename, delete, and choosing which one to show."""
+"""The conversation list: chats grouped by date (Today, Yesterday, Previous 7 days, …) with
+their time, search, new, rename, delete, and choosing which one to show."""
 
 from __future__ import annotations
 
-import time
+import datetime as dt
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QInputDialog,
     QLineEdit,
     QListWidget,
@@ -13,6 +16,9 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -20,6 +26,67 @@ from PySide6.QtWidgets import (
 from engram.memory.episodes import Conversation
 
 SEARCH_DEBOUNCE_MS = 200
+DATE_ROLE = Qt.ItemDataRole.UserRole + 1  # the time or date shown at the right of a chat
+
+
+def group_of(updated: dt.datetime, now: dt.datetime) -> str:
+    """The group a chat last changed at ``updated`` falls in: "today", "yesterday", "week",
+    "month", or its "YYYY-MM" when older."""
+    days = (now.date() - updated.date()).days
+    if days <= 0:
+        return "today"
+    if days == 1:
+        return "yesterday"
+    if days < 7:
+        return "week"
+    if days < 30:
+        return "month"
+    return updated.strftime("%Y-%m")
+
+
+class _ChatDelegate(QStyledItemDelegate):
+    """Draws a chat's title elided on the left and its time or date in the right margin."""
+
+    def sizeHint(  # noqa: N802 (Qt API)
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        """As tall as usual, never wider than the list: long titles elide instead."""
+        size = super().sizeHint(option, index)
+        return QSize(0, size.height() + 4) if index.data(DATE_ROLE) else QSize(0, size.height())
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        date = index.data(DATE_ROLE)
+        if not date:
+            super().paint(painter, option, index)
+            return
+        row = QStyleOptionViewItem(option)
+        self.initStyleOption(row, index)
+        title, row.text = row.text, ""
+        style = option.widget.style() if option.widget else None
+        if style is not None:  # background, hover and selection over the whole row
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, row, painter, option.widget)
+        metrics = option.fontMetrics
+        date_width = metrics.horizontalAdvance(date)
+        text_rect = option.rect.adjusted(8, 0, -(date_width + 16), 0)
+        painter.save()
+        painter.setPen(option.palette.text().color())
+        painter.drawText(
+            text_rect,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            metrics.elidedText(title, Qt.TextElideMode.ElideRight, text_rect.width()),
+        )
+        painter.setPen(option.palette.placeholderText().color())
+        painter.drawText(
+            option.rect.adjusted(0, 0, -8, 0),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            date,
+        )
+        painter.restore()
 
 
 class Sidebar(QWidget):
@@ -43,6 +110,12 @@ class Sidebar(QWidget):
         self.search.setClearButtonEnabled(True)
         self.list = QListWidget()
         self.list.setAccessibleName(self.tr("Chats"))
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setWordWrap(False)
+        self.list.setUniformItemSizes(False)
+        self.list.setItemDelegate(_ChatDelegate(self.list))
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 0, 8)
@@ -58,24 +131,62 @@ class Sidebar(QWidget):
         self.list.itemClicked.connect(self._on_clicked)
         self.list.customContextMenuRequested.connect(self._menu)
 
-    def show_conversations(self, conversations: list[Conversation], current: int) -> None:
+    def show_conversations(
+        self, conversations: list[Conversation], current: int, now: dt.datetime | None = None
+    ) -> None:
+        """List the chats (newest first) under a heading per date group."""
         self.list.clear()
+        now = now or dt.datetime.now()
+        heading = ""
         for conversation in conversations:
-            item = QListWidgetItem(conversation.title or self.tr("Untitled chat"))
+            updated = dt.datetime.fromtimestamp(conversation.updated_at)
+            group = group_of(updated, now)
+            if group != heading:
+                heading = group
+                self.list.addItem(self._heading(group))
+            title = conversation.title or self.tr("Untitled chat")
+            item = QListWidgetItem(title)
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
-            item.setToolTip(
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.updated_at))
+            item.setData(
+                DATE_ROLE,
+                updated.strftime("%H:%M" if group in ("today", "yesterday") else "%m-%d"),
             )
+            item.setToolTip(f"{title}\n{updated:%Y-%m-%d %H:%M}")
             self.list.addItem(item)
             if conversation.id == current:
                 self.list.setCurrentItem(item)
 
+    def _heading(self, group: str) -> QListWidgetItem:
+        names = {
+            "today": self.tr("Today"),
+            "yesterday": self.tr("Yesterday"),
+            "week": self.tr("Previous 7 days"),
+            "month": self.tr("Previous 30 days"),
+        }
+        item = QListWidgetItem(names.get(group, group))
+        item.setFlags(Qt.ItemFlag.NoItemFlags)
+        item.setData(Qt.ItemDataRole.AccessibleTextRole, item.text())
+        font = item.font()
+        font.setBold(True)
+        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
+        item.setFont(font)
+        return item
+
+    def chat_items(self) -> list[QListWidgetItem]:
+        """The chats listed (headings left out), top to bottom."""
+        items = (self.list.item(row) for row in range(self.list.count()))
+        return [item for item in items if item.data(Qt.ItemDataRole.UserRole) is not None]
+
+    def titles(self) -> list[str]:
+        return [item.text() for item in self.chat_items()]
+
     def _on_clicked(self, item: QListWidgetItem) -> None:
-        self.selected.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+        if item.data(Qt.ItemDataRole.UserRole) is not None:
+            self.selected.emit(int(item.data(Qt.ItemDataRole.UserRole)))
 
     def _menu(self, pos: QPoint) -> None:
         item = self.list.itemAt(pos)
-        if item is None:
+        if item is None or item.data(Qt.ItemDataRole.UserRole) is None:
             return
         conversation_id = int(item.data(Qt.ItemDataRole.UserRole))
         menu = QMenu(self)
