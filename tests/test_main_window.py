@@ -20,6 +20,7 @@ from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.ui import toast
 from engram.ui.main_window import MainWindow
+from engram.ui.prompt_dialog import PromptDialog
 from engram.ui.settings_dialog import SettingsDialog
 
 LOAD_TIMEOUT_MS = 30_000
@@ -548,3 +549,63 @@ def test_the_header_switches_between_installed_models_and_names_a_separate_large
     large.activated.emit(index)
     assert store.current.large_model == "smollm2-135m-instruct"
     window.close()
+
+
+def test_tool_calls_show_as_folded_blocks_and_permission_is_asked_inside_the_chat(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    # A scripted model makes the exact calls (the starter model's own calls are tested in
+    # test_tools_turn.py); the window, its worker thread and the tool loop are real.
+    from engram.assistant.tools import loop
+    from engram.assistant.tools.base import Tool
+    from engram.assistant.tools.permissions import Permissions
+    from test_tools import ECHO, TEXT, ScriptedModel, _echo, _registry
+
+    guarded = Tool("guarded", "Needs a yes.", "需要同意。", TEXT, _echo, needs_permission=True)
+    session = window.worker._session
+    assert session is not None
+    session.assistant.model = ScriptedModel(  # type: ignore[assignment]
+        [
+            '{"tool": "guarded", "arguments": {"text": "hi"}}',
+            '{"tool": "echo", "arguments": {"text": "again"}}',
+            "Done.",
+        ]
+    )
+    session.assistant.tools = loop.Toolbox(
+        _registry(guarded, ECHO),
+        Permissions(ask=window.worker._ask, on_change=window.worker.permissions_changed.emit),
+    )
+    _type_and_enter(qtbot, window, "Use the tools")
+    qtbot.waitUntil(lambda: bool(window._pending_prompts), timeout=ANSWER_TIMEOUT_MS)
+    prompt = window._pending_prompts[0]
+    assert "guarded" in prompt.question.text()
+    assert window._busy  # the answer waits for the user, no dialog
+    qtbot.mouseClick(prompt.buttons["always"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    answer = window.chat.bubbles()[-1]
+    assert answer.text == "Done."
+    assert [(b.name, b.result) for b in answer.tool_blocks] == [
+        ("guarded", "echo: hi"),
+        ("echo", "echo: again"),
+    ]
+    block = answer.tool_blocks[0]
+    assert block.header.text().startswith("Tool: guarded · ") and block.header.text().endswith(" s")
+    assert not block.body.isVisible()
+    qtbot.mouseClick(block.header, Qt.MouseButton.LeftButton)
+    assert block.body.isVisible() and '"text": "hi"' in block.body.text()
+    assert window.settings.current.tools.permissions == {"guarded": "always"}
+
+    window.new_conversation()
+    window.open_conversation(window.sidebar.chat_items()[0].data(Qt.ItemDataRole.UserRole))
+    stored = window.chat.bubbles()[-1]
+    assert [b.role for b in window.chat.bubbles()] == ["user", "assistant"]
+    assert [(b.name, b.result) for b in stored.tool_blocks] == [
+        ("guarded", "echo: hi"),
+        ("echo", "echo: again"),
+    ]
+    assert answer.prompt is not None
+    dialog = PromptDialog(
+        answer.prompt, window, [(b.name, b.arguments, b.result) for b in answer.tool_blocks]
+    )
+    assert "=== Tool call 1: guarded ===" in dialog.view.toPlainText()
+    assert "→ echo: again" in dialog.view.toPlainText()

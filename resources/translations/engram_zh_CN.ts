@@ -69,12 +69,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="152"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="153"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="152"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="153"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -362,7 +362,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
         <location filename="../../desktop/engram/models/cloud.py" line="164"/>
-        <location filename="../../desktop/engram/models/local.py" line="405"/>
+        <location filename="../../desktop/engram/models/local.py" line="409"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1064,72 +1064,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="123"/>
+        <location filename="../../desktop/engram/models/local.py" line="124"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="125"/>
+        <location filename="../../desktop/engram/models/local.py" line="126"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="146"/>
+        <location filename="../../desktop/engram/models/local.py" line="147"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="148"/>
+        <location filename="../../desktop/engram/models/local.py" line="149"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="232"/>
+        <location filename="../../desktop/engram/models/local.py" line="233"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="233"/>
+        <location filename="../../desktop/engram/models/local.py" line="234"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="245"/>
+        <location filename="../../desktop/engram/models/local.py" line="246"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="248"/>
+        <location filename="../../desktop/engram/models/local.py" line="249"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="272"/>
+        <location filename="../../desktop/engram/models/local.py" line="274"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="272"/>
+        <location filename="../../desktop/engram/models/local.py" line="274"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="392"/>
+        <location filename="../../desktop/engram/models/local.py" line="396"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="398"/>
+        <location filename="../../desktop/engram/models/local.py" line="402"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="410"/>
+        <location filename="../../desktop/engram/models/local.py" line="414"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="411"/>
+        <location filename="../../desktop/engram/models/local.py" line="415"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1144,12 +1144,12 @@
         <translation>请在设置中为它选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="90"/>
+        <location filename="../../desktop/engram/models/roles.py" line="91"/>
         <source>Learning starts with a larger model: {name} ({params}) is too small to learn from.</source>
         <translation>换用更大的模型后才开始学习：{name}（{params}）太小，无法从对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="92"/>
+        <location filename="../../desktop/engram/models/roles.py" line="93"/>
         <source>Install a large model of at least 1B parameters in Settings → Models. Until then earlier messages are still recalled and &quot;remember this:&quot; keeps your own words.</source>
         <translation>请在“设置 → 模型”中安装至少 10 亿（1B）参数的大模型。在此之前，仍会回忆起之前的消息，“记住：”也会原样保存你的话。</translation>
     </message>
@@ -1254,37 +1254,37 @@
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="232"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="317"/>
         <source>The base URL “{url}” is not an http:// or https:// address.</source>
         <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="233"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="318"/>
         <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
         <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="239"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="324"/>
         <source>The cloud distiller needs a base URL and a model name.</source>
         <translation>云端提炼需要接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="240"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="325"/>
         <source>Fill both in, or turn the cloud distiller off.</source>
         <translation>请两项都填写，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="245"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="330"/>
         <source>The download mirror “{url}” is not an http:// or https:// address.</source>
         <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="246"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="331"/>
         <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
         <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="307"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="398"/>
         <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
@@ -1580,12 +1580,12 @@
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="198"/>
+        <location filename="../../desktop/engram/core/settings.py" line="208"/>
         <source>Could not save the settings ({error}). Nothing was changed.</source>
         <translation>无法保存设置（{error}），未做任何更改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="199"/>
+        <location filename="../../desktop/engram/core/settings.py" line="209"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
@@ -1828,7 +1828,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="192"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="200"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -1999,311 +1999,311 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="122"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="128"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="124"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="130"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="125"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="131"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="126"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="132"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="127"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="133"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="133"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="142"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="138"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="144"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="145"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="147"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="160"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="160"/>
         <source>Save this chat as a Markdown file</source>
         <translation>将此对话保存为 Markdown 文件</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="177"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="174"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="180"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="175"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="181"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="204"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="210"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="205"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="211"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="206"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="212"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="209"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="215"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="210"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="216"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="211"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="217"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="216"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="222"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="217"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="223"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="218"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="224"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="330"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="338"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="333"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="341"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="344"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="352"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="345"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="353"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="348"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="356"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="360"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="368"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="362"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="370"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="365"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="373"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="367"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="375"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="369"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="377"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="372"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="380"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="430"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="436"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="444"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="441"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="449"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="448"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="456"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="463"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="668"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="472"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="708"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="465"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="474"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="476"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="491"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="486"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="670"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="501"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="710"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="519"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="546"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="525"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="552"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="527"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="554"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="531"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="558"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="538"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="565"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="541"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="568"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="550"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="577"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="567"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="594"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="576"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="603"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="581"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="608"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="594"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="621"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="595"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="622"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="599"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="626"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="610"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="638"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="615"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="643"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="615"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="643"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="672"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="712"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
@@ -2630,56 +2630,56 @@
 <context>
     <name>MessageBubble</name>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="148"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="156"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="151"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="159"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="166"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="174"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="81"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="168"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="83"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="176"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="78"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="80"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="82"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="84"/>
         <source>Good answer</source>
         <translation>好回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="83"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
         <source>Bad answer</source>
         <translation>差回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="84"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="86"/>
         <source>Show prompt</source>
         <translation>显示提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="170"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="178"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="172"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="89"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="180"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -2896,39 +2896,82 @@
     </message>
 </context>
 <context>
+    <name>PermissionPrompt</name>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="104"/>
+        <source>Engram wants to use the tool {name} ({source}):</source>
+        <translation>Engram 想使用工具 {name}（{source}）：</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="115"/>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="116"/>
+        <source>Always allow this tool</source>
+        <translation>始终允许此工具</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="117"/>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="138"/>
+        <source>Allowed once.</source>
+        <translation>已允许一次。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="139"/>
+        <source>Always allowed (change it in Settings → Tools).</source>
+        <translation>已始终允许（可在 设置 → 工具 中更改）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="140"/>
+        <source>Denied.</source>
+        <translation>已拒绝。</translation>
+    </message>
+</context>
+<context>
     <name>PromptDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="16"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="24"/>
         <source>Prompt of this answer</source>
         <translation>这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="20"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="28"/>
         <source>System part</source>
         <translation>系统部分</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="22"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="30"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="26"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="34"/>
         <source>Memory block</source>
         <translation>记忆块</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="27"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="35"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="30"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="38"/>
         <source>=== {title} ({tokens} tokens) ===</source>
         <translation>=== {title}（{tokens} 个词元）===</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="37"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="43"/>
+        <source>=== Tool call {step}: {name} ===</source>
+        <translation>=== 工具调用 {step}：{name} ===</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="50"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
@@ -2936,203 +2979,269 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="55"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="60"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="60"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="65"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="61"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="66"/>
+        <source>Answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="67"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="62"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="68"/>
         <source>Cloud distiller</source>
         <translation>云端提炼</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="63"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="69"/>
         <source>Appearance &amp;&amp; data</source>
         <translation>外观与数据</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="94"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="100"/>
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="98"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="102"/>
+        <source>None (CPU only)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="104"/>
+        <source>This build of llama.cpp can offload layers to the GPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="106"/>
+        <source>This build of llama.cpp runs on the CPU only; GPU layers have no effect.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="110"/>
         <source>Small model (answers)</source>
         <translation>小模型（回答）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="99"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="111"/>
         <source>Large model (learning)</source>
         <translation>大模型（学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="100"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="112"/>
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="101"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="113"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="102"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="114"/>
+        <source>GPU layers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="116"/>
         <source>Context size (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="103"/>
-        <source>Answer length (tokens)</source>
-        <translation>回答长度（词元）</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="104"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="117"/>
         <source>Memory budget (tokens)</source>
         <translation>记忆预算（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="111"/>
-        <source>installed</source>
-        <translation>已安装</translation>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="130"/>
+        <source>{name} (not installed)</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="111"/>
-        <source>not installed</source>
-        <translation>未安装</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="114"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="132"/>
         <source>{id} (not in the catalogue)</source>
         <translation>{id}（不在模型目录中）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="124"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="138"/>
+        <source>Download more…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="157"/>
+        <source>e.g. I am a nurse in Hangzhou; I am learning the violin.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="161"/>
+        <source>e.g. Answer briefly, in plain words; use metric units.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="169"/>
+        <source>About you</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="170"/>
+        <source>How to answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="175"/>
+        <source>Every chat gets these, as your preferences; they never change Engram&apos;s rules.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="179"/>
+        <source>Temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="180"/>
+        <source>Top-p</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="181"/>
+        <source>Longest answer (tokens)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="190"/>
         <source>Pause memory (learn nothing new)</source>
         <translation>暂停记忆（不再学习新内容）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="126"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="192"/>
         <source>Learn every N turns</source>
         <translation>每 N 轮对话学习一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="127"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="193"/>
         <source>Idle seconds before learning</source>
         <translation>空闲多少秒后开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="128"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="194"/>
         <source>Unload large model after idle (seconds)</source>
         <translation>大模型空闲多久后卸载（秒）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="135"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="201"/>
         <source>Use a cloud model to learn from conversations</source>
         <translation>使用云端模型从对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="138"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="204"/>
         <source>⚠ Conversation text may leave this machine while the cloud distiller is on.</source>
         <translation>⚠ 开启云端提炼后，对话文本可能会离开本机。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="149"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="215"/>
         <source>Leave empty to keep the current key</source>
         <translation>留空则保留当前密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="150"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="216"/>
         <source>Redact personal data before sending</source>
         <translation>发送前隐去个人信息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="154"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="220"/>
         <source>Base URL</source>
         <translation>接口地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="155"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="221"/>
         <source>Model name</source>
         <translation>模型名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="156"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="222"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="158"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="224"/>
         <source>Keep the key for this session only</source>
         <translation>仅在本次运行期间保留密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="173"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="179"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="239"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="245"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="264"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="180"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="246"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="181"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="247"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="188"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="254"/>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="194"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="260"/>
         <source>Empty: the official Hugging Face hub</source>
         <translation>留空：使用 Hugging Face 官方站点</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="195"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="261"/>
         <source>Disable Xet transfer (plain HTTP downloads)</source>
         <translation>停用 Xet 传输（使用普通 HTTP 下载）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="197"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="268"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="198"/>
-        <source>Applies after restart.</source>
-        <translation>重启后生效。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="199"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="270"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="200"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="271"/>
+        <source>Font size (points)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="272"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="201"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="273"/>
         <source>Download mirror</source>
         <translation>下载镜像</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="280"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="293"/>
+        <source>No font for {language} is installed; its text would show as boxes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="371"/>
         <source>The API key cannot be stored securely: {why}. Install and unlock a keyring service, or keep the key in memory for this session only; Engram never saves it to a file.</source>
         <translation>无法安全保存 API 密钥：{why}。请安装并解锁密钥环服务，或仅在本次运行期间将密钥保留在内存中；Engram 从不把密钥写入文件。</translation>
     </message>
@@ -3214,6 +3323,39 @@
         <location filename="../../desktop/engram/ui/sidebar.py" line="207"/>
         <source>Delete “{title}” and all its messages? Memories learned from it are kept (you can erase them in the memory browser).</source>
         <translation>删除“{title}”及其所有消息？从中学到的记忆会保留（可以在记忆浏览器中删除）。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolBlock</name>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="51"/>
+        <source>Tool: {name} · running…</source>
+        <translation>工具：{name} · 运行中…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="67"/>
+        <source>Tool: {name} · failed</source>
+        <translation>工具：{name} · 失败</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="69"/>
+        <source>Tool: {name}</source>
+        <translation>工具：{name}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="71"/>
+        <source>Tool: {name} · {seconds:.2f} s</source>
+        <translation>工具：{name} · {seconds:.2f} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="84"/>
+        <source>Arguments:</source>
+        <translation>参数：</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="86"/>
+        <source>Result:</source>
+        <translation>结果：</translation>
     </message>
 </context>
 </TS>

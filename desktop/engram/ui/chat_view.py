@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.ui import markdown, theme
 from engram.ui.chips import MemoryChips
+from engram.ui.tool_block import ToolBlock
 
 FRAME_MS = 33
 RENDER_SHARE_INVERSE = 4
@@ -59,6 +60,7 @@ class MessageBubble(QFrame):
         self.marker.setObjectName("bubble_marker")
         self.marker.hide()
         self.vote = 0  # +1 / -1 once the user gave a thumb
+        self.tool_blocks: list[ToolBlock] = []
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(12, 8, 12, 8)
         self._layout.addWidget(self.label)
@@ -135,6 +137,12 @@ class MessageBubble(QFrame):
         caption = QLabel(text)
         caption.setObjectName("bubble_caption")
         self._layout.insertWidget(0, caption)
+
+    def add_block(self, block: QWidget) -> None:
+        """A tool call or a permission question, above the answer's text (it came first)."""
+        if isinstance(block, ToolBlock):
+            self.tool_blocks.append(block)
+        self._layout.insertWidget(self._layout.indexOf(self.label), block)
 
     def set_chips(self, chips: MemoryChips) -> None:
         self.chips = chips

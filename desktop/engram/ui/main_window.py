@@ -30,12 +30,15 @@ from engram.assistant.events import (
     Recalling,
     Remembered,
     Token,
+    ToolCalled,
+    ToolResult,
     Truncated,
     TurnEvent,
     TurnStarted,
 )
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.assistant.session import LoadedModels
+from engram.assistant.tools import setup as tool_setup
 from engram.core import log, paths
 from engram.core.atomic import atomic_write
 from engram.core.cancel import CancelToken
@@ -56,7 +59,8 @@ from engram.ui.settings_signals import SettingsSignals
 from engram.ui.sidebar import Sidebar
 from engram.ui.threads import stop_thread, worker_thread
 from engram.ui.toast import Notice
-from engram.ui.worker import ModelWorker
+from engram.ui.tool_block import PermissionPrompt, ToolBlock
+from engram.ui.worker import ModelWorker, PermissionRequest
 
 _log = log.get("ui.main")
 # A pause in typing this long starts evaluating the prompt ahead of Enter.
@@ -116,6 +120,8 @@ class MainWindow(QMainWindow):
         self._recalled: tuple[Recalled, ...] = ()
         self._prompt: PromptParts | None = None
         self._answers: dict[int, MessageBubble] = {}
+        self._tool_blocks: dict[int, ToolBlock] = {}  # this answer's, by step
+        self._pending_prompts: list[PermissionPrompt] = []
 
         self.chat = ChatView()
         self.composer = Composer()
@@ -259,6 +265,8 @@ class MainWindow(QMainWindow):
         self.judge_requested.connect(self.worker.judge)
         self.models_requested.connect(self.worker.list_models)
         self.worker.models_listed.connect(self._on_models_listed)
+        self.worker.permission_asked.connect(self._ask_permission)
+        self.worker.permissions_changed.connect(tool_setup.saving_to(self.settings))
         self.header.model_chosen.connect(self._choose_model)
         self._thread.start()
         self._show_conversation()
@@ -454,6 +462,7 @@ class MainWindow(QMainWindow):
                 self.conversation_id = event.conversation_id
                 self._refresh_sidebar()
             self._recalled = ()
+            self._tool_blocks = {}
             user = self.chat.latest("user")
             if user is not None:
                 user.episode_id = event.user_episode_id
@@ -470,6 +479,12 @@ class MainWindow(QMainWindow):
             self._prompt = event.prompt
         elif isinstance(event, Token):
             self.chat.append_token(event.text)
+        elif isinstance(event, ToolCalled):
+            block = ToolBlock(event.name, event.arguments, event.error)
+            self._tool_blocks[event.step] = block
+            self._add_to_answer(block)
+        elif isinstance(event, ToolResult) and event.step in self._tool_blocks:
+            self._tool_blocks[event.step].set_result(event.text, event.is_error, event.duration_s)
         elif isinstance(event, Truncated):
             self._show_notice(
                 self.tr(
@@ -499,6 +514,18 @@ class MainWindow(QMainWindow):
         self.chat.end_answer(text, recalled, used, episode_id)
         if answer is not None:
             answer.prompt = self._prompt
+
+    def _add_to_answer(self, block: QWidget) -> None:
+        answer = self.chat.latest("assistant")
+        if answer is not None:
+            answer.add_block(block)
+
+    def _ask_permission(self, request: PermissionRequest) -> None:
+        """A tool wants to run: ask inside the answer, no dialog; Stop counts as deny."""
+        prompt = PermissionPrompt(request.name, request.source, request.arguments)
+        prompt.answered.connect(request.answer)
+        self._add_to_answer(prompt)
+        self._pending_prompts.append(prompt)
 
     def _on_models_listed(self, models: list[tuple[str, str, tuple[str, ...]]]) -> None:
         prefs = self.settings.current
@@ -600,7 +627,8 @@ class MainWindow(QMainWindow):
 
     def _on_bubble_action(self, action: str, bubble: MessageBubble) -> None:
         if action == "prompt" and bubble.prompt is not None:
-            PromptDialog(bubble.prompt, self).exec()
+            steps = [(b.name, b.arguments, b.result) for b in bubble.tool_blocks]
+            PromptDialog(bubble.prompt, self, steps).exec()
             return
         if action in ("thumbs_up", "thumbs_down"):
             self._judge(bubble, action)
@@ -635,6 +663,10 @@ class MainWindow(QMainWindow):
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy
+        if not busy:  # an unanswered question ended with the answer (stopped: denied)
+            for prompt in self._pending_prompts:
+                prompt.answer("deny")
+            self._pending_prompts = []
         self._update_buttons()
 
     # -- helpers ---------------------------------------------------------------------------
@@ -662,8 +694,16 @@ class MainWindow(QMainWindow):
         self.notice.dismiss_toast()
         self._answers = {}
         if self.conversation_id and self._episodes is not None:
+            tools: list[ToolBlock] = []  # a tool step is shown inside the answer after it
             for episode in self._episodes.episodes(self.conversation_id):
+                if episode.role == "tool":
+                    tools.append(ToolBlock.from_stored(episode.content))
+                    continue
                 bubble = self.chat.add(episode.role, episode.content, episode.id)
+                if episode.role == "assistant":
+                    for block in tools:
+                        bubble.add_block(block)
+                    tools = []
                 if episode.model == "large" and self._large_is_other():
                     bubble.set_caption(self.tr("Answered by the large model"))
                 if episode.role == "assistant" and episode.status == "cancelled":

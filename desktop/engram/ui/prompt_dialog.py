@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout, QWidget
 
@@ -11,7 +13,13 @@ from engram.assistant.prompt import PromptParts
 class PromptDialog(QDialog):
     """Read-only: system part, conversation, memory block and message, as sent to the model."""
 
-    def __init__(self, parts: PromptParts, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        parts: PromptParts,
+        parent: QWidget | None = None,
+        tool_steps: Sequence[tuple[str, str, str]] = (),
+    ) -> None:
+        """``tool_steps``: (tool, arguments, result) of the calls the answer made."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Prompt of this answer"))
         self.resize(760, 560)
@@ -31,6 +39,11 @@ class PromptDialog(QDialog):
             + f"\n{body}"
             for title, count, body in sections
         )
+        for step, (name, arguments, result) in enumerate(tool_steps, 1):
+            text += "\n\n" + self.tr("=== Tool call {step}: {name} ===").format(
+                step=step, name=name
+            )
+            text += f"\n{arguments}\n→ {result}"
         self.view = QPlainTextEdit(text)
         self.view.setReadOnly(True)
         self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 from PySide6.QtCore import Signal, Slot
 
 from engram.assistant.events import Failed
 from engram.assistant.session import LoadedModels, Session, needs_reopen, open_session
 from engram.assistant.signals import SignalKind
+from engram.assistant.tools.base import Tool
+from engram.assistant.tools.permissions import DENY
 from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError
@@ -14,6 +19,30 @@ from engram.core.settings import Settings
 from engram.ui.threads import Worker, reporting, worker_slot
 
 _log = log.get("ui.worker")
+ANSWER_POLL_S = 0.05  # how often a tool waiting for permission checks for Stop
+
+
+class PermissionRequest:
+    """A tool waiting for the user's choice: the model thread waits, the window answers."""
+
+    def __init__(self, tool: Tool, arguments: dict[str, Any]) -> None:
+        self.name = tool.name
+        self.source = tool.source
+        self.arguments = arguments
+        self.choice = DENY
+        self._answered = threading.Event()
+
+    def answer(self, choice: str) -> None:
+        """From the UI thread: "once", "always" or "deny"."""
+        self.choice = choice
+        self._answered.set()
+
+    def wait(self, cancel: CancelToken) -> str:
+        """The user's choice; "deny" when the answer is stopped first."""
+        while not self._answered.wait(ANSWER_POLL_S):
+            if cancel.cancelled:
+                return DENY
+        return self.choice
 
 
 class ModelWorker(Worker):
@@ -28,12 +57,15 @@ class ModelWorker(Worker):
     conversations_changed = Signal()
     learning_status = Signal(object)  # engram.assistant.consolidation.Status
     models_listed = Signal(object)  # [(model id, name, roles)] of the installed chat models
+    permission_asked = Signal(object)  # PermissionRequest: the window asks in the chat
+    permissions_changed = Signal(object)  # {tool name: "always" | "deny"}, for the settings
 
     def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
         super().__init__()
         self._settings = settings
         self._models = models  # lent by the caller, who closes them
         self._session: Session | None = None
+        self._turn_cancel = CancelToken()  # the running answer's, for a permission wait
 
     @Slot()
     def load(self) -> None:
@@ -42,6 +74,10 @@ class ModelWorker(Worker):
             self._session = open_session(
                 self._settings, on_status=self.learning_status.emit, models=self._models
             )
+            tools = self._session.assistant.tools
+            if tools is not None:
+                tools.permissions.ask = self._ask
+                tools.permissions.on_change = self.permissions_changed.emit
             self.loaded.emit(self._session.model.path.name, self._session.memory_problem)
 
     @Slot(int, str, object)
@@ -54,10 +90,17 @@ class ModelWorker(Worker):
         """Run one turn on the large model (loaded on first use), with the same memory."""
         self._run(conversation_id, text, cancel, escalate=True)
 
+    def _ask(self, tool: Tool, arguments: dict[str, Any]) -> str:
+        """Ask the window whether a tool may run; waits for the click (or Stop)."""
+        request = PermissionRequest(tool, arguments)
+        self.permission_asked.emit(request)
+        return request.wait(self._turn_cancel)
+
     def _run(self, conversation_id: int, text: str, cancel: CancelToken, escalate: bool) -> None:
         """A turn always ends: its events, then ``Failed`` on any error, then not busy."""
         if self._session is None:
             return
+        self._turn_cancel = cancel
         self.busy_changed.emit(True)
         try:
             with reporting("turn", lambda problem: self.turn_event.emit(Failed(problem))):

@@ -1,0 +1,143 @@
+"""Tools inside an answer: a compact block per call (tool, arguments, result, time), folded by
+default, and the inline question whether a tool may run (allow once, always, deny)."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
+
+RESULT_CHARS = 4_000  # shown in the block; the model got its own cut of the result
+
+
+def _arguments_text(arguments: object) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments, ensure_ascii=False, indent=1)
+
+
+class ToolBlock(QFrame):
+    """One tool call: a header line that unfolds to the arguments and the result."""
+
+    def __init__(self, name: str, arguments: object, error: str = "") -> None:
+        super().__init__()
+        self.setObjectName("tool_block")
+        self.name = name
+        self.arguments = _arguments_text(arguments)
+        self.result = ""
+        self.header = QToolButton()
+        self.header.setObjectName("tool_header")
+        self.header.setCheckable(True)
+        self.header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.header.setArrowType(Qt.ArrowType.RightArrow)
+        self.header.toggled.connect(self._fold)
+        self.body = QLabel()
+        self.body.setObjectName("tool_body")
+        self.body.setTextFormat(Qt.TextFormat.PlainText)
+        self.body.setWordWrap(True)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.body.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        layout.setSpacing(2)
+        layout.addWidget(self.header)
+        layout.addWidget(self.body)
+        if error:
+            self.set_result(error, is_error=True, duration_s=None)
+        else:
+            self.header.setText(self.tr("Tool: {name} · running…").format(name=name))
+            self._fill()
+
+    @classmethod
+    def from_stored(cls, text: str) -> ToolBlock:
+        """A block for a stored ``tool`` message ("name {arguments}\\n→ result")."""
+        call, _, result = text.partition("\n→ ")
+        name, _, arguments = call.partition(" ")
+        block = cls(name or "?", arguments)
+        error = result.startswith("error: ")
+        block.set_result(result.removeprefix("error: "), is_error=error, duration_s=None)
+        return block
+
+    def set_result(self, text: str, is_error: bool, duration_s: float | None) -> None:
+        self.result = text
+        if is_error:
+            head = self.tr("Tool: {name} · failed").format(name=self.name)
+        elif duration_s is None:
+            head = self.tr("Tool: {name}").format(name=self.name)
+        else:
+            head = self.tr("Tool: {name} · {seconds:.2f} s").format(
+                name=self.name, seconds=duration_s
+            )
+        self.header.setText(head)
+        self.setProperty("failed", is_error)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self._fill()
+
+    def _fill(self) -> None:
+        result = self.result
+        if len(result) > RESULT_CHARS:
+            result = result[:RESULT_CHARS] + "…"
+        parts = [self.tr("Arguments:"), self.arguments]
+        if self.result:
+            parts += ["", self.tr("Result:"), result]
+        self.body.setText("\n".join(parts))
+
+    def _fold(self, unfolded: bool) -> None:
+        self.body.setVisible(unfolded)
+        self.header.setArrowType(Qt.ArrowType.DownArrow if unfolded else Qt.ArrowType.RightArrow)
+
+
+class PermissionPrompt(QFrame):
+    """Asks in the chat whether a tool may run; ``answered(choice)`` with "once", "always" or
+    "deny", then it shows what was chosen."""
+
+    answered = Signal(str)
+
+    def __init__(self, name: str, source: str, arguments: object) -> None:
+        super().__init__()
+        self.setObjectName("permission_prompt")
+        self.question = QLabel(
+            self.tr("Engram wants to use the tool {name} ({source}):").format(
+                name=name, source=source
+            )
+        )
+        self.question.setWordWrap(True)
+        details = QLabel(_arguments_text(arguments))
+        details.setObjectName("tool_body")
+        details.setTextFormat(Qt.TextFormat.PlainText)
+        details.setWordWrap(True)
+        details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.buttons = {
+            "once": QPushButton(self.tr("Allow once")),
+            "always": QPushButton(self.tr("Always allow this tool")),
+            "deny": QPushButton(self.tr("Deny")),
+        }
+        row = QHBoxLayout()
+        for choice, button in self.buttons.items():
+            button.clicked.connect(lambda _=False, c=choice: self.answer(choice=c))
+            row.addWidget(button)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.question)
+        layout.addWidget(details)
+        layout.addLayout(row)
+        self.choice = ""
+
+    def answer(self, choice: str) -> None:
+        """Record the choice once (a click, or "deny" when the answer ends first)."""
+        if self.choice:
+            return
+        self.choice = choice
+        for button in self.buttons.values():
+            button.setEnabled(False)
+        said = {
+            "once": self.tr("Allowed once."),
+            "always": self.tr("Always allowed (change it in Settings → Tools)."),
+            "deny": self.tr("Denied."),
+        }
+        self.question.setText(self.question.text() + " " + said[choice])
+        self.answered.emit(choice)
