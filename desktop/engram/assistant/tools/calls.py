@@ -19,6 +19,7 @@ back and parsed when the stream ends.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,8 @@ HERMES, LLAMA3, JSON = "hermes", "llama3", "json"
 OPEN_TAG, CLOSE_TAG = "<tool_call>", "</tool_call>"
 PYTHON_TAG = "<|python_tag|>"
 RESULT_OPEN, RESULT_CLOSE = "<tool_result>", "</tool_result>"
+# The tags that delimit calls and results: a result must not close its block or open a call.
+_TAGS = re.compile(r"</?\s*(?:tool_call|tool_response|tool_result)\s*>", re.IGNORECASE)
 
 
 def detect(template: str) -> str:
@@ -150,6 +153,14 @@ class Splitter:
         if self._call is None and self.fmt == LLAMA3 and held.lstrip().startswith(PYTHON_TAG):
             return "", held
         return held, self._call or ""
+
+
+def without_tags(text: str) -> str:
+    """A tool's result without the tags of calls and results (it is data inside one)."""
+    previous = None
+    while previous != text:  # removal can join pieces into a new tag: repeat until stable
+        previous, text = text, _TAGS.sub("", text)
+    return text
 
 
 def call_message(fmt: str, call: ToolCall) -> dict[str, Any]:

@@ -176,4 +176,5 @@ def answer(
         said = calls.call_message(fmt, call)
         if preface and said.get("tool_calls"):
             said["content"] = "".join(preface)
-        transcript += [said, calls.result_message(fmt, call.name, output, clean(output.text))]
+        shown_back = calls.without_tags(clean(output.text))
+        transcript += [said, calls.result_message(fmt, call.name, output, shown_back)]
