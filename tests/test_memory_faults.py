@@ -119,7 +119,8 @@ def test_a_damaged_page_is_reported_corrupt_and_can_be_moved_aside(
     assert "moved the damaged database" in capsys.readouterr().out
     moved = list(path.parent.glob("engram.damaged-*.sqlite3"))
     assert len(moved) == 1 and moved[0].read_bytes() == damaged
-    assert EpisodeLog(db.connect(path)).conversations() == []
+    fresh = EpisodeLog(db.connect(path))  # what was readable is kept: not one of its messages
+    assert [c.title for c in fresh.conversations()] == ["kept"] and fresh.episodes(chat) == []
 
 
 def test_a_damaged_vector_page_makes_searches_report_corrupt(

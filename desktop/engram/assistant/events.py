@@ -129,9 +129,14 @@ class Cancelled:
 
 @dataclass(frozen=True)
 class Failed:
-    """The turn failed with a known error: the window translates it, the terminal prints it."""
+    """The turn failed with a known error: the window translates it, the terminal prints it.
+
+    ``text`` is the answer said before the failure (kept on screen even when it could not be
+    saved, e.g. on a full disk).
+    """
 
     problem: Problem
+    text: str = ""
 
 
 TurnEvent = (

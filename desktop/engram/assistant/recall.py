@@ -13,7 +13,7 @@ from engram.assistant.prompt import Recalled
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
 from engram.memory.packing import pack
-from engram.memory.records import EpisodeHit, Hit
+from engram.memory.records import EpisodeHit, Hit, plan_of
 from engram.memory.store import MemoryStore
 
 # Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
@@ -55,11 +55,10 @@ class Recall:
             return None
         memory = plans[0]
         content = memory.content
-        spec = memory.meta.get("plan")
-        if isinstance(spec, dict) and spec.get("steps"):
-            steps = [str(step) for step in spec["steps"]]
-            current = min(max(0, int(spec.get("current_step") or 0)), len(steps) - 1)
-            content = f"{spec.get('goal', '')} — step {current + 1}/{len(steps)}: {steps[current]}"
+        spec = plan_of(memory)
+        if spec is not None and spec[1]:
+            goal, steps, current = spec
+            content = f"{goal} — step {current + 1}/{len(steps)}: {steps[current]}"
         return Recalled("plan", content, 1.0, memory.created_at, memory_id=memory.id)
 
     def recall(

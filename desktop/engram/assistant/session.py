@@ -204,6 +204,11 @@ def open_session(
     ``models`` the session uses those instead of loading its own, and does not close them.
     """
     conn = db.connect(paths.database_path())
+    try:
+        db.verify(conn)  # a damaged page is said now, not as a failure of every turn
+    except BaseException:
+        conn.close()
+        raise
     if models is not None:
         model = models.small
         if model.gate is None:

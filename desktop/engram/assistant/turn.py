@@ -7,6 +7,7 @@ chat with the conversation so far.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler, remember_command
 from engram.assistant.tools import loop as tool_loop
 from engram.core import log
-from engram.core.errors import EngramError, Problem, tr
+from engram.core.errors import EngramError, Problem, StoreError, tr
 from engram.core.stream_filter import StreamFilter
 from engram.memory import changes
 from engram.memory.episodes import Episode, EpisodeLog
@@ -187,21 +188,27 @@ class Assistant:
                 pieces.append(visible)
                 yield Token(visible)
         except EngramError as exc:
-            self._store(conversation_id, pieces, "error", items, marker, steps)
-            yield Failed(exc.problem)
+            with contextlib.suppress(StoreError):  # the answer's failure is the one to report
+                self._store(conversation_id, pieces, "error", items, marker, steps)
+            yield Failed(exc.problem, "".join(pieces))
             return
         except GeneratorExit:
             # The consumer went away mid-answer (window closed): keep what was said.
             self._store(conversation_id, pieces, "cancelled", items, marker, steps)
             raise
         answer = "".join(pieces)
-        if cancelled():
-            episode_id = self._store(conversation_id, pieces, "cancelled", items, marker, steps)
+        stopped = cancelled()
+        try:
+            status = "cancelled" if stopped else "complete"
+            episode_id = self._store(conversation_id, pieces, status, items, marker, steps)
             self._learn(conversation_id, episode_id, text, judged)
+        except StoreError as exc:  # a full disk: the answer stays on screen, said unsaved
+            _log.warning("answer of conversation %d not saved: %s", conversation_id, type(exc))
+            yield Failed(exc.problem, answer)
+            return
+        if stopped:
             yield Cancelled(episode_id, answer)
             return
-        episode_id = self._store(conversation_id, pieces, "complete", items, marker, steps)
-        self._learn(conversation_id, episode_id, text, judged)
         used = utilization.used(answer, items)
         yield Finished(episode_id, answer, tuple(items), tuple(used), shown.reasoning)
 

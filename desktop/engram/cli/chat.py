@@ -19,6 +19,7 @@ from engram.assistant.events import (
 )
 from engram.assistant.session import open_session
 from engram.assistant.turn import Assistant
+from engram.cli import terminal
 from engram.cli import tools as tools_cli
 from engram.core import settings
 
@@ -67,14 +68,25 @@ def run(args: argparse.Namespace) -> int:
         conversation_id = assistant.new_conversation("Terminal chat")
     interactive = sys.stdin.isatty()
     status = 0
+    number = 0
     try:
         while True:
             if interactive:
                 print("you> ", end="", flush=True)
-            line = sys.stdin.readline()
-            if not line:
+            raw = sys.stdin.buffer.readline()
+            if not raw:
                 break
-            text = line.rstrip("\n")
+            number += 1
+            try:
+                text = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                print(
+                    f"engram: line {number} is not UTF-8 text (byte {exc.start + 1}); it was not "
+                    "sent. Save the input as UTF-8 and send it again.",
+                    file=sys.stderr,
+                )
+                status = 1
+                continue
             if not text.strip():
                 continue
             if interactive:
@@ -97,18 +109,19 @@ def _answer(
     for event in assistant.turn(conversation_id, text):
         if isinstance(event, Recalling) and show_memories:
             for item in event.items:
-                print(f"[recalled] {item.line()}")
+                print(f"[recalled] {terminal.safe(item.line())}")
         elif isinstance(event, ToolCalled | ToolResult) and show_tools:
             print(tools_cli.line(event), file=sys.stderr)
         elif isinstance(event, Token):
-            sys.stdout.write(event.text)
+            sys.stdout.write(terminal.safe(event.text))
             sys.stdout.flush()
         elif isinstance(event, Truncated):
             print(f"[{event.text}]", file=sys.stderr)
         elif isinstance(event, Remembered) and event.change:
-            print(f"[updated: {event.change[0]} → {event.change[1]}]", file=sys.stderr)
+            change = terminal.safe(f"{event.change[0]} → {event.change[1]}")
+            print(f"[updated: {change}]", file=sys.stderr)
         elif isinstance(event, Remembered):
-            print(f"[remembered: {event.content}]", file=sys.stderr)
+            print(f"[remembered: {terminal.safe(event.content)}]", file=sys.stderr)
         elif isinstance(event, NotRemembered):
             print(f"[{event.problem.message} {event.problem.hint}]", file=sys.stderr)
         elif isinstance(event, Finished | Cancelled):

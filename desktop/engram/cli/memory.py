@@ -8,9 +8,10 @@ import time
 from pathlib import Path
 from typing import IO
 
+from engram.cli import terminal
 from engram.core import paths
 from engram.core.errors import InputError, StoreCorruptError, tr
-from engram.memory import db, embed, transfer
+from engram.memory import db, embed, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.records import KINDS, Memory
 from engram.memory.search import Filters
@@ -51,7 +52,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--episodes", action="store_true", help="with --all: conversations too")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(run=_forget)
-    p = verbs.add_parser("reset-damaged", help="move a damaged database aside, start fresh")
+    p = verbs.add_parser(
+        "reset-damaged",
+        help="move a damaged database aside and start a fresh one with what is still readable",
+    )
     p.set_defaults(run=_reset_damaged)
 
 
@@ -71,7 +75,7 @@ def _store() -> MemoryStore:
 
 def _line(m: Memory) -> str:
     flags = ("*" if m.pinned else " ") + ("" if m.status == "active" else f" [{m.status}]")
-    return f"#{m.id:<5} {m.kind:10} {flags} {' '.join(m.content.split())}"
+    return f"#{m.id:<5} {m.kind:10} {flags} {terminal.safe(' '.join(m.content.split()))}"
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -83,14 +87,16 @@ def _list(args: argparse.Namespace) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     store = _store()
+    query = terminal.argument(args.query)
     if args.episodes:
         episodes = EpisodeIndex(store.space)
         episodes.index_new()
-        for e in episodes.search(args.query, args.k):
+        for e in episodes.search(query, args.k):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.episode.created_at))
-            print(f"{e.score:.3f}  {when} {e.episode.role:9} {' '.join(e.content.split())}")
+            text = terminal.safe(" ".join(e.content.split()))
+            print(f"{e.score:.3f}  {when} {e.episode.role:9} {text}")
         return 0
-    for h in store.search(args.query, args.k, Filters(kinds=args.kind)):
+    for h in store.search(query, args.k, Filters(kinds=args.kind)):
         print(f"{h.score:.3f}  {_line(h.memory)}")
     return 0
 
@@ -111,7 +117,7 @@ def _show(args: argparse.Namespace) -> int:
         where = "deleted conversation" if s.source_deleted else f"conversation {s.conversation_id}"
         print(f"  from {where}, turn {s.turn_index}")
     for e in store.source_episodes(m.id):
-        print(f"    {e.role}: {' '.join(e.content.split())[:200]}")
+        print(f"    {e.role}: {terminal.safe(' '.join(e.content.split())[:200])}")
     return 0
 
 
@@ -180,8 +186,12 @@ def _reset_damaged(args: argparse.Namespace) -> int:
             conn.close()
     except StoreCorruptError:
         moved = db.quarantine(path)
-        db.connect(path).close()
+        kept = salvage.salvage(moved, path)
         print(f"moved the damaged database to {moved}; started a fresh one at {path}")
+        print(
+            f"copied {kept.total_copied} readable rows into it"
+            + (f"; up to {kept.total_lost} could not be read" if kept.total_lost else "")
+        )
         return 0
     print(f"{path} is not damaged; nothing to do")
     return 0

@@ -17,6 +17,7 @@ from typing import Any
 
 import apsw
 
+from engram.core.errors import StoreError, tr
 from engram.memory import faults, migrations
 
 Row = dict[str, Any]
@@ -33,6 +34,7 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
         conn = apsw.Connection(str(path))
     with faults.classified(conn):
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        _refuse_foreign(conn, path)
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
         conn.enable_load_extension(False)
@@ -45,6 +47,25 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
         if migrate:
             migrations.apply(conn, path)
     return conn
+
+
+def _refuse_foreign(conn: apsw.Connection, path: Path) -> None:
+    """A file with tables but no Engram migrations belongs to another program: leave it as is.
+
+    Checked before any pragma, so not even its journal mode is changed.
+    """
+    tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_schema WHERE type='table'")}
+    if tables and "migrations" not in tables:
+        conn.close()
+        raise StoreError(
+            tr("{path} is a database of another program ({count} tables), not Engram's."),
+            tr(
+                "Engram has not changed it. Move it elsewhere, or point ENGRAM_HOME at another "
+                "folder, then start Engram again."
+            ),
+            path=path,
+            count=len(tables),
+        )
 
 
 def verify(conn: apsw.Connection) -> None:

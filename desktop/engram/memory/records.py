@@ -6,7 +6,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from engram.core import log
+from engram.core.errors import Problem, tr
 from engram.memory.episodes import Episode
+
+_log = log.get("memory.records")
 
 # The states a memory row can hold (the table's CHECK constraints say the same); values from
 # outside (the user, a distiller, an import) are checked against them before they are stored.
@@ -48,8 +52,50 @@ class Memory:
     def from_row(cls, row: dict[str, Any]) -> Memory:
         values = dict(row)
         values["pinned"] = bool(values["pinned"])
-        values["meta"] = json.loads(values["meta"] or "{}")
+        values["meta"] = _meta(values["id"], values["meta"])
         return cls(**values)
+
+
+def _meta(memory_id: int, text: str | None) -> dict[str, Any]:
+    """A memory's stored meta, or {} (logged with the memory id) when it is not a JSON object."""
+    try:
+        found = json.loads(text or "{}")
+    except (ValueError, RecursionError):
+        found = None
+    if isinstance(found, dict):
+        return found
+    _log.warning("memory %d: its meta is not a JSON object; ignored", memory_id)
+    return {}
+
+
+def plan_problem(spec: object) -> Problem | None:
+    """What is wrong with a plan's meta (goal, steps, current_step), or None when it is usable."""
+    if not isinstance(spec, dict):
+        return Problem(tr("plan must be an object"))
+    steps = spec.get("steps")
+    if not isinstance(spec.get("goal", ""), str):
+        return Problem(tr("plan goal must be text"))
+    if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
+        return Problem(tr("plan steps must be a list of texts"))
+    step = spec.get("current_step", 0)
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < max(1, len(steps)):
+        return Problem(
+            tr("plan current_step must be a step number from 0 to {last}"),
+            last=max(0, len(steps) - 1),
+        )
+    return None
+
+
+def plan_of(memory: Memory) -> tuple[str, list[str], int] | None:
+    """A plan memory's goal, steps and current step; None (logged with its id) when unusable."""
+    spec = memory.meta.get("plan")
+    if spec is None:
+        return None
+    problem = plan_problem(spec)
+    if problem is not None:
+        _log.warning("memory %d: %s; shown as plain text", memory.id, problem.message)
+        return None
+    return str(spec.get("goal", "")), list(spec["steps"]), int(spec.get("current_step", 0))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import IO, Any
 
 from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
-from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES
+from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES, plan_problem
 from engram.memory.store import MemoryStore, check_content
 
 FORMAT = "engram-memories"
@@ -102,14 +102,27 @@ def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
     meta = raw.get("meta", {})
     if not isinstance(meta, dict):
         raise _fail(number, Problem(tr("meta must be an object")))
+    plan = plan_problem(meta["plan"]) if "plan" in meta else None
+    if plan is not None:
+        raise _fail(number, plan)
     memory["meta"] = json.dumps(meta, ensure_ascii=False)
     sources = raw.get("sources", [])
     if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
         raise _fail(number, Problem(tr("sources must be a list of objects")))
+    for key in ("id", "superseded_by"):
+        _optional_id(raw.get(key), number, key)
+    for source in sources:
+        for key in ("episode_id", "conversation_id", "turn_index"):
+            _optional_id(source.get(key), number, f"sources.{key}")
     memory["sources"] = sources
     memory["old_id"] = raw.get("id")
     memory["old_superseded_by"] = raw.get("superseded_by")
     return memory
+
+
+def _optional_id(value: Any, number: int, key: str) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise _fail(number, Problem(tr("{key} must be an integer"), key=key))
 
 
 def parse(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -201,6 +201,12 @@ def _read(path: Path) -> tuple[str, dict[str, Any]]:
         ) from exc
     try:
         data = tomllib.loads(text)
+    except RecursionError as exc:
+        raise CatalogueError(
+            tr("{path}: tables or lists are nested too deeply to read."),
+            tr("Fix the syntax of the catalogue; a model entry needs only a few levels."),
+            path=path,
+        ) from exc
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"^(.*?)\s*\(at line (\d+), column \d+\)", str(exc))
         where, why = (f"{path}:{found[2]}", found[1]) if found else (str(path), str(exc))

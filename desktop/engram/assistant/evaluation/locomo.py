@@ -93,7 +93,10 @@ def _sample(raw: dict[str, Any], n: int) -> Sample:
                 Session(
                     number,
                     str(conv.get(f"{key}_date_time", "")),
-                    tuple(Turn(t["speaker"], t["dia_id"], t["text"]) for t in turns),
+                    tuple(
+                        Turn(_text(t, "speaker"), _text(t, "dia_id"), _text(t, "text"))
+                        for t in turns
+                    ),
                 )
             )
     qa = tuple(
@@ -113,6 +116,14 @@ def _sample(raw: dict[str, Any], n: int) -> Sample:
         tuple(sorted(sessions, key=lambda s: s.number)),
         qa,
     )
+
+
+def _text(turn: dict[str, Any], key: str) -> str:
+    """A turn's field, which must be text (an id given as a list or number is refused)."""
+    value = turn[key]
+    if not isinstance(value, str):
+        raise ValueError(f"turn {key} must be a string, not {type(value).__name__}")
+    return value
 
 
 def session_time(text: str) -> float:
