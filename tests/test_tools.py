@@ -547,3 +547,20 @@ def test_native_formats_pass_the_tools_to_the_template() -> None:
     assert said["tool_calls"][0]["function"] == {"name": "echo", "arguments": {"text": "hi"}}
     assert said["content"] == "Checking. "
     assert result == {"role": "tool", "name": "echo", "content": "echo: hi"}
+
+
+def test_results_are_shortened_to_leave_room_for_the_answer() -> None:
+    def wordy(_arguments: dict[str, Any], _ctx: ToolContext) -> str:
+        return "word " * 5000
+
+    tool = Tool("wordy", "Says a lot.", "", NONE, wordy)
+    call = '{"tool": "wordy", "arguments": {}}'
+    model = ScriptedModel([call, call, "Done."])
+    model.n_ctx = 600
+    events, steps = _run(model, loop.Toolbox(_registry(tool)))
+    assert [s.output.cut_chars > 0 for s in steps] == [True, True]
+    last = model.prompts[-1]
+    words = sum(model.count_tokens(str(m["content"])) + loop.MESSAGE_OVERHEAD_TOKENS for m in last)
+    assert words <= model.n_ctx - 64
+    assert "left out: the context is full" in last[-1]["content"]
+    assert "".join(e for e in events if isinstance(e, str)) == "Done."

@@ -17,15 +17,67 @@ from typing import Any
 
 from engram.assistant.events import ToolCalled, ToolResult
 from engram.assistant.tools import calls
-from engram.assistant.tools.base import Registry, Tool, ToolContext, ToolOutput
+from engram.assistant.tools.base import (
+    MAX_RESULT_CHARS,
+    Registry,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    cut,
+)
 from engram.assistant.tools.permissions import Permissions
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
 
 _log = log.get("assistant.tools.loop")
 DEFAULT_MAX_STEPS = 4
+# Per-message overhead of a chat template (role headers, separators), in tokens, when fitting.
+MESSAGE_OVERHEAD_TOKENS = 8
+SHORTER_RESULTS = (2000, 1000, 400, 100)  # result lengths tried when the context is full
 Message = dict[str, Any]
 LoopEvent = str | ToolCalled | ToolResult  # a piece of the answer, or a step
+
+
+def _transcript(
+    fmt: str, made: list[tuple[Message, str, ToolOutput, str]], limit: int
+) -> list[Message]:
+    """The steps so far as messages, each result cut to ``limit`` characters."""
+    transcript: list[Message] = []
+    for said, name, output, text in made:
+        shown, left_out = cut(text, limit)
+        if left_out:
+            shown = (
+                shown.rsplit("\n", 1)[0]
+                + f"\n[… {left_out:,} characters left out: the context is full]"
+            )
+        transcript += [said, calls.result_message(fmt, name, output, shown)]
+    return transcript
+
+
+def _fitted(
+    fmt: str,
+    made: list[tuple[Message, str, ToolOutput, str]],
+    messages: list[Message],
+    model: Any,
+    max_tokens: int,
+) -> list[Message]:
+    """The steps so far, results shortened as much as it takes for the prompt to leave room
+    for an answer (the context holds the conversation, the steps and the answer)."""
+    transcript = _transcript(fmt, made, MAX_RESULT_CHARS)
+    if not made or not hasattr(model, "n_ctx"):
+        return transcript
+    room = model.n_ctx - max_tokens - _tokens(model, messages)
+    for limit in SHORTER_RESULTS:
+        if _tokens(model, transcript) <= room:
+            break
+        transcript = _transcript(fmt, made, limit)
+    return transcript
+
+
+def _tokens(model: Any, chat: list[Message]) -> int:
+    return sum(
+        model.count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD_TOKENS for m in chat
+    )
 
 
 def can_call(model: object) -> bool:
@@ -141,11 +193,11 @@ def answer(
     """
     fmt = toolbox.format_of(model)
     tools = toolbox.template_tools(model, language)
-    transcript: list[Message] = []
+    made: list[tuple[Message, str, ToolOutput, str]] = []  # call, tool, output, text shown
     for step in range(toolbox.max_steps + 1):
         splitter = calls.Splitter(fmt, calls=step < toolbox.max_steps)
         preface: list[str] = []
-        prompt = messages + transcript
+        prompt = messages + _fitted(fmt, made, messages, model, max_tokens)
         options: dict[str, Any] = {"tools": tools} if tools else {}
         with closing(model.stream_chat(prompt, max_tokens, cancelled, **options)) as stream:
             for piece in stream:
@@ -176,5 +228,4 @@ def answer(
         said = calls.call_message(fmt, call)
         if preface and said.get("tool_calls"):
             said["content"] = "".join(preface)
-        shown_back = calls.without_tags(clean(output.text))
-        transcript += [said, calls.result_message(fmt, call.name, output, shown_back)]
+        made.append((said, call.name, output, calls.without_tags(clean(output.text))))
