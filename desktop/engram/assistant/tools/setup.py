@@ -17,6 +17,7 @@ from engram.core import log
 from engram.core.settings import SettingsStore, ToolSettings
 
 _log = log.get("assistant.tools.setup")
+MAX_STEPS = 16  # a higher setting is read as this: each step re-reads the whole prompt
 
 
 def servers(settings: ToolSettings) -> list[ServerConfig]:
@@ -45,7 +46,7 @@ def toolbox(
         ToolContext(
             store=store, folders=tuple(Path(f) for f in settings.folders), language=language
         ),
-        max_steps=max(0, settings.max_steps),
+        max_steps=min(max(0, settings.max_steps), MAX_STEPS),
         more=more,
     )
     return box, hub
