@@ -68,6 +68,7 @@ class Variant:
     common: float = 0.0  # words in more than this share of the turns leave both queries
     before: float | None = None  # the previous turn's share when it differs from the next's
     pool: int = POOL  # candidates per retriever
+    qwords: bool = False  # question words out of the embedded query
 
 
 def load(path: Path) -> list[Conv]:
@@ -287,7 +288,10 @@ def evaluate(convs: list[Conv], var: Variant, cats: set[int]) -> dict[str, list[
         qvecs = vectors(
             [
                 _without(
-                    str(q["question"]), strip | common_words(conv, str(q["question"]), var.common)
+                    str(q["question"]),
+                    strip
+                    | (QUESTION_WORDS if var.qwords else set())
+                    | common_words(conv, str(q["question"]), var.common),
                 )
                 for q in qs
             ]
@@ -302,6 +306,9 @@ def evaluate(convs: list[Conv], var: Variant, cats: set[int]) -> dict[str, list[
                 out.setdefault(f"all@{k}", []).append(r)
                 out.setdefault(f"c{q['category']}@{k}", []).append(r)
     return out
+
+
+QUESTION_WORDS = {"what", "when", "where", "who", "which", "how", "why", "did", "does", "do"}
 
 
 def common_words(conv: Conv, query: str, share: float) -> set[str]:
@@ -384,6 +391,7 @@ def main() -> None:
         replace(engram, name="Engram, previous turn lifted 0.8", before=0.8),
         replace(engram, name="Engram, pools of 100", pool=100),
         replace(engram, name="Engram, pools of 30", pool=30),
+        replace(engram, name="Engram, question words out of the embedded query", qwords=True),
     ]
     if args.only:
         variants = [v for v in variants if args.only in v.name]

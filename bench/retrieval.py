@@ -111,9 +111,10 @@ def latency(n: int, folder: Path, rng: np.random.Generator, queries: int = 100) 
 
 
 def quality(model_dir: Path, data: Path) -> dict[str, dict[int, float]]:
-    """Evidence recall@5/10/20 over raw episodes: vector only, vector+BM25 RRF, text only."""
+    """Evidence recall@5/10/20 over raw episodes: vector only, hybrid, text only (each with the
+    episode search's sitting lift and neighbours)."""
     embedder = embed.minilm(model_dir)
-    modes = {"vector": "vector", "vector+BM25 (RRF)": "hybrid", "BM25": "text"}
+    modes = {"vector": "vector", "hybrid (score fusion)": "hybrid", "BM25": "text"}
     hits: dict[str, dict[int, list[float]]] = {m: {5: [], 10: [], 20: []} for m in modes}
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore(db.connect(Path(tmp) / "q.sqlite3"), embedder)
