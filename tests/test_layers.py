@@ -9,7 +9,16 @@ import sys
 
 import engram
 
-HEAVY = ("PySide6", "shiboken6", "llama_cpp", "fastembed", "huggingface_hub", "onnxruntime")
+HEAVY = (
+    "PySide6",
+    "shiboken6",
+    "llama_cpp",
+    "fastembed",
+    "huggingface_hub",
+    "onnxruntime",
+    "mcp",
+    "pypdf",
+)
 # Modules that extend a heavy library and are themselves only imported lazily (ruff's
 # banned-module-level-imports lists them, so no module imports them at the top).
 EXTENDS_HEAVY = ("engram.models.compact_llama",)
