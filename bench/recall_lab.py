@@ -69,6 +69,7 @@ class Variant:
     before: float | None = None  # the previous turn's share when it differs from the next's
     pool: int = POOL  # candidates per retriever
     qwords: bool = False  # question words out of the embedded query
+    fill: bool = False  # a keyword-only candidate gets its real similarity, z-scored alike
 
 
 def load(path: Path) -> list[Conv]:
@@ -254,6 +255,11 @@ def rank(conv: Conv, var: Variant, question: str, qvec: np.ndarray) -> list[int]
         zv = z({int(i): float(sims[i]) for i in near})
         zl = z(dict(lex))
         lo_v, lo_l = min(zv.values(), default=0.0), min(zl.values(), default=0.0)
+        if var.fill:
+            pool_sims = np.array([sims[i] for i in near])
+            mean, sd = float(pool_sims.mean()), float(pool_sims.std()) or 1.0
+            for i in zl:
+                zv.setdefault(i, min((float(sims[i]) - mean) / sd, max(zv.values())))
         for i in set(zv) | set(zl):
             scores[i] = zv.get(i, lo_v) + var.w_text * zl.get(i, lo_l)
         floor = min(scores.values(), default=0.0)
@@ -392,6 +398,9 @@ def main() -> None:
         replace(engram, name="Engram, pools of 100", pool=100),
         replace(engram, name="Engram, pools of 30", pool=30),
         replace(engram, name="Engram, question words out of the embedded query", qwords=True),
+        replace(
+            engram, name="Engram, keyword-only candidates get their real similarity", fill=True
+        ),
     ]
     if args.only:
         variants = [v for v in variants if args.only in v.name]
