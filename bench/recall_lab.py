@@ -70,6 +70,7 @@ class Variant:
     pool: int = POOL  # candidates per retriever
     qwords: bool = False  # question words out of the embedded query
     fill: bool = False  # a keyword-only candidate gets its real similarity, z-scored alike
+    spread: float = 0.0  # each earlier pick from the same session discounts a turn by this share
 
 
 def load(path: Path) -> list[Conv]:
@@ -278,7 +279,20 @@ def rank(conv: Conv, var: Variant, question: str, qvec: np.ndarray) -> list[int]
                     share = var.before if j < i and var.before is not None else var.neighbours
                     lift[j] = max(lift.get(j, -9.0), scores.get(j, -9.0), share * s)
         scores = lift
-    return sorted(scores, key=lambda i: -scores[i])
+    ranked = sorted(scores, key=lambda i: -scores[i])
+    if var.spread:
+        picked: list[int] = []
+        left = dict(scores)
+        seen: dict[int, int] = {}
+        while left and len(picked) < 40:
+            best = max(
+                left, key=lambda i: left[i] * (1 - var.spread) ** seen.get(conv.turns[i].session, 0)
+            )
+            picked.append(best)
+            del left[best]
+            seen[conv.turns[best].session] = seen.get(conv.turns[best].session, 0) + 1
+        ranked = picked + sorted(left, key=lambda i: -scores[i])
+    return ranked
 
 
 def evaluate(convs: list[Conv], var: Variant, cats: set[int]) -> dict[str, list[float]]:
@@ -401,6 +415,8 @@ def main() -> None:
         replace(
             engram, name="Engram, keyword-only candidates get their real similarity", fill=True
         ),
+        replace(engram, name="Engram, spread over sessions 0.1", spread=0.1),
+        replace(engram, name="Engram, spread over sessions 0.25", spread=0.25),
     ]
     if args.only:
         variants = [v for v in variants if args.only in v.name]
