@@ -44,21 +44,23 @@ def pack(
     """
     costs = [max(1, count_tokens(item.content)) for item in items]
     terms = [_terms(item.content) for item in items]
+    similar = [0.0] * len(items)  # each item's largest overlap with a chosen one
     chosen: list[int] = []
     left = budget
     remaining = {i for i, cost in enumerate(costs) if cost <= budget and items[i].score > 0}
+
+    def value(i: int) -> float:
+        if similar[i] >= repeat:
+            return 0.0
+        return float(items[i].score) * (1.0 - redundancy * similar[i]) / math.sqrt(costs[i])
+
     while remaining:
-
-        def value(i: int) -> float:
-            similar = max((overlap(terms[i], terms[j]) for j in chosen), default=0.0)
-            if similar >= repeat:
-                return 0.0
-            return float(items[i].score) * (1.0 - redundancy * similar) / math.sqrt(costs[i])
-
         best = max(remaining, key=value)
         remaining.discard(best)
         if costs[best] <= left and value(best) > 0:
             chosen.append(best)
             left -= costs[best]
+            for i in remaining:
+                similar[i] = max(similar[i], overlap(terms[i], terms[best]))
         remaining = {i for i in remaining if costs[i] <= left}
     return sorted((items[i] for i in chosen), key=lambda item: -item.score)
