@@ -186,8 +186,10 @@ def test_recall_on_the_hard_bilingual_set_stays_above_its_floor(
     Before score fusion, sittings and neighbours the search found 0.05 of the English evidence
     and 0.28 of the Chinese within 10 (now 0.80 and 0.44): the floors sit between.
     """
-    code, err = _eval([str(HARD), "--retrieval-only", "--out", str(tmp_path)], capsys)
-    assert code == 0, err
+    code = main(["eval", str(HARD), "--retrieval-only", "--out", str(tmp_path)])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "| categories 1-4 | 19 |" in printed.out  # the tables are printed too
     records = json.loads((tmp_path / "retrieval.json").read_text("utf-8"))["records"]
     by_language = {
         language: metrics.summarize(

@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
                 json.dump({"records": recalls}, handle, ensure_ascii=False, indent=1)
             title = f"engram eval --retrieval-only: {args.dataset.name}"
             report.write_retrieval(args.out, recalls, runner.RECALL_KS, title)
+            print(report.retrieval_markdown(recalls, runner.RECALL_KS))
         else:
             answers = _answer(args, settings, embedder, chosen, progress)
             keys = {q.key for q in chosen}
