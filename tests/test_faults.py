@@ -241,3 +241,22 @@ def test_an_eval_turn_id_given_as_a_list_is_a_message(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         locomo.load_locomo(path)
     assert "dia_id must be a string" in caught.value.message and str(path) in caught.value.message
+
+
+def test_a_delete_says_when_a_reader_keeps_the_old_text_in_the_wal(
+    starter_models: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = MemoryStore.open(paths.database_path(), minilm(starter_models))
+    secret = store.add("The user's locker code is 7319.")
+    reader = db.connect(paths.database_path())
+    reader.execute("BEGIN")
+    assert db.scalar(reader, "SELECT COUNT(*) FROM memories") == 1  # holds its snapshot
+    assert main(["memory", "forget", str(secret.id), "--yes"]) == 1
+    assert "write-ahead log" in capsys.readouterr().err
+    reader.execute("COMMIT")
+    reader.close()
+    assert store.checkpoint()
+    wal = Path(str(paths.database_path()) + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    assert b"7319" not in paths.database_path().read_bytes()
+    store.conn.close()

@@ -59,12 +59,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="51"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="52"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="52"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="53"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -99,27 +99,37 @@
         <translation>请在记忆浏览器中恢复记忆，然后再说一遍。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="124"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="186"/>
-        <location filename="../../desktop/engram/memory/store.py" line="337"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="130"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="192"/>
+        <location filename="../../desktop/engram/memory/store.py" line="347"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="124"/>
-        <location filename="../../desktop/engram/memory/store.py" line="338"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="130"/>
+        <location filename="../../desktop/engram/memory/store.py" line="348"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="166"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="172"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="166"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="172"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="249"/>
+        <source>There is no backup to restore in {folder}.</source>
+        <translation>{folder} 中没有可以恢复的备份。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="250"/>
+        <source>Write one with `engram memory backup`, or name a backup file.</source>
+        <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/models.py" line="119"/>
@@ -310,7 +320,7 @@
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="445"/>
+        <location filename="../../desktop/engram/memory/store.py" line="455"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
@@ -1560,12 +1570,12 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="106"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="158"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="115"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="167"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
@@ -1580,12 +1590,12 @@
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="208"/>
+        <location filename="../../desktop/engram/core/settings.py" line="210"/>
         <source>Could not save the settings ({error}). Nothing was changed.</source>
         <translation>无法保存设置（{error}），未做任何更改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="209"/>
+        <location filename="../../desktop/engram/core/settings.py" line="211"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
@@ -1796,6 +1806,36 @@
         <source>plan current_step must be a step number from 0 to {last}</source>
         <translation>plan 的 current_step 必须是 0 到 {last} 之间的步骤编号</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="138"/>
+        <source>There is no backup {path}.</source>
+        <translation>没有备份 {path}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="139"/>
+        <source>List the backups with `engram memory restore --list`.</source>
+        <translation>用 `engram memory restore --list` 列出备份。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="146"/>
+        <source>{path} is not an Engram backup.</source>
+        <translation>{path} 不是 Engram 的备份。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="147"/>
+        <source>Choose one of the files `engram memory restore --list` shows.</source>
+        <translation>请从 `engram memory restore --list` 列出的文件中选择一个。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="174"/>
+        <source>The database {path} is in use by another Engram; nothing was restored.</source>
+        <translation>数据库 {path} 正被另一个 Engram 使用；没有恢复任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="175"/>
+        <source>Close every Engram window and command, then restore again.</source>
+        <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
+    </message>
 </context>
 <context>
     <name>ChatHeader</name>
@@ -1999,311 +2039,344 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="128"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="132"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="762"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="130"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="131"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="135"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="763"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="132"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="133"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="137"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="763"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="144"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="764"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="145"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="142"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="147"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="765"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="144"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="149"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="766"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="145"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="150"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="147"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="152"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="767"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="160"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="165"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="160"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="165"/>
         <source>Save this chat as a Markdown file</source>
         <translation>将此对话保存为 Markdown 文件</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="177"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="184"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="180"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="187"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="181"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="188"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="210"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="218"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="768"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="211"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="219"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="212"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="220"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="769"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="215"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="223"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="770"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="216"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="224"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="217"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="225"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="770"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="222"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="230"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="771"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="223"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="231"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="224"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="232"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="772"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="338"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="352"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="341"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="355"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="352"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="366"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="353"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="367"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="356"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="370"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="368"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="378"/>
+        <source>Brought back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="385"/>
+        <source>There is nothing to forget here: the last answer used no memory.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="389"/>
+        <source>Forgot: {text}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="389"/>
+        <source>Undo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="405"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="370"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="407"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="373"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="410"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="375"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="412"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="377"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="414"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="380"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="417"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="476"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="444"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="482"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="449"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="487"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="456"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="494"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="472"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="708"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="510"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="746"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="474"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="512"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="491"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="529"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="501"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="710"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="539"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="748"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="546"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="584"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="552"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="590"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="554"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="592"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="558"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="596"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="565"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="603"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="568"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="606"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="577"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="615"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="594"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="632"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="603"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="641"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="608"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="646"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="621"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="659"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="622"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="660"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="626"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="664"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="638"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="676"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="643"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="681"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="643"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="681"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="712"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="750"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
@@ -2885,12 +2958,12 @@
 <context>
     <name>Notice</name>
     <message>
-        <location filename="../../desktop/engram/ui/toast.py" line="36"/>
+        <location filename="../../desktop/engram/ui/toast.py" line="37"/>
         <source>Close this notice</source>
         <translation>关闭此提示</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/toast.py" line="37"/>
+        <location filename="../../desktop/engram/ui/toast.py" line="38"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
@@ -2991,7 +3064,7 @@
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="66"/>
         <source>Answers</source>
-        <translation type="unfinished"></translation>
+        <translation>回答</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="67"/>
@@ -3016,17 +3089,17 @@
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="102"/>
         <source>None (CPU only)</source>
-        <translation type="unfinished"></translation>
+        <translation>无（仅用 CPU）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="104"/>
         <source>This build of llama.cpp can offload layers to the GPU.</source>
-        <translation type="unfinished"></translation>
+        <translation>此版本的 llama.cpp 可以把部分层交给 GPU 计算。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="106"/>
         <source>This build of llama.cpp runs on the CPU only; GPU layers have no effect.</source>
-        <translation type="unfinished"></translation>
+        <translation>此版本的 llama.cpp 只能在 CPU 上运行；GPU 层数设置不起作用。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="110"/>
@@ -3051,7 +3124,7 @@
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="114"/>
         <source>GPU layers</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 层数</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="116"/>
@@ -3066,7 +3139,7 @@
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="130"/>
         <source>{name} (not installed)</source>
-        <translation type="unfinished"></translation>
+        <translation>{name}（未安装）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="132"/>
@@ -3076,47 +3149,47 @@
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="138"/>
         <source>Download more…</source>
-        <translation type="unfinished"></translation>
+        <translation>下载更多…</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="157"/>
         <source>e.g. I am a nurse in Hangzhou; I am learning the violin.</source>
-        <translation type="unfinished"></translation>
+        <translation>例如：我是杭州的一名护士，正在学小提琴。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="161"/>
         <source>e.g. Answer briefly, in plain words; use metric units.</source>
-        <translation type="unfinished"></translation>
+        <translation>例如：回答简短、用词平实；使用公制单位。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="169"/>
         <source>About you</source>
-        <translation type="unfinished"></translation>
+        <translation>关于你</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="170"/>
         <source>How to answer</source>
-        <translation type="unfinished"></translation>
+        <translation>回答方式</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="175"/>
         <source>Every chat gets these, as your preferences; they never change Engram&apos;s rules.</source>
-        <translation type="unfinished"></translation>
+        <translation>每个对话都会带上这些内容，作为你的偏好；它们不会改变 Engram 的规则。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="179"/>
         <source>Temperature</source>
-        <translation type="unfinished"></translation>
+        <translation>温度</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="180"/>
         <source>Top-p</source>
-        <translation type="unfinished"></translation>
+        <translation>Top-p</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="181"/>
         <source>Longest answer (tokens)</source>
-        <translation type="unfinished"></translation>
+        <translation>最长回答（词元）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="190"/>
@@ -3223,7 +3296,7 @@
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="271"/>
         <source>Font size (points)</source>
-        <translation type="unfinished"></translation>
+        <translation>字号（磅）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="272"/>
@@ -3238,7 +3311,7 @@
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="293"/>
         <source>No font for {language} is installed; its text would show as boxes.</source>
-        <translation type="unfinished"></translation>
+        <translation>未安装支持{language}的字体，文字会显示为方框。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="371"/>
@@ -3326,6 +3399,24 @@
     </message>
 </context>
 <context>
+    <name>StarterDialog</name>
+    <message>
+        <location filename="../../desktop/engram/ui/starter_dialog.py" line="57"/>
+        <source>Download the starter models</source>
+        <translation>下载入门模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/starter_dialog.py" line="58"/>
+        <source>Connecting to the Python package index…</source>
+        <translation>正在连接 Python 软件包索引…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/starter_dialog.py" line="91"/>
+        <source>Downloading {name}: {done} of {total}</source>
+        <translation>正在下载 {name}：{done} / {total}</translation>
+    </message>
+</context>
+<context>
     <name>ToolBlock</name>
     <message>
         <location filename="../../desktop/engram/ui/tool_block.py" line="51"/>
@@ -3356,6 +3447,59 @@
         <location filename="../../desktop/engram/ui/tool_block.py" line="86"/>
         <source>Result:</source>
         <translation>结果：</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePanel</name>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="112"/>
+        <source>Welcome to Engram</source>
+        <translation>欢迎使用 Engram</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="115"/>
+        <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
+        <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="123"/>
+        <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
+        <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="130"/>
+        <source>Learning starts with a larger model</source>
+        <translation>换用更大的模型后才会开始学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="134"/>
+        <source>Download the starter models</source>
+        <translation>下载入门模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="164"/>
+        <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
+        <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="168"/>
+        <source>Download and use them</source>
+        <translation>下载并使用</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="171"/>
+        <source>{small} and {large} are installed and fit this machine.</source>
+        <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="173"/>
+        <source>Use them</source>
+        <translation>使用它们</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="225"/>
+        <source>Downloading: {done} of {total}</source>
+        <translation>正在下载：{done} / {total}</translation>
     </message>
 </context>
 </TS>

@@ -22,7 +22,8 @@ from engram.assistant.turn import Assistant
 from engram.core import log, paths
 from engram.core.errors import EngramError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import Settings, changed_fields
-from engram.memory import db
+from engram.memory import backup, db
+from engram.memory.backup import AutoBackup
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -149,6 +150,7 @@ class Session:
     owns_model: bool = True  # False when the small model was lent by ``LoadedModels``
     _large: LocalModel | None = None
     hub: McpHub | None = None  # the MCP servers of the session's tools
+    backups: AutoBackup | None = None  # today's automatic backup, when one was due
 
     def large_model(self) -> LocalModel:
         """The large model for answers the user escalates (loaded on first use, then kept)."""
@@ -180,6 +182,8 @@ class Session:
             self.assistant.tools.permissions.on_change = before.permissions.on_change
 
     def close(self) -> None:
+        if self.backups is not None:
+            self.backups.close()
         if self.hub is not None:
             self.hub.close()
         if self.learning is not None:
@@ -246,5 +250,9 @@ def open_session(
     owns_model = models is None
     session = Session(settings, gate, conn, model, assistant, store, problem, learning, owns_model)
     session.hub = hub
+    if store is not None:
+        path = paths.database_path()
+        every, keep = settings.backup_every_hours, settings.backups_kept
+        session.backups = AutoBackup(path, backup.folder_of(path), every, keep)
     assistant.paused = lambda: session.settings.memory_paused  # follows Session.apply
     return session

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import IO
 
 from engram.cli import terminal
-from engram.core import paths
+from engram.core import paths, settings
 from engram.core.errors import InputError, StoreCorruptError, tr
-from engram.memory import db, embed, salvage, transfer
+from engram.memory import backup, db, embed, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.records import KINDS, Memory
 from engram.memory.search import Filters
@@ -52,6 +52,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--episodes", action="store_true", help="with --all: conversations too")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(run=_forget)
+    p = verbs.add_parser("backup", help="write a backup of the database now")
+    p.set_defaults(run=_backup)
+    p = verbs.add_parser("restore", help="replace the database by a backup (the newest by default)")
+    p.add_argument("file", type=Path, nargs="?", help="the backup file (default: the newest)")
+    p.add_argument("--list", action="store_true", help="list the backups, newest first")
+    p.set_defaults(run=_restore)
     p = verbs.add_parser(
         "reset-damaged",
         help="move a damaged database aside and start a fresh one with what is still readable",
@@ -173,6 +179,14 @@ def _forget(args: argparse.Namespace) -> int:
             store.delete(memory_id)
         count = len(args.ids)
     print(f"forgot {count} memories")
+    if not store.checkpoint():
+        print(
+            "engram: another Engram window or command is reading the database, so a copy of the "
+            "deleted text stays in its write-ahead log (engram.sqlite3-wal) until every Engram "
+            "window and command has closed (SQLite then folds it in and removes it).",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -194,4 +208,34 @@ def _reset_damaged(args: argparse.Namespace) -> int:
         )
         return 0
     print(f"{path} is not damaged; nothing to do")
+    return 0
+
+
+def _backup(args: argparse.Namespace) -> int:
+    path = paths.database_path()
+    kept = settings.SettingsStore.load().current.backups_kept
+    made = backup.backup(path, backup.folder_of(path), max(1, kept))
+    print(f"wrote {made}")
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    path = paths.database_path()
+    found = backup.listed(backup.folder_of(path))
+    if args.list:
+        for item in found:
+            print(f"{item}  {item.stat().st_size:,} bytes")
+        if not found:
+            print("No backups yet. Write one with: engram memory backup")
+        return 0
+    chosen = args.file or (found[0] if found else None)
+    if chosen is None:
+        raise InputError(
+            tr("There is no backup to restore in {folder}."),
+            tr("Write one with `engram memory backup`, or name a backup file."),
+            folder=backup.folder_of(path),
+        )
+    moved = backup.restore(chosen, path)
+    kept = f"; the database it replaced is kept as {moved}" if moved else ""
+    print(f"restored {chosen}{kept}")
     return 0

@@ -70,6 +70,8 @@ class Settings:
     consolidate_idle_seconds: int = 120
     large_model_idle_unload_seconds: int = 300
     memory_paused: bool = False
+    backup_every_hours: int = 24  # an automatic backup of the database when the newest is older
+    backups_kept: int = 7  # 0 turns automatic backups off
     # Learn with a large model under 1B parameters (the starter) anyway: for tests and demos only,
     # such a model invents memories (see models.roles.learning_problem).
     learn_with_small_models: bool = False

@@ -16,7 +16,7 @@ import apsw
 
 from engram.core import log
 from engram.core.errors import InputError, Problem, tr
-from engram.memory import changes, db, faults
+from engram.memory import backup, changes, db, faults
 from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.ranking import Weights, collapse, rank
@@ -303,26 +303,36 @@ class MemoryStore:
                 self.conn.execute("DELETE FROM conversations")
         self.purge()
         log.clear()
+        if self.conn.filename:  # backups hold the same text
+            backup.remove_all(backup.folder_of(Path(self.conn.filename)))
         return count
 
-    def purge(self) -> None:
+    def purge(self) -> bool:
         """Rewrite the full-text indexes and truncate the WAL, so deleted words leave the disk.
 
         ``secure-delete`` removes a row's entries, but a word can survive as a page separator
         key; merging the index into one segment (with ``secure_delete`` zeroing freed pages)
-        drops it. Call this after deleting episodes outside the store.
+        drops it. Call this after deleting episodes outside the store. False when the WAL
+        could not be truncated yet (see :meth:`checkpoint`).
         """
         with db.transaction(self.conn):
             for table in ("memories_fts", "episodes_fts"):
                 self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
-        self.checkpoint()
+        return self.checkpoint()
 
-    def checkpoint(self) -> None:
-        """Copy the WAL into the main file and truncate it, so deleted text leaves the disk."""
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the main file and truncate it, so deleted text leaves the disk.
+
+        False when another connection (another Engram window or command) still reads an older
+        state: the WAL then keeps its copy until the next checkpoint that completes.
+        """
         try:
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            busy = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()[0][0]
         except apsw.BusyError:
-            _log.info("checkpoint postponed: the database is busy")
+            busy = 1
+        if busy:
+            _log.warning("checkpoint could not complete: another connection reads the database")
+        return not busy
 
     # -- reads ---------------------------------------------------------------------------------
 
