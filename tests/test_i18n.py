@@ -272,3 +272,28 @@ def test_the_model_manager_describes_the_machine_and_roles_in_chinese(
     fit = manager.table.item(0, 5).toolTip()
     assert fit.startswith("需要") and "内存" in fit
     manager.close()
+
+
+def test_switching_the_language_retranslates_the_open_windows_at_once(
+    qtbot: QtBot, qapp: QApplication, loaded_models: LoadedModels
+) -> None:
+    from engram.ui.appearance import Appearance
+
+    store = settings.SettingsStore(settings.Settings(language="en"))
+    appearance = Appearance(qapp, store)
+    window = MainWindow(store, loaded_models)
+    qtbot.addWidget(window)
+    manager = window.show_models()
+    assert window.send_button.text() == "Send" and manager.import_button.text() == "Import GGUF…"
+    store.update(language="zh_CN")
+    qtbot.waitUntil(lambda: window.send_button.text() == "发送")
+    assert window.welcome.title.text() == "欢迎使用 Engram"
+    assert manager.windowTitle() == "Engram — 模型"
+    assert manager.import_button.text() != "Import GGUF…"
+    assert manager.table.horizontalHeaderItem(0).text() == "模型"
+    store.update(language="en")
+    qtbot.waitUntil(lambda: window.send_button.text() == "Send")
+    assert manager.import_button.text() == "Import GGUF…"
+    appearance.close()
+    manager.close()
+    window.close()

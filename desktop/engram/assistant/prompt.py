@@ -69,14 +69,37 @@ def _language_file(stem: str, language: str) -> str:
     return resources.read_text("prompts", f"{stem}_{suffix}.txt").strip()
 
 
+_CUSTOM_LABELS = {"en": ("About me", "How to answer"), "zh_CN": ("关于我", "回答方式")}
+
+
+def custom_block(
+    about_you: str, answer_style: str, language: str, markers: frozenset[str] = NO_MARKERS
+) -> str:
+    """The user's custom instructions (Settings → Answers) as a quoted block, or ''."""
+    labels = _CUSTOM_LABELS["zh_CN" if language.startswith("zh") else "en"]
+    lines = [
+        f"[{label}] {quote(text, markers)}"
+        for label, text in zip(labels, (about_you, answer_style), strict=True)
+        if text.strip()
+    ]
+    if not lines:
+        return ""
+    header = _language_file("custom_header", language)
+    return f"{BLOCK_OPEN}\n{header}\n" + "\n".join(lines) + f"\n{BLOCK_CLOSE}"
+
+
 def system_part(
     language: str,
     profile: Sequence[Recalled] = (),
     plan: Recalled | None = None,
     markers: frozenset[str] = NO_MARKERS,
+    custom: tuple[str, str] = ("", ""),
 ) -> str:
-    """Persona and rules, the pinned memories and the current plan (stable across turns)."""
+    """Persona and rules, the user's custom instructions, the pinned memories and the current
+    plan (stable across turns)."""
     parts = [_language_file("system", language), _language_file("memory_rules", language)]
+    if block := custom_block(*custom, language, markers):
+        parts.append(block)
     if profile:
         parts.append(_block("profile_header", profile, language, markers))
     if plan is not None:

@@ -102,6 +102,7 @@ REOPEN_FIELDS = frozenset(
         "large_model",
         "embedding_model",
         "threads",
+        "gpu_layers",
         "context_size",
         "max_answer_tokens",
         "memory_budget_tokens",
@@ -164,6 +165,7 @@ class Session:
         """Take new settings that need no reopening (:func:`needs_reopen` is False)."""
         old, self.settings = self.settings.tools, settings
         self.assistant.language = prompt_language(settings.language)
+        _personalise(self.assistant, self.model, settings)
         if settings.tools != old:
             self._retool(settings)
         if self.learning is not None:
@@ -193,6 +195,12 @@ class Session:
         if self.owns_model:
             self.model.close()
         self.conn.close()
+
+
+def _personalise(assistant: Assistant, model: LocalModel, settings: Settings) -> None:
+    """The user's custom instructions and answer sampling (no reload needed)."""
+    assistant.custom = (settings.about_you, settings.answer_style)
+    model.temperature, model.top_p = settings.temperature, settings.top_p
 
 
 def open_session(
@@ -247,6 +255,7 @@ def open_session(
         scheduler=learning.scheduler if learning else None,
         tools=tools,
     )
+    _personalise(assistant, model, settings)
     owns_model = models is None
     session = Session(settings, gate, conn, model, assistant, store, problem, learning, owns_model)
     session.hub = hub

@@ -125,6 +125,7 @@ class Assistant:
         self.model = model
         self.max_answer_tokens = max_answer_tokens
         self.language = language
+        self.custom: tuple[str, str] = ("", "")  # the user's "about me" and "how to answer"
         self.recall = recall
         self.memory_budget = memory_budget if recall else 0
         self.scheduler = scheduler
@@ -363,7 +364,7 @@ class Assistant:
         profile = self.recall.profile() if self.recall and system_memories else []
         plan = self.recall.plan() if self.recall and system_memories else None
         in_system = [*profile, *([plan] if plan else [])]
-        system = prompt.system_part(self.language, profile, plan, markers)
+        system = prompt.system_part(self.language, profile, plan, markers, self.custom)
         reserve = self.max_answer_tokens + self.memory_budget
         if self.tools is not None and tool_loop.can_call(model):  # in the stable front
             if described := self.tools.system_text(model, self.language):

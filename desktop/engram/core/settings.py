@@ -63,8 +63,15 @@ class Settings:
     large_model: str = "smollm2-135m-instruct"
     embedding_model: str = "all-minilm-l6-v2-int8"
     threads: int = 0  # 0 = choose from the machine's cores
+    gpu_layers: int = 0  # layers llama.cpp offloads to the GPU (when this build supports it)
     context_size: int = 4096
     max_answer_tokens: int = 512
+    temperature: float = 0.7  # sampling of answers (learning samples on its own terms)
+    top_p: float = 0.95
+    # Custom instructions: what the user tells every chat about themselves and how to answer.
+    # They go into the system part as quoted data (sanitised), never as instructions of Engram's.
+    about_you: str = ""
+    answer_style: str = ""
     memory_budget_tokens: int = 384
     consolidate_every_turns: int = 5
     consolidate_idle_seconds: int = 120
@@ -77,6 +84,7 @@ class Settings:
     learn_with_small_models: bool = False
     language: str = "system"  # "system", "en" or "zh_CN"
     theme: str = "system"  # "system", "light" or "dark"
+    font_size: int = 0  # points; 0 = the desktop's size
     hf_endpoint: str = ""
     disable_xet: bool = False
     cloud: CloudSettings = field(default_factory=CloudSettings)
@@ -118,6 +126,8 @@ def _known(kind: type, data: dict[str, Any]) -> dict[str, Any]:
     for name in names & set(data):
         value = data[name]
         expected = type(getattr(defaults, name))
+        if expected is float and type(value) is int:  # JSON writes 1.0 as 1
+            value = float(value)
         if isinstance(value, expected):
             result[name] = value
         else:

@@ -104,6 +104,7 @@ class LocalModel:
         self.gate = gate
         self.background = background
         self.last_stats: CallStats | None = None
+        self.temperature, self.top_p = 0.7, 0.95  # answers' sampling (Settings → Answers)
         self._lock = threading.Lock()
         self._abort_check: CancelCheck | None = None
         threads = n_threads or default_threads()
@@ -258,11 +259,12 @@ class LocalModel:
         messages: Sequence[Message],
         max_tokens: int = 512,
         cancelled: CancelCheck = lambda: False,
-        temperature: float = 0.7,
+        temperature: float | None = None,
         grammar: Any = None,
         tools: Tools = None,
     ) -> Iterator[str]:
         """Yield the answer's text pieces as they are generated; stop early when cancelled.
+        ``temperature`` None samples as the user chose (:attr:`temperature`, :attr:`top_p`).
 
         Per-call numbers (prompt tokens, reused tokens, time to first token) are in
         :attr:`last_stats` once the stream ends.
@@ -279,7 +281,8 @@ class LocalModel:
             self.last_stats = stats
             start = time.perf_counter()
             try:
-                yield from self._generate(tokens, stats, cancelled, temperature, grammar, start)
+                heat = self.temperature if temperature is None else temperature
+                yield from self._generate(tokens, stats, cancelled, heat, grammar, start)
             finally:
                 stats.total_s = time.perf_counter() - start
 
@@ -334,6 +337,7 @@ class LocalModel:
                 prompt=tokens,
                 max_tokens=stats.max_tokens,
                 temperature=temperature,
+                top_p=self.top_p,
                 stop=[self._eos_text] if self._eos_text else [],
                 grammar=grammar,
                 stream=True,

@@ -54,6 +54,7 @@ def load_local(
         entry.main_file(),
         n_ctx=min(settings.context_size, entry.context_length),
         n_threads=plan.background if background else (settings.threads or plan.foreground),
+        n_gpu_layers=settings.gpu_layers,
         chat_template=entry.chat_template,
         gate=gate,
         background=background,

@@ -12,7 +12,8 @@ def run(argv: list[str]) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from engram.ui import i18n, theme
+    from engram.ui import theme
+    from engram.ui.appearance import Appearance
     from engram.ui.crash import CrashReporter
     from engram.ui.main_window import MainWindow
 
@@ -23,11 +24,12 @@ def run(argv: list[str]) -> int:
     with as_file(resources.path("icons", "engram.svg")) as icon:
         app.setWindowIcon(QIcon(str(icon)))
     store = settings.SettingsStore.load()  # the one owner of the settings while the app runs
-    i18n.install(app, store.current.language)
+    follower = Appearance(app, store)
     theme.apply(app, store.current.theme)
     reporter = CrashReporter()
     reporter.install()
     window = MainWindow(store)
+    follower.setParent(window)
     window.show()
     quit_after = _quit_after(argv)
     if quit_after is not None:  # for smoke tests and start-up benchmarks

@@ -1,7 +1,8 @@
 """The UI language: English (the source strings) or 简体中文, loaded from Qt translation files.
 
-The language is chosen at start-up from the settings ("system" follows the desktop's locale);
-changing it in Settings takes effect on the next start.
+The language comes from the settings ("system" follows the desktop's locale). Changing it in
+Settings switches the translators at once (:func:`switch`); Qt then sends every widget a
+LanguageChange event and each window retranslates itself.
 """
 
 from __future__ import annotations
@@ -9,11 +10,16 @@ from __future__ import annotations
 from importlib.resources import as_file
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtGui import QFontDatabase
 
 from engram.core import log, resources
 
 _log = log.get("ui.i18n")
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
+_SCRIPTS = {
+    "en": QFontDatabase.WritingSystem.Latin,
+    "zh_CN": QFontDatabase.WritingSystem.SimplifiedChinese,
+}
 
 
 def resolve(setting: str) -> str:
@@ -47,3 +53,16 @@ def uninstall(app: QCoreApplication, translators: list[QTranslator]) -> None:
     for translator in translators:
         app.removeTranslator(translator)
         translator.deleteLater()
+
+
+def switch(
+    app: QCoreApplication, translators: list[QTranslator], setting: str
+) -> list[QTranslator]:
+    """Replace the installed translators with those of ``setting``; return the new ones."""
+    uninstall(app, translators)
+    return install(app, setting)
+
+
+def has_font(language: str) -> bool:
+    """Is a font installed that writes ``language`` ("en" or "zh_CN")?"""
+    return bool(QFontDatabase.families(_SCRIPTS[language]))

@@ -6,7 +6,7 @@ import contextlib
 import re
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal, SignalInstance
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -61,6 +61,7 @@ from engram.ui.threads import stop_thread, worker_thread
 from engram.ui.toast import Notice
 from engram.ui.tool_block import PermissionPrompt, ToolBlock
 from engram.ui.worker import ModelWorker, PermissionRequest
+from engram.ui.welcome import WelcomePanel
 
 _log = log.get("ui.main")
 # A pause in typing this long starts evaluating the prompt ahead of Enter.
@@ -167,6 +168,8 @@ class MainWindow(QMainWindow):
         column.addLayout(row)
         chat_column = QWidget()
         chat_column.setLayout(column)
+        self.welcome = WelcomePanel(self.settings, self.chat, self.show_models)
+        column.addWidget(self.welcome)
         self.sidebar = Sidebar()
         splitter = QSplitter()
         splitter.addWidget(self.sidebar)
@@ -186,6 +189,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.retry_button)
         self.statusBar().addPermanentWidget(self.large_state)
         self.statusBar().addPermanentWidget(self.model_state)
+        self.statusBar().addPermanentWidget(self.welcome.learning_note)
         self._prefetch_cancel = CancelToken()
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
@@ -245,6 +249,8 @@ class MainWindow(QMainWindow):
         self.worker.turn_event.connect(self._on_event)
         self.worker.busy_changed.connect(self._set_busy)
         self.worker.history_recalled.connect(self._on_history_recalled)
+        self.worker.load_failed.connect(self.welcome.on_load_failed)
+        self.welcome.starter_installed.connect(self.load_requested)
         self.history_requested.connect(self.worker.recall_history)
         self.feedback_requested.connect(self.worker.feedback)
         self.rename_requested.connect(self.worker.rename_conversation)
@@ -417,6 +423,7 @@ class MainWindow(QMainWindow):
         return self.memory_browser
 
     def _delete_conversation(self, conversation_id: int) -> None:
+        dialog.models_requested.connect(self.show_models)
         if self._busy and conversation_id == self.conversation_id:
             return
         if conversation_id == self.conversation_id:
@@ -733,3 +740,26 @@ class MainWindow(QMainWindow):
 def _file_name(title: str) -> str:
     """A file name made from a chat title (letters of any script kept)."""
     return re.sub(r"[^\w\- ]+", "", title).strip()[:60] or "chat"
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.LanguageChange:  # Settings → Language applies live
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """The window's own buttons in the current language (its parts follow by themselves)."""
+        for button, text, tip in (
+            (self.send_button, self.tr("Send"), ""),
+            (self.stop_button, self.tr("Stop"), self.tr("Stop the answer (Esc)")),
+            (self.large_button, self.tr("Ask large model"), self.tr(
+                "Answer this message with the large model, slower but stronger (Ctrl+Enter)")),
+            (self.remember_button, self.tr("Remember"), self.tr(
+                "Learn from this chat now (or start a message with “remember this:”)")),
+            (self.settings_button, self.tr("Settings"), self.tr(
+                "Models, memory, cloud, appearance (Ctrl+,)")),
+            (self.models_button, self.tr("Models"), self.tr("Download, import and choose models")),
+            (self.memories_button, self.tr("Memories"), self.tr(
+                "See and edit what Engram remembers (Ctrl+M)")),
+        ):  # fmt: skip
+            button.setText(text)
+            button.setToolTip(tip)
+

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -142,7 +142,6 @@ class ModelManager(QMainWindow):
         """``settings``: the app's store (plain settings get one of their own); the models
         chosen here are saved there and take effect at once."""
         super().__init__()
-        self.setWindowTitle(self.tr("Engram — Models"))
         self.resize(1200, 640)
         self.setAcceptDrops(True)
         self.settings = store_of(settings)
@@ -157,7 +156,7 @@ class ModelManager(QMainWindow):
         self._thread = worker_thread(self, self.worker, "engram-model-manager")
         self._connect_worker()
         self._thread.start()
-        self.refresh()
+        self.retranslate()
 
     # -- layout --------------------------------------------------------------------------------
 
@@ -165,7 +164,7 @@ class ModelManager(QMainWindow):
         self.machine_label = QLabel()
         self.pair_label = QLabel()
         self.pair_label.setWordWrap(True)
-        self.pair_button = QPushButton(self.tr("Download and use this pair"))
+        self.pair_button = QPushButton()
         self.pair_button.clicked.connect(self._download_recommended)
         pair_row = QHBoxLayout()
         pair_row.addWidget(self.pair_label, 1)
@@ -177,10 +176,6 @@ class ModelManager(QMainWindow):
         self.notice.hide()
         self.status_label = QLabel()
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(
-            [QCoreApplication.translate("ModelManager", str(c)) for c in COLUMNS]
-        )
-        self.table.setAccessibleName(self.tr("Model catalogue"))
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -190,12 +185,11 @@ class ModelManager(QMainWindow):
         for column, width in NARROW_COLUMNS.items():
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             self.table.setColumnWidth(column, width)
-        import_button = QPushButton(self.tr("Import GGUF…"))
-        import_button.setToolTip(self.tr("Or drop a .gguf file onto this window"))
-        import_button.clicked.connect(self._choose_import)
+        self.import_button = QPushButton()
+        self.import_button.clicked.connect(self._choose_import)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status_label, 1)
-        bottom.addWidget(import_button)
+        bottom.addWidget(self.import_button)
         layout = QVBoxLayout()
         layout.addWidget(self.machine_label)
         layout.addLayout(pair_row)
@@ -205,6 +199,22 @@ class ModelManager(QMainWindow):
         central = QWidget()
         central.setLayout(layout)
         self.setCentralWidget(central)
+
+    def retranslate(self) -> None:
+        """Every text in the current language (at start and when the language changes)."""
+        self.setWindowTitle(self.tr("Engram — Models"))
+        self.table.setHorizontalHeaderLabels(
+            [QCoreApplication.translate("ModelManager", str(c)) for c in COLUMNS]
+        )
+        self.table.setAccessibleName(self.tr("Model catalogue"))
+        self.import_button.setText(self.tr("Import GGUF…"))
+        self.import_button.setToolTip(self.tr("Or drop a .gguf file onto this window"))
+        self.refresh()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.LanguageChange:  # Settings → Language applies live
+            self.retranslate()
+        super().changeEvent(event)
 
     def _connect_worker(self) -> None:
         queued = Qt.ConnectionType.QueuedConnection

@@ -1,4 +1,5 @@
-"""The Settings dialog: models, memory, the opt-in cloud distiller, appearance and data."""
+"""The Settings dialog: models, answers (custom instructions, sampling), memory, the opt-in
+cloud distiller, appearance and data."""
 
 from __future__ import annotations
 
@@ -6,17 +7,19 @@ import dataclasses
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QTabWidget,
@@ -27,14 +30,15 @@ from PySide6.QtWidgets import (
 from engram.core import log, paths
 from engram.core.errors import EngramError, InputError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import CloudSettings, Settings, SettingsStore, store_of
-from engram.models import catalogue, files
+from engram.models import catalogue, hardware
 from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
 from engram.ui import errors, i18n, theme
 
 _log = log.get("ui.settings")
 _WARN_STYLE = "color: #c62828; font-weight: bold;"
 _AMBER_STYLE = "color: #b26a00;"
-CLOUD_TAB, APPEARANCE_TAB = 2, 3
+ANSWERS_TAB, CLOUD_TAB, APPEARANCE_TAB = 1, 3, 4
+MORE_MODELS = "\x00more"  # the combo item that opens the model manager instead of choosing
 
 
 class SettingsDialog(QDialog):
@@ -43,6 +47,7 @@ class SettingsDialog(QDialog):
     meanwhile elsewhere, e.g. memory paused in the memory browser, are kept)."""
 
     saved = Signal(object)  # the store's new Settings, after they were saved
+    models_requested = Signal()  # "Download more…": open the model manager
 
     def __init__(
         self,
@@ -58,6 +63,7 @@ class SettingsDialog(QDialog):
         self._keys = keys or KeyStore()
         self.tabs = QTabWidget()
         self.tabs.addTab(self._models_tab(settings), self.tr("Models"))
+        self.tabs.addTab(self._answers_tab(settings), self.tr("Answers"))
         self.tabs.addTab(self._memory_tab(settings), self.tr("Memory"))
         self.tabs.addTab(self._cloud_tab(settings.cloud), self.tr("Cloud distiller"))
         self.tabs.addTab(self._appearance_tab(settings), self.tr("Appearance && data"))
@@ -92,28 +98,88 @@ class SettingsDialog(QDialog):
         self.embedding_model = self._model_combo(known, "embedding", s.embedding_model)
         self.threads = _spin(0, 256, s.threads)
         self.threads.setSpecialValueText(self.tr("Automatic"))
+        self.gpu_layers = _spin(0, 999, s.gpu_layers)
+        self.gpu_layers.setSpecialValueText(self.tr("None (CPU only)"))
+        self.gpu_note = self._amber(
+            self.tr("This build of llama.cpp can offload layers to the GPU.")
+            if _gpu_offload()
+            else self.tr("This build of llama.cpp runs on the CPU only; GPU layers have no effect.")
+        )
         self.context_size = _spin(512, 131072, s.context_size, step=512)
-        self.answer_tokens = _spin(16, 8192, s.max_answer_tokens, step=64)
         self.memory_budget = _spin(0, 8192, s.memory_budget_tokens, step=64)
         form.addRow(self.tr("Small model (answers)"), self.small_model)
         form.addRow(self.tr("Large model (learning)"), self.large_model)
         form.addRow(self.tr("Embedding model"), self.embedding_model)
         form.addRow(self.tr("CPU threads"), self.threads)
+        form.addRow(self.tr("GPU layers"), self.gpu_layers)
+        form.addRow("", self.gpu_note)
         form.addRow(self.tr("Context size (tokens)"), self.context_size)
-        form.addRow(self.tr("Answer length (tokens)"), self.answer_tokens)
         form.addRow(self.tr("Memory budget (tokens)"), self.memory_budget)
         return page
 
     def _model_combo(self, known: catalogue.Catalogue, role: str, current: str) -> QComboBox:
+        """Only installed models can be chosen; the current one stays shown (disabled) when it
+        is not installed, and the last item opens the model manager."""
         combo = QComboBox()
         for entry in known.for_role(role):
-            installed = all(files.problem(entry, f, deep=False) is None for f in entry.files)
-            state = self.tr("installed") if installed else self.tr("not installed")
-            combo.addItem(f"{entry.name} ({state})", entry.id)
-        if combo.findData(current) < 0:  # keep a setting the catalogue no longer lists
-            combo.addItem(self.tr("{id} (not in the catalogue)").format(id=current), current)
+            if hardware.installed(entry):
+                combo.addItem(entry.name, entry.id)
+        if combo.findData(current) < 0:  # keep the setting visible, but it cannot be picked again
+            listed = next((e for e in known.for_role(role) if e.id == current), None)
+            if listed is not None:
+                text = self.tr("{name} (not installed)").format(name=listed.name)
+            else:
+                text = self.tr("{id} (not in the catalogue)").format(id=current)
+            combo.addItem(text, current)
+            model = combo.model()
+            if isinstance(model, QStandardItemModel):
+                model.item(combo.count() - 1).setEnabled(False)
+        combo.insertSeparator(combo.count())
+        combo.addItem(self.tr("Download more…"), MORE_MODELS)
         combo.setCurrentIndex(combo.findData(current))
+        chosen = [combo.currentIndex()]
+
+        def picked(index: int) -> None:
+            if combo.itemData(index) == MORE_MODELS:
+                combo.setCurrentIndex(chosen[0])
+                self.models_requested.emit()
+            else:
+                chosen[0] = index
+
+        combo.activated.connect(picked)
         return combo
+
+    def _answers_tab(self, s: Settings) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.about_you = QPlainTextEdit(s.about_you)
+        self.about_you.setPlaceholderText(
+            self.tr("e.g. I am a nurse in Hangzhou; I am learning the violin.")
+        )
+        self.answer_style = QPlainTextEdit(s.answer_style)
+        self.answer_style.setPlaceholderText(
+            self.tr("e.g. Answer briefly, in plain words; use metric units.")
+        )
+        for edit in (self.about_you, self.answer_style):
+            edit.setTabChangesFocus(True)
+            edit.setMaximumHeight(90)
+        self.temperature = _decimal(0.0, 2.0, s.temperature, 0.05)
+        self.top_p = _decimal(0.05, 1.0, s.top_p, 0.05)
+        self.answer_tokens = _spin(16, 8192, s.max_answer_tokens, step=64)
+        form.addRow(self.tr("About you"), self.about_you)
+        form.addRow(self.tr("How to answer"), self.answer_style)
+        form.addRow(
+            "",
+            self._amber(
+                self.tr(
+                    "Every chat gets these, as your preferences; they never change Engram's rules."
+                )
+            ),
+        )
+        form.addRow(self.tr("Temperature"), self.temperature)
+        form.addRow(self.tr("Top-p"), self.top_p)
+        form.addRow(self.tr("Longest answer (tokens)"), self.answer_tokens)
+        return page
 
     def _memory_tab(self, s: Settings) -> QWidget:
         page = QWidget()
@@ -194,9 +260,15 @@ class SettingsDialog(QDialog):
         self.hf_endpoint.setPlaceholderText(self.tr("Empty: the official Hugging Face hub"))
         self.disable_xet = QCheckBox(self.tr("Disable Xet transfer (plain HTTP downloads)"))
         self.disable_xet.setChecked(s.disable_xet)
+        self.font_size = _spin(0, 32, s.font_size)
+        self.font_size.setSpecialValueText(self.tr("System"))
+        self.font_warning = self._amber("")
+        self.language.currentIndexChanged.connect(lambda _i: self._check_font())
+        self._check_font()
         form.addRow(self.tr("Language"), self.language)
-        form.addRow("", QLabel(self.tr("Applies after restart.")))
+        form.addRow("", self.font_warning)
         form.addRow(self.tr("Theme"), self.theme)
+        form.addRow(self.tr("Font size (points)"), self.font_size)
         form.addRow(self.tr("Data folder"), folder_row)
         form.addRow(self.tr("Download mirror"), self.hf_endpoint)
         form.addRow(self.disable_xet)
@@ -212,6 +284,19 @@ class SettingsDialog(QDialog):
 
     def theme_code(self) -> str:
         return str(self.theme.currentData())
+
+    def _check_font(self) -> None:
+        """One line when the chosen language has no installed font (it would show boxes)."""
+        language = i18n.resolve(str(self.language.currentData()))
+        missing = not i18n.has_font(language)
+        self.font_warning.setText(
+            self.tr("No font for {language} is installed; its text would show as boxes.").format(
+                language=i18n.LANGUAGES[language]
+            )
+            if missing
+            else ""
+        )
+        self.font_warning.setVisible(missing)
 
     def _apply_theme(self, code: str) -> None:
         app = QApplication.instance()
@@ -258,8 +343,14 @@ class SettingsDialog(QDialog):
             large_model=str(self.large_model.currentData()),
             embedding_model=str(self.embedding_model.currentData()),
             threads=self.threads.value(),
+            gpu_layers=self.gpu_layers.value(),
             context_size=self.context_size.value(),
             max_answer_tokens=self.answer_tokens.value(),
+            temperature=round(self.temperature.value(), 2),
+            top_p=round(self.top_p.value(), 2),
+            about_you=self.about_you.toPlainText().strip(),
+            answer_style=self.answer_style.toPlainText().strip(),
+            font_size=self.font_size.value(),
             memory_budget_tokens=self.memory_budget.value(),
             consolidate_every_turns=self.consolidate_turns.value(),
             consolidate_idle_seconds=self.idle_seconds.value(),
@@ -341,6 +432,22 @@ def _spin(low: int, high: int, value: int, step: int = 1) -> QSpinBox:
     spin.setSingleStep(step)
     spin.setValue(value)
     return spin
+
+
+def _decimal(low: float, high: float, value: float, step: float) -> QDoubleSpinBox:
+    spin = QDoubleSpinBox()
+    spin.setRange(low, high)
+    spin.setDecimals(2)
+    spin.setSingleStep(step)
+    spin.setValue(value)
+    return spin
+
+
+def _gpu_offload() -> bool:
+    """Can this llama.cpp build offload layers to a GPU?"""
+    import llama_cpp
+
+    return bool(llama_cpp.llama_supports_gpu_offload())
 
 
 def _is_http_url(text: str) -> bool:

@@ -6,7 +6,7 @@ import json
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from engram.core import resources
@@ -40,3 +40,16 @@ def apply(app: QApplication, theme: str) -> None:
     app.setStyle("Fusion")
     app.setStyleSheet(stylesheet(theme))
     _current["theme"] = resolve(theme)
+
+
+_default_font: list[QFont] = []
+
+
+def apply_font(app: QApplication, points: int) -> None:
+    """The app's font at ``points`` (0: the desktop's own size)."""
+    if not _default_font:
+        _default_font.append(QFont(app.font()))
+    font = QFont(_default_font[0])
+    if points > 0:
+        font.setPointSize(points)
+    app.setFont(font)

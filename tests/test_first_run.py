@@ -1,0 +1,166 @@
+"""First run: the welcome panel in the empty chat (both languages), the recommended pair in one
+click with progress, the missing starter model fetched from the window, and learning that waits
+for a larger model."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QScrollArea, QWidget
+from pytestqt.qtbot import QtBot
+
+from engram.assistant.session import LoadedModels
+from engram.core import settings
+from engram.core.errors import ModelFileError
+from engram.models import catalogue, hardware
+from engram.models.catalogue import Pair
+from engram.models.download import Options
+from engram.ui.main_window import MainWindow
+from engram.ui.model_manager import ModelManager
+from engram.ui.welcome import WelcomePanel
+from hub_server import HubServer
+from package_index import build, serving
+from test_model_manager import REPO, USER_CATALOGUE
+
+WAIT_MS = 20_000
+WELCOME = {"en": "Welcome to Engram", "zh_CN": "欢迎使用 Engram"}
+WAITS = {"en": "Learning starts with a larger model", "zh_CN": "更大的模型"}
+
+
+def test_the_empty_chat_welcomes_and_says_learning_waits_for_a_larger_model(
+    qtbot: QtBot, ui_language: str, loaded_models: LoadedModels
+) -> None:
+    window = MainWindow(settings.Settings(language=ui_language), loaded_models)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.welcome
+    assert panel.isVisible() and panel.title.text() == WELCOME[ui_language]
+    assert "SmolLM2" in panel.demo.text() and panel.demo.isVisible()
+    assert WAITS[ui_language] in panel.learning.text()
+    assert window.welcome.learning_note.isVisible()  # in the status bar too
+    assert WAITS[ui_language] in panel.learning_note.text()
+    offer = hardware.offer(catalogue.load(), hardware.probe(gpu=False))
+    assert offer is not None
+    assert f"{offer.download_bytes / 1e9:.1f} GB" in panel.offer_label.text()
+    assert panel.offer_button.isVisible()
+    window.chat.add("user", "Hello")
+    qtbot.waitUntil(lambda: not panel.isVisible())  # the chat has started
+    window.new_conversation()
+    qtbot.waitUntil(panel.isVisible)  # an empty chat again
+    window.close()
+
+
+def test_opting_in_to_learning_with_the_starter_removes_the_waiting_line(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    store = settings.SettingsStore(settings.Settings())
+    panel = WelcomePanel(store, QScrollArea(), lambda: pytest.fail("no models window"))
+    qtbot.addWidget(panel)
+    assert panel.learning_note.isVisibleTo(panel)
+    store.update(learn_with_small_models=True)
+    qtbot.waitUntil(lambda: not panel.learning_note.isVisibleTo(panel))
+    assert not panel.learning.isVisibleTo(panel)
+
+
+@pytest.fixture
+def tiny_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[HubServer, Pair]]:
+    """A local hub with three tiny models, offered as this machine's pair."""
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    catalogue.user_path().parent.mkdir(parents=True, exist_ok=True)
+    catalogue.user_path().write_text(USER_CATALOGUE, encoding="utf-8")
+    server = HubServer(lifetime=60).start()
+    for model_id, ext in (("tiny-a", "gguf"), ("tiny-b", "gguf"), ("tiny-emb", "onnx")):
+        content = random.Random(model_id).randbytes(512 * 1024)
+        server.add(REPO, f"{model_id}.{ext}", content)
+    pair = Pair(1.0, "tiny-a", "tiny-b", "tiny-emb", "test")
+
+    def offer(cat: catalogue.Catalogue, machine: hardware.Machine) -> hardware.Offer:
+        models = hardware.pair_models(cat, pair)
+        missing = tuple(e for e in models if not hardware.installed(e))
+        return hardware.Offer(pair, models, missing, hardware.pair_fit(cat, pair, machine))
+
+    monkeypatch.setattr(hardware, "offer", offer)
+    yield server, pair
+    server.stop()
+
+
+@pytest.mark.network_local
+def test_one_click_fetches_the_recommended_pair_with_progress_and_uses_it(
+    qtbot: QtBot, tiny_pair: tuple[HubServer, Pair]
+) -> None:
+    hub, _pair = tiny_pair
+    prefs = settings.Settings(hf_endpoint=hub.url)
+    settings.save(prefs)
+    store = settings.SettingsStore.load()
+    options = Options.from_settings(prefs, timeout=5.0, retries=1, report_every=0.0)
+    opened: list[ModelManager] = []
+
+    def show_models() -> ModelManager:
+        opened.append(ModelManager(store, options))
+        qtbot.addWidget(opened[-1])
+        return opened[-1]
+
+    panel = WelcomePanel(store, QScrollArea(), show_models)
+    qtbot.addWidget(panel)
+    assert "30.0 MB" in panel.offer_label.text()  # the catalogue says 0.01 GB each
+    seen: list[int] = []
+    panel.progress.valueChanged.connect(seen.append)
+    panel.offer_button.click()
+    assert panel.progress.isVisibleTo(panel) and not panel.offer_button.isVisibleTo(panel)
+    qtbot.waitUntil(lambda: store.current.small_model == "tiny-a", timeout=WAIT_MS)
+    assert (store.current.large_model, store.current.embedding_model) == ("tiny-b", "tiny-emb")
+    assert seen and max(seen) == 1000
+    qtbot.waitUntil(lambda: not panel.progress.isVisibleTo(panel))
+    assert not panel.offer_label.isVisibleTo(panel)  # the pair is in use now
+    for manager in opened:
+        manager.close()
+
+
+@pytest.mark.network_local
+def test_a_missing_starter_model_is_fetched_from_the_window(
+    qtbot: QtBot, starter_models: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cat = catalogue.load()
+    small, embedding = cat.get("smollm2-135m-instruct"), cat.get("all-minilm-l6-v2-int8")
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    present = [(small, spec) for spec in small.files] + [
+        (embedding, s) for s in embedding.files[1:]
+    ]
+    for entry, spec in present:  # everything but the embedding model's weights is there
+        entry.folder().mkdir(parents=True, exist_ok=True)
+        os.link(starter_models / entry.id / spec.path, entry.folder() / spec.path)
+    weights_only = dataclasses.replace(embedding, files=embedding.files[:1])
+    build(tmp_path / "index", weights_only, starter_models / embedding.id)
+    panel = WelcomePanel(settings.SettingsStore(), QScrollArea(), lambda: pytest.fail("no"))
+    qtbot.addWidget(panel)
+    assert not panel.starter_button.isVisibleTo(panel)
+    panel.on_load_failed(ModelFileError("model.onnx is missing", "").problem)
+    assert panel.starter_button.isVisibleTo(panel)
+    with (
+        serving(tmp_path / "index") as index,
+        qtbot.waitSignal(panel.starter_installed, timeout=60_000),
+    ):
+        dialog = panel.download_starter(index)
+        assert dialog.isVisible()
+    assert hardware.installed(embedding)
+    assert dialog.bar.value() == 1000 and not dialog.isVisible()
+    assert not panel.starter_button.isVisibleTo(panel)
+
+
+def test_cancel_stops_the_starter_download(
+    qtbot: QtBot, starter_models: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    panel = WelcomePanel(settings.SettingsStore(), QScrollArea(), lambda: pytest.fail("no"))
+    panel.setParent(parent)
+    dialog = panel.download_starter("http://127.0.0.1:9/simple")  # nothing listens there
+    dialog.reject()
+    assert not dialog.isVisible() and not dialog._thread.isRunning()
