@@ -609,3 +609,51 @@ def test_tool_calls_show_as_folded_blocks_and_permission_is_asked_inside_the_cha
     )
     assert "=== Tool call 1: guarded ===" in dialog.view.toPlainText()
     assert "→ echo: again" in dialog.view.toPlainText()
+
+
+def _status(memory_id: int) -> str | None:
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        rows = conn.execute("SELECT status FROM memories WHERE id = ?", (memory_id,)).fetchall()
+        return str(rows[0][0]) if rows else None
+    finally:
+        conn.close()
+
+
+def _memory_ids() -> list[int]:
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        return [int(r[0]) for r in conn.execute("SELECT id FROM memories ORDER BY id").fetchall()]
+    finally:
+        conn.close()
+
+
+def test_forget_that_in_the_chat_offers_an_undo_and_deletes_when_it_is_gone(
+    qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(toast, "TOAST_MS", 600_000)
+    window = _open(qtbot, settings.Settings(max_answer_tokens=8), models=loaded_models)
+    _answer(qtbot, window, "remember this: my locker code is 4711")
+    (code,) = _memory_ids()
+    _type_and_enter(qtbot, window, "forget that")
+    qtbot.waitUntil(lambda: window.notice.text().startswith("Forgot"), timeout=5_000)
+    assert window.notice.text() == "Forgot: my locker code is 4711"
+    qtbot.waitUntil(lambda: not window._busy, timeout=5_000)
+    assert _status(code) == "archived"
+    assert [b.text for b in window.chat.bubbles()][-1] != "forget that"  # no turn, no bubble
+    window.notice.label.linkActivated.emit("undo")
+    qtbot.waitUntil(lambda: _status(code) == "active", timeout=5_000)
+
+    window.composer.setPlainText("记住：我的车位是 B12")  # typed through an input method
+    with qtbot.waitSignal(window.worker.busy_changed, check_params_cb=lambda busy: not busy,
+                          timeout=ANSWER_TIMEOUT_MS):  # fmt: skip
+        qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    parking = _memory_ids()[-1]
+    window.composer.setPlainText("忘掉这个")
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.notice.text().startswith("Forgot: 我"), timeout=5_000)
+    assert window.notice.text() == "Forgot: 我的车位是 B12"
+    qtbot.mouseClick(window.notice.close_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _status(parking) is None, timeout=5_000)  # deleted for good
+    assert _status(code) == "active"
+    window.close()

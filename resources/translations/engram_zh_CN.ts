@@ -229,38 +229,38 @@
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="57"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="62"/>
         <source>Cannot load the embedding model from {folder} ({error}).</source>
         <translation>无法从 {folder} 加载嵌入模型（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="58"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="63"/>
         <source>Fetch the starter models again (`engram models fetch-starter`).</source>
         <translation>请重新获取入门模型（`engram models fetch-starter`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="93"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="97"/>
         <source>A vector has shape {shape}, but the store uses {dim} dimensions.</source>
         <translation>向量的形状为 {shape}，但记忆库使用 {dim} 维。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="94"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="98"/>
         <source>Embed with the store&apos;s embedding model, or re-embed the store for the new one.</source>
         <translation>请使用记忆库的嵌入模型，或用新模型重新嵌入整个记忆库。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="100"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="104"/>
         <source>A vector contains NaN or infinity.</source>
         <translation>向量中含有 NaN 或无穷大。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="100"/>
         <location filename="../../desktop/engram/memory/embed.py" line="104"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="108"/>
         <source>Check the embedding model output.</source>
         <translation>请检查嵌入模型的输出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="104"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="108"/>
         <source>A vector is all zeros.</source>
         <translation>向量全为零。</translation>
     </message>
@@ -1701,33 +1701,33 @@
         <translation>请使用 Claude Desktop 的 claude_desktop_config.json 格式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="240"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="241"/>
         <location filename="../../desktop/engram/cli/tools.py" line="170"/>
         <source>There is no MCP server named {name!r}.</source>
         <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="247"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="248"/>
         <source>The MCP server {name!r} did not answer within {seconds:.0f} s.</source>
         <translation>MCP 服务器 {name!r} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="254"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="255"/>
         <source>The MCP server {name!r} could not start ({error}).</source>
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="303"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="313"/>
         <source>The MCP tool {name} did not answer within {seconds:.0f} s.</source>
         <translation>MCP 工具 {name} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="311"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="321"/>
         <source>The MCP tool {name} failed ({error}).</source>
         <translation>MCP 工具 {name} 失败（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="316"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="326"/>
         <source>The MCP tool {name} reported an error: {text}</source>
         <translation>MCP 工具 {name} 报告了错误：{text}</translation>
     </message>
@@ -2206,22 +2206,22 @@
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="378"/>
         <source>Brought back.</source>
-        <translation type="unfinished"></translation>
+        <translation>已恢复。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="385"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
-        <translation type="unfinished"></translation>
+        <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="389"/>
         <source>Forgot: {text}</source>
-        <translation type="unfinished"></translation>
+        <translation>已忘掉：{text}</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="389"/>
         <source>Undo</source>
-        <translation type="unfinished"></translation>
+        <translation>撤销</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="405"/>
@@ -2825,132 +2825,127 @@
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="145"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="205"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="168"/>
-        <source>Download and use this pair</source>
-        <translation>下载并使用这组模型</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="183"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="209"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="193"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="210"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="194"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="211"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="231"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="241"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="246"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="256"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="250"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="260"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="253"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="263"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="258"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="268"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="262"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="272"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="277"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="287"/>
         <source>installed, {size}</source>
         <translation>已安装，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="279"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="289"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="281"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="291"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="311"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="321"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="348"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="358"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="356"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="366"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="357"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="367"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="367"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="377"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="372"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="382"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="372"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="382"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="397"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="407"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="406"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="416"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="410"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="420"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="421"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="431"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="429"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="439"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>

@@ -36,6 +36,7 @@ from engram.assistant.events import (
     TurnEvent,
     TurnStarted,
 )
+from engram.assistant.forget import Forgotten
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.assistant.session import LoadedModels
 from engram.assistant.tools import setup as tool_setup
@@ -60,8 +61,8 @@ from engram.ui.sidebar import Sidebar
 from engram.ui.threads import stop_thread, worker_thread
 from engram.ui.toast import Notice
 from engram.ui.tool_block import PermissionPrompt, ToolBlock
-from engram.ui.worker import ModelWorker, PermissionRequest
 from engram.ui.welcome import WelcomePanel
+from engram.ui.worker import ModelWorker, PermissionRequest
 
 _log = log.get("ui.main")
 # A pause in typing this long starts evaluating the prompt ahead of Enter.
@@ -87,6 +88,8 @@ class MainWindow(QMainWindow):
     retry_learning_requested = Signal()
     judge_requested = Signal(int, str, object)  # answer episode id, signal kind, text or None
     models_requested = Signal()
+    undo_forget_requested = Signal(object)
+    purge_forgotten_requested = Signal()
 
     def __init__(
         self, settings: Settings | SettingsStore, models: LoadedModels | None = None
@@ -136,6 +139,7 @@ class MainWindow(QMainWindow):
         self.notice.link.connect(self._on_notice_link)
         self._learning = Status("idle")
         self._learned: tuple[Learned, ...] = ()
+        self._forgotten: Forgotten | None = None  # while its undo is offered
 
         self.large_button = QPushButton(self.tr("Ask large model"))
         self.large_button.setAccessibleName(self.tr("Ask the large model"))
@@ -164,12 +168,12 @@ class MainWindow(QMainWindow):
         column = QVBoxLayout()
         column.addWidget(self.header)
         column.addWidget(self.notice)
+        self.welcome = WelcomePanel(self.settings, self.chat, self.show_models)
+        column.addWidget(self.welcome)
         column.addWidget(self.chat, 1)
         column.addLayout(row)
         chat_column = QWidget()
         chat_column.setLayout(column)
-        self.welcome = WelcomePanel(self.settings, self.chat, self.show_models)
-        column.addWidget(self.welcome)
         self.sidebar = Sidebar()
         splitter = QSplitter()
         splitter.addWidget(self.sidebar)
@@ -185,11 +189,11 @@ class MainWindow(QMainWindow):
         self.retry_button.hide()
         self.large_state = QLabel()
         self.large_state.setObjectName("large_state")
+        self.statusBar().addPermanentWidget(self.welcome.learning_note)
         self.statusBar().addPermanentWidget(self.learning_state)
         self.statusBar().addPermanentWidget(self.retry_button)
         self.statusBar().addPermanentWidget(self.large_state)
         self.statusBar().addPermanentWidget(self.model_state)
-        self.statusBar().addPermanentWidget(self.welcome.learning_note)
         self._prefetch_cancel = CancelToken()
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
@@ -245,12 +249,12 @@ class MainWindow(QMainWindow):
         self.worker.loading.connect(self._on_loading)
         self.worker.loaded.connect(self._on_loaded)
         self.worker.load_failed.connect(self._on_load_failed)
+        self.worker.load_failed.connect(self.welcome.on_load_failed)
+        self.welcome.starter_installed.connect(self.load_requested)
         self.worker.failed.connect(self._on_failed)
         self.worker.turn_event.connect(self._on_event)
         self.worker.busy_changed.connect(self._set_busy)
         self.worker.history_recalled.connect(self._on_history_recalled)
-        self.worker.load_failed.connect(self.welcome.on_load_failed)
-        self.welcome.starter_installed.connect(self.load_requested)
         self.history_requested.connect(self.worker.recall_history)
         self.feedback_requested.connect(self.worker.feedback)
         self.rename_requested.connect(self.worker.rename_conversation)
@@ -272,6 +276,10 @@ class MainWindow(QMainWindow):
         self.models_requested.connect(self.worker.list_models)
         self.worker.models_listed.connect(self._on_models_listed)
         self.worker.permission_asked.connect(self._ask_permission)
+        self.worker.forgotten.connect(self._on_forgotten)
+        self.undo_forget_requested.connect(self.worker.undo_forget)
+        self.purge_forgotten_requested.connect(self.worker.purge_forgotten)
+        self.notice.hidden.connect(self._on_notice_hidden)
         self.worker.permissions_changed.connect(tool_setup.saving_to(self.settings))
         self.header.model_chosen.connect(self._choose_model)
         self._thread.start()
@@ -364,6 +372,29 @@ class MainWindow(QMainWindow):
     def _on_notice_link(self, key: str) -> None:
         if key == "manage" and self._learned:
             self.show_memories().show_only([item.memory_id for item in self._learned])
+        elif key == "undo" and self._forgotten is not None:
+            self.undo_forget_requested.emit(self._forgotten)
+            self._forgotten = None
+            self.notice.show_toast(self.tr("Brought back."))
+
+    def _on_forgotten(self, forgotten: Forgotten | None) -> None:
+        """After "forget that": the message is no turn; a toast says what went, with an undo."""
+        self.chat.drop_latest_turn()
+        if forgotten is None:
+            self.notice.show_toast(
+                self.tr("There is nothing to forget here: the last answer used no memory.")
+            )
+            return
+        self.notice.show_toast(
+            self.tr("Forgot: {text}").format(text=forgotten.content), {"undo": self.tr("Undo")}
+        )
+        self._forgotten = forgotten  # after showing: the toast it replaced took its own along
+
+    def _on_notice_hidden(self) -> None:
+        """The undo is gone with its toast: what was forgotten is deleted for good."""
+        if self._forgotten is not None:
+            self._forgotten = None
+            self.purge_forgotten_requested.emit()
 
     def _on_learning(self, status: Status) -> None:
         """Show what consolidation is doing; a failure offers a retry, new memories a toast."""
@@ -392,6 +423,7 @@ class MainWindow(QMainWindow):
     def show_settings(self) -> SettingsDialog:
         """Open the settings; what is saved there reaches the assistant through the store."""
         dialog = SettingsDialog(self.settings, self, keys=secrets.shared())
+        dialog.models_requested.connect(self.show_models)
         dialog.open()
         return dialog
 
@@ -423,7 +455,6 @@ class MainWindow(QMainWindow):
         return self.memory_browser
 
     def _delete_conversation(self, conversation_id: int) -> None:
-        dialog.models_requested.connect(self.show_models)
         if self._busy and conversation_id == self.conversation_id:
             return
         if conversation_id == self.conversation_id:
@@ -720,26 +751,6 @@ class MainWindow(QMainWindow):
                 if episode.role == "assistant":
                     self._answers[episode.id] = bubble
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
-        """Stop a running answer (its text so far is stored), free the model, end the thread."""
-        self._closed = True
-        self._idle.stop()
-        self._typing.stop()
-        self._prefetch_cancel.cancel()
-        self._cancel.cancel()
-        self.settings_signals.close()
-        for window in (self.memory_browser, self.model_manager):
-            if window is not None:
-                window.close()
-        stop_thread(self._thread, self.shutdown_requested)
-        if self._episodes is not None:
-            self._episodes.conn.close()
-        super().closeEvent(event)
-
-
-def _file_name(title: str) -> str:
-    """A file name made from a chat title (letters of any script kept)."""
-    return re.sub(r"[^\w\- ]+", "", title).strip()[:60] or "chat"
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
         if event.type() == QEvent.Type.LanguageChange:  # Settings → Language applies live
             self.retranslate()
@@ -763,3 +774,23 @@ def _file_name(title: str) -> str:
             button.setText(text)
             button.setToolTip(tip)
 
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        """Stop a running answer (its text so far is stored), free the model, end the thread."""
+        self._closed = True
+        self._idle.stop()
+        self._typing.stop()
+        self._prefetch_cancel.cancel()
+        self._cancel.cancel()
+        self.settings_signals.close()
+        for window in (self.memory_browser, self.model_manager):
+            if window is not None:
+                window.close()
+        stop_thread(self._thread, self.shutdown_requested)
+        if self._episodes is not None:
+            self._episodes.conn.close()
+        super().closeEvent(event)
+
+
+def _file_name(title: str) -> str:
+    """A file name made from a chat title (letters of any script kept)."""
+    return re.sub(r"[^\w\- ]+", "", title).strip()[:60] or "chat"

@@ -15,6 +15,7 @@ class Notice(QFrame):
     "problem" stays. An optional link (e.g. "Manage") emits ``link`` with its key."""
 
     link = Signal(str)
+    hidden = Signal()  # closed, timed out or replaced by another message
 
     def __init__(self) -> None:
         super().__init__()
@@ -62,6 +63,7 @@ class Notice(QFrame):
     def dismiss(self) -> None:
         self._timer.stop()
         self.hide()
+        self.hidden.emit()
 
     def dismiss_toast(self) -> None:
         """Hide a toast (e.g. when the user switches chats); a problem stays."""
@@ -70,6 +72,8 @@ class Notice(QFrame):
 
     def _show(self, kind: str, text: str, links: dict[str, str]) -> None:
         self._timer.stop()
+        if self.isVisible():
+            self.hidden.emit()  # the message shown before is gone
         self.kind = kind
         self._plain = text
         anchors = "".join(

@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal, Slot
 
+from engram.assistant import forget
 from engram.assistant.events import Failed
 from engram.assistant.session import LoadedModels, Session, needs_reopen, open_session
 from engram.assistant.signals import SignalKind
@@ -59,6 +60,7 @@ class ModelWorker(Worker):
     models_listed = Signal(object)  # [(model id, name, roles)] of the installed chat models
     permission_asked = Signal(object)  # PermissionRequest: the window asks in the chat
     permissions_changed = Signal(object)  # {tool name: "always" | "deny"}, for the settings
+    forgotten = Signal(object)  # forget.Forgotten after "forget that", or None: nothing meant
 
     def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
         super().__init__()
@@ -66,6 +68,8 @@ class ModelWorker(Worker):
         self._models = models  # lent by the caller, who closes them
         self._session: Session | None = None
         self._turn_cancel = CancelToken()  # the running answer's, for a permission wait
+        self._mentioned = forget.LastMentioned()  # what "forget that" means in each chat
+        self._forgotten: list[forget.Forgotten] = []  # archived, deleted unless undone
 
     @Slot()
     def load(self) -> None:
@@ -97,18 +101,41 @@ class ModelWorker(Worker):
         return request.wait(self._turn_cancel)
 
     def _run(self, conversation_id: int, text: str, cancel: CancelToken, escalate: bool) -> None:
-        """A turn always ends: its events, then ``Failed`` on any error, then not busy."""
+        """A turn always ends: its events, then ``Failed`` on any error, then not busy.
+        "forget that" is no turn: the memory it means is archived (see :mod:`forget`)."""
         if self._session is None:
             return
         self._turn_cancel = cancel
         self.busy_changed.emit(True)
         try:
             with reporting("turn", lambda problem: self.turn_event.emit(Failed(problem))):
+                assistant = self._session.assistant
+                if forget.is_request(text) and assistant.recall is not None:
+                    found = self._mentioned.forget(conversation_id, assistant.log, assistant.recall)
+                    if found is not None:
+                        self._forgotten.append(found)
+                    self.forgotten.emit(found)
+                    return
                 large = self._session.large_model() if escalate else None
-                for event in self._session.assistant.turn(conversation_id, text, cancel, large):
+                for event in assistant.turn(conversation_id, text, cancel, large):
+                    self._mentioned.see(event)
                     self.turn_event.emit(event)
         finally:
             self.busy_changed.emit(False)
+
+    @worker_slot(object)
+    def undo_forget(self, forgotten: forget.Forgotten) -> None:
+        """Bring back what "forget that" archived."""
+        if self._session is not None and self._session.store is not None:
+            forget.undo(self._session.store, forgotten)
+            self._forgotten = [f for f in self._forgotten if f != forgotten]
+
+    @worker_slot()
+    def purge_forgotten(self) -> None:
+        """The undo is no longer offered: delete what was forgotten, text and all."""
+        if self._session is not None and self._session.store is not None and self._forgotten:
+            forget.purge(self._session.store, self._forgotten)
+        self._forgotten = []
 
     @worker_slot(object)
     def recall_history(self, answer_episode_ids: list[int]) -> None:
@@ -218,4 +245,7 @@ class ModelWorker(Worker):
         """Free the model and the connection on the thread that owns them."""
         if self._session is not None:
             session, self._session = self._session, None
+            if session.store is not None and self._forgotten:
+                forget.purge(session.store, self._forgotten)
+            self._forgotten = []
             session.close()
