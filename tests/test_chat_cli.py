@@ -86,3 +86,87 @@ def test_the_desktop_app_starts_shows_its_window_and_exits_cleanly(
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert (engram_home / "data" / "engram.sqlite3").exists()
+
+
+def _db_rows(sql: str) -> list[tuple[object, ...]]:
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
+    starter_models: Path, engram_home: Path
+) -> None:
+    said = (
+        "/remember my bike is blue\n/forget\n/remember I live in Oslo\n"
+        "What colour is the sky?\n/help\n/quit\nNever sent.\n"
+    )
+    result = _engram("chat", stdin=said, env_home=engram_home)
+    assert result.returncode == 0, result.stderr
+    assert "[forgot: my bike is blue]" in result.stdout
+    assert "Commands (never sent to the model)" in result.stdout
+    memories = _db_rows("SELECT content, origin FROM memories WHERE status = 'active'")
+    assert memories == [("I live in Oslo", "user")]
+    users = _db_rows("SELECT content FROM episodes WHERE role = 'user'")
+    assert users == [("What colour is the sky?",)]  # no command and nothing after /quit
+    assert _db_rows("SELECT id, title FROM conversations") == [(1, "What colour is the sky?")]
+
+    listed = _engram("chat", "--list", env_home=engram_home)
+    assert listed.returncode == 0
+    assert "What colour is the sky?" in listed.stdout and "--resume ID" in listed.stdout
+
+    resumed = _engram("chat", "--resume", "1", stdin="Thanks.\n", env_home=engram_home)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _db_rows("SELECT conversation_id, COUNT(*) FROM episodes GROUP BY 1") == [(1, 4)]
+
+    unknown = _engram("chat", "--resume", "999", stdin="Hello?\n", env_home=engram_home)
+    assert unknown.returncode == 2
+    assert "There is no chat 999" in unknown.stderr and "engram chat --list" in unknown.stderr
+    assert _db_rows("SELECT COUNT(*) FROM conversations") == [(1,)]  # no new chat was started
+
+
+def test_an_interactive_chat_has_a_banner_and_never_sends_an_unknown_command(
+    starter_models: Path, engram_home: Path
+) -> None:
+    import pty
+
+    controller, terminal = pty.openpty()
+    env = {**os.environ, "ENGRAM_HOME": str(engram_home)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "engram", "chat"],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as process:
+        os.close(terminal)
+        os.write(controller, b"/bogus\n/new\n/quit\n")
+        out, err = process.communicate(timeout=120)
+    os.close(controller)
+    assert process.returncode == 0, err
+    assert "Type /help for commands" in out
+    assert "unknown command '/bogus'" in out and "[new chat]" in out
+    assert _db_rows("SELECT COUNT(*) FROM episodes") == [(0,)]
+
+
+def test_memory_commands_say_when_there_is_nothing(starter_models: Path, engram_home: Path) -> None:
+    listed = _engram("memory", "list", env_home=engram_home)
+    assert listed.returncode == 0 and "No memories yet" in listed.stdout
+    assert "remember this:" in listed.stdout
+    found = _engram("memory", "search", "violin", env_home=engram_home)
+    assert found.returncode == 0 and "No memories yet" in found.stdout
+
+
+def test_models_list_marks_the_models_in_use_and_remove_refuses_a_missing_one(
+    starter_models: Path, engram_home: Path
+) -> None:
+    listed = _engram("models", "list", env_home=engram_home).stdout.splitlines()
+    starter = next(line for line in listed if line.startswith("smollm2-135m-instruct "))
+    assert "* small+large" in starter
+    assert not any("*" in line for line in listed if line.startswith("qwen3-4b "))
+    removed = _engram("models", "remove", "qwen3-4b", env_home=engram_home)
+    assert removed.returncode == 2
+    assert "qwen3-4b is not installed" in removed.stderr and "Removed" not in removed.stdout

@@ -1,10 +1,17 @@
-"""``engram chat``: the assistant in the terminal; one input line is one user turn."""
+"""``engram chat``: the assistant in the terminal; one input line is one user turn.
+
+Lines that are a command (``/help``, ``/new``, ``/remember TEXT``, ``/forget``, ``/quit``) are
+handled here and never reach the model. ``--list`` shows the chats, ``--resume ID`` continues one.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from dataclasses import dataclass
 
+from engram import __version__
 from engram.assistant.events import (
     Cancelled,
     Failed,
@@ -16,12 +23,24 @@ from engram.assistant.events import (
     ToolCalled,
     ToolResult,
     Truncated,
+    TurnStarted,
 )
-from engram.assistant.session import open_session
-from engram.assistant.turn import Assistant
+from engram.assistant.session import Session, open_session
+from engram.assistant.turn import USER_IMPORTANCE, Assistant
 from engram.cli import terminal
 from engram.cli import tools as tools_cli
-from engram.core import settings
+from engram.core import paths, settings
+from engram.core.errors import InputError, tr
+from engram.memory import db
+from engram.memory.episodes import EpisodeLog
+
+HELP = """Commands (never sent to the model):
+  /help           this list
+  /new            start a new chat
+  /remember TEXT  remember TEXT as your own words
+  /forget         forget what was last remembered in this chat
+  /quit           leave (or Ctrl+D)"""
+COMMANDS = ("/help", "/new", "/remember", "/forget", "/quit")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +48,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "chat",
         help="chat in the terminal (reads one message per line when stdin is not a terminal)",
     )
-    cmd.add_argument("--conversation", type=int, help="continue this conversation id")
+    cmd.add_argument(
+        "--resume", "--conversation", dest="resume", type=int, metavar="ID",
+        help="continue the chat with this id (see --list)",
+    )  # fmt: skip
+    cmd.add_argument("--list", action="store_true", help="list the chats, newest first, and exit")
     cmd.add_argument(
         "--temporary",
         action="store_true",
@@ -49,7 +72,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.set_defaults(run=run)
 
 
+@dataclass
+class _Chat:
+    """The terminal chat's state: its conversation (0 until the first message names it) and the
+    memory it last remembered (for /forget)."""
+
+    conversation_id: int = 0
+    temporary: bool = False
+    last_remembered: int | None = None
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.list:
+        return _list()
+    if args.resume is not None:
+        _check_exists(args.resume)
     store = settings.SettingsStore.load()
     # It learns like the window: consolidation runs in the background while you chat, and what
     # is left is queued when the chat ends (`engram learn` runs it at once).
@@ -60,13 +97,10 @@ def run(args: argparse.Namespace) -> int:
         why = f"{problem.message} {problem.hint}".strip()
         print(f"engram: answering without memory: {why}", file=sys.stderr)
     assistant = session.assistant
-    if args.temporary:
-        conversation_id = assistant.new_conversation("Temporary chat", temporary=True)
-    elif args.conversation and assistant.log.conversation(args.conversation):
-        conversation_id = args.conversation
-    else:
-        conversation_id = assistant.new_conversation("Terminal chat")
+    chat = _Chat(args.resume or 0, args.temporary)
     interactive = sys.stdin.isatty()
+    if interactive:
+        print(_banner(session, chat))
     status = 0
     number = 0
     try:
@@ -89,25 +123,132 @@ def run(args: argparse.Namespace) -> int:
                 continue
             if not text.strip():
                 continue
+            command = _command(text, interactive)
+            if command == "/quit":
+                break
+            if command:
+                _run_command(command, text, session, chat)
+                continue
             if interactive:
                 print("engram> ", end="", flush=True)
-            status = max(
-                status,
-                _answer(assistant, conversation_id, text, args.show_memories, args.show_tools),
-            )
+            shown = (args.show_memories, args.show_tools)
+            status = max(status, _answer(assistant, chat, text, *shown))
     except KeyboardInterrupt:
         print()
     finally:
-        assistant.close_conversation(conversation_id)  # deletes a temporary chat
+        if chat.conversation_id:
+            assistant.close_conversation(chat.conversation_id)  # deletes a temporary chat
         session.close()
     return status
 
 
+def _list() -> int:
+    conn = db.connect(paths.database_path())
+    try:
+        chats = [c for c in EpisodeLog(conn).conversations() if not c.temporary]
+    finally:
+        conn.close()
+    if not chats:
+        print("No chats yet. Start one with: engram chat")
+        return 0
+    for c in chats:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.updated_at))
+        print(f"{c.id:>5}  {when}  {terminal.safe(c.title or '(untitled)')}")
+    print("Continue one with: engram chat --resume ID")
+    return 0
+
+
+def _check_exists(conversation_id: int) -> None:
+    conn = db.connect(paths.database_path())
+    try:
+        found = EpisodeLog(conn).conversation(conversation_id)
+    finally:
+        conn.close()
+    if found is None or found.temporary:
+        raise InputError(
+            tr("There is no chat {id}."),
+            tr("See the chats with: engram chat --list"),
+            id=conversation_id,
+        )
+
+
+def _banner(session: Session, chat: _Chat) -> str:
+    chosen = session.settings
+    where = f"chat {chat.conversation_id}" if chat.conversation_id else "a new chat"
+    kind = "temporary chat (nothing is learned or kept)" if chat.temporary else where
+    return (
+        f"Engram {__version__}: {kind}; small model {chosen.small_model}, large model "
+        f"{chosen.large_model}.\nType /help for commands, /quit or Ctrl+D to leave."
+    )
+
+
+def _command(text: str, interactive: bool) -> str | None:
+    """The command a line gives, or None for a message. An unknown /word is a typo on a
+    terminal (said so, not sent) and a message in piped input."""
+    word = text.split(maxsplit=1)[0].lower()
+    if word in COMMANDS:
+        return word
+    if interactive and word.startswith("/") and len(word) > 1 and word[1:].isalpha():
+        return "?"
+    return None
+
+
+def _run_command(command: str, text: str, session: Session, chat: _Chat) -> None:
+    if command == "/help":
+        print(HELP)
+    elif command == "/new":
+        if chat.conversation_id:
+            session.assistant.close_conversation(chat.conversation_id)
+        chat.conversation_id, chat.last_remembered = 0, None
+        print("[new chat]")
+    elif command == "/remember":
+        _remember(text.split(maxsplit=1)[1].strip() if " " in text.strip() else "", session, chat)
+    elif command == "/forget":
+        _forget(session, chat)
+    else:
+        print(f"[unknown command {text.split(maxsplit=1)[0]!r}; /help lists the commands]")
+
+
+def _remember(content: str, session: Session, chat: _Chat) -> None:
+    if not content:
+        print("[/remember needs the text to remember, e.g. /remember I am vegetarian]")
+    elif session.store is None:
+        print("[not remembered: this chat has no memory]")
+    elif chat.temporary or session.settings.memory_paused:
+        print("[not remembered: memory is paused or this chat is temporary]")
+    else:
+        memory = session.store.add(
+            content,
+            "fact",
+            importance=USER_IMPORTANCE,
+            origin="user",
+            conversation_id=chat.conversation_id or None,
+        )
+        chat.last_remembered = memory.id
+        print(f"[remembered: {terminal.safe(memory.content)}]")
+
+
+def _forget(session: Session, chat: _Chat) -> None:
+    memory = None
+    if session.store is not None and chat.last_remembered is not None:
+        memory = session.store.get(chat.last_remembered)
+    if memory is None or session.store is None:
+        print("[nothing remembered in this chat yet; engram memory forget ID forgets any memory]")
+        return
+    session.store.delete(memory.id)
+    chat.last_remembered = None
+    print(f"[forgot: {terminal.safe(memory.content)}]")
+
+
 def _answer(
-    assistant: Assistant, conversation_id: int, text: str, show_memories: bool, show_tools: bool
+    assistant: Assistant, chat: _Chat, text: str, show_memories: bool, show_tools: bool
 ) -> int:
-    for event in assistant.turn(conversation_id, text):
-        if isinstance(event, Recalling) and show_memories:
+    if chat.temporary and not chat.conversation_id:
+        chat.conversation_id = assistant.new_conversation("Temporary chat", temporary=True)
+    for event in assistant.turn(chat.conversation_id, text):  # 0: a new chat titled after text
+        if isinstance(event, TurnStarted):
+            chat.conversation_id = event.conversation_id
+        elif isinstance(event, Recalling) and show_memories:
             for item in event.items:
                 print(f"[recalled] {terminal.safe(item.line())}")
         elif isinstance(event, ToolCalled | ToolResult) and show_tools:
@@ -117,11 +258,10 @@ def _answer(
             sys.stdout.flush()
         elif isinstance(event, Truncated):
             print(f"[{event.text}]", file=sys.stderr)
-        elif isinstance(event, Remembered) and event.change:
-            change = terminal.safe(f"{event.change[0]} → {event.change[1]}")
-            print(f"[updated: {change}]", file=sys.stderr)
         elif isinstance(event, Remembered):
-            print(f"[remembered: {terminal.safe(event.content)}]", file=sys.stderr)
+            chat.last_remembered = event.memory_id
+            said = f"updated: {event.change[0]} → {event.change[1]}" if event.change else ""
+            print(f"[{terminal.safe(said or 'remembered: ' + event.content)}]", file=sys.stderr)
         elif isinstance(event, NotRemembered):
             print(f"[{event.problem.message} {event.problem.hint}]", file=sys.stderr)
         elif isinstance(event, Finished | Cancelled):

@@ -79,6 +79,12 @@ def _store() -> MemoryStore:
     return MemoryStore(db.connect(paths.database_path()), embed.minilm(folder))
 
 
+_NONE = (
+    "No memories yet. Engram learns them from your chats; to add one, say "
+    '"remember this: …" in a chat (or /remember … in engram chat).'
+)
+
+
 def _line(m: Memory) -> str:
     flags = ("*" if m.pinned else " ") + ("" if m.status == "active" else f" [{m.status}]")
     return f"#{m.id:<5} {m.kind:10} {flags} {terminal.safe(' '.join(m.content.split()))}"
@@ -86,8 +92,11 @@ def _line(m: Memory) -> str:
 
 def _list(args: argparse.Namespace) -> int:
     store = _store()
-    for m in store.memories(args.kind, None if args.all else ("active",), args.limit):
+    found = store.memories(args.kind, None if args.all else ("active",), args.limit)
+    for m in found:
         print(_line(m))
+    if not found:
+        print(_NONE if not store.counts()[0] else "No memories match (--all shows every status).")
     return 0
 
 
@@ -97,12 +106,18 @@ def _search(args: argparse.Namespace) -> int:
     if args.episodes:
         episodes = EpisodeIndex(store.space)
         episodes.index_new()
-        for e in episodes.search(query, args.k):
+        said = episodes.search(query, args.k)
+        if not said:
+            print("No earlier messages match.")
+        for e in said:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.episode.created_at))
             text = terminal.safe(" ".join(e.content.split()))
             print(f"{e.score:.3f}  {when} {e.episode.role:9} {text}")
         return 0
-    for h in store.search(query, args.k, Filters(kinds=args.kind)):
+    hits = store.search(query, args.k, Filters(kinds=args.kind))
+    if not hits:
+        print("No memories match." if store.counts()[0] else _NONE)
+    for h in hits:
         print(f"{h.score:.3f}  {_line(h.memory)}")
     return 0
 
