@@ -126,6 +126,7 @@ class McpHub:
         self.start_timeout = start_timeout
         self.call_timeout = call_timeout
         self._connections: dict[str, _Connection] = {}
+        self._dropped: list[_Connection] = []  # told to stop; waited for at close
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._errlog: TextIO | None = None
@@ -154,7 +155,7 @@ class McpHub:
         if loop is None or thread is None:
             return
         try:
-            self._run(self._stop_all(), STOP_TIMEOUT_S * max(1, len(self._connections)))
+            self._run(self._stop_all(), STOP_TIMEOUT_S + 2)
         except (FutureTimeout, Exception) as exc:  # stopping must not fail the session's close
             _log.warning("MCP servers did not stop cleanly: %s", type(exc).__name__)
         loop.call_soon_threadsafe(loop.stop)
@@ -163,15 +164,17 @@ class McpHub:
             loop.close()
         self._loop = self._thread = None
         self._connections.clear()
+        self._dropped.clear()
         if self._errlog is not None:
             self._errlog.close()
             self._errlog = None
 
     async def _stop_all(self) -> None:
-        for connection in self._connections.values():
+        every = [*self._connections.values(), *self._dropped]
+        for connection in every:
             if connection.closing is not None:
                 connection.closing.set()
-        tasks = [c.task for c in self._connections.values() if c.task is not None]
+        tasks = [c.task for c in every if c.task is not None and not c.task.done()]
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
             for task in tasks:
@@ -211,9 +214,7 @@ class McpHub:
                             stdio_client(params, errlog=self._stderr())
                         )
                     read, write = streams[0], streams[1]
-                    session = await stack.enter_async_context(
-                        ClientSession(read, write, read_timeout_seconds=self.call_timeout)
-                    )
+                    session = await stack.enter_async_context(ClientSession(read, write))
                     await session.initialize()
                     listed = await session.list_tools()
                     connection.session, connection.tools = session, list(listed.tools)
@@ -259,6 +260,14 @@ class McpHub:
         _log.info("MCP server %s started with %d tools", name, len(connection.tools))
         return connection
 
+    def _drop(self, name: str) -> None:
+        """Forget a server's connection and let its task stop the process."""
+        connection = self._connections.pop(name, None)
+        loop = self._loop
+        if connection is not None and connection.closing is not None and loop is not None:
+            self._dropped.append(connection)
+            loop.call_soon_threadsafe(connection.closing.set)
+
     # -- what the assistant uses -------------------------------------------------------------
 
     def tools(self, name: str) -> list[Tool]:
@@ -299,6 +308,7 @@ class McpHub:
         try:
             result = self._run(connection.session.call_tool(tool, arguments), self.call_timeout)
         except FutureTimeout as exc:
+            self._drop(server)  # a hung or dead server is started afresh next time
             raise ToolError(
                 tr("The MCP tool {name} did not answer within {seconds:.0f} s."),
                 HINT,
@@ -306,7 +316,7 @@ class McpHub:
                 seconds=self.call_timeout,
             ) from exc
         except Exception as exc:
-            self._connections.pop(server, None)  # reconnect next time: the server may be gone
+            self._drop(server)  # reconnect next time: the server may be gone
             raise ToolError(
                 tr("The MCP tool {name} failed ({error})."), HINT, name=tool, error=_reason(exc)
             ) from exc
