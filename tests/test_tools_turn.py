@@ -136,7 +136,7 @@ def test_a_turn_without_a_call_reuses_the_prefix_with_tools(session: Session) ->
     list(assistant.turn(conversation, "Say goodbye."))
     stats = model.last_stats
     assert stats is not None and stats.prompt_tokens > 300  # the tool list is in the prompt
-    assert stats.evaluated_tokens < 80, stats
+    assert stats.evaluated_tokens < 150, stats  # the last answer and the new words, not the tools
 
 
 def test_new_tool_settings_give_a_new_toolbox_keeping_who_is_asked(
