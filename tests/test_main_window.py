@@ -657,3 +657,32 @@ def test_forget_that_in_the_chat_offers_an_undo_and_deletes_when_it_is_gone(
     qtbot.waitUntil(lambda: _status(parking) is None, timeout=5_000)  # deleted for good
     assert _status(code) == "active"
     window.close()
+
+
+def _conversations() -> list[tuple[int, int]]:
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        return conn.execute("SELECT id, temporary FROM conversations ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_temporary_chat_is_marked_remembers_nothing_and_is_gone_when_left(
+    qtbot: QtBot, loaded_models: LoadedModels
+) -> None:
+    window = _open(qtbot, settings.Settings(max_answer_tokens=8), models=loaded_models)
+    qtbot.mouseClick(window.temporary_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.conversation_id != 0, timeout=5_000)
+    assert window.temporary_marker.isVisible() and window.temporary_button.isChecked()
+    temporary = window.conversation_id
+    assert _conversations() == [(temporary, 1)]
+    _answer(qtbot, window, "remember this: my PIN is 0000")
+    assert window.conversation_id == temporary
+    assert _memory_ids() == []
+    assert window.notice.text().startswith("This is a temporary chat")
+
+    qtbot.mouseClick(window.temporary_button, Qt.MouseButton.LeftButton)  # off: a normal chat
+    assert not window.temporary_marker.isVisible() and window.conversation_id == 0
+    qtbot.waitUntil(lambda: _conversations() == [], timeout=5_000)  # deleted with its words
+    assert _stored() == []
+    window.close()

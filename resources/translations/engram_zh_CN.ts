@@ -59,12 +59,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="52"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="53"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="53"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="54"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -2039,344 +2039,364 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="132"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="762"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="814"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="135"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="763"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="137"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="815"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="138"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="137"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="763"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="815"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="144"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="764"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="146"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="816"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="145"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="147"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="147"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="765"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="149"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="817"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="149"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="766"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="818"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="150"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="152"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="152"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="767"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="819"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="165"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="167"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="165"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="167"/>
         <source>Save this chat as a Markdown file</source>
         <translation>将此对话保存为 Markdown 文件</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="184"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
+        <source>Temporary</source>
+        <translation>临时</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="173"/>
+        <source>A temporary chat: nothing in it is remembered, and it is deleted when you leave</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="179"/>
+        <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
+        <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="202"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="187"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="205"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="188"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="206"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="218"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="768"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="236"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="820"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="219"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="237"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="220"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="769"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="238"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="821"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="223"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="770"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="241"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="822"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="224"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="242"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="225"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="770"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="243"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="822"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="230"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="771"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="248"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="823"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="231"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="249"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="232"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="772"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="250"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="824"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="352"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="378"/>
+        <source>Temporary chat</source>
+        <translation>临时对话</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="404"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="355"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="407"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="366"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="418"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="367"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="419"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="370"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="422"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="378"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="430"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="385"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="389"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="441"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="389"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="441"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="405"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="457"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="407"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="410"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="462"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="412"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="464"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="414"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="466"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="417"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="469"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="476"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="528"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="482"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="534"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="487"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="539"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="494"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="546"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="510"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="746"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="562"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="798"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="512"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="564"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="529"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="581"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="539"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="748"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="591"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="800"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="584"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="636"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="590"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="642"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="592"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="644"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="596"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="648"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="603"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="655"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="606"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="658"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="615"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="667"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="632"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="684"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="641"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="693"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="646"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="698"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="659"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="711"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="660"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="712"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="664"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="716"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="676"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="728"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="681"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="733"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="681"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="733"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="750"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="802"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
@@ -2384,194 +2404,211 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="71"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="72"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="106"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="107"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="107"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="108"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="110"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="111"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="111"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="112"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="115"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="116"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="118"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="119"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="126"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="127"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="143"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="142"/>
+        <source>No memories yet.
+
+Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="158"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="147"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="159"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="162"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="174"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="150"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="165"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="151"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="166"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="153"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="168"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="154"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="169"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="163"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="178"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="171"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="186"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="183"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="198"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="186"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="201"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="187"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="202"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="188"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="203"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="191"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="206"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="192"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="207"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="254"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="269"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="287"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="305"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="297"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="315"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="319"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="332"/>
+        <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="337"/>
+        <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="353"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="342"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="343"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="377"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="361"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="395"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="363"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="397"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="371"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="405"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="373"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="407"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="380"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="414"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="380"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="414"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="392"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="409"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="426"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="443"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="395"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="429"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="401"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="435"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="438"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="472"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>

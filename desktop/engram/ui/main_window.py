@@ -89,6 +89,8 @@ class MainWindow(QMainWindow):
     judge_requested = Signal(int, str, object)  # answer episode id, signal kind, text or None
     models_requested = Signal()
     undo_forget_requested = Signal(object)
+    temporary_requested = Signal(str)  # its title
+    leave_requested = Signal(int)
     purge_forgotten_requested = Signal()
 
     def __init__(
@@ -165,8 +167,24 @@ class MainWindow(QMainWindow):
             self.tr("Export"), self.tr("Save this chat as a Markdown file")
         )
         self.export_button.clicked.connect(lambda _checked: self.export_chat())
+        self.temporary_button = self.header.add_button(
+            self.tr("Temporary"),
+            self.tr(
+                "A temporary chat: nothing in it is remembered, and it is deleted when you leave"
+            ),
+            checkable=True,
+        )
+        self.temporary_button.toggled.connect(self._toggle_temporary)
+        self.temporary_marker = QLabel(
+            self.tr("Temporary chat: nothing here is remembered; it is deleted when you leave it.")
+        )
+        self.temporary_marker.setObjectName("temporary_marker")
+        self.temporary_marker.setWordWrap(True)
+        self.temporary_marker.hide()
+        self._temporary_id = 0  # the temporary chat shown, deleted when left
         column = QVBoxLayout()
         column.addWidget(self.header)
+        column.addWidget(self.temporary_marker)
         column.addWidget(self.notice)
         self.welcome = WelcomePanel(self.settings, self.chat, self.show_models)
         column.addWidget(self.welcome)
@@ -278,6 +296,9 @@ class MainWindow(QMainWindow):
         self.worker.permission_asked.connect(self._ask_permission)
         self.worker.forgotten.connect(self._on_forgotten)
         self.undo_forget_requested.connect(self.worker.undo_forget)
+        self.temporary_requested.connect(self.worker.start_temporary)
+        self.leave_requested.connect(self.worker.leave_conversation)
+        self.worker.temporary_started.connect(self._on_temporary_started)
         self.purge_forgotten_requested.connect(self.worker.purge_forgotten)
         self.notice.hidden.connect(self._on_notice_hidden)
         self.worker.permissions_changed.connect(tool_setup.saving_to(self.settings))
@@ -328,6 +349,7 @@ class MainWindow(QMainWindow):
     def new_conversation(self) -> None:
         if self._busy:
             return
+        self._leave()
         self.conversation_id = 0
         self.chat.clear()
         self.notice.dismiss_toast()
@@ -339,9 +361,39 @@ class MainWindow(QMainWindow):
         """Show another conversation (not while an answer is running)."""
         if self._busy or conversation_id == self.conversation_id:
             return
+        self._leave()
         self.conversation_id = conversation_id
         self._show_conversation()
         self.history_requested.emit(list(self._answers))
+
+    def _toggle_temporary(self, on: bool) -> None:
+        """On: a new temporary chat (the worker creates it); off: back to a normal new chat."""
+        if self._busy:
+            self.temporary_button.blockSignals(True)
+            self.temporary_button.setChecked(not on)
+            self.temporary_button.blockSignals(False)
+            return
+        self.new_conversation()
+        if on:
+            self.temporary_requested.emit(self.tr("Temporary chat"))
+
+    def _on_temporary_started(self, conversation_id: int) -> None:
+        self.conversation_id = self._temporary_id = conversation_id
+        self._show_temporary(True)
+        self._update_buttons()
+
+    def _leave(self) -> None:
+        """Leaving a temporary chat deletes it (on the worker)."""
+        if self._temporary_id:
+            self.leave_requested.emit(self._temporary_id)
+            self._temporary_id = 0
+            self._show_temporary(False)
+
+    def _show_temporary(self, on: bool) -> None:
+        self.temporary_marker.setVisible(on)
+        self.temporary_button.blockSignals(True)
+        self.temporary_button.setChecked(on)
+        self.temporary_button.blockSignals(False)
 
     def _remember(self) -> None:
         if not self.conversation_id:
@@ -782,6 +834,7 @@ class MainWindow(QMainWindow):
         self._prefetch_cancel.cancel()
         self._cancel.cancel()
         self.settings_signals.close()
+        self._leave()  # queued before the shutdown: a temporary chat is deleted first
         for window in (self.memory_browser, self.model_manager):
             if window is not None:
                 window.close()

@@ -61,6 +61,7 @@ class ModelWorker(Worker):
     permission_asked = Signal(object)  # PermissionRequest: the window asks in the chat
     permissions_changed = Signal(object)  # {tool name: "always" | "deny"}, for the settings
     forgotten = Signal(object)  # forget.Forgotten after "forget that", or None: nothing meant
+    temporary_started = Signal(int)  # the new temporary conversation's id
 
     def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
         super().__init__()
@@ -218,6 +219,19 @@ class ModelWorker(Worker):
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         if self._session is not None:
             self._session.assistant.log.rename(conversation_id, title)
+            self.conversations_changed.emit()
+
+    @worker_slot(str)
+    def start_temporary(self, title: str) -> None:
+        """A temporary chat: nothing in it is learned or recalled elsewhere."""
+        if self._session is not None:
+            self.temporary_started.emit(self._session.assistant.new_conversation(title, True))
+
+    @worker_slot(int)
+    def leave_conversation(self, conversation_id: int) -> None:
+        """The window left a chat: a temporary one is deleted with its words."""
+        if self._session is not None:
+            self._session.assistant.close_conversation(conversation_id)
             self.conversations_changed.emit()
 
     @worker_slot(int)
