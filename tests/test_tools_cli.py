@@ -76,3 +76,19 @@ def test_the_terminal_asks_until_it_gets_an_answer(monkeypatch: pytest.MonkeyPat
     assert called == '[tool 1] calculator {"expression": "2+2"}'
     result = tools_cli.line(ToolResult(1, "calculator", "2+2 = 4", False, 0.0123))
     assert result == "[tool 1] ok in 12 ms: 2+2 = 4"
+
+
+def test_permission_choices_are_saved_in_the_settings_and_revocable(engram_home: Path) -> None:
+    from engram.assistant.tools import files
+    from engram.assistant.tools import setup as tool_setup
+    from engram.assistant.tools.permissions import ALWAYS, Permissions
+    from engram.core import settings
+
+    store = settings.SettingsStore.load()
+    permissions = Permissions(ask=lambda _t, _a: ALWAYS, on_change=tool_setup.saving_to(store))
+    assert permissions.allowed(files.READ, {"path": "x"})
+    assert settings.load().tools.permissions == {"files_read": ALWAYS}
+    listed = _engram("tools", "list", env_home=engram_home)
+    assert "permission: always" in listed.stdout
+    assert _engram("tools", "forget", "files_read", env_home=engram_home).returncode == 0
+    assert settings.load().tools.permissions == {}
