@@ -2040,7 +2040,7 @@
     <name>MainWindow</name>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="814"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="812"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
@@ -2051,7 +2051,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="137"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="815"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="813"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -2062,13 +2062,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="815"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="813"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="146"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="816"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="814"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
@@ -2079,13 +2079,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="149"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="817"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="815"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="818"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="816"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
@@ -2096,7 +2096,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="819"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="817"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
@@ -2116,287 +2116,287 @@
         <translation>临时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="173"/>
-        <source>A temporary chat: nothing in it is remembered, and it is deleted when you leave</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
+        <source>A chat that is not remembered and is deleted when you leave it</source>
+        <translation>不会被记住、离开后即删除的对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="179"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="177"/>
         <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
         <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="202"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="200"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="205"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="203"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="206"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="204"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="236"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="820"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="234"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="818"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="237"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="235"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="238"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="821"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="236"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="819"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="241"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="822"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="239"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="820"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="242"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="240"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="243"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="822"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="241"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="820"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="248"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="823"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="246"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="821"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="249"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="247"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="250"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="824"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="248"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="822"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="378"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="376"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="404"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="402"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="407"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="405"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="418"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="416"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="419"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="417"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="422"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="420"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="430"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="428"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="435"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="441"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="439"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="441"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="439"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="457"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="455"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="457"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="462"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="460"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="464"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="462"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="466"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="464"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="469"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="467"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="528"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="526"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="534"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="532"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="539"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="537"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="546"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="544"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="562"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="798"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="560"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="796"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="564"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="562"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="581"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="579"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="591"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="800"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="589"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="798"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="636"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="634"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="642"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="640"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="644"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="642"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="648"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="646"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="655"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="653"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="658"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="656"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="667"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="665"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="684"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="682"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="693"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="691"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="698"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="696"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="711"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="709"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="712"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="710"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="716"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="714"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="728"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="726"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="733"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="731"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="733"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="731"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="802"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="800"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>

@@ -169,9 +169,7 @@ class MainWindow(QMainWindow):
         self.export_button.clicked.connect(lambda _checked: self.export_chat())
         self.temporary_button = self.header.add_button(
             self.tr("Temporary"),
-            self.tr(
-                "A temporary chat: nothing in it is remembered, and it is deleted when you leave"
-            ),
+            self.tr("A chat that is not remembered and is deleted when you leave it"),
             checkable=True,
         )
         self.temporary_button.toggled.connect(self._toggle_temporary)
