@@ -160,3 +160,36 @@ def test_new_tool_settings_give_a_new_toolbox_keeping_who_is_asked(
     off = dataclasses.replace(session.settings.tools, enabled=False)
     session.apply(dataclasses.replace(session.settings, tools=off))
     assert session.assistant.tools is None
+
+
+@pytest.mark.slow
+def test_a_real_model_with_a_hermes_template_gets_the_tools_from_its_template(
+    small_model_path: Path,
+) -> None:
+    """SmolLM2 speaks ChatML, so it can run with Qwen2.5's official template: the tool list is
+    then rendered by the template (``tools=``), and the loop handles whatever the model says."""
+    from engram.models.local import LocalModel
+
+    template = (Path(__file__).parent / "data" / "templates" / "tools-qwen2.5.jinja").read_text()
+    model = LocalModel(small_model_path, n_ctx=2048, chat_template=template, state_cache_mb=0)
+    conn = db.connect(paths.database_path())
+    try:
+        toolbox = loop.Toolbox(
+            builtins.registry(disabled={"files_list", "files_search", "files_read"})
+        )
+        assert toolbox.format_of(model) == "hermes"
+        assistant = Assistant(EpisodeLog(conn), model, max_answer_tokens=48, tools=toolbox)
+        chat = [{"role": "system", "content": "S"}, {"role": "user", "content": "U"}]
+        llm = model._llm
+        with_tools = llm.detokenize(model.prompt_tokens(chat, toolbox.template_tools(model, "en")))
+        assert b"<tools>" in with_tools and b'"calculator"' in with_tools
+        assert b"<tools>" not in llm.detokenize(model.prompt_tokens(chat))
+        events = list(assistant.turn(0, "Use the calculator: what is 6 times 7?"))
+        finished = [e for e in events if isinstance(e, Finished)]
+        assert len(finished) == 1 and "<tool_call>" not in finished[0].text
+        results = [e for e in events if isinstance(e, ToolResult)]
+        stored = assistant.log.episodes(events[0].conversation_id)  # type: ignore[union-attr]
+        assert [e.role for e in stored].count("tool") == len(results)
+    finally:
+        conn.close()
+        model.close()
