@@ -27,6 +27,7 @@ from engram.memory import embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
 from engram.memory.store import MemoryStore
+from test_chat_cli import _db_rows, _engram
 from test_consolidation_support import ScriptedModel, ScriptedSource, episode_ids
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
@@ -321,3 +322,19 @@ def test_the_starter_model_learns_from_a_correction_end_to_end(
         assert any(isinstance(e, Finished) for e in events)
     finally:
         model.close()
+
+
+def test_engram_chat_sends_thumbs_on_the_last_answer(
+    starter_models: Path, engram_home: Path
+) -> None:
+    said = "/bad\nHow long is a marathon?\n/bad give it in km\n/good\n"
+    result = _engram("chat", stdin=said, env_home=engram_home)
+    assert result.returncode == 0, result.stderr
+    assert "[no answer to judge yet in this chat]" in result.stdout
+    assert result.stdout.count("[noted: Engram learns from it]") == 2
+    [(answer,)] = _db_rows("SELECT id FROM episodes WHERE role = 'assistant'")
+    signals = _db_rows("SELECT answer_episode_id, kind, text, positive FROM signals ORDER BY id")
+    assert signals == [(answer, "thumbs_down", "give it in km", 0), (answer, "thumbs_up", None, 1)]
+    assert ("outcome",) in _db_rows("SELECT reason FROM consolidation_jobs")
+    users = _db_rows("SELECT content FROM episodes WHERE role = 'user'")
+    assert users == [("How long is a marathon?",)]  # the commands never reached the model

@@ -1,7 +1,8 @@
 """``engram chat``: the assistant in the terminal; one input line is one user turn.
 
-Lines that are a command (``/help``, ``/new``, ``/remember TEXT``, ``/forget``, ``/quit``) are
-handled here and never reach the model. ``--list`` shows the chats, ``--resume ID`` continues one.
+Lines that are a command (``/help``, ``/new``, ``/remember TEXT``, ``/forget``, ``/good``,
+``/bad [WHY]``, ``/quit``) are handled here and never reach the model. ``--list`` shows the
+chats, ``--resume ID`` continues one.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from engram.assistant.events import (
     TurnStarted,
 )
 from engram.assistant.session import Session, open_session
+from engram.assistant.signals import SignalKind
 from engram.assistant.turn import USER_IMPORTANCE, Assistant
 from engram.cli import terminal
 from engram.cli import tools as tools_cli
@@ -39,8 +41,11 @@ HELP = """Commands (never sent to the model):
   /new            start a new chat
   /remember TEXT  remember TEXT as your own words
   /forget         forget what was last remembered in this chat
+  /good           the last answer was good (Engram learns what worked)
+  /bad [WHY]      the last answer was wrong, and why (Engram learns a lesson)
   /quit           leave (or Ctrl+D)"""
-COMMANDS = ("/help", "/new", "/remember", "/forget", "/quit")
+COMMANDS = ("/help", "/new", "/remember", "/forget", "/good", "/bad", "/quit")
+THUMBS: dict[str, SignalKind] = {"/good": "thumbs_up", "/bad": "thumbs_down"}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -80,6 +85,7 @@ class _Chat:
     conversation_id: int = 0
     temporary: bool = False
     last_remembered: int | None = None
+    last_answer: int | None = None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -199,12 +205,14 @@ def _run_command(command: str, text: str, session: Session, chat: _Chat) -> None
     elif command == "/new":
         if chat.conversation_id:
             session.assistant.close_conversation(chat.conversation_id)
-        chat.conversation_id, chat.last_remembered = 0, None
+        chat.conversation_id, chat.last_remembered, chat.last_answer = 0, None, None
         print("[new chat]")
     elif command == "/remember":
         _remember(text.split(maxsplit=1)[1].strip() if " " in text.strip() else "", session, chat)
     elif command == "/forget":
         _forget(session, chat)
+    elif command in THUMBS:
+        _judge(THUMBS[command], text.strip()[len(command) :].strip(), session, chat)
     else:
         print(f"[unknown command {text.split(maxsplit=1)[0]!r}; /help lists the commands]")
 
@@ -226,6 +234,16 @@ def _remember(content: str, session: Session, chat: _Chat) -> None:
         )
         chat.last_remembered = memory.id
         print(f"[remembered: {terminal.safe(memory.content)}]")
+
+
+def _judge(kind: SignalKind, why: str, session: Session, chat: _Chat) -> None:
+    if chat.last_answer is None:
+        print("[no answer to judge yet in this chat]")
+    elif session.store is None or chat.temporary or session.settings.memory_paused:
+        print("[not noted: memory is off or paused, or this chat is temporary]")
+    else:
+        session.assistant.signal(chat.last_answer, kind, why or None)
+        print("[noted: Engram learns from it]")
 
 
 def _forget(session: Session, chat: _Chat) -> None:
@@ -265,6 +283,7 @@ def _answer(
         elif isinstance(event, NotRemembered):
             print(f"[{event.problem.message} {event.problem.hint}]", file=sys.stderr)
         elif isinstance(event, Finished | Cancelled):
+            chat.last_answer = event.episode_id
             sys.stdout.write("\n")
             sys.stdout.flush()
         elif isinstance(event, Failed):
