@@ -20,6 +20,7 @@ from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.ui import toast
 from engram.ui.main_window import MainWindow
+from engram.ui.plan_panel import PLAN_WIDTH
 from engram.ui.prompt_dialog import PromptDialog
 from engram.ui.settings_dialog import SettingsDialog
 
@@ -685,4 +686,67 @@ def test_a_temporary_chat_is_marked_remembers_nothing_and_is_gone_when_left(
     assert not window.temporary_marker.isVisible() and window.conversation_id == 0
     qtbot.waitUntil(lambda: _conversations() == [], timeout=5_000)  # deleted with its words
     assert _stored() == []
+    window.close()
+
+
+def _seed_plan() -> int:
+    from engram.assistant.session import embedder_for
+    from engram.memory.store import MemoryStore
+
+    spec = {"goal": "Run a half marathon", "steps": ["Buy shoes", "Run 5 km", "Run 10 km"],
+            "current_step": 0}  # fmt: skip
+    conn = db.connect(paths.database_path())
+    try:
+        store = MemoryStore(conn, embedder_for(settings.Settings()))
+        return store.add("The user's goal: Run a half marathon.", "plan", meta={"plan": spec}).id
+    finally:
+        conn.close()
+
+
+def _plan_meta(memory_id: int) -> tuple[str, dict[str, object]]:
+    import json
+
+    conn = apsw.Connection(str(paths.database_path()))
+    try:
+        status, meta = conn.execute(
+            "SELECT status, meta FROM memories WHERE id = ?", (memory_id,)
+        ).fetchall()[0]
+        return str(status), json.loads(meta)["plan"]
+    finally:
+        conn.close()
+
+
+def test_the_plan_panel_ticks_edits_and_drops_steps_and_a_finished_plan_is_done(
+    qtbot: QtBot, loaded_models: LoadedModels
+) -> None:
+    plan_id = _seed_plan()
+    window = _open(qtbot, models=loaded_models)
+    panel = window.plan_panel
+    assert not panel.isVisible()
+    qtbot.mouseClick(window.plan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.plan is not None, timeout=5_000)
+    assert panel.isVisible() and panel.goal.text() == "Run a half marathon"
+    assert panel.width() >= PLAN_WIDTH * 3 // 4 and window.chat.width() > panel.width()
+    assert [panel.steps.item(i).text() for i in range(3)] == ["Buy shoes", "Run 5 km", "Run 10 km"]
+    assert panel.steps.item(0).font().bold()  # the current step
+
+    qtbot.mouseClick(panel.tick_button, Qt.MouseButton.LeftButton)
+    assert panel.steps.item(1).font().bold() and not panel.steps.item(0).font().bold()
+    panel.steps.item(1).setText("Run 5 km without stopping")
+    panel.steps.setCurrentRow(2)
+    qtbot.mouseClick(panel.drop_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _plan_meta(plan_id)[1]["current_step"] == 1, timeout=5_000)
+    assert _plan_meta(plan_id) == (
+        "active",
+        {"goal": "Run a half marathon", "steps": ["Buy shoes", "Run 5 km without stopping"],
+         "current_step": 1},
+    )  # fmt: skip
+
+    qtbot.mouseClick(panel.tick_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _plan_meta(plan_id)[0] == "archived", timeout=5_000)
+    assert _plan_meta(plan_id)[1]["done"] is True
+    qtbot.waitUntil(lambda: panel.plan is None, timeout=5_000)
+    assert panel.empty.isVisible()
     window.close()

@@ -1777,12 +1777,12 @@
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="169"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="175"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="170"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="176"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -2039,364 +2039,374 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="134"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="812"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="834"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="138"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="137"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="813"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="835"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="138"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="813"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="835"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="146"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="814"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="148"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="836"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="147"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="149"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="149"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="815"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="837"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="816"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="153"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="838"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="152"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="817"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="156"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="839"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="167"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="169"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="167"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="169"/>
         <source>Save this chat as a Markdown file</source>
         <translation>将此对话保存为 Markdown 文件</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="171"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="173"/>
         <source>Temporary</source>
         <translation>临时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="174"/>
         <source>A chat that is not remembered and is deleted when you leave it</source>
         <translation>不会被记住、离开后即删除的对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="177"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="179"/>
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="179"/>
+        <source>Show your plan: goal, steps and where you are</source>
+        <translation>显示你的计划：目标、步骤和当前进度</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="185"/>
         <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
         <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="200"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="210"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="203"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="213"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="204"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="214"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="234"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="818"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="244"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="840"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="235"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="245"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="236"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="819"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="246"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="841"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="239"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="820"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="249"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="842"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="240"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="250"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="241"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="820"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="251"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="842"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="246"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="821"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="256"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="843"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="247"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="257"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="248"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="822"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="258"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="844"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="376"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="396"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="402"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="422"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="405"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="425"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="416"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="436"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="417"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="420"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="440"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="428"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="448"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="435"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="455"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="439"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="439"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="455"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="477"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="457"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="479"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="460"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="482"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="462"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="484"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="464"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="486"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="467"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="489"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="526"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="548"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="532"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="554"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="537"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="559"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="544"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="566"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="560"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="796"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="582"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="818"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="562"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="584"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="579"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="601"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="589"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="798"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="611"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="820"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="634"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="656"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="640"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="662"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="642"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="664"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="646"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="668"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="653"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="675"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="656"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="678"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="665"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="687"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="682"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="704"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="691"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="713"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="696"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="718"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="709"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="731"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="710"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="732"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="714"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="736"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="726"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="748"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="731"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="753"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="731"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="753"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="800"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="822"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
@@ -2448,7 +2458,9 @@
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有记忆。
+
+Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="158"/>
@@ -2539,12 +2551,12 @@ Engram learns what matters from your chats in the background (with a large model
     <message>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="332"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
-        <translation type="unfinished"></translation>
+        <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="337"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
-        <translation type="unfinished"></translation>
+        <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="353"/>
@@ -3036,6 +3048,60 @@ Engram learns what matters from your chats in the background (with a large model
         <location filename="../../desktop/engram/ui/tool_block.py" line="140"/>
         <source>Denied.</source>
         <translation>已拒绝。</translation>
+    </message>
+</context>
+<context>
+    <name>PlanPanel</name>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="33"/>
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="37"/>
+        <source>No plan yet. Tell Engram about a goal and its steps; it keeps track of where you are and follows it in every chat.</source>
+        <translation>还没有计划。告诉 Engram 你的目标和步骤；它会记录你的进度，并在每个对话中遵循它。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="44"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="45"/>
+        <source>Goal</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="47"/>
+        <source>Steps</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="50"/>
+        <source>Step done</source>
+        <translation>完成此步</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="51"/>
+        <source>Tick off the current step and go to the next</source>
+        <translation>勾选当前步骤并进入下一步</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="52"/>
+        <source>Drop step</source>
+        <translation>删除步骤</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="53"/>
+        <source>Remove the selected step from the plan</source>
+        <translation>从计划中删除所选步骤</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="54"/>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="99"/>
+        <source>The current step</source>
+        <translation>当前步骤</translation>
     </message>
 </context>
 <context>

@@ -54,6 +54,7 @@ from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
 from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.model_manager import ModelManager
+from engram.ui.plan_panel import PLAN_WIDTH, PlanPanel
 from engram.ui.prompt_dialog import PromptDialog
 from engram.ui.settings_dialog import SettingsDialog
 from engram.ui.settings_signals import SettingsSignals
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
     undo_forget_requested = Signal(object)
     temporary_requested = Signal(str)  # its title
     leave_requested = Signal(int)
+    plan_requested = Signal()
     purge_forgotten_requested = Signal()
 
     def __init__(
@@ -173,6 +175,12 @@ class MainWindow(QMainWindow):
             checkable=True,
         )
         self.temporary_button.toggled.connect(self._toggle_temporary)
+        self.plan_button = self.header.add_button(
+            self.tr("Plan"), self.tr("Show your plan: goal, steps and where you are"), True
+        )
+        self.plan_panel = PlanPanel()
+        self.plan_panel.hide()
+        self.plan_button.toggled.connect(self._toggle_plan)
         self.temporary_marker = QLabel(
             self.tr("Temporary chat: nothing here is remembered; it is deleted when you leave it.")
         )
@@ -194,6 +202,8 @@ class MainWindow(QMainWindow):
         splitter = QSplitter()
         splitter.addWidget(self.sidebar)
         splitter.addWidget(chat_column)
+        splitter.addWidget(self.plan_panel)
+        self._splitter = splitter
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([240, 760])
         self.setCentralWidget(splitter)
@@ -297,6 +307,9 @@ class MainWindow(QMainWindow):
         self.temporary_requested.connect(self.worker.start_temporary)
         self.leave_requested.connect(self.worker.leave_conversation)
         self.worker.temporary_started.connect(self._on_temporary_started)
+        self.plan_requested.connect(self.worker.load_plan)
+        self.plan_panel.save_requested.connect(self.worker.save_plan)
+        self.worker.plan_loaded.connect(self.plan_panel.show_plan)
         self.purge_forgotten_requested.connect(self.worker.purge_forgotten)
         self.notice.hidden.connect(self._on_notice_hidden)
         self.worker.permissions_changed.connect(tool_setup.saving_to(self.settings))
@@ -363,6 +376,13 @@ class MainWindow(QMainWindow):
         self.conversation_id = conversation_id
         self._show_conversation()
         self.history_requested.emit(list(self._answers))
+
+    def _toggle_plan(self, on: bool) -> None:
+        self.plan_panel.setVisible(on)
+        if on:
+            sidebar, chat, _plan = self._splitter.sizes()
+            self._splitter.setSizes([sidebar, max(0, chat - PLAN_WIDTH), PLAN_WIDTH])
+            self.plan_requested.emit()
 
     def _toggle_temporary(self, on: bool) -> None:
         """On: a new temporary chat (the worker creates it); off: back to a normal new chat."""
@@ -451,6 +471,8 @@ class MainWindow(QMainWindow):
         self._learning = status
         if status.learned:
             self._show_learned(status.learned)
+            if self.plan_panel.isVisible():  # learning may have moved the plan on
+                self.plan_requested.emit()
         if status.state == "distilling":
             text = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))
         elif status.state == "waiting":

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal, Slot
 
-from engram.assistant import forget
+from engram.assistant import forget, plans
 from engram.assistant.events import Failed
 from engram.assistant.session import LoadedModels, Session, needs_reopen, open_session
 from engram.assistant.signals import SignalKind
@@ -62,6 +62,7 @@ class ModelWorker(Worker):
     permissions_changed = Signal(object)  # {tool name: "always" | "deny"}, for the settings
     forgotten = Signal(object)  # forget.Forgotten after "forget that", or None: nothing meant
     temporary_started = Signal(int)  # the new temporary conversation's id
+    plan_loaded = Signal(object)  # plans.Plan, or None: no current plan
 
     def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
         super().__init__()
@@ -220,6 +221,19 @@ class ModelWorker(Worker):
         if self._session is not None:
             self._session.assistant.log.rename(conversation_id, title)
             self.conversations_changed.emit()
+
+    @worker_slot()
+    def load_plan(self) -> None:
+        """The user's current plan, for the plan panel."""
+        if self._session is not None and self._session.store is not None:
+            self.plan_loaded.emit(plans.current(self._session.store))
+
+    @worker_slot(object)
+    def save_plan(self, plan: plans.Plan) -> None:
+        """Write the panel's edit (a plan ticked to its end is done), then show the plan."""
+        if self._session is not None and self._session.store is not None:
+            plans.save(self._session.store, plan)
+            self.plan_loaded.emit(plans.current(self._session.store))
 
     @worker_slot(str)
     def start_temporary(self, title: str) -> None:
