@@ -186,3 +186,79 @@ def test_large_stores_are_fetched_a_page_at_a_time(
     window.model.fetchMore()
     assert window.model.rowCount() == 2 * PAGE
     window.close()
+
+
+EMPTY = {"en": "No memories yet", "zh_CN": "还没有记忆"}
+
+
+def test_an_empty_browser_says_what_memories_are_and_how_to_add_one(
+    qtbot: QtBot, ui_language: str, store: MemoryStore
+) -> None:
+    window = MemoryBrowser(settings.Settings(language=ui_language))
+    qtbot.addWidget(window)
+    window.show()
+    assert window.empty_state.isVisible() and not window.table.isVisible()
+    assert EMPTY[ui_language] in window.empty_state.text()
+    assert ("remember this:" if ui_language == "en" else "记住") in window.empty_state.text()
+    store.add("The user's cat is called Miso.", "fact")
+    window.refresh()
+    assert window.table.isVisible() and not window.empty_state.isVisible()
+    window.close()
+
+
+def test_the_table_and_its_sources_follow_the_dark_theme(
+    qtbot: QtBot, seeded: dict[str, int]
+) -> None:
+    from engram.ui import theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    before = (app.palette(), app.styleSheet())
+    theme.apply(app, "dark")
+    try:
+        window = MemoryBrowser(settings.Settings(theme="dark"))
+        qtbot.addWidget(window)
+        window.resize(1100, 700)
+        window.show()
+        qtbot.waitExposed(window)
+        for view in (window.table, window.sources):
+            image = view.viewport().grab().toImage()
+            corner = image.pixelColor(image.width() - 3, image.height() - 3)
+            assert corner.lightness() < 80, (view.accessibleName(), corner.name())
+        window.close()
+    finally:
+        app.setPalette(before[0])
+        app.setStyleSheet(before[1])
+
+
+def test_a_lesson_shows_its_record_and_a_retired_one_can_be_restored(
+    qtbot: QtBot, store: MemoryStore
+) -> None:
+    from engram.memory.injections import Injections
+    from engram.memory.outcomes import Outcomes
+
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation("Runs").id
+    lesson = store.add(
+        "When asked for distances, give km, because the user thinks in km.", "lesson"
+    )
+    outcomes = Outcomes(store)
+    for n, kind in enumerate(("thumbs_up", "thumbs_down", "thumbs_down", "thumbs_down")):
+        log.append(chat, "user", f"How far is run {n}?")
+        answer = log.append(chat, "assistant", f"{n} miles").id
+        Injections(store.conn).record(answer, [(lesson.id, 0.9)])
+        outcomes.record(answer, kind, kind == "thumbs_up")
+    retired = store.get(lesson.id)
+    assert retired is not None and retired.status == "archived"  # hurt 3, helped 1
+    window = MemoryBrowser(settings.Settings())
+    qtbot.addWidget(window)
+    window.show()
+    window.status.setCurrentIndex(window.status.findData(None))  # any status
+    window.select_memory(lesson.id)
+    details = window.details.text()
+    assert "Given to 4 answers · helped 1 · hurt 3" in details and "Retired" in details
+    assert window.restore_button.isEnabled()
+    with qtbot.waitSignal(window.worker.changed, timeout=10_000):
+        window.restore_button.click()
+    qtbot.waitUntil(lambda: (store.get(lesson.id) or retired).status == "active")
+    window.close()

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from engram.core import log
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
+from engram.memory.outcomes import Outcomes
 from engram.memory.records import KINDS, STATUSES, Memory
 from engram.ui import errors, labels
 from engram.ui.memory_model import MemoryTableModel
@@ -132,9 +133,23 @@ class MemoryBrowser(QMainWindow):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.count_label = QLabel()
+        self.empty_state = QLabel()
+        self.empty_state.setObjectName("empty_state")
+        self.empty_state.setWordWrap(True)
+        self.empty_state.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_state.setText(
+            self.tr(
+                "No memories yet.\n\nEngram learns what matters from your chats in the background "
+                "(with a large model of at least 1B parameters). To add one yourself, start a "
+                "message with “remember this:”. Memories appear here, where you can edit, pin, "
+                "restore or delete them."
+            )
+        )
+        self.empty_state.hide()
         left = QVBoxLayout()
         left.addLayout(filters)
         left.addWidget(self.table, 1)
+        left.addWidget(self.empty_state, 1)
         left.addWidget(self.count_label)
         left_widget = QWidget()
         left_widget.setLayout(left)
@@ -252,6 +267,9 @@ class MemoryBrowser(QMainWindow):
         shown = self.model.rowCount()
         more = "+" if self.model.canFetchMore() else ""
         self.count_label.setText(self.tr("{count} memories").format(count=f"{shown}{more}"))
+        empty = not shown and not self.search.text().strip() and not self.store.counts()[0]
+        self.empty_state.setVisible(empty)  # nothing at all yet: say what memories are
+        self.table.setVisible(not empty)
 
     def select_memory(self, memory_id: int) -> None:
         """Show one memory (e.g. from a chip in the chat), whatever the filters were."""
@@ -301,8 +319,24 @@ class MemoryBrowser(QMainWindow):
                 day=day,
                 uses=memory.use_count,
             )
+            + self._lesson_record(memory)
         )
         self.provenance_requested.emit(memory.id)
+
+    def _lesson_record(self, memory: Memory) -> str:
+        """For a lesson: how it has done (answers it went into, helped, hurt), and whether it
+        was retired for hurting more than it helped (Restore brings it back)."""
+        if memory.kind != "lesson":
+            return ""
+        record = Outcomes(self.store).lesson_record(memory.id)
+        line = self.tr("Given to {used} answers · helped {helped} · hurt {hurt}").format(
+            used=record.used, helped=record.helped, hurt=record.hurt
+        )
+        if memory.status == "archived" and memory.meta.get("retired") == "hurt":
+            line += "\n" + self.tr(
+                "Retired: it hurt more answers than it helped. Restore keeps it."
+            )
+        return "\n" + line
 
     def _on_provenance(self, memory_id: int, episodes: list) -> None:  # type: ignore[type-arg]
         current = self.current()

@@ -6,7 +6,7 @@ import json
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from engram.core import resources
@@ -22,10 +22,47 @@ def resolve(theme: str) -> str:
     return "dark" if hints.colorScheme() == Qt.ColorScheme.Dark else "light"
 
 
+def _colours(theme: str) -> dict[str, str]:
+    return dict(json.loads(resources.read_text("styles", f"{resolve(theme)}.json")))
+
+
 def stylesheet(theme: str) -> str:
-    palette = json.loads(resources.read_text("styles", f"{resolve(theme)}.json"))
+    colours = _colours(theme)
     base = resources.read_text("styles", "base.qss")
-    return _PLACEHOLDER.sub(lambda m: palette[m.group(1)], base)
+    return _PLACEHOLDER.sub(lambda m: colours[m.group(1)], base)
+
+
+_ROLES = {  # Qt's palette from the theme's colours: tables, lists, fields and menus follow it
+    QPalette.ColorRole.Window: "window",
+    QPalette.ColorRole.WindowText: "text",
+    QPalette.ColorRole.Base: "input",
+    QPalette.ColorRole.AlternateBase: "window",
+    QPalette.ColorRole.Text: "text",
+    QPalette.ColorRole.Button: "button",
+    QPalette.ColorRole.ButtonText: "text",
+    QPalette.ColorRole.Highlight: "selection",
+    QPalette.ColorRole.HighlightedText: "text",
+    QPalette.ColorRole.ToolTipBase: "input",
+    QPalette.ColorRole.ToolTipText: "text",
+    QPalette.ColorRole.PlaceholderText: "muted",
+    QPalette.ColorRole.Mid: "border",
+    QPalette.ColorRole.Link: "accent",
+}
+
+
+def palette(theme: str) -> QPalette:
+    """The theme's colours as Qt's palette (disabled text in the muted colour)."""
+    colours = _colours(theme)
+    result = QPalette()
+    for role, name in _ROLES.items():
+        result.setColor(role, QColor(colours[name]))
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.WindowText,
+    ):
+        result.setColor(QPalette.ColorGroup.Disabled, role, QColor(colours["muted"]))
+    return result
 
 
 _current = {"theme": "light"}
@@ -38,6 +75,7 @@ def current() -> str:
 
 def apply(app: QApplication, theme: str) -> None:
     app.setStyle("Fusion")
+    app.setPalette(palette(theme))
     app.setStyleSheet(stylesheet(theme))
     _current["theme"] = resolve(theme)
 
