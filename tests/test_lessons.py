@@ -126,7 +126,8 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
     assert GUIDANCE in block and block.index(GUIDANCE) < block.index(LESSON)
     importance = store.get(lesson.id).importance  # type: ignore[union-attr]
 
-    # Credit: the answer's first signal counts for the lesson, a second one does not.
+    # Credit: the answer's first signal on the answer counts for the lesson, a second does not.
+    assert assistant.signal(done.episode_id, "memory_wrong") == []  # judges a memory, not it
     _signal, credits = outcomes.record(done.episode_id, "thumbs_up", True)
     assert [(c.memory_id, c.helped) for c in credits] == [(lesson.id, True)]
     assert outcomes.record(done.episode_id, "thumbs_down", False)[1] == []

@@ -485,7 +485,11 @@ class Assistant:
             return []
         outcomes = Outcomes(self.recall.store)
         _stored, credits = outcomes.record(
-            found.answer_episode_id, found.kind, found.positive, found.text
+            found.answer_episode_id,
+            found.kind,
+            found.positive,
+            found.text,
+            credit=found.kind in signals.LESSON_KINDS,  # "memory wrong" judges one memory
         )
         return credits
 

@@ -1,7 +1,8 @@
 """Outcome signals stored with their answer, and the record that holds lessons accountable.
 
 When a signal arrives on an answer, each lesson injected into that answer is credited once
-(the first signal of the answer counts): helped when the signal is positive, hurt otherwise. A
+(the first signal of the answer that judges the answer counts; a chip's "this memory is wrong"
+judges one memory and credits nothing): helped when the signal is positive, hurt otherwise. A
 lesson that helps rises (importance up); one that hurts is demoted (importance down, so it ranks
 lower) and retired (status ``archived``, ``meta.retired = "hurt"``) once its hurts outweigh its
 helps by :data:`RETIRE_MARGIN`. Retiring is reversible: restoring the memory makes it active.
@@ -71,13 +72,20 @@ class Outcomes:
         self.conn = store.conn
 
     def record(
-        self, answer_episode_id: int, kind: str, positive: bool, text: str | None = None
+        self,
+        answer_episode_id: int,
+        kind: str,
+        positive: bool,
+        text: str | None = None,
+        credit: bool = True,
     ) -> tuple[StoredSignal, list[Credit]]:
-        """Store a signal on an answer and credit the lessons that went into it."""
+        """Store a signal on an answer and credit the lessons that went into it (unless the
+        signal judges something else than the answer: ``credit`` off)."""
         with db.transaction(self.conn):
-            first = not db.scalar(
+            first = not db.scalar(  # no signal on this answer was credited yet
                 self.conn,
-                "SELECT COUNT(*) FROM signals WHERE answer_episode_id = ?",
+                "SELECT COUNT(*) FROM lesson_credit c JOIN signals s ON s.id = c.signal_id"
+                " WHERE s.answer_episode_id = ?",
                 (answer_episode_id,),
             )
             self.conn.execute(
@@ -96,7 +104,7 @@ class Outcomes:
                         (answer_episode_id,),
                     )
                 ]
-                if first
+                if first and credit
                 else []
             )
             for memory_id in lessons:
