@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from engram.core import paths, settings
 from engram.models.secrets import CLOUD_KEY, KeyStore
 from engram.ui import theme
 from engram.ui.settings_dialog import CLOUD_TAB, MORE_MODELS, SettingsDialog
+from test_cloud import llama_server  # noqa: F401  (shared fixture)
 from test_secrets import MemoryKeyring, use_backend  # noqa: F401  (shared fixture)
 
 SECRET = "sk-dialog-0a1b2c3d4e5f"
@@ -350,3 +352,48 @@ def test_a_language_without_a_font_gets_a_one_line_warning(
     dialog.language.setCurrentIndex(dialog.language.findData("zh_CN"))
     assert not dialog.font_warning.isHidden()
     assert "简体中文" in dialog.font_warning.text() and "boxes" in dialog.font_warning.text()
+
+
+def test_a_server_for_the_small_role_is_checked_and_says_where_text_goes(qtbot: QtBot) -> None:
+    dialog = open_dialog(qtbot)
+    dialog.small_server_url.setText("http://192.168.1.20:8080/v1")
+    assert "your server at 192.168.1.20" in dialog.small_server_where.text()
+    press_ok(dialog)  # no model named yet
+    assert "Choose which model on your server answers." in dialog.problem.text()
+    dialog.small_server_url.setText("https://api.example.com/v1")
+    assert "leaves your network" in dialog.small_server_where.text()
+    dialog.base_url.setText("http://127.0.0.1:8080/v1")
+    assert "your server at 127.0.0.1" in dialog.cloud_warning.text()
+    dialog.small_server_url.setText("ftp://nas/v1")
+    dialog.small_server_model.setCurrentText("m")
+    press_ok(dialog)
+    assert "is not an http:// or https:// address" in dialog.problem.text()
+    assert settings.load().small_server_url == ""  # nothing was saved
+
+
+@pytest.mark.slow
+@pytest.mark.network_local
+def test_the_small_model_can_be_a_model_on_your_own_server(
+    qtbot: QtBot,
+    llama_server: str,  # noqa: F811
+) -> None:
+    from engram.assistant.events import Finished
+    from engram.models.cloud import ServedModel
+
+    dialog = open_dialog(qtbot)
+    dialog.small_server_url.setText(llama_server)
+    dialog.list_button.click()
+    qtbot.waitUntil(lambda: dialog.small_server_model.count() == 1, timeout=10_000)
+    assert dialog.small_server_model.currentText() == "starter"  # from the server's list
+    press_ok(dialog)
+    chosen = settings.load()
+    assert (chosen.small_server_url, chosen.small_server_model) == (llama_server, "starter")
+    session = open_session(dataclasses.replace(chosen, max_answer_tokens=16))
+    try:
+        assert isinstance(session.model, ServedModel)
+        assert session.model_name == f"starter @ {llama_server.split('/')[2]}"
+        events = list(session.assistant.turn(0, "Hello there!"))
+        finished = next(e for e in events if isinstance(e, Finished))
+        assert finished.text.strip()
+    finally:
+        session.close()

@@ -59,12 +59,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="53"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="55"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="54"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="56"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -1264,37 +1264,57 @@
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="317"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="421"/>
+        <source>Your server&apos;s address “{url}” is not an http:// or https:// address.</source>
+        <translation>你的服务器地址“{url}”不是 http:// 或 https:// 地址。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="422"/>
+        <source>Enter it as http://HOST:PORT/v1, or leave it empty for the local model.</source>
+        <translation>请按 http://主机:端口/v1 的格式填写，或留空以使用本地模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="428"/>
+        <source>Choose which model on your server answers.</source>
+        <translation>请选择由服务器上的哪个模型来回答。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="429"/>
+        <source>Press “List its models”, or type the model&apos;s name.</source>
+        <translation>请点“列出模型”，或直接输入模型名称。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="434"/>
         <source>The base URL “{url}” is not an http:// or https:// address.</source>
         <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="318"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="435"/>
         <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
         <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="324"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="441"/>
         <source>The cloud distiller needs a base URL and a model name.</source>
         <translation>云端提炼需要接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="325"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="442"/>
         <source>Fill both in, or turn the cloud distiller off.</source>
         <translation>请两项都填写，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="330"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="447"/>
         <source>The download mirror “{url}” is not an http:// or https:// address.</source>
         <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="331"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="448"/>
         <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
         <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="398"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="517"/>
         <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
@@ -1590,12 +1610,12 @@
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="210"/>
+        <location filename="../../desktop/engram/core/settings.py" line="214"/>
         <source>Could not save the settings ({error}). Nothing was changed.</source>
         <translation>无法保存设置（{error}），未做任何更改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="211"/>
+        <location filename="../../desktop/engram/core/settings.py" line="215"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
@@ -1840,27 +1860,27 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="24"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="25"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="24"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="25"/>
         <source>Large:</source>
         <translation>大模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="26"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="27"/>
         <source>The model that answers (installed models only)</source>
         <translation>回答问题的模型（仅列出已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="27"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="28"/>
         <source>The model for “Ask large model” and learning (installed only)</source>
         <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="71"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="75"/>
         <source>{id} (not installed)</source>
         <translation>{id}（未安装）</translation>
     </message>
@@ -1868,7 +1888,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="200"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="201"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -2751,57 +2771,87 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 </context>
 <context>
     <name>MessageBubble</name>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="81"/>
+        <source>Copy this message</source>
+        <translation>复制这条消息</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="84"/>
+        <source>Answer this message again</source>
+        <translation>重新回答这条消息</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
+        <source>Good</source>
+        <translation>好</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
+        <source>A good answer: Engram learns from it</source>
+        <translation>好回答：Engram 会从中学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="86"/>
+        <source>Bad</source>
+        <translation>差</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="86"/>
+        <source>A bad answer: Engram learns from it</source>
+        <translation>差回答：Engram 会从中学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
+        <source>Show the prompt of this answer</source>
+        <translation>显示这个回答的提示词</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="90"/>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="156"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="157"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="159"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="160"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="174"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="175"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="83"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="176"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="84"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="177"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="80"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="81"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="84"/>
-        <source>Good answer</source>
-        <translation>好回答</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
-        <source>Bad answer</source>
-        <translation>差回答</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="86"/>
-        <source>Show prompt</source>
-        <translation>显示提示词</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="178"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="179"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="89"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="180"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="90"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="181"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -3099,7 +3149,7 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="99"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="101"/>
         <source>The current step</source>
         <translation>当前步骤</translation>
     </message>
@@ -3150,269 +3200,305 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="60"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="74"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="65"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="79"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="66"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="80"/>
         <source>Answers</source>
         <translation>回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="67"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="81"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="68"/>
-        <source>Cloud distiller</source>
-        <translation>云端提炼</translation>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="82"/>
+        <source>Server or cloud</source>
+        <translation>服务器或云端</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="69"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="83"/>
         <source>Appearance &amp;&amp; data</source>
         <translation>外观与数据</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="100"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="114"/>
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="102"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="116"/>
         <source>None (CPU only)</source>
         <translation>无（仅用 CPU）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="104"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="118"/>
         <source>This build of llama.cpp can offload layers to the GPU.</source>
         <translation>此版本的 llama.cpp 可以把部分层交给 GPU 计算。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="106"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="120"/>
         <source>This build of llama.cpp runs on the CPU only; GPU layers have no effect.</source>
         <translation>此版本的 llama.cpp 只能在 CPU 上运行；GPU 层数设置不起作用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="110"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="126"/>
+        <source>e.g. http://192.168.1.20:8080/v1 (empty: the local model above)</source>
+        <translation>例如 http://192.168.1.20:8080/v1（留空：使用上面的本地模型）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="131"/>
+        <source>List its models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="140"/>
         <source>Small model (answers)</source>
         <translation>小模型（回答）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="111"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="141"/>
+        <source>…or on your server</source>
+        <translation>…或使用你的服务器</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="142"/>
+        <source>Model on your server</source>
+        <translation>服务器上的模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="144"/>
         <source>Large model (learning)</source>
         <translation>大模型（学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="112"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="145"/>
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="113"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="146"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="114"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="147"/>
         <source>GPU layers</source>
         <translation>GPU 层数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="116"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="149"/>
         <source>Context size (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="117"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="150"/>
         <source>Memory budget (tokens)</source>
         <translation>记忆预算（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="130"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="163"/>
         <source>{name} (not installed)</source>
         <translation>{name}（未安装）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="132"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="165"/>
         <source>{id} (not in the catalogue)</source>
         <translation>{id}（不在模型目录中）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="138"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="171"/>
         <source>Download more…</source>
         <translation>下载更多…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="157"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="191"/>
+        <source>⚠ While on, learning sends text to {where}.</source>
+        <translation>⚠ 开启后，学习时会把文本发送到{where}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="204"/>
+        <source>Answers come from {where}.</source>
+        <translation>回答来自{where}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="213"/>
+        <source>Enter your server&apos;s address first, e.g. http://127.0.0.1:8080/v1.</source>
+        <translation>请先输入服务器地址，例如 http://127.0.0.1:8080/v1。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="255"/>
         <source>e.g. I am a nurse in Hangzhou; I am learning the violin.</source>
         <translation>例如：我是杭州的一名护士，正在学小提琴。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="161"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="259"/>
         <source>e.g. Answer briefly, in plain words; use metric units.</source>
         <translation>例如：回答简短、用词平实；使用公制单位。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="169"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="267"/>
         <source>About you</source>
         <translation>关于你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="170"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="268"/>
         <source>How to answer</source>
         <translation>回答方式</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="175"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="273"/>
         <source>Every chat gets these, as your preferences; they never change Engram&apos;s rules.</source>
         <translation>每个对话都会带上这些内容，作为你的偏好；它们不会改变 Engram 的规则。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="179"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="277"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="180"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="278"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="181"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="279"/>
         <source>Longest answer (tokens)</source>
         <translation>最长回答（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="190"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="288"/>
         <source>Pause memory (learn nothing new)</source>
         <translation>暂停记忆（不再学习新内容）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="192"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="290"/>
         <source>Learn every N turns</source>
         <translation>每 N 轮对话学习一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="193"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="291"/>
         <source>Idle seconds before learning</source>
         <translation>空闲多少秒后开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="194"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
         <source>Unload large model after idle (seconds)</source>
         <translation>大模型空闲多久后卸载（秒）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="201"/>
-        <source>Use a cloud model to learn from conversations</source>
-        <translation>使用云端模型从对话中学习</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="204"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="196"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="304"/>
         <source>⚠ Conversation text may leave this machine while the cloud distiller is on.</source>
         <translation>⚠ 开启云端提炼后，对话文本可能会离开本机。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="215"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="300"/>
+        <source>Learn with a model on your server or in the cloud (the large role)</source>
+        <translation>用你的服务器或云端上的模型来学习（大模型角色）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="317"/>
         <source>Leave empty to keep the current key</source>
         <translation>留空则保留当前密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="216"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="318"/>
         <source>Redact personal data before sending</source>
         <translation>发送前隐去个人信息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="220"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="322"/>
         <source>Base URL</source>
         <translation>接口地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="221"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="323"/>
         <source>Model name</source>
         <translation>模型名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="222"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="324"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="224"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="326"/>
         <source>Keep the key for this session only</source>
         <translation>仅在本次运行期间保留密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="239"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="245"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="264"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="341"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="347"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="366"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="246"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="348"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="247"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="349"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="254"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="356"/>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="260"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="362"/>
         <source>Empty: the official Hugging Face hub</source>
         <translation>留空：使用 Hugging Face 官方站点</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="261"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="363"/>
         <source>Disable Xet transfer (plain HTTP downloads)</source>
         <translation>停用 Xet 传输（使用普通 HTTP 下载）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="268"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="370"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="270"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="372"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="271"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="373"/>
         <source>Font size (points)</source>
         <translation>字号（磅）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="272"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="374"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="273"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="375"/>
         <source>Download mirror</source>
         <translation>下载镜像</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="293"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="395"/>
         <source>No font for {language} is installed; its text would show as boxes.</source>
         <translation>未安装支持{language}的字体，文字会显示为方框。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="371"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="490"/>
         <source>The API key cannot be stored securely: {why}. Install and unlock a keyring service, or keep the key in memory for this session only; Engram never saves it to a file.</source>
         <translation>无法安全保存 API 密钥：{why}。请安装并解锁密钥环服务，或仅在本次运行期间将密钥保留在内存中；Engram 从不把密钥写入文件。</translation>
     </message>

@@ -8,6 +8,7 @@ from __future__ import annotations
 import locale
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import apsw
 
@@ -25,10 +26,12 @@ from engram.core.settings import Settings, changed_fields
 from engram.memory import backup, db
 from engram.memory.backup import AutoBackup
 from engram.memory.embed import FastEmbedder
+from engram.memory.episode_index import Backfill
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from engram.models import catalogue, files, roles, secrets
 from engram.models.background import ForegroundGate
+from engram.models.cloud import ServedModel, is_own_server
 from engram.models.local import LocalModel
 from engram.models.secrets import CLOUD_KEY
 
@@ -103,6 +106,8 @@ REOPEN_FIELDS = frozenset(
         "embedding_model",
         "threads",
         "gpu_layers",
+        "small_server_url",
+        "small_server_model",
         "context_size",
         "max_answer_tokens",
         "memory_budget_tokens",
@@ -143,7 +148,7 @@ class Session:
     settings: Settings
     gate: ForegroundGate
     conn: apsw.Connection
-    model: LocalModel
+    model: LocalModel | ServedModel  # served: the small model on the user's own server
     assistant: Assistant
     store: MemoryStore | None
     memory_problem: Problem | None = None  # why the assistant answers without memory
@@ -152,10 +157,19 @@ class Session:
     _large: LocalModel | None = None
     hub: McpHub | None = None  # the MCP servers of the session's tools
     backups: AutoBackup | None = None  # today's automatic backup, when one was due
+    backfill: Backfill | None = None  # embeds messages imported without vectors
+
+    @property
+    def model_name(self) -> str:
+        """What answers: the local file, or the served model and its server."""
+        if isinstance(self.model, ServedModel):
+            return f"{self.model.model} @ {urlsplit(self.model.base_url).netloc}"
+        return self.model.path.name
 
     def large_model(self) -> LocalModel:
         """The large model for answers the user escalates (loaded on first use, then kept)."""
-        if self.settings.large_model == self.settings.small_model:
+        same = self.settings.large_model == self.settings.small_model
+        if same and isinstance(self.model, LocalModel):
             return self.model
         if self._large is None:
             self._large = roles.load_local(self.settings, "large", gate=self.gate)
@@ -184,8 +198,9 @@ class Session:
             self.assistant.tools.permissions.on_change = before.permissions.on_change
 
     def close(self) -> None:
-        if self.backups is not None:
-            self.backups.close()
+        for background in (self.backups, self.backfill):
+            if background is not None:
+                background.close()
         if self.hub is not None:
             self.hub.close()
         if self.learning is not None:
@@ -197,10 +212,20 @@ class Session:
         self.conn.close()
 
 
-def _personalise(assistant: Assistant, model: LocalModel, settings: Settings) -> None:
+def _personalise(assistant: Assistant, model: LocalModel | ServedModel, settings: Settings) -> None:
     """The user's custom instructions and answer sampling (no reload needed)."""
     assistant.custom = (settings.about_you, settings.answer_style)
-    model.temperature, model.top_p = settings.temperature, settings.top_p
+    if isinstance(model, LocalModel):
+        model.temperature, model.top_p = settings.temperature, settings.top_p
+
+
+def _small_model(settings: Settings, gate: ForegroundGate) -> LocalModel | ServedModel:
+    """The small model: on the user's own server when Settings name one, else the local GGUF."""
+    url, name = settings.small_server_url, settings.small_server_model
+    if url and name:
+        key = "" if is_own_server(url) else (_cloud_key() or "")
+        return ServedModel(url, name, key, n_ctx=settings.context_size)
+    return roles.load_local(settings, "small", gate=gate)
 
 
 def open_session(
@@ -221,15 +246,14 @@ def open_session(
     except BaseException:
         conn.close()
         raise
+    model: LocalModel | ServedModel
     if models is not None:
         model = models.small
-        if model.gate is None:
-            model.gate = ForegroundGate()
-        gate = model.gate
+        gate = models.small.gate = models.small.gate or ForegroundGate()
     else:
         gate = ForegroundGate()
         try:
-            model = roles.load_local(settings, "small", gate=gate)
+            model = _small_model(settings, gate)
         except BaseException:
             conn.close()
             raise
@@ -263,5 +287,6 @@ def open_session(
         path = paths.database_path()
         every, keep = settings.backup_every_hours, settings.backups_kept
         session.backups = AutoBackup(path, backup.folder_of(path), every, keep)
+        session.backfill = Backfill(path, store.embedder)
     assistant.paused = lambda: session.settings.memory_paused  # follows Session.apply
     return session

@@ -62,6 +62,10 @@ class Settings:
     small_model: str = "smollm2-135m-instruct"
     large_model: str = "smollm2-135m-instruct"
     embedding_model: str = "all-minilm-l6-v2-int8"
+    # The small model on the user's own OpenAI-compatible server instead of a local GGUF (both
+    # set), e.g. llama.cpp's server or Ollama on a desktop; the large role has ``cloud``.
+    small_server_url: str = ""
+    small_server_model: str = ""
     threads: int = 0  # 0 = choose from the machine's cores
     gpu_layers: int = 0  # layers llama.cpp offloads to the GPU (when this build supports it)
     context_size: int = 4096

@@ -368,7 +368,13 @@ class ServedModel(CloudClient):
     def count_tokens(self, text: str) -> int:
         return max(1, len(text.encode("utf-8")) // 3)
 
+    def close(self) -> None:
+        """Nothing to free: the server keeps the model."""
+
     def prefill(
-        self, messages: Sequence[Message], cancelled: Callable[[], bool] = lambda: False
+        self,
+        messages: Sequence[Message],
+        cancelled: Callable[[], bool] = lambda: False,
+        tools: Any = None,
     ) -> int:
         return 0

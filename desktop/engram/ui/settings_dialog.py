@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import Qt, QThread, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
@@ -31,14 +31,26 @@ from engram.core import log, paths
 from engram.core.errors import EngramError, InputError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import CloudSettings, Settings, SettingsStore, store_of
 from engram.models import catalogue, hardware
+from engram.models.cloud import CloudClient, destination
 from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
 from engram.ui import errors, i18n, theme
+from engram.ui.threads import Worker, stop_thread, worker_slot, worker_thread
 
 _log = log.get("ui.settings")
 _WARN_STYLE = "color: #c62828; font-weight: bold;"
 _AMBER_STYLE = "color: #b26a00;"
 ANSWERS_TAB, CLOUD_TAB, APPEARANCE_TAB = 1, 3, 4
 MORE_MODELS = "\x00more"  # the combo item that opens the model manager instead of choosing
+
+
+class ServerLister(Worker):
+    """Asks an OpenAI-compatible server which models it offers (off the UI thread)."""
+
+    listed = Signal(str, object)  # base URL, [model ids]
+
+    @worker_slot(str)
+    def list_models(self, base_url: str) -> None:
+        self.listed.emit(base_url, CloudClient(base_url, "", timeout=5.0).list_models())
 
 
 class SettingsDialog(QDialog):
@@ -48,6 +60,8 @@ class SettingsDialog(QDialog):
 
     saved = Signal(object)  # the store's new Settings, after they were saved
     models_requested = Signal()  # "Download more…": open the model manager
+    list_requested = Signal(str)  # ask a server for its models
+    lister_shutdown = Signal()
 
     def __init__(
         self,
@@ -65,7 +79,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._models_tab(settings), self.tr("Models"))
         self.tabs.addTab(self._answers_tab(settings), self.tr("Answers"))
         self.tabs.addTab(self._memory_tab(settings), self.tr("Memory"))
-        self.tabs.addTab(self._cloud_tab(settings.cloud), self.tr("Cloud distiller"))
+        self.tabs.addTab(self._cloud_tab(settings.cloud), self.tr("Server or cloud"))
         self.tabs.addTab(self._appearance_tab(settings), self.tr("Appearance && data"))
         self.problem = QLabel()
         self.problem.setObjectName("notice")
@@ -107,7 +121,26 @@ class SettingsDialog(QDialog):
         )
         self.context_size = _spin(512, 131072, s.context_size, step=512)
         self.memory_budget = _spin(0, 8192, s.memory_budget_tokens, step=64)
+        self.small_server_url = QLineEdit(s.small_server_url)
+        self.small_server_url.setPlaceholderText(
+            self.tr("e.g. http://192.168.1.20:8080/v1 (empty: the local model above)")
+        )
+        self.small_server_model = QComboBox()
+        self.small_server_model.setEditable(True)
+        self.small_server_model.setCurrentText(s.small_server_model)
+        self.list_button = QPushButton(self.tr("List its models"))
+        self.list_button.clicked.connect(self._list_server_models)
+        server_row = QHBoxLayout()
+        server_row.addWidget(self.small_server_model, 1)
+        server_row.addWidget(self.list_button)
+        self.small_server_where = self._amber("")
+        self.small_server_url.textChanged.connect(self._show_small_server_destination)
+        self._show_small_server_destination()
+        self._lister: tuple[ServerLister, QThread] | None = None
         form.addRow(self.tr("Small model (answers)"), self.small_model)
+        form.addRow(self.tr("…or on your server"), self.small_server_url)
+        form.addRow(self.tr("Model on your server"), server_row)
+        form.addRow("", self.small_server_where)
         form.addRow(self.tr("Large model (learning)"), self.large_model)
         form.addRow(self.tr("Embedding model"), self.embedding_model)
         form.addRow(self.tr("CPU threads"), self.threads)
@@ -148,6 +181,71 @@ class SettingsDialog(QDialog):
 
         combo.activated.connect(picked)
         return combo
+
+    def _show_cloud_destination(self) -> None:
+        """The privacy line names where learning's text goes: your server, or a cloud."""
+        url = self.base_url.text().strip()
+        if _is_http_url(url):
+            where = errors.translate(destination(url))[0]
+            self.cloud_warning.setText(
+                self.tr("⚠ While on, learning sends text to {where}.").format(where=where)
+            )
+        else:
+            self.cloud_warning.setText(
+                self.tr(
+                    "⚠ Conversation text may leave this machine while the cloud distiller is on."
+                )
+            )
+
+    def _show_small_server_destination(self) -> None:
+        url = self.small_server_url.text().strip()
+        where = errors.translate(destination(url))[0] if _is_http_url(url) else ""
+        self.small_server_where.setText(
+            self.tr("Answers come from {where}.").format(where=where) if where else ""
+        )
+        self.small_server_where.setVisible(bool(where))
+
+    def _list_server_models(self) -> None:
+        """Fill the model list from the server (asked on a worker thread)."""
+        url = self.small_server_url.text().strip()
+        if not _is_http_url(url):
+            self._show_problem(
+                self.tr("Enter your server's address first, e.g. http://127.0.0.1:8080/v1.")
+            )
+            return
+        if self._lister is None:
+            lister = ServerLister()
+            thread = worker_thread(self, lister, "engram-server-models")
+            queued = Qt.ConnectionType.QueuedConnection
+            lister.listed.connect(self._on_server_models, queued)
+            lister.failed.connect(self._on_list_failed, queued)
+            self.list_requested.connect(lister.list_models, queued)
+            self.lister_shutdown.connect(lister.shutdown, queued)
+            thread.start()
+            self._lister = (lister, thread)
+        self.list_button.setEnabled(False)
+        self.list_requested.emit(url)
+
+    def _on_server_models(self, url: str, models: list[str]) -> None:
+        self.list_button.setEnabled(True)
+        current = self.small_server_model.currentText()
+        self.small_server_model.clear()
+        self.small_server_model.addItems(models)
+        self.small_server_model.setCurrentText(
+            current if current in models else models[0] if models else ""
+        )
+        self.problem.hide()
+
+    def _on_list_failed(self, problem: Problem) -> None:
+        self.list_button.setEnabled(True)
+        self._show_problem(errors.text(problem))
+
+    def done(self, result: int) -> None:
+        """Closing (OK or Cancel) also ends the server-listing thread."""
+        if self._lister is not None:
+            stop_thread(self._lister[1], self.lister_shutdown)
+            self._lister = None
+        super().done(result)
 
     def _answers_tab(self, s: Settings) -> QWidget:
         page = QWidget()
@@ -198,7 +296,9 @@ class SettingsDialog(QDialog):
     def _cloud_tab(self, c: CloudSettings) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
-        self.cloud_enabled = QCheckBox(self.tr("Use a cloud model to learn from conversations"))
+        self.cloud_enabled = QCheckBox(
+            self.tr("Learn with a model on your server or in the cloud (the large role)")
+        )
         self.cloud_enabled.setChecked(c.enabled)
         self.cloud_warning = QLabel(
             self.tr("⚠ Conversation text may leave this machine while the cloud distiller is on.")
@@ -209,6 +309,8 @@ class SettingsDialog(QDialog):
         self.cloud_enabled.toggled.connect(self.cloud_warning.setVisible)
         self.base_url = QLineEdit(c.base_url)
         self.base_url.setPlaceholderText("https://api.example.com/v1")
+        self.base_url.textChanged.connect(self._show_cloud_destination)
+        self._show_cloud_destination()
         self.cloud_model = QLineEdit(c.model)
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
@@ -311,6 +413,21 @@ class SettingsDialog(QDialog):
         base_url = self.base_url.text().strip()
         model = self.cloud_model.text().strip()
         endpoint = self.hf_endpoint.text().strip()
+        server = self.small_server_url.text().strip()
+        served = self.small_server_model.currentText().strip()
+        if server and not _is_http_url(server):
+            self._focus(0, self.small_server_url)
+            raise InputError(
+                tr("Your server's address “{url}” is not an http:// or https:// address."),
+                tr("Enter it as http://HOST:PORT/v1, or leave it empty for the local model."),
+                url=server,
+            )
+        if server and not served:
+            self._focus(0, self.small_server_model)
+            raise InputError(
+                tr("Choose which model on your server answers."),
+                tr("Press “List its models”, or type the model's name."),
+            )
         if base_url and not _is_http_url(base_url):
             self._focus(CLOUD_TAB, self.base_url)
             raise InputError(
@@ -340,6 +457,8 @@ class SettingsDialog(QDialog):
         return dataclasses.replace(
             self._original,
             small_model=str(self.small_model.currentData()),
+            small_server_url=server,
+            small_server_model=served if server else "",
             large_model=str(self.large_model.currentData()),
             embedding_model=str(self.embedding_model.currentData()),
             threads=self.threads.value(),

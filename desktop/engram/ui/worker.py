@@ -84,7 +84,7 @@ class ModelWorker(Worker):
             if tools is not None:
                 tools.permissions.ask = self._ask
                 tools.permissions.on_change = self.permissions_changed.emit
-            self.loaded.emit(self._session.model.path.name, self._session.memory_problem)
+            self.loaded.emit(self._session.model_name, self._session.memory_problem)
 
     @Slot(int, str, object)
     def send(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
