@@ -22,6 +22,9 @@ MIN_SIMILARITY = 0.35
 EPISODE_WEIGHT = 0.8
 PROFILE_LIMIT = 12
 SEARCH_K = 12
+# Messages embedded before a search: a big import is caught up by episode_index.Backfill, and
+# its messages are found by their words until then.
+INDEX_PER_TURN = 64
 MAX_EXTRA = 48
 
 
@@ -71,7 +74,7 @@ class Recall:
         """The best memories and earlier messages for ``query`` within ``budget`` tokens."""
         if budget <= 0 or not query.strip():
             return []
-        self.episodes.index_new()
+        self.episodes.index_new(limit=INDEX_PER_TURN)
         # Embedded once, for both searches, without the words common to every conversation.
         vector = self.episodes.query_vector(query)
         # Ask for enough hits that the excluded ones cannot crowd out the rest.
@@ -111,7 +114,7 @@ class Recall:
         chosen = [(item.memory_id, item.score) for item in items if item.memory_id is not None]
         if chosen:
             self.injections.record(answer_episode_id, chosen)
-        self.episodes.index_new()
+        self.episodes.index_new(limit=INDEX_PER_TURN)
 
 
 def _normalized(scores: Sequence[float]) -> list[float]:

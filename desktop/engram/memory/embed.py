@@ -27,6 +27,11 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors: ...
 
 
+# The model reads at most 512 tokens (fewer than 8,000 characters in any language); what lies
+# beyond is cut before tokenising, so a 5 MB message costs what its first page costs.
+MAX_EMBED_CHARS = 8_000
+
+
 class FastEmbedder:
     """A fastembed ONNX model loaded from a local folder on first use; thread-safe, batched."""
 
@@ -64,11 +69,10 @@ class FastEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
+        heads = [text[:MAX_EMBED_CHARS] for text in texts]
         with self._lock:
             model = self._load()
-            out = np.asarray(
-                list(model.embed(list(texts), batch_size=self.batch_size)), dtype=np.float32
-            )
+            out = np.asarray(list(model.embed(heads, batch_size=self.batch_size)), dtype=np.float32)
         return check_vectors(normalize(out), self._dim)
 
 

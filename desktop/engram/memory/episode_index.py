@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 import apsw
 
+from engram.core import log
+from engram.core.cancel import CancelToken
+from engram.core.errors import StoreError
 from engram.memory import db, faults
-from engram.memory.embed import Vectors
+from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import EpisodeLog
 from engram.memory.records import EpisodeHit
 from engram.memory.search import Filters, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace
 
 SearchMode = Literal["hybrid", "vector", "text"]
+_log = log.get("memory.episode_index")
 
 
 class EpisodeIndex:
@@ -27,12 +34,19 @@ class EpisodeIndex:
         return self.space.conn
 
     @faults.reported
-    def index_new(self, batch: int = 64) -> int:
-        """Embed the episodes that have no vector yet; returns how many were added."""
+    def index_new(
+        self, batch: int = 64, limit: int | None = None, cancel: Callable[[], bool] | None = None
+    ) -> int:
+        """Embed the episodes that have no vector yet (at most ``limit``, oldest first, until
+        ``cancel``); returns how many were added."""
         space = self.space
         space.sync()
         done = 0
-        while space.index is not None and (todo := space.index.missing("episodes", batch)):
+        while space.index is not None and not (cancel is not None and cancel()):
+            size = batch if limit is None else min(batch, limit - done)
+            todo = space.index.missing("episodes", size) if size > 0 else []
+            if not todo:
+                break
             vecs = space.embedder.embed([text or " " for _, text in todo])
             with db.transaction(space.conn):
                 space.index.put("episodes", [i for i, _ in todo], vecs)
@@ -74,3 +88,42 @@ class EpisodeIndex:
             for c in found
             if c.id in episodes
         ]
+
+
+class Backfill:
+    """Embeds every episode still without a vector on its own thread and connection.
+
+    After a large import the turn embeds only a few messages before it searches (the rest are
+    found by their words meanwhile); this catches up in the background. ``close()`` stops it
+    between batches and waits.
+    """
+
+    def __init__(self, path: Path, embedder: Embedder) -> None:
+        self.cancel = CancelToken()
+        self.done = 0
+        self._thread = threading.Thread(
+            target=self._run, args=(path, embedder), name="engram-backfill", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, path: Path, embedder: Embedder) -> None:
+        try:
+            conn = db.connect(path)
+        except StoreError as exc:
+            _log.warning("backfill not started: %s", type(exc).__name__)
+            return
+        try:
+            self.done = EpisodeIndex(EmbeddingSpace(conn, embedder)).index_new(cancel=self.cancel)
+            _log.info("backfill embedded %d messages", self.done)
+        except StoreError as exc:
+            _log.warning("backfill stopped: %s", type(exc).__name__)
+        finally:
+            conn.close()
+
+    def wait(self) -> int:
+        self._thread.join()
+        return self.done
+
+    def close(self) -> None:
+        self.cancel.cancel()
+        self._thread.join()

@@ -119,10 +119,14 @@ def _row_count(conn: apsw.Connection, space: str) -> int:
     return max(1, int(conn.execute(f"SELECT MAX(rowid) FROM {space}").fetchall()[0][0] or 1))
 
 
+# A query's first this many distinct terms are searched (each costs one full-text lookup).
+MAX_QUERY_TERMS = 64
+
+
 def focus(conn: apsw.Connection, space: str, query: str) -> Focus:
     """The query's terms in at most 0.2% of the rows (at least 1,000; they rank little, cost
     much), and its text without the words in more than ``COMMON_SHARE`` of them."""
-    terms = textmod.query_terms(query)
+    terms = textmod.query_terms(query)[:MAX_QUERY_TERMS]  # a pasted book is not 30k lookups
     if not terms:
         return Focus(query, [])
     rows = _row_count(conn, space)
