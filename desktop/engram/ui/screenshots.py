@@ -245,6 +245,39 @@ def model_manager(language: str, out: Path) -> Path:
 WINDOWS = (main_window, memory_browser, settings_dialog, model_manager)
 
 
+def first_run(language: str, out: Path) -> Path:
+    """An empty chat on the starter model: the welcome panel, the recommended pair and the
+    status bar saying learning starts with a larger model."""
+    window = MainWindow(settings.Settings(language=language))
+    window.resize(1000, 680)
+    window.show()
+    _wait(lambda: window._ready or window.notice.isVisible())
+    window.new_conversation()
+    _wait(window.welcome.isVisible, 5.0)
+    try:
+        return _save(window, out / f"first-run-{language}.png")
+    finally:
+        window.close()
+
+
+def settings_answers(language: str, out: Path) -> Path:
+    """The settings dialog's Answers tab: custom instructions and sampling."""
+    from engram.ui.settings_dialog import ANSWERS_TAB, SettingsDialog
+
+    about = "I am a nurse in Hangzhou." if language == "en" else "我是杭州的一名护士。"
+    dialog = SettingsDialog(settings.Settings(language=language, about_you=about))
+    dialog.resize(720, 560)
+    dialog.show()
+    dialog.tabs.setCurrentIndex(ANSWERS_TAB)
+    try:
+        return _save(dialog, out / f"settings-answers-{language}.png")
+    finally:
+        dialog.close()
+
+
+FIRST_RUN = (first_run, settings_answers)
+
+
 def render(
     out: Path, languages: tuple[str, ...] = ("en", "zh_CN"), dark: bool = False
 ) -> list[Path]:
@@ -252,7 +285,7 @@ def render(
     out.mkdir(parents=True, exist_ok=True)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
-    previous_style = app.styleSheet()
+    previous_style, previous_palette = app.styleSheet(), app.palette()
     theme.apply(app, "dark" if dark else "light")
     written: list[Path] = []
     try:
@@ -260,11 +293,12 @@ def render(
             translators = i18n.install(app, language)
             try:
                 with _sample_home(language):
-                    written.extend(window(language, out) for window in WINDOWS)
+                    written.extend(window(language, out) for window in (*WINDOWS, *FIRST_RUN))
             finally:
                 i18n.uninstall(app, translators)
     finally:
         app.setStyleSheet(previous_style)
+        app.setPalette(previous_palette)
     return written
 
 

@@ -66,6 +66,10 @@ class WelcomePanel(QFrame):
         self._fetched: dict[str, tuple[int, int]] = {}  # model id -> (done, total) while fetching
         self._pending: set[str] = set()  # models of the pair still downloading
         self.title = _label("welcome_title")
+        bold = self.title.font()
+        bold.setBold(True)
+        bold.setPointSizeF(bold.pointSizeF() * 1.25)
+        self.title.setFont(bold)
         self.intro = _label("welcome_intro")
         self.demo = _label("welcome_demo")
         self.learning = _label("welcome_learning")
