@@ -27,7 +27,10 @@ def test_main_window_renders_in_english_and_chinese(
     qapp: QApplication, tmp_path: Path, starter_models: Path
 ) -> None:
     written = screenshots.render(tmp_path)
-    windows = ("main-window", "memory-browser", "settings", "model-manager")
+    windows = (
+        "main-window", "chat-details", "memory-browser", "settings", "model-manager",
+        "first-run", "settings-answers",
+    )  # fmt: skip
     assert [p.name for p in written] == [
         f"{window}-{language}.png" for language in ("en", "zh_CN") for window in windows
     ]
