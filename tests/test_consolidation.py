@@ -547,6 +547,7 @@ def test_the_distiller_follows_the_settings(starter_models: Path) -> None:
     too_small = distiller_backends.from_settings(Settings(), None, lambda: None)
     with pytest.raises(distiller_backends.DistillerUnavailableError, match="Learning starts"):
         too_small.acquire(never)  # the 135M starter as the large model invents memories
+    assert too_small.state() == "too small"  # the status bar: "Large model: too small to learn"
     demo = Settings(learn_with_small_models=True)
     local = distiller_backends.from_settings(demo, ForegroundGate(), lambda: None)
     assert isinstance(local, LocalDistiller) and local.state() == "not loaded"

@@ -49,12 +49,12 @@
         <translation>请在“设置 → 模型”中选择大模型；对话会在队列中等待。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="131"/>
+        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="132"/>
         <source>The cloud distiller is on, but its address, model or API key is missing.</source>
         <translation>云端提炼已开启，但缺少接口地址、模型或 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="132"/>
+        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="133"/>
         <source>Complete Settings → Cloud, or turn the cloud distiller off.</source>
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
@@ -2022,36 +2022,41 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/labels.py" line="28"/>
+        <source>too small to learn</source>
+        <translation>太小，无法学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="29"/>
         <source>not loaded</source>
         <translation>未加载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="29"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="30"/>
         <source>loading</source>
         <translation>加载中</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="30"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="31"/>
         <source>loaded</source>
         <translation>已加载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="51"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="52"/>
         <source>about {n} s</source>
         <translation>约 {n} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="53"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="54"/>
         <source>about {n} min</source>
         <translation>约 {n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="55"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="56"/>
         <source>about {n} h</source>
         <translation>约 {n} 小时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="61"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="62"/>
         <source>{size}, {time}</source>
         <translation>{size}，{time}</translation>
     </message>
@@ -3636,52 +3641,52 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="112"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="116"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="115"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="119"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="123"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="127"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="130"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="134"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="134"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="138"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="164"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="168"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="168"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="172"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="171"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="175"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="173"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="177"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="225"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="229"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

@@ -19,7 +19,7 @@ from engram.models.cloud import CloudClient, is_own_server
 from engram.models.local import LocalModel
 
 Cancelled = Callable[[], bool]  # a CancelToken, or any check that says stop
-LargeModelState = Literal["not configured", "not loaded", "loading", "loaded", "cloud"]
+LargeModelState = Literal["not configured", "too small", "not loaded", "loading", "loaded", "cloud"]
 
 
 class DistillerUnavailableError(EngramError):
@@ -100,15 +100,16 @@ class MissingDistiller:
 
     origin = "local"
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, state: LargeModelState = "not configured") -> None:
         self.problem = problem
+        self._state = state
 
     def acquire(self, cancelled: Cancelled) -> StructuredModel:
         problem = self.problem
         raise DistillerUnavailableError(problem.template, problem.hint_template, **problem.params)
 
     def state(self) -> LargeModelState:
-        return "not configured"
+        return self._state
 
     def idle(self) -> None:
         pass
@@ -142,7 +143,7 @@ def from_settings(
         return MissingDistiller(exc.problem)
     too_small = None if settings.learn_with_small_models else roles.learning_problem(settings)
     if too_small is not None:  # it would write what it invents; jobs wait for a larger model
-        return MissingDistiller(too_small)
+        return MissingDistiller(too_small, "too small")
 
     def load() -> LocalModel:
         return roles.load_local(settings, "large", gate=gate, background=True)

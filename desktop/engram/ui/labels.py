@@ -25,6 +25,7 @@ _NAMES = {
     "embedding": QT_TRANSLATE_NOOP("Labels", "embedding"),
     "assistant": QT_TRANSLATE_NOOP("Labels", "Engram"),
     "not configured": QT_TRANSLATE_NOOP("Labels", "not configured"),
+    "too small": QT_TRANSLATE_NOOP("Labels", "too small to learn"),
     "not loaded": QT_TRANSLATE_NOOP("Labels", "not loaded"),
     "loading": QT_TRANSLATE_NOOP("Labels", "loading"),
     "loaded": QT_TRANSLATE_NOOP("Labels", "loaded"),
