@@ -637,7 +637,7 @@ def test_forget_that_in_the_chat_offers_an_undo_and_deletes_when_it_is_gone(
     _answer(qtbot, window, "remember this: my locker code is 4711")
     (code,) = _memory_ids()
     _type_and_enter(qtbot, window, "forget that")
-    qtbot.waitUntil(lambda: window.notice.text().startswith("Forgot"), timeout=5_000)
+    qtbot.waitUntil(lambda: window.notice.text().startswith("Forgot"), timeout=30_000)
     assert window.notice.text() == "Forgot: my locker code is 4711"
     qtbot.waitUntil(lambda: not window._busy, timeout=5_000)
     assert _status(code) == "archived"
@@ -652,7 +652,7 @@ def test_forget_that_in_the_chat_offers_an_undo_and_deletes_when_it_is_gone(
     parking = _memory_ids()[-1]
     window.composer.setPlainText("忘掉这个")
     qtbot.keyClick(window.composer, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.notice.text().startswith("Forgot: 我"), timeout=5_000)
+    qtbot.waitUntil(lambda: window.notice.text().startswith("Forgot: 我"), timeout=30_000)
     assert window.notice.text() == "Forgot: 我的车位是 B12"
     qtbot.mouseClick(window.notice.close_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: _status(parking) is None, timeout=5_000)  # deleted for good

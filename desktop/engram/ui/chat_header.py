@@ -7,6 +7,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QWidget
 
 ROLES = ("small", "large")
+COMBO_CHARS = 18  # a model name this long shows whole in the switcher
 
 
 class ChatHeader(QWidget):
@@ -33,7 +34,10 @@ class ChatHeader(QWidget):
             combo.setObjectName(f"{role}_model")
             combo.setToolTip(tips[role])
             combo.setAccessibleName(tips[role])
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(COMBO_CHARS)
             combo.activated.connect(lambda _index, r=role: self._chosen(r))
             layout.addWidget(caption)
             layout.addWidget(combo)

@@ -77,22 +77,23 @@ class MessageBubble(QFrame):
         layout.setContentsMargins(0, 2, 0, 0)
         layout.setSpacing(2)
         self.buttons: dict[str, QToolButton] = {}
-        wanted = [("copy", "⧉", self.tr("Copy"))]
+        # (action, label, what it does): short words, readable in any font
+        wanted = [("copy", self.tr("Copy"), self.tr("Copy this message"))]
         if self.role == "assistant":
             wanted += [
-                ("regenerate", "↻", self.tr("Regenerate")),
-                ("thumbs_up", "👍", self.tr("Good answer")),
-                ("thumbs_down", "👎", self.tr("Bad answer")),
-                ("prompt", "{ }", self.tr("Show prompt")),
+                ("regenerate", self.tr("Regenerate"), self.tr("Answer this message again")),
+                ("thumbs_up", self.tr("Good"), self.tr("A good answer: Engram learns from it")),
+                ("thumbs_down", self.tr("Bad"), self.tr("A bad answer: Engram learns from it")),
+                ("prompt", self.tr("Prompt"), self.tr("Show the prompt of this answer")),
             ]
         elif self.role == "user":
-            wanted.append(("edit", "✎", self.tr("Edit and resend")))
+            wanted.append(("edit", self.tr("Edit"), self.tr("Edit and resend")))
         if self.role == "user":
             layout.addStretch(1)
-        for name, icon, tip in wanted:
+        for name, label, tip in wanted:
             button = QToolButton()
             button.setObjectName("bubble_action")
-            button.setText(icon)
+            button.setText(label)
             button.setToolTip(tip)
             button.setAccessibleName(tip)
             button.setCheckable(name.startswith("thumbs"))

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 
 from engram.assistant.plans import Plan
 
-PLAN_WIDTH = 260  # the panel's width when it opens beside the chat
+PLAN_WIDTH = 280  # the panel's width when it opens beside the chat
 
 
 class PlanPanel(QWidget):
@@ -59,8 +59,9 @@ class PlanPanel(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.tick_button)
         buttons.addWidget(self.drop_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.save_button)
+        save_row = QHBoxLayout()
+        save_row.addStretch(1)
+        save_row.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(title)
@@ -68,6 +69,7 @@ class PlanPanel(QWidget):
         layout.addWidget(self.goal)
         layout.addWidget(self.steps, 1)
         layout.addLayout(buttons)
+        layout.addLayout(save_row)
         self.show_plan(None)
 
     def show_plan(self, plan: Plan | None) -> None:

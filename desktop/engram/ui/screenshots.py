@@ -14,6 +14,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
@@ -109,6 +110,34 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
 }
 
 
+@dataclass(frozen=True)
+class Details:
+    """The chat-details shot of one language: the plan in the plan panel (goal, steps, current
+    step), and a new turn: the question, a tool call (arguments, result) and the answer."""
+
+    plan: tuple[str, tuple[str, ...], int]
+    question: str
+    tool: tuple[str, dict[str, str], str]
+    answer: str
+
+
+DETAILS = {
+    "en": Details(
+        ("Learn machine learning", ("Linear regression", "Gradient descent",
+         "Train a small model", "Review with short notes"), 1),
+        "How long until my Friday review? And what is 17.5% of 240?",
+        ("calculator", {"expression": "240 * 0.175"}, "42"),
+        "17.5% of 240 is **42**. Your review is on Friday, three days from now.",
+    ),
+    "zh_CN": Details(
+        ("学习机器学习", ("线性回归", "梯度下降", "训练一个小模型", "用简短笔记复习"), 1),
+        "离周五复习还有几天？另外 240 的 17.5% 是多少？",
+        ("calculator", {"expression": "240 * 0.175"}, "42"),
+        "240 的 17.5% 是 **42**。你的复习在周五，还有三天。",
+    ),
+}  # fmt: skip
+
+
 def _seed(language: str) -> None:
     """Store the sample conversations and the memories learned from them, as real use would."""
     from engram.assistant.recall import Recall
@@ -128,13 +157,16 @@ def _seed(language: str) -> None:
             conversation = log.new_conversation(title).id
             episodes.append([log.append(conversation, r, t).id for r, t in messages])
         given = []
+        goal, steps, current = DETAILS[language].plan
         for kind, content, importance, source, used in learned:
+            plan = {"plan": {"goal": goal, "steps": list(steps), "current_step": current}}
             memory = store.add(
                 content,
                 kind,
                 importance=importance,
                 origin="local",
                 source_episodes=episodes[source],
+                meta=plan if kind == "plan" else None,
             )
             if used:
                 given.append(Recalled(kind, content, 1.0, memory.created_at, memory_id=memory.id))
@@ -196,6 +228,54 @@ def main_window(language: str, out: Path) -> Path:
         window.close()
 
 
+def chat_details(language: str, out: Path) -> Path:
+    """The chat's newer parts on one screen: ten wrapping chips, a tool call unfolded, a tool
+    asking for permission, the header with the models and the last answer's numbers, the
+    "Memory updated" toast and the plan panel."""
+    from engram.assistant.consolidation import Learned
+    from engram.assistant.events import Finished
+    from engram.models.local import CallStats
+    from engram.ui.tool_block import PermissionPrompt, ToolBlock
+
+    details = DETAILS[language]
+    conversations, learned = SAMPLES[language]
+    window = MainWindow(settings.Settings(language=language))
+    window.resize(1280, 820)
+    window.show()
+    _wait(lambda: window._ready or window.notice.isVisible())
+    _wait(lambda: any(b.chips is not None for b in window.chat.bubbles()))
+    try:
+        window.plan_button.setChecked(True)
+        _wait(lambda: window.plan_panel.plan is not None, 5.0)
+        window._splitter.setSizes([230, 770, 280])
+        window.chat.add("user", details.question)
+        answer = window.chat.add("assistant", details.answer)
+        name, arguments, result = details.tool
+        block = ToolBlock(name, arguments)
+        block.set_result(result, is_error=False, duration_s=0.004)
+        block.header.setChecked(True)
+        answer.add_block(block)
+        answer.add_block(PermissionPrompt("files_read", "built-in", {"path": "notes/ml.md"}))
+        memories = [text for _kind, text, *_rest in learned]
+        memories += [title for title, _messages in conversations]
+        items = [
+            Recalled("fact", text, 1.0, time.time(), memory_id=i + 1)
+            for i, text in enumerate((memories * 2)[:10])
+        ]
+        window.chat.attach_chips(answer, items, items[:3])
+        cut = CallStats(1268 - 512, 1200, 512, 512, first_token_s=0.14, total_s=10.7)
+        window._show_stats(Finished(answer.episode_id, answer.text, stats=cut, context=4096))
+        window._show_learned(
+            (Learned(1, "add", learned[3][1]), Learned(2, "update", learned[4][1]))
+        )
+        answer.actions_row.show()  # as when the pointer is over the answer
+        _spin(200)
+        window.chat.verticalScrollBar().setValue(window.chat.verticalScrollBar().maximum())
+        return _save(window, out / f"chat-details-{language}.png")
+    finally:
+        window.close()
+
+
 def memory_browser(language: str, out: Path) -> Path:
     """The memory browser with sample memories, the first one selected."""
     from engram.ui.memory_browser import MemoryBrowser
@@ -242,7 +322,7 @@ def model_manager(language: str, out: Path) -> Path:
         window.close()
 
 
-WINDOWS = (main_window, memory_browser, settings_dialog, model_manager)
+WINDOWS = (main_window, chat_details, memory_browser, settings_dialog, model_manager)
 
 
 def first_run(language: str, out: Path) -> Path:
