@@ -297,3 +297,24 @@ def test_switching_the_language_retranslates_the_open_windows_at_once(
     appearance.close()
     manager.close()
     window.close()
+
+
+def test_the_memory_browser_follows_a_language_change(
+    qtbot: QtBot, qapp: QApplication, starter_models: Path
+) -> None:
+    from engram.ui.appearance import Appearance
+    from engram.ui.memory_browser import MemoryBrowser
+
+    store = settings.SettingsStore(settings.Settings(language="en"))
+    appearance = Appearance(qapp, store)
+    browser = MemoryBrowser(store)
+    qtbot.addWidget(browser)
+    assert browser.save_button.text() == "Save" and browser.kind.itemText(0) == "All kinds"
+    store.update(language="zh_CN")
+    qtbot.waitUntil(lambda: browser.save_button.text() != "Save")
+    assert browser.kind.itemText(0) != "All kinds" and "Engram" in browser.windowTitle()
+    assert browser.model.headerData(0, Qt.Orientation.Horizontal) != "Kind"
+    assert browser.empty_state.text().startswith("还没有记忆")
+    appearance.close()
+    qtbot.waitUntil(lambda: browser.save_button.text() == "Save")
+    browser.close()

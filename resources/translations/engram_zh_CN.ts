@@ -2065,7 +2065,7 @@
     <name>MainWindow</name>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="834"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="842"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
@@ -2076,7 +2076,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="835"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="843"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -2087,13 +2087,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="835"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="843"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="148"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="836"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="844"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
@@ -2104,13 +2104,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="837"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="845"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="153"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="838"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="846"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
@@ -2121,7 +2121,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="156"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="839"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="847"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
@@ -2177,7 +2177,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="244"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="840"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="848"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -2188,13 +2188,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="246"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="841"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="849"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="249"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="842"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="850"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
@@ -2205,13 +2205,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="251"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="842"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="850"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="256"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="843"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="851"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
@@ -2222,216 +2222,216 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="258"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="844"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="852"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="396"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="397"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="422"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="423"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="425"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="426"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="436"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="440"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="441"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="448"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="449"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="455"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="456"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="460"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="459"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="460"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="477"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="478"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="479"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="480"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="482"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="483"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="484"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="485"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="486"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="487"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="489"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="490"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="548"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="549"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="554"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="555"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="559"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="560"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="566"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="567"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="582"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="818"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="583"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="826"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="584"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="585"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="601"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="602"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="611"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="820"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="612"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="828"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="656"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="664"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="662"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="670"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="664"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="672"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="668"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="676"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="675"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="683"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="678"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="686"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="687"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="695"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="704"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="712"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="713"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="721"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="718"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="726"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="731"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="739"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="732"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="740"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="736"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="744"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="748"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="756"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="753"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="761"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="753"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="761"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="822"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="830"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
@@ -2440,46 +2440,47 @@
     <name>MemoryBrowser</name>
     <message>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="72"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="212"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="107"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="213"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="108"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="214"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="111"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="215"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="112"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="218"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="116"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="216"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="119"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="127"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="224"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="142"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="228"/>
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
@@ -2488,164 +2489,164 @@ Engram learns what matters from your chats in the background (with a large model
 Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="158"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="234"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="162"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="174"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="235"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="165"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="166"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="168"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="169"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="178"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="186"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="198"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="201"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="202"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="203"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="249"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="206"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="250"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="207"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="269"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="303"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="305"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="339"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="315"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="349"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="332"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="366"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="337"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="371"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="353"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="387"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="410"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="377"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="411"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="395"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="429"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="397"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="431"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="405"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="439"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="407"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="441"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="414"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="448"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="414"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="448"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="426"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="443"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="460"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="429"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="463"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="435"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="469"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="472"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="506"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -2696,37 +2697,37 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryTableModel</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="31"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="36"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="32"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="37"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="33"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="38"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="34"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="39"/>
         <source>Origin</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="35"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="40"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="36"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="41"/>
         <source>Uses</source>
         <translation>使用次数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="37"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="42"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>

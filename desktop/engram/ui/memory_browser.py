@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelection, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -69,7 +69,7 @@ class MemoryBrowser(QMainWindow):
         cannot be opened (damaged, locked, newer; no embedding model) is shown in the window,
         not raised; :attr:`problem` says what it was."""
         super().__init__()
-        self.setWindowTitle(self.tr("Engram — Memories"))
+        self.setWindowTitle(self.tr("Engram — Memories"))  # before the store opens: it may fail
         self.resize(1100, 700)
         self.settings = store_of(settings)
         self.problem: Problem | None = None
@@ -104,19 +104,13 @@ class MemoryBrowser(QMainWindow):
 
     def _build(self) -> None:
         self.search = QLineEdit()
-        self.search.setPlaceholderText(self.tr("Search memories (words or meaning)…"))
-        self.search.setAccessibleName(self.tr("Search memories"))
         self.search.setClearButtonEnabled(True)
         self.kind = QComboBox()
-        self.kind.setAccessibleName(self.tr("Kind"))
-        self.kind.addItem(self.tr("All kinds"), None)
-        for code in KINDS:
-            self.kind.addItem(labels.label(code), code)
+        for code in (None, *KINDS):
+            self.kind.addItem("", code)
         self.status = QComboBox()
-        self.status.setAccessibleName(self.tr("Status"))
-        for code in STATUSES:
-            self.status.addItem(labels.label(code), code)
-        self.status.addItem(self.tr("Any status"), None)
+        for code in (*STATUSES, None):
+            self.status.addItem("", code)
         filters = QHBoxLayout()
         filters.addWidget(self.search, 1)
         filters.addWidget(self.kind)
@@ -124,7 +118,6 @@ class MemoryBrowser(QMainWindow):
 
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.setAccessibleName(self.tr("Memories"))
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
@@ -137,14 +130,6 @@ class MemoryBrowser(QMainWindow):
         self.empty_state.setObjectName("empty_state")
         self.empty_state.setWordWrap(True)
         self.empty_state.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_state.setText(
-            self.tr(
-                "No memories yet.\n\nEngram learns what matters from your chats in the background "
-                "(with a large model of at least 1B parameters). To add one yourself, start a "
-                "message with “remember this:”. Memories appear here, where you can edit, pin, "
-                "restore or delete them."
-            )
-        )
         self.empty_state.hide()
         left = QVBoxLayout()
         left.addLayout(filters)
@@ -155,27 +140,25 @@ class MemoryBrowser(QMainWindow):
         left_widget.setLayout(left)
 
         self.editor = QPlainTextEdit()
-        self.editor.setAccessibleName(self.tr("Memory text"))
         self.importance = QDoubleSpinBox()
         self.importance.setRange(0.0, 1.0)
         self.importance.setSingleStep(0.1)
-        self.importance.setAccessibleName(self.tr("Importance"))
         self.details = QLabel()
         self.details.setWordWrap(True)
-        self.save_button = QPushButton(self.tr("Save"))
-        self.pin_button = QPushButton(self.tr("Pin"))
+        self.save_button = QPushButton()
+        self.pin_button = QPushButton()
         self.pin_button.setCheckable(True)
-        self.delete_button = QPushButton(self.tr("Delete"))
-        self.restore_button = QPushButton(self.tr("Restore"))
+        self.delete_button = QPushButton()
+        self.restore_button = QPushButton()
         buttons = QHBoxLayout()
         for button in (self.save_button, self.pin_button, self.restore_button, self.delete_button):
             buttons.addWidget(button)
         importance_row = QHBoxLayout()
-        importance_row.addWidget(QLabel(self.tr("Importance")))
+        self.importance_label = QLabel()
+        importance_row.addWidget(self.importance_label)
         importance_row.addWidget(self.importance)
         importance_row.addStretch(1)
         self.sources = QListWidget()
-        self.sources.setAccessibleName(self.tr("Where this memory came from"))
         self.sources.setWordWrap(True)
         self.sources.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         right = QVBoxLayout()
@@ -183,7 +166,8 @@ class MemoryBrowser(QMainWindow):
         right.addWidget(self.editor, 1)
         right.addLayout(importance_row)
         right.addLayout(buttons)
-        right.addWidget(QLabel(self.tr("Learned from (double-click to open the chat):")))
+        self.sources_label = QLabel()
+        right.addWidget(self.sources_label)
         right.addWidget(self.sources, 1)
         self.detail_pane = QWidget()
         self.detail_pane.setLayout(right)
@@ -195,16 +179,16 @@ class MemoryBrowser(QMainWindow):
         splitter.setStretchFactor(1, 2)
         self.setCentralWidget(splitter)
 
-        toolbar = QToolBar(self.tr("Memory actions"))
-        toolbar.setMovable(False)
-        self.addToolBar(toolbar)
-        toolbar.addAction(self.tr("Export…"), self.ask_export)
-        toolbar.addAction(self.tr("Import…"), self.ask_import)
-        self.pause_action = toolbar.addAction(self.tr("Pause memory"))
+        self.toolbar = QToolBar()
+        self.toolbar.setMovable(False)
+        self.addToolBar(self.toolbar)
+        self.export_action = self.toolbar.addAction("", self.ask_export)
+        self.import_action = self.toolbar.addAction("", self.ask_import)
+        self.pause_action = self.toolbar.addAction("")
         self.pause_action.setCheckable(True)
         self.pause_action.setChecked(self.settings.current.memory_paused)
-        self.pause_action.setToolTip(self.tr("While paused, Engram learns no new memories"))
-        toolbar.addAction(self.tr("Forget everything…"), self.ask_forget)
+        self.forget_action = self.toolbar.addAction("", self.ask_forget)
+        self.retranslate()
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -222,6 +206,56 @@ class MemoryBrowser(QMainWindow):
         self.sources.itemDoubleClicked.connect(self._open_source)
         QShortcut(QKeySequence.StandardKey.Find, self, self.search.setFocus)
         self._show(None)
+
+    def retranslate(self) -> None:
+        """Every text in the current language (at start and when the language changes)."""
+        self.setWindowTitle(self.tr("Engram — Memories"))
+        self.search.setPlaceholderText(self.tr("Search memories (words or meaning)…"))
+        self.search.setAccessibleName(self.tr("Search memories"))
+        self.kind.setAccessibleName(self.tr("Kind"))
+        self.status.setAccessibleName(self.tr("Status"))
+        for combo, anything in (
+            (self.kind, self.tr("All kinds")),
+            (self.status, self.tr("Any status")),
+        ):
+            for index in range(combo.count()):
+                code = combo.itemData(index)
+                combo.setItemText(index, labels.label(code) if code else anything)
+        self.table.setAccessibleName(self.tr("Memories"))
+        self.model.retranslate()
+        self.empty_state.setText(
+            self.tr(
+                "No memories yet.\n\nEngram learns what matters from your chats in the background "
+                "(with a large model of at least 1B parameters). To add one yourself, start a "
+                "message with “remember this:”. Memories appear here, where you can edit, pin, "
+                "restore or delete them."
+            )
+        )
+        self.editor.setAccessibleName(self.tr("Memory text"))
+        self.importance.setAccessibleName(self.tr("Importance"))
+        self.importance_label.setText(self.tr("Importance"))
+        self.sources.setAccessibleName(self.tr("Where this memory came from"))
+        self.sources_label.setText(self.tr("Learned from (double-click to open the chat):"))
+        for button, text in (
+            (self.save_button, self.tr("Save")),
+            (self.pin_button, self.tr("Pin")),
+            (self.delete_button, self.tr("Delete")),
+            (self.restore_button, self.tr("Restore")),
+        ):
+            button.setText(text)
+        self.toolbar.setWindowTitle(self.tr("Memory actions"))
+        self.export_action.setText(self.tr("Export…"))
+        self.import_action.setText(self.tr("Import…"))
+        self.pause_action.setText(self.tr("Pause memory"))
+        self.pause_action.setToolTip(self.tr("While paused, Engram learns no new memories"))
+        self.forget_action.setText(self.tr("Forget everything…"))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.LanguageChange and self.problem is None:
+            self.retranslate()
+            self._show(self.current())
+            self._update_count()
+        super().changeEvent(event)
 
     def _connect_worker(self) -> None:
         w = self.worker

@@ -27,6 +27,11 @@ class MemoryTableModel(QAbstractTableModel):
         self._statuses: Sequence[str] | None = ("active",)
         self._more = True
         self._browsing = True
+        self.headers: list[str] = []
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Column titles in the current language."""
         self.headers = [
             self.tr("Kind"),
             self.tr("Memory"),
@@ -36,6 +41,7 @@ class MemoryTableModel(QAbstractTableModel):
             self.tr("Uses"),
             self.tr("Status"),
         ]
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.headers) - 1)
 
     # -- filling -------------------------------------------------------------------------------
 
