@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engram.assistant import signals
-from engram.assistant.signals import Signal, detect, is_praise, is_repeat
+from engram.assistant.signals import Signal, detect, is_correction, is_praise, is_repeat
 
 PRAISE = [
     "That worked, thanks!",
@@ -43,6 +43,21 @@ def test_praise_and_thanks_are_positive_signals(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_PRAISE)
 def test_ordinary_messages_and_polite_refusals_are_not_praise(text: str) -> None:
     assert not is_praise(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please give distances in kilometres, not miles. I live in Germany.",
+        "Always answer in Celsius.",
+        "Next time, use the calculator tool.",
+        "以后请用公斤。",
+        "下次记得写日期格式。",
+    ],
+)
+def test_instructions_for_next_time_are_corrections(text: str) -> None:
+    assert is_correction(text)
+    assert not is_correction("What is the difference between a stoat, not a weasel and a ferret?")
 
 
 def test_a_correction_carries_its_text_and_wins_over_thanks() -> None:

@@ -128,6 +128,7 @@ def test_only_the_lessons_condition_carries_the_lesson_to_a_later_task(
     assert passed["distilled"] == [False, True, False]  # the fact came back, the lesson did not
     assert passed["lessons"] == [False, True, True]
     assert [r["signal"] for r in records["lessons"] if "signal" in r] == ["correction"]
+    assert records["lessons"][0]["signal_detected"] is True  # found in the message itself
     assert all(r["memories_after"] >= 1 for r in records["distilled"])
     assert "memories_after" not in records["raw"][0]
     # The correction was said in the conversation: the distiller read it.

@@ -45,10 +45,16 @@ _CORRECTION_EN = re.compile(
     r"|^\s*(?:that'?s|that is|you'?re|you are)\s+(?:wrong|not (?:right|correct)|incorrect|mistaken)"
     r"|^\s*actually\b[\s,]"
     r"|^\s*(?:wrong|incorrect)\b"
-    r"|^\s*no\s*[,.!]\s*(?:I|it|the|my)\b",
+    r"|^\s*no\s*[,.!]\s*(?:I|it|the|my)\b"
+    # how to answer from now on: "please always …", "next time …", "in kilometres, not miles"
+    r"|^\s*(?:please\s+)?(?:always|never|from now on|next time|in (?:the )?future)\b"
+    r"|\w,\s*not\s+(?:in\s+)?\w+\s*[.!]?\s*$"
+    r"|\w,\s*not\s+(?:in\s+)?\w+[.;]",
     re.IGNORECASE,
 )
-_CORRECTION_ZH = re.compile(r"不对|错了|不是这样|说错|搞错|不正确|其实(?:是|不)")
+_CORRECTION_ZH = re.compile(
+    r"不对|错了|不是这样|说错|搞错|不正确|其实(?:是|不)|以后(?:请|要|都|用)|下次|不要用|别用"
+)
 _PRAISE_EN = re.compile(
     r"\b(?:thanks?(?:\s+you)?|thx|ty)\b(?!-)"
     r"|\b(?:that|it|this)\s+(?:worked|works|helped|helps|did it|did the trick)\b"

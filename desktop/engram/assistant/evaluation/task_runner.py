@@ -33,6 +33,7 @@ from engram.assistant.tools.permissions import ONCE, Permissions
 from engram.assistant.turn import Assistant, ChatModel
 from engram.core import log
 from engram.core.cancel import CancelToken
+from engram.memory import db
 from engram.memory.embed import Embedder
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -167,9 +168,18 @@ class TaskRunner:
         if task.feedback is not None:
             signal = Signal(task.feedback.kind, said.episode_id, task.feedback.text or None)
             record["signal"] = signal.kind
-            if task.feedback.said:  # the turn finds the signal in the message
+            detected = False
+            if task.feedback.said:  # the turn looks for the signal in the message
                 self._say(assistant, said.conversation_id, task.feedback.text)
-            else:  # a thumb, as the window sends it
+                detected = bool(
+                    db.scalar(
+                        store.conn,
+                        "SELECT COUNT(*) FROM signals WHERE answer_episode_id = ?",
+                        (said.episode_id,),
+                    )
+                )
+                record["signal_detected"] = detected
+            if not detected:  # a thumb as the window sends it, or what the data says was meant
                 assistant.signal(said.episode_id, signal.kind, signal.text)
         if condition in DISTILLED:
             reason = "outcome" if task.feedback is not None else "turns"
