@@ -115,8 +115,8 @@ def test_one_click_fetches_the_recommended_pair_with_progress_and_uses_it(
     assert panel.progress.isVisibleTo(panel) and not panel.offer_button.isVisibleTo(panel)
     qtbot.waitUntil(lambda: store.current.small_model == "tiny-a", timeout=WAIT_MS)
     assert (store.current.large_model, store.current.embedding_model) == ("tiny-b", "tiny-emb")
-    assert seen and max(seen) == 1000
     qtbot.waitUntil(lambda: not panel.progress.isVisibleTo(panel))
+    assert seen and max(seen) == 1000
     assert not panel.offer_label.isVisibleTo(panel)  # the pair is in use now
     for manager in opened:
         manager.close()

@@ -62,6 +62,9 @@ class WelcomePanel(QFrame):
         self.chat = chat
         self.show_models = show_models
         self._offer: hardware.Offer | None = None
+        self._facts: (
+            tuple[hardware.Offer | None, catalogue.ModelEntry | None, Problem | None] | None
+        ) = None
         self._missing_starter: Problem | None = None
         self._fetched: dict[str, tuple[int, int]] = {}  # model id -> (done, total) while fetching
         self._pending: set[str] = set()  # models of the pair still downloading
@@ -102,17 +105,14 @@ class WelcomePanel(QFrame):
 
     # -- what to show ------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Recompute what to say (models installed, settings, language) and show it."""
+    def refresh(self, recheck: bool = True) -> None:
+        """Show what to say in the current language; ``recheck`` first reads the catalogue, the
+        machine and the large model's size again (about 60 ms: only when models or settings
+        changed, not for a language change)."""
         prefs = self.store.current
-        try:
-            cat = catalogue.load()
-            self._offer = hardware.offer(cat, hardware.probe(gpu=False))
-            small = cat.get(prefs.small_model)
-        except EngramError as exc:  # a broken user catalogue: the window shows the problem
-            _log.warning("welcome panel without the catalogue: %s", type(exc).__name__)
-            self._offer, small = None, None
-        problem = self._learning_problem(prefs)
+        if recheck or self._facts is None:
+            self._facts = self._check(prefs)
+        self._offer, small, problem = self._facts
         self.title.setText(self.tr("Welcome to Engram"))
         self.intro.setText(
             self.tr(
@@ -142,11 +142,22 @@ class WelcomePanel(QFrame):
             self.demo.show()
         self._follow_chat()
 
-    def _learning_problem(self, prefs: Settings) -> Problem | None:
+    def _check(
+        self, prefs: Settings
+    ) -> tuple[hardware.Offer | None, catalogue.ModelEntry | None, Problem | None]:
+        """The offer for this machine, the small model's entry, and why learning waits."""
         try:
-            return None if prefs.learn_with_small_models else roles.learning_problem(prefs)
+            cat = catalogue.load()
+        except EngramError as exc:  # a broken user catalogue: the window shows the problem
+            _log.warning("welcome panel without the catalogue: %s", type(exc).__name__)
+            return None, None, None
+        offer = hardware.offer(cat, hardware.probe(gpu=False))
+        small = next((e for e in cat.models if e.id == prefs.small_model), None)
+        try:
+            waits = None if prefs.learn_with_small_models else roles.learning_problem(prefs, cat)
         except EngramError:  # an unknown or broken large model: the load reports it
-            return None
+            waits = None
+        return offer, small, waits
 
     def _show_offer(self) -> None:
         offer = self._offer
@@ -160,8 +171,8 @@ class WelcomePanel(QFrame):
         self.offer_button.setVisible(visible and not self._fetched)
         if offer is None or not visible:
             return
-        cat = catalogue.load()
-        names = {role: cat.get(getattr(offer.pair, role)).name for role in ("small", "large")}
+        named = {entry.id: entry.name for entry in offer.models}
+        names = {role: named[getattr(offer.pair, role)] for role in ("small", "large")}
         if offer.missing:
             self.offer_label.setText(
                 self.tr(
@@ -194,7 +205,7 @@ class WelcomePanel(QFrame):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
         if event.type() == QEvent.Type.LanguageChange:
-            self.refresh()
+            self.refresh(recheck=False)
         super().changeEvent(event)
 
     # -- actions -----------------------------------------------------------------------------
@@ -222,6 +233,9 @@ class WelcomePanel(QFrame):
         if p.model_id not in self._fetched:
             return
         self._fetched[p.model_id] = (p.done, p.total)
+        self._show_progress()
+
+    def _show_progress(self) -> None:
         done = sum(d for d, _ in self._fetched.values())
         total = sum(t for _, t in self._fetched.values()) or 1
         self.progress.setValue(int(1000 * done / total))
@@ -233,6 +247,10 @@ class WelcomePanel(QFrame):
 
     def _on_finished(self, model_id: str, _state: str, _problem: object) -> None:
         self._pending.discard(model_id)
+        if model_id in self._fetched:  # a small file may finish before its first report
+            total = self._fetched[model_id][1]
+            self._fetched[model_id] = (total, total)
+            self._show_progress()
         if self._fetched and not self._pending:
             self._fetched = {}
             self.progress.hide()
@@ -262,8 +280,9 @@ class WelcomePanel(QFrame):
         self.refresh()
         self.starter_installed.emit()
 
-    def _on_settings_changed(self, _old: Settings, _new: Settings) -> None:
-        self.refresh()
+    def _on_settings_changed(self, old: Settings, new: Settings) -> None:
+        fields = ("small_model", "large_model", "cloud", "learn_with_small_models")
+        self.refresh(recheck=any(getattr(old, f) != getattr(new, f) for f in fields))
 
 
 _DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
