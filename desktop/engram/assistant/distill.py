@@ -225,11 +225,11 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
             dropped += 1
             return
         valid = tuple(sorted({i for i in ids if isinstance(i, int) and i in allowed}))
-        dropped += len(set(ids)) - len(valid)
+        dropped += len({repr(i) for i in ids}) - len(valid)
         seen.add(key)
         found.append(Candidate(kind, content, importance, valid or everything, meta))
 
-    for item in raw.get("memories") or []:
+    for item in _listed(raw.get("memories")):
         if not isinstance(item, dict):
             dropped += 1
             continue
@@ -239,14 +239,15 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
             str(item.get("kind", "")),
             str(item.get("content", "")),
             importance,
-            item.get("episodes") or [],
+            _listed(item.get("episodes")),
         )
     summary = raw.get("summary")
     if isinstance(summary, str) and summary.strip():
         keep("summary", summary, 0.4, everything)
     plan = raw.get("plan")
     if isinstance(plan, dict) and isinstance(plan.get("goal"), str) and plan["goal"].strip():
-        steps = list(dict.fromkeys(s.strip() for s in plan.get("steps") or [] if str(s).strip()))
+        steps = list(dict.fromkeys(str(s).strip() for s in _listed(plan.get("steps"))))
+        steps = [s for s in steps if s]
         step = plan.get("current_step")
         current = min(max(0, step if isinstance(step, int) else 0), max(0, len(steps) - 1))
         spec = {"goal": plan["goal"].strip(), "steps": steps, "current_step": current}
@@ -260,6 +261,11 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
             plan=spec,
         )
     return Distillation(language, tuple(found), dropped)
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list the distiller returned, or [] when it returned something else there."""
+    return value if isinstance(value, list) else []
 
 
 def plan_text(goal: str, steps: Sequence[str], current: int, language: str) -> str:

@@ -156,17 +156,24 @@ def parse(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, An
 
 
 def _other(raw: dict[str, Any], number: int) -> dict[str, Any]:
-    if not isinstance(raw.get("id"), int):
+    if raw.get("id") is None:
         raise _fail(number, Problem(tr("id must be an integer")))
+    _optional_id(raw["id"], number, "id")
     if raw["type"] == "episode":
         if raw.get("role") not in ("system", "user", "assistant", "tool"):
             raise _fail(number, Problem(tr("role must be system, user, assistant or tool")))
-        if not isinstance(raw.get("content"), str) or not isinstance(raw.get("turn_index"), int):
+        turn = raw.get("turn_index")
+        if (
+            not isinstance(raw.get("content"), str)
+            or isinstance(turn, bool)
+            or type(turn) is not int
+        ):
             raise _fail(
                 number, Problem(tr("an episode needs text content and an integer turn_index"))
             )
-        if not isinstance(raw.get("conversation_id"), int):
+        if raw.get("conversation_id") is None:
             raise _fail(number, Problem(tr("conversation_id must be an integer")))
+        _optional_id(raw["conversation_id"], number, "conversation_id")
     _number(raw.get("created_at", 0), number, "created_at", 0, 1e11)
     return raw
 
