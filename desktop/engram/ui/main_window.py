@@ -312,7 +312,8 @@ class MainWindow(QMainWindow):
         self.worker.plan_loaded.connect(self.plan_panel.show_plan)
         self.purge_forgotten_requested.connect(self.worker.purge_forgotten)
         self.notice.hidden.connect(self._on_notice_hidden)
-        self.worker.permissions_changed.connect(tool_setup.saving_to(self.settings))
+        self._save_permissions = tool_setup.saving_to(self.settings)
+        self.worker.permissions_changed.connect(self._on_permissions_changed)
         self.header.model_chosen.connect(self._choose_model)
         self._thread.start()
         self._show_conversation()
@@ -629,6 +630,13 @@ class MainWindow(QMainWindow):
         answer = self.chat.latest("assistant")
         if answer is not None:
             answer.add_block(block)
+
+    def _on_permissions_changed(self, choices: dict[str, str]) -> None:
+        """ "Always allow" or a stored deny: kept in the settings (on the UI thread)."""
+        try:
+            self._save_permissions(choices)
+        except EngramError as exc:
+            self._show_notice(errors.text(exc.problem))
 
     def _ask_permission(self, request: PermissionRequest) -> None:
         """A tool wants to run: ask inside the answer, no dialog; Stop counts as deny."""
