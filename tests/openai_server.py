@@ -3,7 +3,8 @@
 Each request takes the next action from ``server.script`` (default ``"ok"``): ``ok``,
 ``stream``, ``401``, ``429``, ``500``, ``404``, ``malformed``, ``hang`` (headers, then silence),
 ``endless`` (a stream that keeps sending keep-alives), ``no_json_schema`` (400 when the request
-asks for ``json_schema``, else ``ok``), ``cut`` (a stream that stops without ``[DONE]``).
+asks for ``json_schema``, else ``ok``), ``cut`` (a stream that stops without ``[DONE]``),
+``echo_key`` (a 500 whose error message quotes the Authorization header).
 Hanging handlers are bounded: they end when the server stops or after ``HANG_LIMIT`` seconds.
 """
 
@@ -59,6 +60,9 @@ class _Handler(BaseHTTPRequestHandler):
         if action in ("401", "404", "429", "500", "400"):
             message = "response_format json_schema is not supported" if action == "400" else "no"
             self._json(int(action), {"error": {"message": message}}, retry_after="0")
+        elif action == "echo_key":  # a provider that quotes the credentials in its error
+            auth = self.headers.get("Authorization", "")
+            self._json(500, {"error": {"message": f"bad request for {auth}"}}, retry_after="0")
         elif action == "malformed":
             self._json(200, {"unexpected": True})
         elif action in ("hang", "endless", "cut") or body.get("stream"):
