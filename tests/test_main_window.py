@@ -7,7 +7,7 @@ from pathlib import Path
 
 import apsw
 import pytest
-from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtCore import QObject, QPoint, Qt, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QLabel
 from pytestqt.qtbot import QtBot
@@ -750,3 +750,30 @@ def test_the_plan_panel_ticks_edits_and_drops_steps_and_a_finished_plan_is_done(
     qtbot.waitUntil(lambda: panel.plan is None, timeout=5_000)
     assert panel.empty.isVisible()
     window.close()
+
+
+def test_at_900_px_ten_chips_the_header_and_the_sidebar_all_fit(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    import time
+
+    from engram.assistant.prompt import Recalled
+
+    window.resize(900, 700)
+    window.chat.add("user", "What do you remember about my projects and my week?")
+    answer = window.chat.add("assistant", "Here is what I know.")
+    items = [
+        Recalled("fact", f"Memory {i}: a long and winding subject", 1.0, time.time(), i)
+        for i in range(1, 11)
+    ]
+    window.chat.attach_chips(answer, items)
+    qtbot.wait(100)
+    assert window._splitter.sizes()[0] >= 200  # the header does not squeeze the sidebar
+    assert not window.chat.horizontalScrollBar().isVisible()
+    viewport = window.chat.viewport()
+    assert answer.chips is not None
+    for widget in [*answer.chips.buttons, *window.chat.bubbles()]:
+        left = widget.mapTo(viewport, QPoint(0, 0)).x()
+        assert left >= 0 and left + widget.width() <= viewport.width()
+    header = window.header
+    assert header.geometry().right() <= window.centralWidget().width()

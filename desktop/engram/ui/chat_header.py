@@ -4,10 +4,11 @@ and context use, and the chat's own actions (export, temporary, plan)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 ROLES = ("small", "large")
-COMBO_CHARS = 18  # a model name this long shows whole in the switcher
+STATS_MIN_WIDTH = 60
+COMBO_CHARS = 12  # the switcher's width in characters (longer names show in full when open)
 
 
 class ChatHeader(QWidget):
@@ -44,8 +45,10 @@ class ChatHeader(QWidget):
             self.combos[role] = combo
         self.stats = QLabel()
         self.stats.setObjectName("answer_stats")
-        layout.addWidget(self.stats)
-        layout.addStretch(1)
+        # the header never widens the window: the numbers give way first (the tooltip keeps them)
+        self.stats.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.stats.setMinimumWidth(STATS_MIN_WIDTH)
+        layout.addWidget(self.stats, 1)
         self.tools = QHBoxLayout()
         self.tools.setSpacing(4)
         layout.addLayout(self.tools)
