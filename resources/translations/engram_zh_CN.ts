@@ -392,32 +392,32 @@
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="163"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="164"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="166"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="172"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="175"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="181"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="188"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="182"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="189"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="187"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="194"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -1264,57 +1264,57 @@
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="421"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="425"/>
         <source>Your server&apos;s address “{url}” is not an http:// or https:// address.</source>
         <translation>你的服务器地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="422"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="426"/>
         <source>Enter it as http://HOST:PORT/v1, or leave it empty for the local model.</source>
         <translation>请按 http://主机:端口/v1 的格式填写，或留空以使用本地模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="428"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="432"/>
         <source>Choose which model on your server answers.</source>
         <translation>请选择由服务器上的哪个模型来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="429"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="433"/>
         <source>Press “List its models”, or type the model&apos;s name.</source>
         <translation>请点“列出模型”，或直接输入模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="434"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="438"/>
         <source>The base URL “{url}” is not an http:// or https:// address.</source>
         <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="435"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="439"/>
         <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
         <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="441"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="445"/>
         <source>The cloud distiller needs a base URL and a model name.</source>
         <translation>云端提炼需要接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="442"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="446"/>
         <source>Fill both in, or turn the cloud distiller off.</source>
         <translation>请两项都填写，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="447"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="451"/>
         <source>The download mirror “{url}” is not an http:// or https:// address.</source>
         <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="448"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="452"/>
         <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
         <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="517"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="521"/>
         <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
@@ -1856,31 +1856,56 @@
         <source>Close every Engram window and command, then restore again.</source>
         <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="335"/>
+        <source>Give the MCP server a name.</source>
+        <translation>请给这个 MCP 服务器起个名字。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="335"/>
+        <source>For example: notes.</source>
+        <translation>例如：notes。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="475"/>
+        <source>The environment line “{line}” is not KEY=VALUE.</source>
+        <translation>环境变量行“{line}”不是 KEY=VALUE 的形式。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="476"/>
+        <source>Write one variable a line, e.g. API_TOKEN=abc123.</source>
+        <translation>每行写一个变量，例如 API_TOKEN=abc123。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="488"/>
+        <source>It could not be read ({error}).</source>
+        <translation>无法读取（{error}）。</translation>
+    </message>
 </context>
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="25"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="26"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="25"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="26"/>
         <source>Large:</source>
         <translation>大模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="27"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="28"/>
         <source>The model that answers (installed models only)</source>
         <translation>回答问题的模型（仅列出已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="28"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="29"/>
         <source>The model for “Ask large model” and learning (installed only)</source>
         <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="75"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="78"/>
         <source>{id} (not installed)</source>
         <translation>{id}（未安装）</translation>
     </message>
@@ -3206,305 +3231,310 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="74"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="75"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="79"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="80"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="80"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="81"/>
         <source>Answers</source>
         <translation>回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="81"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="82"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="82"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="83"/>
         <source>Server or cloud</source>
         <translation>服务器或云端</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="83"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="84"/>
         <source>Appearance &amp;&amp; data</source>
         <translation>外观与数据</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="114"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="86"/>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="117"/>
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="116"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="119"/>
         <source>None (CPU only)</source>
         <translation>无（仅用 CPU）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="118"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="121"/>
         <source>This build of llama.cpp can offload layers to the GPU.</source>
         <translation>此版本的 llama.cpp 可以把部分层交给 GPU 计算。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="120"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="123"/>
         <source>This build of llama.cpp runs on the CPU only; GPU layers have no effect.</source>
         <translation>此版本的 llama.cpp 只能在 CPU 上运行；GPU 层数设置不起作用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="126"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="129"/>
         <source>e.g. http://192.168.1.20:8080/v1 (empty: the local model above)</source>
         <translation>例如 http://192.168.1.20:8080/v1（留空：使用上面的本地模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="131"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="134"/>
         <source>List its models</source>
         <translation>列出模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="140"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="143"/>
         <source>Small model (answers)</source>
         <translation>小模型（回答）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="141"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="144"/>
         <source>…or on your server</source>
         <translation>…或使用你的服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="142"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="145"/>
         <source>Model on your server</source>
         <translation>服务器上的模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="144"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="147"/>
         <source>Large model (learning)</source>
         <translation>大模型（学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="145"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="148"/>
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="146"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="149"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="147"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="150"/>
         <source>GPU layers</source>
         <translation>GPU 层数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="149"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="152"/>
         <source>Context size (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="150"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="153"/>
         <source>Memory budget (tokens)</source>
         <translation>记忆预算（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="163"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="166"/>
         <source>{name} (not installed)</source>
         <translation>{name}（未安装）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="165"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="168"/>
         <source>{id} (not in the catalogue)</source>
         <translation>{id}（不在模型目录中）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="171"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="174"/>
         <source>Download more…</source>
         <translation>下载更多…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="191"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="194"/>
         <source>⚠ While on, learning sends text to {where}.</source>
         <translation>⚠ 开启后，学习时会把文本发送到{where}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="204"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="207"/>
         <source>Answers come from {where}.</source>
         <translation>回答来自{where}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="213"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="216"/>
         <source>Enter your server&apos;s address first, e.g. http://127.0.0.1:8080/v1.</source>
         <translation>请先输入服务器地址，例如 http://127.0.0.1:8080/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="255"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="259"/>
         <source>e.g. I am a nurse in Hangzhou; I am learning the violin.</source>
         <translation>例如：我是杭州的一名护士，正在学小提琴。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="259"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="263"/>
         <source>e.g. Answer briefly, in plain words; use metric units.</source>
         <translation>例如：回答简短、用词平实；使用公制单位。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="267"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="271"/>
         <source>About you</source>
         <translation>关于你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="268"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="272"/>
         <source>How to answer</source>
         <translation>回答方式</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="273"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="277"/>
         <source>Every chat gets these, as your preferences; they never change Engram&apos;s rules.</source>
         <translation>每个对话都会带上这些内容，作为你的偏好；它们不会改变 Engram 的规则。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="277"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="281"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="278"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="282"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="279"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="283"/>
         <source>Longest answer (tokens)</source>
         <translation>最长回答（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="288"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
         <source>Pause memory (learn nothing new)</source>
         <translation>暂停记忆（不再学习新内容）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="290"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="294"/>
         <source>Learn every N turns</source>
         <translation>每 N 轮对话学习一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="291"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="295"/>
         <source>Idle seconds before learning</source>
         <translation>空闲多少秒后开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="296"/>
         <source>Unload large model after idle (seconds)</source>
         <translation>大模型空闲多久后卸载（秒）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="196"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="304"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="199"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="308"/>
         <source>⚠ Conversation text may leave this machine while the cloud distiller is on.</source>
         <translation>⚠ 开启云端提炼后，对话文本可能会离开本机。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="300"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="304"/>
         <source>Learn with a model on your server or in the cloud (the large role)</source>
         <translation>用你的服务器或云端上的模型来学习（大模型角色）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="317"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="321"/>
         <source>Leave empty to keep the current key</source>
         <translation>留空则保留当前密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="318"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="322"/>
         <source>Redact personal data before sending</source>
         <translation>发送前隐去个人信息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="322"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="326"/>
         <source>Base URL</source>
         <translation>接口地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="323"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="327"/>
         <source>Model name</source>
         <translation>模型名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="324"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="328"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="326"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="330"/>
         <source>Keep the key for this session only</source>
         <translation>仅在本次运行期间保留密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="341"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="347"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="366"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="345"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="351"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="370"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="348"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="352"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="349"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="353"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="356"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="360"/>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="362"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="366"/>
         <source>Empty: the official Hugging Face hub</source>
         <translation>留空：使用 Hugging Face 官方站点</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="363"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="367"/>
         <source>Disable Xet transfer (plain HTTP downloads)</source>
         <translation>停用 Xet 传输（使用普通 HTTP 下载）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="370"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="374"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="372"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="376"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="373"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="377"/>
         <source>Font size (points)</source>
         <translation>字号（磅）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="374"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="378"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="375"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="379"/>
         <source>Download mirror</source>
         <translation>下载镜像</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="395"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="399"/>
         <source>No font for {language} is installed; its text would show as boxes.</source>
         <translation>未安装支持{language}的字体，文字会显示为方框。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="490"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="494"/>
         <source>The API key cannot be stored securely: {why}. Install and unlock a keyring service, or keep the key in memory for this session only; Engram never saves it to a file.</source>
         <translation>无法安全保存 API 密钥：{why}。请安装并解锁密钥环服务，或仅在本次运行期间将密钥保留在内存中；Engram 从不把密钥写入文件。</translation>
     </message>
@@ -3640,6 +3670,205 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
     </message>
 </context>
 <context>
+    <name>ToolsPage</name>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="112"/>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="115"/>
+        <source>Let the assistant use tools</source>
+        <translation>允许助手使用工具</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="121"/>
+        <source>Each step reads the whole conversation again.</source>
+        <translation>每一步都会重新读取整段对话。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="124"/>
+        <source>Tool calls per answer, at most</source>
+        <translation>每个回答最多调用工具的次数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="128"/>
+        <source>Built-in tools (offline)</source>
+        <translation>内置工具（离线）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="140"/>
+        <source>Asks for your permission the first time.</source>
+        <translation>第一次使用时会征求你的许可。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="145"/>
+        <source>Shared folders</source>
+        <translation>共享文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="149"/>
+        <source>The files tools may list, search and read these folders, and nothing else. They never change or delete a file.</source>
+        <translation>文件工具只能列出、搜索和读取这些文件夹，不能访问其他位置，也从不修改或删除文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="156"/>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="158"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="173"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="166"/>
+        <source>MCP servers</source>
+        <translation>MCP 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="171"/>
+        <source>Start and list its tools</source>
+        <translation>启动并列出其工具</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="175"/>
+        <source>Import Claude Desktop config…</source>
+        <translation>导入 Claude Desktop 配置…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="196"/>
+        <source>Add a server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="199"/>
+        <source>e.g. notes</source>
+        <translation>例如 notes</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="201"/>
+        <source>Program on this computer (stdio)</source>
+        <translation>本机上的程序（stdio）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="202"/>
+        <source>Streamable HTTP address</source>
+        <translation>Streamable HTTP 地址</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="208"/>
+        <source>KEY=VALUE, one a line</source>
+        <translation>KEY=VALUE，每行一个</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="212"/>
+        <source>Add server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="214"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="215"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="216"/>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="217"/>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="218"/>
+        <source>Environment</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="219"/>
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="227"/>
+        <source>Remembered permissions</source>
+        <translation>已记住的许可</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="231"/>
+        <source>Revoke</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="232"/>
+        <source>Ask again the next time the tool is called.</source>
+        <translation>下次调用该工具时重新询问。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="259"/>
+        <source>always allowed</source>
+        <translation>始终允许</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="259"/>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="316"/>
+        <source>Share a folder with the tools</source>
+        <translation>与工具共享一个文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="354"/>
+        <source>Added {name}. Start it to see its tools.</source>
+        <translation>已添加 {name}。启动它即可看到其工具。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="358"/>
+        <source>Import MCP servers</source>
+        <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="358"/>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="369"/>
+        <source>{file}: {why}</source>
+        <translation>{file}：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="374"/>
+        <source>Imported {count} server(s) from {file}: {names}</source>
+        <translation>已从 {file} 导入 {count} 个服务器：{names}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="393"/>
+        <source>Removed {name}.</source>
+        <translation>已移除 {name}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="422"/>
+        <source>Starting {name} and asking for its tools…</source>
+        <translation>正在启动 {name} 并获取其工具…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="433"/>
+        <source>{name} offers {count} tool(s).</source>
+        <translation>{name} 提供 {count} 个工具。</translation>
+    </message>
+</context>
+<context>
     <name>WelcomePanel</name>
     <message>
         <location filename="../../desktop/engram/ui/welcome.py" line="116"/>
@@ -3667,27 +3896,27 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="168"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="179"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="172"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="183"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="175"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="186"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="177"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="188"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="229"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="243"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

@@ -35,6 +35,7 @@ from engram.models.cloud import CloudClient, destination
 from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
 from engram.ui import errors, i18n, theme
 from engram.ui.threads import Worker, stop_thread, worker_slot, worker_thread
+from engram.ui.tools_settings import ToolsPage
 
 _log = log.get("ui.settings")
 _WARN_STYLE = "color: #c62828; font-weight: bold;"
@@ -81,6 +82,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._memory_tab(settings), self.tr("Memory"))
         self.tabs.addTab(self._cloud_tab(settings.cloud), self.tr("Server or cloud"))
         self.tabs.addTab(self._appearance_tab(settings), self.tr("Appearance && data"))
+        self.tools_page = ToolsPage(self.settings, self)  # applies its changes at once
+        self.tabs.addTab(self.tools_page, self.tr("Tools"))
         self.problem = QLabel()
         self.problem.setObjectName("notice")
         self.problem.setWordWrap(True)
@@ -245,6 +248,7 @@ class SettingsDialog(QDialog):
         if self._lister is not None:
             stop_thread(self._lister[1], self.lister_shutdown)
             self._lister = None
+        self.tools_page.stop()
         super().done(result)
 
     def _answers_tab(self, s: Settings) -> QWidget:
