@@ -82,6 +82,7 @@ class MemoryBrowser(QMainWindow):
             return
         self.model = MemoryTableModel(self.store)
         self._request = 0
+        self._closed = False
         self._build()
         self.settings_signals = SettingsSignals(self.settings, self)
         self.settings_signals.changed.connect(self._on_settings_changed)
@@ -293,7 +294,8 @@ class MemoryBrowser(QMainWindow):
         self._update_count()
 
     def _on_searched(self, request: int, memories: list[Memory]) -> None:
-        if request == self._request:  # an older, slower search must not replace a newer one
+        # An older, slower search must not replace a newer one; none counts after closing.
+        if request == self._request and not self._closed:
             self.model.show_results(memories)
             self._update_count()
 
@@ -489,6 +491,8 @@ class MemoryBrowser(QMainWindow):
     # -- worker reports ------------------------------------------------------------------------
 
     def _on_changed(self, message: str) -> None:
+        if self._closed:  # queued before the window closed; its connection is gone
+            return
         self.statusBar().showMessage(message, 8000)
         selected = self.current()
         self.refresh()
@@ -515,7 +519,8 @@ class MemoryBrowser(QMainWindow):
         self.pause_action.blockSignals(False)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
-        if self.problem is None:
+        if self.problem is None and not self._closed:
+            self._closed = True
             self.settings_signals.close()
             stop_thread(self._thread, self.shutdown_requested)
             self.store.conn.close()
