@@ -203,6 +203,7 @@ def test_an_answer_that_cannot_be_saved_stays_with_the_failure(
     store.conn.close()
 
 
+@pytest.mark.slow  # a real model in a process of its own
 def test_a_line_of_piped_chat_that_is_not_utf8_is_refused_and_the_chat_goes_on(
     starter_models: Path, engram_home: Path
 ) -> None:

@@ -194,7 +194,7 @@ def _forget(args: argparse.Namespace) -> int:
             store.delete(memory_id)
         count = len(args.ids)
     print(f"forgot {count} memories")
-    if not store.checkpoint():
+    if not store.wal_truncated:
         print(
             "engram: another Engram window or command is reading the database, so a copy of the "
             "deleted text stays in its write-ahead log (engram.sqlite3-wal) until every Engram "

@@ -25,6 +25,8 @@ from engram.memory.search import Filters, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
 _log = log.get("memory.store")
+# How long a checkpoint waits for other readers before it reports the WAL not truncated.
+CHECKPOINT_WAIT_MS = 500
 MAX_CONTENT = 8000
 DUPLICATE_SIMILARITY = 0.95
 IN_IDS = "(SELECT value FROM json_each(?))"
@@ -66,6 +68,7 @@ class MemoryStore:
     def __init__(self, conn: apsw.Connection, embedder: Embedder, weights: Weights | None = None):
         self.conn = conn
         self.space = EmbeddingSpace(conn, embedder)
+        self.wal_truncated = True  # False after a checkpoint another reader kept from finishing
         self.weights = weights or Weights()
 
     @classmethod
@@ -324,15 +327,21 @@ class MemoryStore:
         """Copy the WAL into the main file and truncate it, so deleted text leaves the disk.
 
         False when another connection (another Engram window or command) still reads an older
-        state: the WAL then keeps its copy until the next checkpoint that completes.
+        state: the WAL then keeps its copy until the next checkpoint that completes. It waits
+        for such readers half a second, not the full busy timeout. The result is also kept in
+        ``wal_truncated``.
         """
+        self.conn.set_busy_timeout(CHECKPOINT_WAIT_MS)
         try:
             busy = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()[0][0]
         except apsw.BusyError:
             busy = 1
+        finally:
+            self.conn.set_busy_timeout(db.BUSY_TIMEOUT_MS)
         if busy:
             _log.warning("checkpoint could not complete: another connection reads the database")
-        return not busy
+        self.wal_truncated = not busy
+        return self.wal_truncated
 
     # -- reads ---------------------------------------------------------------------------------
 
