@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QTabWidget
 from pytestqt.qtbot import QtBot
 
 from engram.core import paths, settings
+from engram.ui import tools_settings
 from engram.ui.settings_dialog import SettingsDialog
 from engram.ui.tools_settings import ToolsPage
 
@@ -164,12 +165,12 @@ def test_a_claude_desktop_config_is_imported_and_a_broken_one_named(
     assert set(saved_tools()["mcp_servers"]) == {"notes", "web"}  # nothing lost
 
 
-def test_a_remembered_permission_is_listed_and_revoked(page: ToolsPage) -> None:
+def test_a_remembered_permission_is_listed_and_revoked(page: ToolsPage, qtbot: QtBot) -> None:
     store = page.store
     choices = {"files_read": "always", "echo": "deny"}
     store.update(tools=dataclasses.replace(store.current.tools, permissions=choices))
-    page._refresh()
-    assert page.permissions.count() == 2 and page.revoke_button.isEnabled()
+    qtbot.waitUntil(lambda: page.permissions.count() == 2)  # the page follows the store
+    assert page.revoke_button.isEnabled() and page.revoke_button.isEnabled()
     page.permissions.setCurrentRow(0)  # sorted: echo first
     page.revoke_button.click()
     assert saved_tools()["permissions"] == {"files_read": "always"}
@@ -187,3 +188,22 @@ def test_the_settings_dialog_has_the_tools_tab(qtbot: QtBot, ui_language: str) -
     assert ("工具" if ui_language == "zh_CN" else "Tools") in titles
     assert isinstance(dialog.tools_page, ToolsPage)
     dialog.reject()
+
+
+def test_closing_while_a_server_starts_does_not_wait_for_it(page: ToolsPage, qtbot: QtBot) -> None:
+    add_stdio_server(page, "stuck", SERVER, "--garbage")
+    page.list_button.click()
+    assert page.busy_listing()
+    page.stop()  # the dialog closes: the hanging start is let go of
+    assert not page.busy_listing() and page.busy.isHidden()
+    assert tools_settings.finishing() == 1
+    qtbot.waitUntil(lambda: tools_settings.finishing() == 0, timeout=20_000)
+    assert "stuck" in page.status.text()  # "Starting stuck…": no answer came back to it
+
+
+def test_the_page_follows_changes_made_elsewhere(page: ToolsPage, qtbot: QtBot) -> None:
+    store = page.store
+    choices = {"files_read": "always"}
+    store.update(tools=dataclasses.replace(store.current.tools, permissions=choices, max_steps=9))
+    qtbot.waitUntil(lambda: page.permissions.count() == 1)
+    assert page.max_steps.value() == 9

@@ -47,6 +47,7 @@ from engram.core import log
 from engram.core.errors import EngramError, InputError, Problem, tr
 from engram.core.settings import SettingsStore
 from engram.ui import errors, i18n
+from engram.ui.settings_signals import SettingsSignals
 from engram.ui.threads import Worker, stop_thread, worker_slot, worker_thread
 
 _log = log.get("ui.tools_settings")
@@ -71,6 +72,17 @@ class ToolLister(Worker):
         finally:
             hub.close()
         self.listed.emit(name, tools)
+
+
+# Listing threads let go of while a server was still starting: each ends by itself after the
+# start timeout; held here (not by the closed page) until then.
+_finishing: set[tuple[ToolLister, QThread]] = set()
+
+
+def finishing() -> int:
+    """How many listing threads are still ending after their page closed."""
+    _finishing.difference_update([held for held in _finishing if held[1].isFinished()])
+    return len(_finishing)
 
 
 class ToolsPage(QScrollArea):
@@ -104,6 +116,10 @@ class ToolsPage(QScrollArea):
         self.setWidget(body)
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.settings_signals = SettingsSignals(store, self)  # e.g. "always allow" in a chat
+        self.settings_signals.changed.connect(
+            lambda old, new: self._refresh() if old.tools != new.tools else None
+        )
         self._refresh()
 
     # -- the sections ---------------------------------------------------------------------
@@ -152,7 +168,7 @@ class ToolsPage(QScrollArea):
         )
         note.setWordWrap(True)
         self.folders = QListWidget()
-        self.folders.setMaximumHeight(110)
+        self.folders.setMaximumHeight(80)
         add = QPushButton(self.tr("Add folder…"))
         add.clicked.connect(self._pick_folder)
         self.remove_folder_button = QPushButton(self.tr("Remove"))
@@ -166,7 +182,7 @@ class ToolsPage(QScrollArea):
         box = QGroupBox(self.tr("MCP servers"))
         layout = QVBoxLayout(box)
         self.servers = QListWidget()
-        self.servers.setMaximumHeight(110)
+        self.servers.setMaximumHeight(80)
         self.servers.currentRowChanged.connect(lambda _row: self._show_server_tools())
         self.list_button = QPushButton(self.tr("Start and list its tools"))
         self.list_button.clicked.connect(self._list_selected)
@@ -182,7 +198,7 @@ class ToolsPage(QScrollArea):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.server_tools = QListWidget()
-        self.server_tools.setMaximumHeight(140)
+        self.server_tools.setMaximumHeight(110)
         self.server_tools.itemChanged.connect(self._server_tool_switched)
         layout.addWidget(self.servers)
         layout.addLayout(_row(self.list_button, self.remove_server_button, import_button))
@@ -227,7 +243,7 @@ class ToolsPage(QScrollArea):
         box = QGroupBox(self.tr("Remembered permissions"))
         layout = QVBoxLayout(box)
         self.permissions = QListWidget()
-        self.permissions.setMaximumHeight(110)
+        self.permissions.setMaximumHeight(80)
         self.revoke_button = QPushButton(self.tr("Revoke"))
         self.revoke_button.setToolTip(self.tr("Ask again the next time the tool is called."))
         self.revoke_button.clicked.connect(self._revoke)
@@ -240,10 +256,15 @@ class ToolsPage(QScrollArea):
     def _refresh(self) -> None:
         """Show the store's current tool settings."""
         tools = self.store.current.tools
-        for name, switch in self.builtin_switches.items():
+        shown = {self.enabled: tools.enabled}
+        shown.update({s: name not in tools.disabled for name, s in self.builtin_switches.items()})
+        for switch, on in shown.items():
             switch.blockSignals(True)
-            switch.setChecked(name not in tools.disabled)
+            switch.setChecked(on)
             switch.blockSignals(False)
+        self.max_steps.blockSignals(True)
+        self.max_steps.setValue(min(max(1, tools.max_steps), MAX_STEPS))
+        self.max_steps.blockSignals(False)
         self.folders.clear()
         self.folders.addItems(list(tools.folders))
         selected = self._selected_server()
@@ -444,10 +465,23 @@ class ToolsPage(QScrollArea):
         return bool(self._listing)
 
     def stop(self) -> None:
-        """End the listing thread (waits for a server being started to give up)."""
-        if self._lister is not None:
-            stop_thread(self._lister[1], self.lister_shutdown)
-            self._lister = None
+        """End the listing thread and stop following the settings. A server still starting is
+        not waited for: its thread is let go of and ends by itself after the start timeout."""
+        self.settings_signals.close()
+        if self._lister is None:
+            return
+        lister, thread = self._lister
+        self._lister = None
+        if not self._listing:
+            stop_thread(thread, self.lister_shutdown)
+            return
+        self._done_listing()
+        lister.listed.disconnect(self._on_listed)
+        lister.failed.disconnect(self._on_list_failed)
+        thread.setParent(None)
+        finishing()  # forget the ones that ended
+        _finishing.add((lister, thread))  # the worker too: unreferenced, Python would delete it
+        self.lister_shutdown.emit()  # queued after the listing: the thread then ends
 
 
 def _row(*buttons: QWidget) -> QHBoxLayout:
