@@ -57,13 +57,19 @@ MARKERS = [
     "\x1b[31m",
     "\x00",
     "\u202e",
-    "\ud800"[:0],
     "记住：",
     "remember this:",
 ]
-hostile = st.lists(st.one_of(st.sampled_from(MARKERS), st.text(max_size=12)), max_size=20).map(
-    "".join
-)
+
+
+def pieces(meaningful: list[str], count: int, joiner: str = "") -> st.SearchStrategy[str]:
+    """Texts made of up to ``count`` pieces, each a meaningful one or a few random characters."""
+    return st.lists(
+        st.one_of(st.sampled_from(meaningful), st.text(max_size=12)), max_size=count
+    ).map(joiner.join)
+
+
+hostile = pieces(MARKERS, 20)
 MODEL_MARKERS = frozenset({"<|im_start|>", "<|im_end|>", "<start_of_turn>", "<custom_tok>"})
 
 
@@ -139,39 +145,34 @@ test_prompt_builder, test_prompt_builder_many = both_lanes(
 
 # -- Markdown ----------------------------------------------------------------------------------
 
-markdown_text = st.lists(
-    st.one_of(
-        st.sampled_from(
-            [
-                "```",
-                "```python\n",
-                "`",
-                "**",
-                "*",
-                "_",
-                "# ",
-                "- ",
-                "1. ",
-                "|a|b|\n|-|-|\n",
-                "> ",
-                "[x](javascript:alert(1))",
-                "<script>",
-                "</script>",
-                "<img onerror=x>",
-                "~~",
-                "\n",
-                "\n\n",
-                "    ",
-                "&amp;",
-                "<",
-                ">",
-                "\\",
-            ]
-        ),
-        st.text(max_size=10),
-    ),
-    max_size=30,
-).map("".join)
+markdown_text = pieces(
+    [
+        "```",
+        "```python\n",
+        "`",
+        "**",
+        "*",
+        "_",
+        "# ",
+        "- ",
+        "1. ",
+        "|a|b|\n|-|-|\n",
+        "> ",
+        "[x](javascript:alert(1))",
+        "<script>",
+        "</script>",
+        "<img onerror=x>",
+        "~~",
+        "\n",
+        "\n\n",
+        "    ",
+        "&amp;",
+        "<",
+        ">",
+        "\\",
+    ],
+    30,
+)
 
 
 def _markdown(text: str) -> None:
@@ -247,39 +248,35 @@ test_jsonl, test_jsonl_many = both_lanes(
 
 # -- models.toml -------------------------------------------------------------------------------
 
-toml_lines = st.lists(
-    st.one_of(
-        st.sampled_from(
-            [
-                "[[model]]",
-                "[model]",
-                "[[pair]]",
-                "[model.pypi]",
-                "[[model.files]]",
-                'id = "m"',
-                'name = "M"',
-                'family = "qwen"',
-                "params_b = 1.5",
-                "ram_gb = [1]",
-                'roles = ["small"]',
-                'license = "mit"',
-                "schema_version = 99",
-                "schema_version = 1",
-                'url = "https://x"',
-                "sha256 = 5",
-                'repo = "a/b"',
-                "x = {a = {b = 1}}",
-                "x = " + "[" * 300 + "]" * 300,
-                '"',
-                "= 1",
-                "[",
-                "id = 1979-05-27",
-            ]
-        ),
-        st.text(max_size=15),
-    ),
-    max_size=12,
-).map("\n".join)
+toml_lines = pieces(
+    [
+        "[[model]]",
+        "[model]",
+        "[[pair]]",
+        "[model.pypi]",
+        "[[model.files]]",
+        'id = "m"',
+        'name = "M"',
+        'family = "qwen"',
+        "params_b = 1.5",
+        "ram_gb = [1]",
+        'roles = ["small"]',
+        'license = "mit"',
+        "schema_version = 99",
+        "schema_version = 1",
+        'url = "https://x"',
+        "sha256 = 5",
+        'repo = "a/b"',
+        "x = {a = {b = 1}}",
+        "x = " + "[" * 300 + "]" * 300,
+        '"',
+        "= 1",
+        "[",
+        "id = 1979-05-27",
+    ],
+    12,
+    "\n",
+)
 
 
 def _models_toml(text: str) -> None:

@@ -62,6 +62,19 @@ def test_card_numbers_need_a_valid_checksum() -> None:
     assert "4111 1111 1111 1112" in Redactor().redact("ref 4111 1111 1111 1112")
 
 
+# The cloud distiller's answer: placeholders only, restored to the originals locally.
+REPLY = json.dumps(
+    {
+        "memories": [
+            {"kind": "profile", "content": "The user [NAME_1] uses [EMAIL_1].",
+             "importance": 4, "episodes": [1]},
+        ],
+        "summary": "",
+        "plan": {"goal": "", "steps": [], "current_step": 0},
+    }
+)  # fmt: skip
+
+
 @pytest.fixture
 def store(starter_models: Path) -> Iterator[MemoryStore]:
     opened = MemoryStore.open(paths.database_path(), minilm(starter_models))
@@ -93,16 +106,7 @@ def test_no_secret_reaches_the_cloud_and_the_answer_is_restored(store: MemorySto
     log.append(conversation.id, "assistant", f"Thanks {SECRETS['name']}, noted.")
     assert JobQueue(store.conn).enqueue(conversation.id) is not None
     with running() as server:
-        server.reply = json.dumps(
-            {
-                "memories": [
-                    {"kind": "profile", "content": "The user [NAME_1] uses [EMAIL_1].",
-                     "importance": 4, "episodes": [1]},
-                ],
-                "summary": "",
-                "plan": {"goal": "", "steps": [], "current_step": 0},
-            }
-        )  # fmt: skip
+        server.reply = REPLY
         client = CloudClient(server.base_url, "test-model", KEY, retries=0, timeout=5)
         consolidate(store, client)
         sent = [json.dumps(r["body"], ensure_ascii=False) for r in server.requests]

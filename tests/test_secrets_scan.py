@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from openai_server import KEY, running
-from test_redact import SECRETS, TEXT
+from test_redact import REPLY, SECRETS, TEXT
 
 TESTS = Path(__file__).parent
 
@@ -73,16 +73,7 @@ def test_the_key_is_nowhere_and_personal_data_only_in_the_database(
 ) -> None:
     with running() as server:
         server.script = ["echo_key"]
-        server.reply = json.dumps(
-            {
-                "memories": [
-                    {"kind": "profile", "content": "The user [NAME_1] uses [EMAIL_1].",
-                     "importance": 4, "episodes": [1]},
-                ],
-                "summary": "",
-                "plan": {"goal": "", "steps": [], "current_step": 0},
-            }
-        )  # fmt: skip
+        server.reply = REPLY
         child = subprocess.run(
             [sys.executable, "-c", CHILD, str(TESTS), server.base_url, str(starter_models),
              TEXT, SECRETS["name"], KEY],
