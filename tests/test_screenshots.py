@@ -29,7 +29,7 @@ def test_main_window_renders_in_english_and_chinese(
     written = screenshots.render(tmp_path)
     windows = (
         "main-window", "chat-details", "memory-browser", "settings", "model-manager",
-        "first-run", "settings-answers",
+        "first-run", "settings-answers", "settings-tools",
     )  # fmt: skip
     assert [p.name for p in written] == [
         f"{window}-{language}.png" for language in ("en", "zh_CN") for window in windows

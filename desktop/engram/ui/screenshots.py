@@ -355,7 +355,37 @@ def settings_answers(language: str, out: Path) -> Path:
         dialog.close()
 
 
-FIRST_RUN = (first_run, settings_answers)
+def settings_tools(language: str, out: Path) -> Path:
+    """The settings dialog's Tools tab: a shared folder, an MCP server with its tools listed
+    (sample tools; rendering starts no server), remembered permissions."""
+    from engram.ui.settings_dialog import SettingsDialog
+
+    notes = Path("/home/me") / ("Notes" if language == "en" else "笔记")
+    tools = settings.ToolSettings(
+        disabled=("files_search", "write_note"),
+        folders=(str(notes),),
+        mcp_servers={"notes": {"command": "npx", "args": ["-y", "notes-mcp", str(notes)]}},
+        permissions={"files_read": "always", "write_note": "deny"},
+    )
+    dialog = SettingsDialog(settings.Settings(language=language, tools=tools))
+    page = dialog.tools_page
+    page.listed["notes"] = [
+        ("search_notes", "Search the notes by words"),
+        ("write_note", "Write a new note"),
+    ]
+    page.servers.setCurrentRow(0)
+    page.status.setText(page.tr("{name} offers {count} tool(s).").format(name="notes", count=2))
+    dialog.resize(760, 900)
+    dialog.show()
+    dialog.tabs.setCurrentWidget(page)
+    page.verticalScrollBar().setValue(page.verticalScrollBar().maximum())
+    try:
+        return _save(dialog, out / f"settings-tools-{language}.png")
+    finally:
+        dialog.close()
+
+
+FIRST_RUN = (first_run, settings_answers, settings_tools)
 
 
 def render(
