@@ -3,13 +3,15 @@ hold up the next turn (its messages are embedded in the background)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from engram.assistant.recall import INDEX_PER_TURN, Recall
 from engram.core import paths
-from engram.memory import embed
+from engram.memory import embed, transfer
 from engram.memory.episode_index import Backfill, EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -73,4 +75,38 @@ def test_a_turn_after_a_big_import_embeds_a_few_and_the_backfill_the_rest(
     assert backfill.wait() == INDEX_PER_TURN * 2 + 1
     backfill.close()
     assert store.index.count("episodes") == INDEX_PER_TURN * 3 + 1
+    store.conn.close()
+
+
+def test_an_import_reports_progress_and_a_stop_while_embedding_loses_nothing(
+    starter_models: Path, tmp_path: Path
+) -> None:
+    embedder = minilm(starter_models)
+    store = MemoryStore.open(paths.database_path(), embedder)
+    lines = [json.dumps({"type": transfer.FORMAT, "version": 1})]
+    lines += [
+        json.dumps({"type": "memory", "kind": "fact", "content": f"Imported fact number {i}."})
+        for i in range(transfer.IMPORT_BATCH * 2 + 10)
+    ]
+    path = tmp_path / "import.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    seen: list[tuple[int, int]] = []
+
+    def stop_after_first_batch(done: int, total: int) -> None:
+        seen.append((done, total))
+        raise KeyboardInterrupt  # the user pressed Ctrl+C while it embedded
+
+    with pytest.raises(KeyboardInterrupt):
+        transfer.import_jsonl(store, path, stop_after_first_batch)
+    total = transfer.IMPORT_BATCH * 2 + 10
+    assert seen == [(transfer.IMPORT_BATCH, total)]
+    assert len(store.memories(limit=10_000)) == total  # every memory is in
+    assert store.index is not None and store.index.count("memories") == transfer.IMPORT_BATCH
+    backfill = Backfill(paths.database_path(), embedder)
+    assert backfill.wait() == total - transfer.IMPORT_BATCH
+    backfill.close()
+    assert store.index.count("memories") == total
+    seen.clear()
+    transfer.import_jsonl(store, path, lambda done, total: seen.append((done, total)))
+    assert seen == [(256, total), (512, total), (total, total)]
     store.conn.close()

@@ -162,7 +162,12 @@ def _write(store: MemoryStore, handle: IO[str], args: argparse.Namespace) -> int
 
 
 def _import(args: argparse.Namespace) -> int:
-    count = transfer.import_jsonl(_store(), args.file)
+    def shown(done: int, total: int) -> None:
+        if sys.stderr.isatty() or done == total:
+            end = "\n" if done == total else ""
+            print(f"\rembedding {done:,} of {total:,} memories", end=end, file=sys.stderr)
+
+    count = transfer.import_jsonl(_store(), args.file, shown)
     print(f"imported {count} memories from {args.file}")
     return 0
 

@@ -39,19 +39,7 @@ class EpisodeIndex:
     ) -> int:
         """Embed the episodes that have no vector yet (at most ``limit``, oldest first, until
         ``cancel``); returns how many were added."""
-        space = self.space
-        space.sync()
-        done = 0
-        while space.index is not None and not (cancel is not None and cancel()):
-            size = batch if limit is None else min(batch, limit - done)
-            todo = space.index.missing("episodes", size) if size > 0 else []
-            if not todo:
-                break
-            vecs = space.embedder.embed([text or " " for _, text in todo])
-            with db.transaction(space.conn):
-                space.index.put("episodes", [i for i, _ in todo], vecs)
-            done += len(todo)
-        return done
+        return embed_missing(self.space, "episodes", batch, limit, cancel)
 
     def query_vector(self, query: str) -> Vectors | None:
         """The query embedded without the words common to the messages (see ``search.focus``)."""
@@ -90,12 +78,45 @@ class EpisodeIndex:
         ]
 
 
+Progress = Callable[[int, int], None]  # (embedded so far, how many were missing)
+
+
+def embed_missing(
+    space: EmbeddingSpace,
+    table: str,
+    batch: int = 64,
+    limit: int | None = None,
+    cancel: Callable[[], bool] | None = None,
+    progress: Progress | None = None,
+) -> int:
+    """Embed the rows of ``table`` ("memories" or "episodes") that have no vector yet, a batch
+    per transaction (at most ``limit``, oldest first, until ``cancel``); returns how many."""
+    space.sync()
+    if space.index is None:
+        return 0
+    index = space.index
+    total = int(db.scalar(space.conn, f"SELECT COUNT(*) FROM {table}")) - index.count(table)
+    done = 0
+    while not (cancel is not None and cancel()):
+        size = batch if limit is None else min(batch, limit - done)
+        todo = index.missing(table, size) if size > 0 else []
+        if not todo:
+            break
+        vecs = space.embedder.embed([text or " " for _, text in todo])
+        with db.transaction(space.conn):
+            index.put(table, [i for i, _ in todo], vecs)
+        done += len(todo)
+        if progress is not None:
+            progress(done, max(total, done))
+    return done
+
+
 class Backfill:
-    """Embeds every episode still without a vector on its own thread and connection.
+    """Embeds every memory and episode still without a vector on its own thread and connection.
 
     After a large import the turn embeds only a few messages before it searches (the rest are
-    found by their words meanwhile); this catches up in the background. ``close()`` stops it
-    between batches and waits.
+    found by their words meanwhile), and an import cut short leaves memories without vectors;
+    this catches up in the background. ``close()`` stops it between batches and waits.
     """
 
     def __init__(self, path: Path, embedder: Embedder) -> None:
@@ -113,8 +134,10 @@ class Backfill:
             _log.warning("backfill not started: %s", type(exc).__name__)
             return
         try:
-            self.done = EpisodeIndex(EmbeddingSpace(conn, embedder)).index_new(cancel=self.cancel)
-            _log.info("backfill embedded %d messages", self.done)
+            space = EmbeddingSpace(conn, embedder)
+            for table in ("memories", "episodes"):
+                self.done += embed_missing(space, table, cancel=self.cancel)
+            _log.info("backfill embedded %d rows", self.done)
         except StoreError as exc:
             _log.warning("backfill stopped: %s", type(exc).__name__)
         finally:

@@ -10,10 +10,12 @@ from typing import IO, Any
 
 from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
+from engram.memory.episode_index import Progress, embed_missing
 from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES, plan_problem
 from engram.memory.store import MemoryStore, check_content
 
 FORMAT = "engram-memories"
+IMPORT_BATCH = 256  # memories embedded per transaction after an import
 VERSION = 1
 MAX_LINE = 1_000_000
 _EPISODE_FIELDS = ("id", "conversation_id", "turn_index", "role", "content", "created_at")
@@ -178,8 +180,13 @@ def _other(raw: dict[str, Any], number: int) -> dict[str, Any]:
     return raw
 
 
-def import_jsonl(store: MemoryStore, path: Path) -> int:
-    """Import an export file in one transaction; returns the number of memories added."""
+def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = None) -> int:
+    """Import an export file in one transaction, then embed the new memories a batch at a time
+    (``progress(done, total)`` after each); returns the number of memories added.
+
+    A stop while embedding loses nothing: the memories are in, and the session's ``Backfill``
+    embeds the rest.
+    """
     try:
         with path.open(encoding="utf-8") as handle:
             memories, others = parse(handle)
@@ -192,7 +199,6 @@ def import_jsonl(store: MemoryStore, path: Path) -> int:
         ) from exc
     except OSError as exc:
         raise InputError(tr("Cannot read {path} ({error})."), path=path, error=str(exc)) from exc
-    vecs = store.space.embed([m["content"] for m in memories]) if memories else None
     conn = store.conn
     conversations: dict[int, int] = {}
     episodes: dict[int, int] = {}
@@ -218,7 +224,7 @@ def import_jsonl(store: MemoryStore, path: Path) -> int:
                     ),
                 )
                 episodes[raw["id"]] = conn.last_insert_rowid()
-        for position, m in enumerate(memories):
+        for m in memories:
             (new_id,) = store.next_ids(1)  # never the id of a deleted memory
             conn.execute(
                 "INSERT INTO memories(id, kind, content, importance, confidence, pinned, status,"
@@ -240,8 +246,6 @@ def import_jsonl(store: MemoryStore, path: Path) -> int:
                 ),
             )
             ids[m["old_id"]] = new_id
-            if vecs is not None and store.index is not None:
-                store.index.put("memories", [new_id], vecs[position : position + 1])
             for s in m["sources"]:
                 episode = episodes.get(s.get("episode_id"))
                 conn.execute(
@@ -261,4 +265,5 @@ def import_jsonl(store: MemoryStore, path: Path) -> int:
                     "UPDATE memories SET superseded_by = ? WHERE id = ?",
                     (ids[m["old_superseded_by"]], ids[m["old_id"]]),
                 )
+    embed_missing(store.space, "memories", batch=IMPORT_BATCH, progress=progress)
     return len(memories)
