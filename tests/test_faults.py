@@ -261,3 +261,14 @@ def test_a_delete_says_when_a_reader_keeps_the_old_text_in_the_wal(
     assert not wal.exists() or wal.stat().st_size == 0
     assert b"7319" not in paths.database_path().read_bytes()
     store.conn.close()
+
+
+def test_a_data_folder_that_cannot_be_made_is_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the folder should be", encoding="utf-8")
+    monkeypatch.setenv("ENGRAM_HOME", str(blocker))
+    assert main(["memory", "list"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot create its folder" in err and "ENGRAM_HOME" in err and "Traceback" not in err

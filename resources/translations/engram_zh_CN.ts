@@ -100,34 +100,34 @@
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="130"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="192"/>
-        <location filename="../../desktop/engram/memory/store.py" line="347"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
+        <location filename="../../desktop/engram/memory/store.py" line="356"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="130"/>
-        <location filename="../../desktop/engram/memory/store.py" line="348"/>
+        <location filename="../../desktop/engram/memory/store.py" line="357"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="172"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="177"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="172"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="177"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="249"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="254"/>
         <source>There is no backup to restore in {folder}.</source>
         <translation>{folder} 中没有可以恢复的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="250"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="255"/>
         <source>Write one with `engram memory backup`, or name a backup file.</source>
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
@@ -265,159 +265,159 @@
         <translation>向量全为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="31"/>
+        <location filename="../../desktop/engram/memory/store.py" line="33"/>
         <source>memory kind</source>
         <translation>记忆类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="32"/>
+        <location filename="../../desktop/engram/memory/store.py" line="34"/>
         <source>memory origin</source>
         <translation>记忆来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="33"/>
+        <location filename="../../desktop/engram/memory/store.py" line="35"/>
         <source>memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="40"/>
+        <location filename="../../desktop/engram/memory/store.py" line="42"/>
         <source>A memory cannot be empty.</source>
         <translation>记忆不能为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="40"/>
+        <location filename="../../desktop/engram/memory/store.py" line="42"/>
         <source>Write what should be remembered.</source>
         <translation>请写下要记住的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="43"/>
+        <location filename="../../desktop/engram/memory/store.py" line="45"/>
         <source>A memory of {length:,} characters is too long (at most {limit:,}).</source>
         <translation>这条记忆有 {length:,} 个字符，太长了（最多 {limit:,} 个）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="44"/>
+        <location filename="../../desktop/engram/memory/store.py" line="46"/>
         <source>Split it into shorter facts, or keep the long text in a conversation.</source>
         <translation>请拆分成几条较短的事实，或把长文本留在对话中。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="54"/>
+        <location filename="../../desktop/engram/memory/store.py" line="56"/>
         <source>Unknown {what} {value!r}.</source>
         <translation>未知的{what}：{value!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="55"/>
+        <location filename="../../desktop/engram/memory/store.py" line="57"/>
         <source>Use one of: {allowed}.</source>
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="247"/>
+        <location filename="../../desktop/engram/memory/store.py" line="250"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="282"/>
+        <location filename="../../desktop/engram/memory/store.py" line="285"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="455"/>
+        <location filename="../../desktop/engram/memory/store.py" line="464"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="62"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="64"/>
         <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
         <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="63"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="65"/>
         <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
         <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="73"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="75"/>
         <source>{key} must be a number from {low} to {high}</source>
         <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="93"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="95"/>
         <source>{key} must be one of {allowed}</source>
         <translation>{key} 必须是以下之一：{allowed}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="104"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="106"/>
         <source>meta must be an object</source>
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="111"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="113"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="125"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
         <source>{key} must be an integer</source>
         <translation>{key} 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="136"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="140"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="144"/>
         <location filename="../../desktop/engram/models/cloud.py" line="164"/>
         <location filename="../../desktop/engram/models/local.py" line="409"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="149"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="154"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="156"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="160"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="162"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="164"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="166"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="172"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="174"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="175"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="177"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="188"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="195"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="189"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="196"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="194"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="201"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -1857,29 +1857,49 @@
         <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="335"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="356"/>
         <source>Give the MCP server a name.</source>
         <translation>请给这个 MCP 服务器起个名字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="335"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="356"/>
         <source>For example: notes.</source>
         <translation>例如：notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="475"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="509"/>
+        <source>The arguments cannot be split into words ({error}).</source>
+        <translation>无法把参数拆分成单词（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="510"/>
+        <source>Close every quote, or put a backslash before a quote that is part of a word.</source>
+        <translation>请把每个引号都配对闭合，或在属于单词一部分的引号前加反斜杠。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="522"/>
         <source>The environment line “{line}” is not KEY=VALUE.</source>
         <translation>环境变量行“{line}”不是 KEY=VALUE 的形式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="476"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="523"/>
         <source>Write one variable a line, e.g. API_TOKEN=abc123.</source>
         <translation>每行写一个变量，例如 API_TOKEN=abc123。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="488"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="535"/>
         <source>It could not be read ({error}).</source>
         <translation>无法读取（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/paths.py" line="80"/>
+        <source>Engram cannot create its folder {path} ({error}).</source>
+        <translation>Engram 无法创建它的文件夹 {path}（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/paths.py" line="82"/>
+        <source>Check that the folder is writable by you and not on a read-only disk, or set ENGRAM_HOME to a folder that is.</source>
+        <translation>请确认该文件夹可由你写入且不在只读磁盘上，或将 ENGRAM_HOME 设为一个可写的文件夹。</translation>
     </message>
 </context>
 <context>
@@ -2465,47 +2485,47 @@
     <name>MemoryBrowser</name>
     <message>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="72"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="212"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="213"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="213"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="214"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="214"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="215"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="215"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="216"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="218"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="216"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="217"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="220"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="224"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="225"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="228"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="229"/>
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
@@ -2514,164 +2534,164 @@ Engram learns what matters from your chats in the background (with a large model
 Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="234"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="235"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="235"/>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="244"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="249"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="249"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="250"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="250"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="303"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="305"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="339"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="341"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="349"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="351"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="366"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="368"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="371"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="373"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="387"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="389"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="410"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="412"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="411"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="413"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="429"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="431"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="431"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="433"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="439"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="441"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="441"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="443"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="448"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="450"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="448"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="450"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="460"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="462"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="479"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="463"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="465"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="469"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="471"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="506"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="510"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -3672,198 +3692,198 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ToolsPage</name>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="112"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="128"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="115"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="131"/>
         <source>Let the assistant use tools</source>
         <translation>允许助手使用工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="121"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="137"/>
         <source>Each step reads the whole conversation again.</source>
         <translation>每一步都会重新读取整段对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="124"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="140"/>
         <source>Tool calls per answer, at most</source>
         <translation>每个回答最多调用工具的次数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="128"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="144"/>
         <source>Built-in tools (offline)</source>
         <translation>内置工具（离线）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="140"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="156"/>
         <source>Asks for your permission the first time.</source>
         <translation>第一次使用时会征求你的许可。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="145"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="161"/>
         <source>Shared folders</source>
         <translation>共享文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="149"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="165"/>
         <source>The files tools may list, search and read these folders, and nothing else. They never change or delete a file.</source>
         <translation>文件工具只能列出、搜索和读取这些文件夹，不能访问其他位置，也从不修改或删除文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="156"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="172"/>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="158"/>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="173"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="174"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="189"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="166"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="182"/>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="171"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="187"/>
         <source>Start and list its tools</source>
         <translation>启动并列出其工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="175"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="191"/>
         <source>Import Claude Desktop config…</source>
         <translation>导入 Claude Desktop 配置…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="196"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="212"/>
         <source>Add a server</source>
         <translation>添加服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="199"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="215"/>
         <source>e.g. notes</source>
         <translation>例如 notes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="201"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="217"/>
         <source>Program on this computer (stdio)</source>
         <translation>本机上的程序（stdio）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="202"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="218"/>
         <source>Streamable HTTP address</source>
         <translation>Streamable HTTP 地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="208"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="224"/>
         <source>KEY=VALUE, one a line</source>
         <translation>KEY=VALUE，每行一个</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="212"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="228"/>
         <source>Add server</source>
         <translation>添加服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="214"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="230"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="215"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="231"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="216"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="232"/>
         <source>Command</source>
         <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="217"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="233"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="218"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="234"/>
         <source>Environment</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="219"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="235"/>
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="227"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="243"/>
         <source>Remembered permissions</source>
         <translation>已记住的许可</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="231"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="247"/>
         <source>Revoke</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="232"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="248"/>
         <source>Ask again the next time the tool is called.</source>
         <translation>下次调用该工具时重新询问。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="259"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="280"/>
         <source>always allowed</source>
         <translation>始终允许</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="259"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="280"/>
         <source>denied</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="316"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="337"/>
         <source>Share a folder with the tools</source>
         <translation>与工具共享一个文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="354"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="375"/>
         <source>Added {name}. Start it to see its tools.</source>
         <translation>已添加 {name}。启动它即可看到其工具。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="358"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="379"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="358"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="379"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="369"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="390"/>
         <source>{file}: {why}</source>
         <translation>{file}：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="374"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="395"/>
         <source>Imported {count} server(s) from {file}: {names}</source>
         <translation>已从 {file} 导入 {count} 个服务器：{names}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="393"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="414"/>
         <source>Removed {name}.</source>
         <translation>已移除 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="422"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="443"/>
         <source>Starting {name} and asking for its tools…</source>
         <translation>正在启动 {name} 并获取其工具…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="433"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="455"/>
         <source>{name} offers {count} tool(s).</source>
         <translation>{name} 提供 {count} 个工具。</translation>
     </message>

@@ -34,11 +34,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
-    log.setup(verbose=args.verbose)
     if not hasattr(args, "run"):
         parser().print_help()
         return 2
     try:
+        log.setup(verbose=args.verbose)  # makes the logs folder: it may not be writable
         return int(args.run(args) or 0)
     except EngramError as exc:
         print(f"engram: {exc.message}", file=sys.stderr)

@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from engram.core.errors import StoreReadOnlyError, tr
+
 APP_NAME = "Engram"
 
 
@@ -70,5 +72,17 @@ def project_root() -> Path:
 
 
 def _ensure(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
+    """``path`` as a folder, made if needed; a folder Engram cannot make is a StoreError."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreReadOnlyError(
+            tr("Engram cannot create its folder {path} ({error})."),
+            tr(
+                "Check that the folder is writable by you and not on a read-only disk, or set "
+                "ENGRAM_HOME to a folder that is."
+            ),
+            path=path,
+            error=exc.strerror or type(exc).__name__,
+        ) from exc
     return path
