@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,7 @@ from engram.core import paths, settings
 from engram.ui import tools_settings
 from engram.ui.settings_dialog import SettingsDialog
 from engram.ui.tools_settings import ToolsPage
+from test_tools_mcp import _free_port
 
 SERVER = str(Path(__file__).parent / "mcp_server.py")
 
@@ -107,6 +110,36 @@ def test_a_stdio_server_is_added_started_listed_and_its_tools_switched(
     assert saved_tools()["mcp_servers"] == {} and page.servers.count() == 0
 
 
+def _accepts(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.network_local
+def test_a_streamable_http_server_is_added_and_listed(page: ToolsPage, qtbot: QtBot) -> None:
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, SERVER, "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        qtbot.waitUntil(lambda: _accepts(port), timeout=30_000)
+        page.server_name.setText("web")
+        page.server_kind.setCurrentIndex(1)
+        assert page.server_url.isEnabled() and not page.server_command.isEnabled()
+        page.server_url.setText(f"http://127.0.0.1:{port}/mcp")
+        page.add_server_button.click()
+        assert saved_tools()["mcp_servers"] == {"web": {"url": f"http://127.0.0.1:{port}/mcp"}}
+        page.start_timeout = 30.0
+        page.list_button.click()
+        qtbot.waitUntil(lambda: not page.busy_listing(), timeout=40_000)
+        assert page.server_tools.count() >= 5, page.status.text()
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 def test_a_hanging_server_gives_a_message_and_the_window_stays_responsive(
     page: ToolsPage, qtbot: QtBot
 ) -> None:
@@ -129,6 +162,8 @@ def test_a_hanging_server_gives_a_message_and_the_window_stays_responsive(
 def test_a_malformed_server_or_environment_is_refused_with_a_message(page: ToolsPage) -> None:
     add_stdio_server(page, "bad", SERVER, env="NOT A VARIABLE")
     assert "NOT A VARIABLE" in page.status.text()
+    add_stdio_server(page, "bad", SERVER, "'unclosed")
+    assert "No closing quotation" in page.status.text()
     page.server_kind.setCurrentIndex(1)
     page.server_name.setText("web")
     page.server_url.setText("")

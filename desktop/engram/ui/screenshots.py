@@ -369,12 +369,9 @@ def settings_tools(language: str, out: Path) -> Path:
     )
     dialog = SettingsDialog(settings.Settings(language=language, tools=tools))
     page = dialog.tools_page
-    page.listed["notes"] = [
-        ("search_notes", "Search the notes by words"),
-        ("write_note", "Write a new note"),
-    ]
-    page.servers.setCurrentRow(0)
-    page.status.setText(page.tr("{name} offers {count} tool(s).").format(name="notes", count=2))
+    page.show_tools(
+        "notes", [("search_notes", "Search the notes by words"), ("write_note", "Write a new note")]
+    )
     dialog.resize(760, 900)
     dialog.show()
     dialog.tabs.setCurrentWidget(page)

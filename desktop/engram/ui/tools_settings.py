@@ -357,15 +357,15 @@ class ToolsPage(QScrollArea):
             if self.server_kind.currentIndex() == HTTP:
                 entry: dict[str, Any] = {"url": self.server_url.text().strip()}
             else:
-                words = shlex.split(self.server_args.text())
+                words = _arguments(self.server_args.text())
                 entry = {
                     "command": self.server_command.text().strip(),
                     "args": words,
                     "env": _environment(self.server_env.toPlainText()),
                 }
             config = ServerConfig.from_json(name, entry)
-        except (EngramError, ValueError) as exc:
-            self._say(_problem_text(exc), problem=True)
+        except EngramError as exc:
+            self._say(errors.text(exc), problem=True)
             return
         self._save_servers({name: config.to_json()})
         for field in (self.server_name, self.server_command, self.server_args, self.server_url):
@@ -431,7 +431,7 @@ class ToolsPage(QScrollArea):
             lister = ToolLister(self.start_timeout)
             thread = worker_thread(self, lister, "engram-mcp-list")
             queued = Qt.ConnectionType.QueuedConnection
-            lister.listed.connect(self._on_listed, queued)
+            lister.listed.connect(self.show_tools, queued)
             lister.failed.connect(self._on_list_failed, queued)
             self.list_requested.connect(lister.list_tools, queued)
             self.lister_shutdown.connect(lister.shutdown, queued)
@@ -448,7 +448,8 @@ class ToolsPage(QScrollArea):
         self.busy.hide()
         return name
 
-    def _on_listed(self, name: str, tools: list[tuple[str, str]]) -> None:
+    def show_tools(self, name: str, tools: list[tuple[str, str]]) -> None:
+        """Show a server's tools (name, description) as it listed them, each with its switch."""
         self._done_listing()
         self.listed[name] = tools
         self._say(self.tr("{name} offers {count} tool(s).").format(name=name, count=len(tools)))
@@ -476,7 +477,7 @@ class ToolsPage(QScrollArea):
             stop_thread(thread, self.lister_shutdown)
             return
         self._done_listing()
-        lister.listed.disconnect(self._on_listed)
+        lister.listed.disconnect(self.show_tools)
         lister.failed.disconnect(self._on_list_failed)
         thread.setParent(None)
         finishing()  # forget the ones that ended
@@ -499,6 +500,18 @@ def _where(entry: dict[str, Any]) -> str:
     return shlex.join([str(entry.get("command", "")), *map(str, entry.get("args", []))])
 
 
+def _arguments(text: str) -> list[str]:
+    """The arguments split as a shell would (quotes group words)."""
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise InputError(
+            tr("The arguments cannot be split into words ({error})."),
+            tr("Close every quote, or put a backslash before a quote that is part of a word."),
+            error=str(exc),
+        ) from exc
+
+
 def _environment(text: str) -> dict[str, str]:
     """KEY=VALUE lines as a mapping; a line without ``=`` is refused."""
     env = {}
@@ -515,8 +528,8 @@ def _environment(text: str) -> dict[str, str]:
 
 
 def _problem_text(exc: Exception) -> str:
-    """What went wrong, in the UI language: a known problem, or why a file or text is unreadable."""
+    """What went wrong, in the UI language: a known problem, or why a file is unreadable."""
     if isinstance(exc, EngramError):
         return errors.text(exc)
-    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)[:80]
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
     return errors.text(Problem(tr("It could not be read ({error})."), error=why))
