@@ -512,7 +512,9 @@ def main() -> int:
     memories = 10_000 if args.quick else 100_000
     with temp_home() as home:
         link_models(home)
-        prefs = settings.Settings(language="en", max_answer_tokens=256)
+        prefs = settings.Settings(
+            language="en", max_answer_tokens=256, learn_with_small_models=True
+        )
         settings.save(prefs)
         build_store(paths.database_path(), memories)
         print(f"built {memories:,} memories", flush=True)
