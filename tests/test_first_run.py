@@ -140,8 +140,10 @@ def test_a_missing_starter_model_is_fetched_from_the_window(
     panel = WelcomePanel(settings.SettingsStore(), QScrollArea(), lambda: pytest.fail("no"))
     qtbot.addWidget(panel)
     assert not panel.starter_button.isVisibleTo(panel)
-    panel.on_load_failed(ModelFileError("model.onnx is missing", "").problem)
+    missing = ModelFileError("model.onnx is missing", "Run engram models fetch-starter.")
+    panel.on_load_failed(missing.problem)
     assert panel.starter_button.isVisibleTo(panel)
+    assert "model.onnx is missing" in panel.demo.text() and "engram" not in panel.demo.text()
     with (
         serving(tmp_path / "index") as index,
         qtbot.waitSignal(panel.starter_installed, timeout=60_000),

@@ -138,7 +138,7 @@ class WelcomePanel(QFrame):
         self.starter_button.setText(self.tr("Download the starter models"))
         self.starter_button.setVisible(self._missing_starter is not None)
         if self._missing_starter is not None:
-            self.demo.setText(errors.text(self._missing_starter))
+            self.demo.setText(errors.translate(self._missing_starter)[0])  # the button is the way
             self.demo.show()
         self._follow_chat()
 
