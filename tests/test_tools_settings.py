@@ -88,6 +88,9 @@ def test_a_stdio_server_is_added_started_listed_and_its_tools_switched(
         "test": {"command": sys.executable, "args": [SERVER], "env": {"ENGRAM_TEST": "1"}}
     }
     assert page.servers.count() == 1 and page.server_name.text() == ""
+    add_stdio_server(page, "test", "other-program")  # the name is taken: nothing replaced
+    assert "test" in page.status.text() and page.server_name.text() == "test"
+    assert saved_tools()["mcp_servers"]["test"]["command"] == sys.executable
     page.start_timeout = 30.0  # a real start on a busy machine
     page.list_button.click()
     assert page.busy_listing() and not page.list_button.isEnabled()

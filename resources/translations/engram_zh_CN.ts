@@ -1867,27 +1867,37 @@
         <translation>例如：notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="509"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="359"/>
+        <source>There is already an MCP server named {name!r}.</source>
+        <translation>已经有一个名为 {name!r} 的 MCP 服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="360"/>
+        <source>Remove it first, or choose another name.</source>
+        <translation>请先移除它，或换一个名字。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="515"/>
         <source>The arguments cannot be split into words ({error}).</source>
         <translation>无法把参数拆分成单词（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="510"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="516"/>
         <source>Close every quote, or put a backslash before a quote that is part of a word.</source>
         <translation>请把每个引号都配对闭合，或在属于单词一部分的引号前加反斜杠。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="522"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="528"/>
         <source>The environment line “{line}” is not KEY=VALUE.</source>
         <translation>环境变量行“{line}”不是 KEY=VALUE 的形式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="523"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="529"/>
         <source>Write one variable a line, e.g. API_TOKEN=abc123.</source>
         <translation>每行写一个变量，例如 API_TOKEN=abc123。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="535"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="541"/>
         <source>It could not be read ({error}).</source>
         <translation>无法读取（{error}）。</translation>
     </message>
@@ -3848,42 +3858,42 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>与工具共享一个文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="375"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="381"/>
         <source>Added {name}. Start it to see its tools.</source>
         <translation>已添加 {name}。启动它即可看到其工具。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="379"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="385"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="379"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="385"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="390"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="396"/>
         <source>{file}: {why}</source>
         <translation>{file}：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="395"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="401"/>
         <source>Imported {count} server(s) from {file}: {names}</source>
         <translation>已从 {file} 导入 {count} 个服务器：{names}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="414"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="420"/>
         <source>Removed {name}.</source>
         <translation>已移除 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="443"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="449"/>
         <source>Starting {name} and asking for its tools…</source>
         <translation>正在启动 {name} 并获取其工具…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="455"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="461"/>
         <source>{name} offers {count} tool(s).</source>
         <translation>{name} 提供 {count} 个工具。</translation>
     </message>

@@ -354,6 +354,12 @@ class ToolsPage(QScrollArea):
         try:
             if not name:
                 raise InputError(tr("Give the MCP server a name."), tr("For example: notes."))
+            if name in self.store.current.tools.mcp_servers:
+                raise InputError(
+                    tr("There is already an MCP server named {name!r}."),
+                    tr("Remove it first, or choose another name."),
+                    name=name,
+                )
             if self.server_kind.currentIndex() == HTTP:
                 entry: dict[str, Any] = {"url": self.server_url.text().strip()}
             else:
