@@ -102,6 +102,7 @@ def test_a_stdio_server_is_added_started_listed_and_its_tools_switched(
     assert {"add", "echo", "fail", "sleep", "crash"} <= set(names)
     assert "test" in page.status.text() and page.busy.isHidden()
     echo = page.server_tools.item(names.index("echo"))
+    assert echo.text() == "echo — Echo the text back."  # the server's own description
     echo.setCheckState(Qt.CheckState.Unchecked)
     assert saved_tools()["disabled"] == ["echo"]
     echo = page.server_tools.item(names.index("echo"))  # the list was drawn again

@@ -68,7 +68,7 @@ class ToolLister(Worker):
     def list_tools(self, name: str, entry: dict[str, Any]) -> None:
         hub = McpHub([ServerConfig.from_json(name, entry)], start_timeout=self.start_timeout)
         try:
-            tools = [(t.name, t.description) for t in hub.tools(name)]
+            tools = [(t.name, _first_line(t.description)) for t in hub.tools(name)]
         finally:
             hub.close()
         self.listed.emit(name, tools)
@@ -497,6 +497,12 @@ def _row(*buttons: QWidget) -> QHBoxLayout:
         row.addWidget(button)
     row.addStretch(1)
     return row
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    """A tool's description as one list line (servers may write pages)."""
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _where(entry: dict[str, Any]) -> str:
