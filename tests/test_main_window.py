@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import QObject, QPoint, Qt, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QLabel
+from pytestqt.exceptions import TimeoutError
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.consolidation import Learned, Status
@@ -629,30 +630,41 @@ def _memory_ids() -> list[int]:
         conn.close()
 
 
+def _say(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    """Send ``text`` once the window is idle, and wait until its turn is over."""
+    qtbot.waitUntil(lambda: window._ready and not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    window.submit(text)
+    assert window._busy  # accepted
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+
+
+def _wait_notice(qtbot: QtBot, window: MainWindow, start: str) -> None:
+    try:
+        qtbot.waitUntil(lambda: window.notice.text().startswith(start), timeout=10_000)
+    except TimeoutError:
+        texts = [b.text for b in window.chat.bubbles()]
+        raise AssertionError(f"notice {window.notice.text()!r}, chat {texts}") from None
+
+
 def test_forget_that_in_the_chat_offers_an_undo_and_deletes_when_it_is_gone(
     qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(toast, "TOAST_MS", 600_000)
     window = _open(qtbot, settings.Settings(max_answer_tokens=8), models=loaded_models)
-    _answer(qtbot, window, "remember this: my locker code is 4711")
+    _say(qtbot, window, "remember this: my locker code is 4711")
     (code,) = _memory_ids()
-    _type_and_enter(qtbot, window, "forget that")
-    qtbot.waitUntil(lambda: window.notice.text().startswith("Forgot"), timeout=30_000)
+    _say(qtbot, window, "forget that")
+    _wait_notice(qtbot, window, "Forgot")
     assert window.notice.text() == "Forgot: my locker code is 4711"
-    qtbot.waitUntil(lambda: not window._busy, timeout=5_000)
     assert _status(code) == "archived"
     assert [b.text for b in window.chat.bubbles()][-1] != "forget that"  # no turn, no bubble
     window.notice.label.linkActivated.emit("undo")
     qtbot.waitUntil(lambda: _status(code) == "active", timeout=5_000)
 
-    window.composer.setPlainText("记住：我的车位是 B12")  # typed through an input method
-    with qtbot.waitSignal(window.worker.busy_changed, check_params_cb=lambda busy: not busy,
-                          timeout=ANSWER_TIMEOUT_MS):  # fmt: skip
-        qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    _say(qtbot, window, "记住：我的车位是 B12")
     parking = _memory_ids()[-1]
-    window.composer.setPlainText("忘掉这个")
-    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.notice.text().startswith("Forgot: 我"), timeout=30_000)
+    _say(qtbot, window, "忘掉这个")
+    _wait_notice(qtbot, window, "Forgot: 我")
     assert window.notice.text() == "Forgot: 我的车位是 B12"
     qtbot.mouseClick(window.notice.close_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: _status(parking) is None, timeout=5_000)  # deleted for good

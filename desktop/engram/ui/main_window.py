@@ -553,8 +553,8 @@ class MainWindow(QMainWindow):
         if memory_problem is not None:
             why = errors.text(memory_problem)
             self._show_notice(self.tr("Answering without memory: {why}").format(why=why))
-        else:
-            self.notice.hide()
+        elif self.notice.kind == "problem":  # what kept the model from loading is solved
+            self.notice.dismiss()
         self.history_requested.emit(list(self._answers))
         self.models_requested.emit()
         self.model_state.setText(self.tr("Model: {name}").format(name=name))
