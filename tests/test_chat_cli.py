@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import apsw
+import pytest
 
 from engram import __version__
 from engram.core import paths
@@ -96,6 +97,7 @@ def _db_rows(sql: str) -> list[tuple[object, ...]]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
     starter_models: Path, engram_home: Path
 ) -> None:

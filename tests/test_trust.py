@@ -249,6 +249,7 @@ def test_memory_ids_are_never_reused(store: MemoryStore, tmp_path: Path) -> None
     assert runs.id not in ids and max(ids) > runs.id
 
 
+@pytest.mark.slow
 def test_the_terminal_chat_leaves_no_text_in_the_log_and_only_private_files(
     starter_models: Path, engram_home: Path
 ) -> None:
@@ -297,6 +298,7 @@ def test_an_api_key_is_scrubbed_from_stored_errors_and_log_lines(store: MemorySt
     assert key not in record.getMessage()
 
 
+@pytest.mark.slow
 def test_the_terminal_says_what_a_correction_changed(
     starter_models: Path, engram_home: Path
 ) -> None:
