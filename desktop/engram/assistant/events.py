@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.core.errors import Problem, tr
+
+if TYPE_CHECKING:
+    from engram.models.local import CallStats
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,8 @@ class Finished:
     """The answer is complete and stored; ``used`` are the recalled items it draws on.
 
     ``reasoning`` is what a thinking model wrote before answering (kept out of ``text``).
+    ``stats`` are a local model's numbers for the answer (speed, length; None for a cloud
+    model) and ``context`` its context size, for "context used" and "cut at the length limit".
     """
 
     episode_id: int
@@ -117,6 +123,13 @@ class Finished:
     recalled: tuple[Recalled, ...] = ()
     used: tuple[Recalled, ...] = field(default=())
     reasoning: str = ""
+    stats: CallStats | None = None
+    context: int = 0
+
+    @property
+    def cut(self) -> bool:
+        """The answer stopped at its token limit, not where the model ended it."""
+        return self.stats is not None and self.stats.generated_tokens >= self.stats.max_tokens
 
 
 @dataclass(frozen=True)

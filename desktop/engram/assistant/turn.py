@@ -211,7 +211,11 @@ class Assistant:
             yield Cancelled(episode_id, answer)
             return
         used = utilization.used(answer, items)
-        yield Finished(episode_id, answer, tuple(items), tuple(used), shown.reasoning)
+        stats = getattr(model, "last_stats", None)  # a local model's numbers for this answer
+        context = getattr(model, "n_ctx", 0)
+        yield Finished(
+            episode_id, answer, tuple(items), tuple(used), shown.reasoning, stats, context
+        )
 
     def _stream(
         self,
