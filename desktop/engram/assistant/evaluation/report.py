@@ -126,16 +126,9 @@ def markdown(records: Records, title: str) -> str:
         row = summary[c]["all"]
         cells = [_cell(row[f], 1 if f == "prompt_tokens" else 3) for f in fields]
         out.append(f"| {LABELS[c]} | {row['n']} | " + " | ".join(cells) + " |")
-    groups = _groups(summary)
     for field in ("f1", "judge") if _judged(summary) else ("f1",):
         out += ["", f"{COLUMNS[field]} per category:", ""]
-        out += ["| condition | " + " | ".join(groups) + " |", "| --- |" + " ---: |" * len(groups)]
-        for c in conditions:
-            cells = [
-                f"{_cell(summary[c].get(g, {}).get(field))} ({summary[c].get(g, {}).get('n', 0)})"
-                for g in groups
-            ]
-            out.append(f"| {LABELS[c]} | " + " | ".join(cells) + " |")
+        out += _group_table(summary, {c: LABELS[c] for c in conditions}, field)
     out += ["", "Chart `chart.png`: F1 per condition and category.", ""]
     return "\n".join(out)
 
@@ -147,6 +140,17 @@ SOURCES = {
     "memories ": "memories, each counting for its source messages",
     "both ": "memories and messages merged as a turn merges them",
 }
+
+
+def _group_table(summary: Summary, labels: Mapping[str, str], field: str) -> list[str]:
+    """One row per condition (``labels``), one column per group: the mean of ``field`` (n)."""
+    groups = _groups(summary)
+    out = ["| condition | " + " | ".join(groups) + " |", "| --- |" + " ---: |" * len(groups)]
+    for condition, label in labels.items():
+        by = summary[condition]
+        cells = [f"{_cell(by.get(g, {}).get(field))} ({by.get(g, {}).get('n', 0)})" for g in groups]
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    return out
 
 
 def retrieval_markdown(records: Sequence[Mapping[str, Any]], ks: Sequence[int]) -> str:
@@ -256,15 +260,8 @@ def tasks_markdown(records: Records, title: str) -> str:
         ]
         out.append(f"| {TASK_LABELS[c]} | " + " | ".join(cells) + " |")
     summary = {c: metrics.summarize(tests[c], ("success",)) for c in conditions}
-    groups = _groups(summary)
     out += ["", "Success on the tasks that test, per kind:", ""]
-    out += ["| condition | " + " | ".join(groups) + " |", "| --- |" + " ---: |" * len(groups)]
-    for c in conditions:
-        cells = [
-            f"{_cell(summary[c].get(g, {}).get('success'))} ({summary[c].get(g, {}).get('n', 0)})"
-            for g in groups
-        ]
-        out.append(f"| {TASK_LABELS[c]} | " + " | ".join(cells) + " |")
+    out += _group_table(summary, {c: TASK_LABELS[c] for c in conditions}, "success")
     out += ["", "Every task (✓ passed, ✗ failed; * gave feedback after its answer):", ""]
     out += ["| task | kind | " + " | ".join(c for c in conditions) + " |"]
     out += ["| --- | --- |" + " :---: |" * len(conditions)]
