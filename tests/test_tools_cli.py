@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,3 +93,61 @@ def test_permission_choices_are_saved_in_the_settings_and_revocable(engram_home:
     assert "permission: always" in listed.stdout
     assert _engram("tools", "forget", "files_read", env_home=engram_home).returncode == 0
     assert settings.load().tools.permissions == {}
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    from engram.cli.main import main
+
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _servers() -> dict[str, Any]:
+    settings = json.loads(paths.settings_path().read_text(encoding="utf-8"))
+    return dict(settings["tools"]["mcp_servers"])
+
+
+def test_add_mcp_takes_the_url_after_the_name_and_refuses_clashes(
+    engram_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = "http://127.0.0.1:8000/mcp"
+    assert _run(capsys, "tools", "add-mcp", "web", "--url", url)[0] == 0
+    assert _servers()["web"] == {"url": url}
+    code, _out, err = _run(capsys, "tools", "add-mcp", "web", f"--url={url}x")
+    assert code == 2 and "already an MCP server named 'web'" in err and "--replace" in err
+    assert _run(capsys, "tools", "add-mcp", "web", f"--url={url}x", "--replace")[0] == 0
+    assert _servers()["web"] == {"url": url + "x"}
+    assert _run(capsys, "tools", "add-mcp", "local", "--", sys.executable, "-u", SERVER)[0] == 0
+    assert _servers()["local"]["command"] == sys.executable
+    assert _servers()["local"]["args"] == ["-u", SERVER]
+    for name in ("we ird/..", "../x", ""):
+        code, _out, err = _run(capsys, "tools", "add-mcp", name, "--url", url)
+        assert code == 2 and "not a usable server name" in err
+    code, _out, err = _run(capsys, "tools", "add-mcp", "ftp", "--url", "ftp://host/x")
+    assert code == 2 and "http://" in err
+    assert set(_servers()) == {"web", "local"}
+
+
+def test_unknown_and_disabled_tools_and_unsafe_folders_are_refused(
+    engram_home: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for verb in ("enable", "disable", "forget"):
+        code, _out, err = _run(capsys, "tools", verb, "nosuch")
+        assert code == 2 and "no tool named 'nosuch'" in err
+    assert _run(capsys, "tools", "disable", "calculator")[0] == 0
+    code, out, err = _run(capsys, "tools", "call", "calculator", '{"expression": "1+1"}')
+    assert code == 2 and "turned off" in err and "= 2" not in out
+    assert _run(capsys, "tools", "enable", "calculator")[0] == 0
+    assert _run(capsys, "tools", "call", "calculator", '{"expression": "1+1"}')[1] == "1+1 = 2\n"
+    code, _out, err = _run(capsys, "tools", "folders", "add", "/")
+    assert code == 2 and "whole filesystem" in err
+    code, _out, err = _run(capsys, "tools", "folders", "add", str(engram_home.parent))
+    assert code == 2 and "holds Engram's data folder" in err
+    notes = tmp_path / "Notes"
+    notes.mkdir()
+    (notes / "short.txt").write_text("thirteen char", encoding="utf-8")
+    assert _run(capsys, "tools", "folders", "add", str(notes))[0] == 0
+    assert _run(capsys, "tools", "folders", "list")[1] == f"{notes.resolve()}\n"
+    code, out, _err = _run(capsys, "tools", "call", "files_read", '{"path": "Notes/short.txt"}')
+    assert code == 0 and "(characters 0–13 of 13)" in out

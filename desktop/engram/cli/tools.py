@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from engram.assistant.events import ToolCalled, ToolResult
+from engram.assistant.tools import builtins, files
 from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.base import Tool, ToolContext
 from engram.assistant.tools.loop import Toolbox
@@ -19,6 +21,7 @@ from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE
 from engram.core import settings
 from engram.core.errors import InputError, tr
 
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # an MCP server's name
 ANSWERS = {"o": ONCE, "once": ONCE, "a": ALWAYS, "always": ALWAYS, "d": DENY, "deny": DENY}
 
 
@@ -38,7 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add.add_argument("name")
     add.add_argument("--url", default="", help="a Streamable HTTP server's URL")
     add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
-    add.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
+    add.add_argument("--replace", action="store_true", help="replace a server of that name")
+    add.add_argument("command", nargs="*", help="-- COMMAND [ARGS...]")
     add.set_defaults(run=_add)
     imports = actions.add_parser("import-mcp", help="add the servers of a Claude Desktop config")
     imports.add_argument("file", type=Path)
@@ -47,7 +51,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     remove.add_argument("name")
     remove.set_defaults(run=_remove)
     folders = actions.add_parser("folders", help="folders the files tools may read")
-    folders.add_argument("change", nargs="?", choices=("add", "remove"))
+    folders.add_argument("change", nargs="?", choices=("list", "add", "remove"))
     folders.add_argument("path", nargs="?", type=Path)
     folders.set_defaults(run=_folders)
     for verb, help_text in (("enable", "turn a tool on"), ("disable", "turn a tool off")):
@@ -124,6 +128,12 @@ def _call(args: argparse.Namespace) -> int:
             error=exc.msg,
         ) from exc
     store = settings.SettingsStore.load()
+    if args.name in store.current.tools.disabled:
+        raise InputError(
+            tr("The tool {name!r} is turned off."),
+            tr("Turn it on with `engram tools enable {name}`."),
+            name=args.name,
+        )
     box, hub = _toolbox(store)
     try:
         folders = tuple(Path(f) for f in store.current.tools.folders)
@@ -140,14 +150,37 @@ def _save_servers(store: settings.SettingsStore, servers: dict[str, dict[str, An
 
 
 def _add(args: argparse.Namespace) -> int:
+    if not NAME.fullmatch(args.name):
+        raise InputError(
+            tr("{name!r} is not a usable server name."),
+            tr("Use letters, digits, '-', '_' and '.', e.g. web-search."),
+            name=args.name,
+        )
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.url and not args.url.startswith(("http://", "https://")):
+        raise InputError(
+            tr("{url!r} is not an http:// or https:// address."),
+            tr("engram tools add-mcp web --url http://127.0.0.1:8000/mcp"),
+            url=args.url,
+        )
+    if args.url and command:
+        raise InputError(
+            tr("Give either --url or a command, not both."),
+            tr("engram tools add-mcp web --url http://127.0.0.1:8000/mcp"),
+        )
+    store = settings.SettingsStore.load()
+    if args.name in store.current.tools.mcp_servers and not args.replace:
+        raise InputError(
+            tr("There is already an MCP server named {name!r}."),
+            tr("Add --replace to replace it, or choose another name."),
+            name=args.name,
+        )
     env = dict(item.split("=", 1) for item in args.env if "=" in item)
     entry: dict[str, Any] = (
         {"url": args.url} if args.url else {"command": command[0] if command else "",
                                             "args": command[1:], "env": env}
     )  # fmt: skip
     config = ServerConfig.from_json(args.name, entry)  # refuses a malformed entry
-    store = settings.SettingsStore.load()
     _save_servers(store, {**store.current.tools.mcp_servers, args.name: config.to_json()})
     print(f"added MCP server {args.name}; `engram tools list` starts it and lists its tools")
     return 0
@@ -179,34 +212,62 @@ def _remove(args: argparse.Namespace) -> int:
 def _folders(args: argparse.Namespace) -> int:
     store = settings.SettingsStore.load()
     folders = list(store.current.tools.folders)
-    if args.change and args.path is None:
+    if args.change in ("add", "remove") and args.path is None:
         raise InputError(tr("Give the folder's path."), tr("engram tools folders add ~/Notes"))
     if args.change == "add":
         path = args.path.expanduser().resolve()
-        if not path.is_dir():
-            raise InputError(tr("{path} is not a folder."), tr("Check the path."), path=path)
+        files.check_shareable(path)
         folders = [*dict.fromkeys([*folders, str(path)])]
     elif args.change == "remove":
         folders = [f for f in folders if Path(f) != args.path.expanduser().resolve()]
-    if args.change:
+    if args.change in ("add", "remove"):
         store.update(tools=dataclasses.replace(store.current.tools, folders=tuple(folders)))
     for folder in folders:
         print(folder)
     return 0
 
 
+def _tool_names(store: settings.SettingsStore) -> set[str]:
+    """Every tool name the user can mean: built-ins, MCP servers' tools, and names already in
+    the settings (a server's tool while the server is away)."""
+    current = store.current.tools
+    names = {tool.name for tool in builtins.BUILT_INS}
+    names |= {*current.disabled, *current.permissions}
+    if current.mcp_servers:
+        box, hub = _toolbox(store)
+        try:
+            names |= {tool.name for tool in box.tools()}
+        finally:
+            if hub is not None:
+                hub.close()
+    return names
+
+
+def _known(store: settings.SettingsStore, name: str) -> None:
+    if name not in _tool_names(store):
+        raise InputError(
+            tr("There is no tool named {name!r}."),
+            tr("List them with `engram tools list`."),
+            name=name,
+        )
+
+
 def _toggle(args: argparse.Namespace) -> int:
     store = settings.SettingsStore.load()
+    _known(store, args.name)
     disabled = set(store.current.tools.disabled)
     (disabled.discard if args.enable else disabled.add)(args.name)
     tools = dataclasses.replace(store.current.tools, disabled=tuple(sorted(disabled)))
     store.update(tools=tools)
+    print(f"{args.name} {'on' if args.enable else 'off'}")
     return 0
 
 
 def _forget(args: argparse.Namespace) -> int:
     store = settings.SettingsStore.load()
+    _known(store, args.name)
     choices = dict(store.current.tools.permissions)
     choices.pop(args.name, None)
     tool_setup.saving_to(store)(choices)
+    print(f"{args.name}: permission will be asked again")
     return 0

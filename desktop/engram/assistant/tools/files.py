@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from engram.assistant.tools.base import MAX_RESULT_CHARS, Tool, ToolContext, ToolError, one_text
-from engram.core.errors import tr
+from engram.core import paths
+from engram.core.errors import InputError, tr
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst", ".csv", ".json", ".log", ".org", ".tex"}
 READABLE = {*TEXT_SUFFIXES, ".pdf"}
@@ -22,6 +23,26 @@ MAX_SCANNED = 2000
 MAX_FILE_BYTES = 20 << 20
 MAX_HITS = 20
 OUTSIDE = tr("Only files inside the folders shared in Settings can be read.")
+
+
+def check_shareable(folder: Path) -> None:
+    """Refuse a folder that cannot be shared: not a folder, the filesystem's root, or one that
+    holds Engram's own data (the memories would be readable through the files tools)."""
+    if not folder.is_dir():
+        raise InputError(tr("{path} is not a folder."), tr("Check the path."), path=folder)
+    if folder.resolve() == Path(folder.resolve().anchor):
+        raise InputError(
+            tr("{path} is the whole filesystem: the assistant could read every file."),
+            tr("Share the folder that holds the files, e.g. ~/Notes."),
+            path=folder,
+        )
+    if paths.data_dir().resolve().is_relative_to(folder.resolve()):
+        raise InputError(
+            tr("{path} holds Engram's data folder, with your memories and chats."),
+            tr("Share a folder that does not contain {data}, e.g. ~/Notes."),
+            path=folder,
+            data=paths.data_dir(),
+        )
 
 
 def _roots(ctx: ToolContext) -> dict[str, Path]:
@@ -129,10 +150,8 @@ def _read(arguments: dict[str, Any], ctx: ToolContext) -> str:
         )
     text = read_text(real)
     start = int(arguments.get("offset") or 0)
-    return (
-        f"{_shown(real, root)} (characters {start}–{start + MAX_RESULT_CHARS} of {len(text)}):\n"
-        + (text[start:])
-    )
+    end = min(len(text), start + MAX_RESULT_CHARS)
+    return f"{_shown(real, root)} (characters {start}–{end} of {len(text)}):\n" + (text[start:])
 
 
 def _search(arguments: dict[str, Any], ctx: ToolContext) -> str:
