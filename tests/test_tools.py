@@ -133,6 +133,11 @@ def _run(model: ScriptedModel, toolbox: loop.Toolbox) -> tuple[list[object], lis
         ("90 min / 2", "45 min (2700 s)"),
         ("1 h / 15 min", "4"),
         ("12345678901234567890 * 98765432109876543210", "1219326311370217952237463801111263526900"),
+        ("1e3", "1000"),
+        ("2.5E-3 * 2", "0.005"),
+        ("5e2 min", "8 h 20 min (30000 s)"),
+        ("10^70", "1E+70"),
+        ("0.5^1000", "≈9.3326361850321887899E-302"),
     ],
 )
 def test_the_calculator_is_exact(expression: str, expected: str | None) -> None:
@@ -144,7 +149,19 @@ def test_the_calculator_is_exact(expression: str, expected: str | None) -> None:
 
 
 @pytest.mark.parametrize(
-    "expression", ["__import__('os')", "1 / 0", "2 ^ 0.5", "(1 + 2", "1 +", "2 ^ 100000", "1 h + 2"]
+    "expression",
+    [
+        "__import__('os')",
+        "1 / 0",
+        "2 ^ 0.5",
+        "(1 + 2",
+        "1 +",
+        "2 ^ 100000",
+        "1 h + 2",
+        "(9 ^ 1000) ^ 1000",
+        "1e99999",
+        "2e",
+    ],
 )
 def test_the_calculator_refuses_what_it_cannot_do_exactly(expression: str) -> None:
     with pytest.raises(ToolError) as caught:

@@ -1,7 +1,9 @@
 """The calculator tool: exact decimal arithmetic, percentages and durations, by a small parser.
 
 Numbers are exact fractions while computing (``1 / 3 * 3`` is 1, ``0.1 + 0.2`` is 0.3); a result
-whose decimals never end is shown rounded to 20 significant digits, marked with ``≈``.
+whose decimals never end is shown rounded to 20 significant digits, marked with ``≈``; so is one
+longer than 60 digits, in scientific notation (``0.5^1000`` is ``≈9.33…E-302``). Numbers may be
+written that way too (``1e3``, ``2.5E-3``); a result beyond 10,000 digits is refused.
 
 Grammar (no ``eval``)::
 
@@ -29,6 +31,8 @@ from engram.core.errors import tr
 HINT = tr("Use numbers, + - * / ^ %, parentheses and units of time.")
 SHOWN_DIGITS = 20
 MAX_EXPONENT = 1000
+MAX_DIGITS = 10_000  # a result (or a number in it) with more digits is refused
+LONG_DIGITS = 60  # a longer exact result is shown in scientific notation (≈1.23E+45)
 MAX_CHARS = 500
 SECONDS = {
     "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "秒": 1,
@@ -38,7 +42,7 @@ SECONDS = {
     "week": 604800, "weeks": 604800, "wk": 604800, "周": 604800,
 }  # fmt: skip
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+(?:[.,]\d+)*(?:\.\d+)?|\.\d+)"
+    r"\s*(?:(?P<num>(?:\d+(?:[.,]\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![A-Za-z]))?)"
     r"|(?P<word>[A-Za-z]+|秒|分钟|小时|天|周)|(?P<op>\*\*|[-+*/×÷^%()]))"
 )
 
@@ -119,7 +123,8 @@ class _Parser:
         if base.duration or exponent.duration or exponent.value.denominator != 1:
             raise ToolError(tr("Powers need a plain number and a whole exponent."), HINT)
         if abs(exponent.value) > MAX_EXPONENT:
-            raise ToolError(tr("The exponent {value} is too large."), HINT, value=exponent.value)
+            raise ToolError(tr("The exponent is beyond ±{limit}."), HINT, limit=MAX_EXPONENT)
+        _check_size(base.value, abs(int(exponent.value)))
         return Quantity(base.value ** int(exponent.value))
 
     def atom(self) -> Quantity:
@@ -129,7 +134,10 @@ class _Parser:
             if self.take() != ")":
                 raise ToolError(tr("A parenthesis is not closed."), HINT)
         elif token[0].isdigit() or token[0] == ".":
-            value = Quantity(Fraction(Decimal(token)))
+            number = Decimal(token)
+            if abs(number.as_tuple().exponent) > MAX_DIGITS:  # type: ignore[arg-type]
+                raise ToolError(tr("The number {token} is too large."), HINT, token=token)
+            value = Quantity(Fraction(number))
             if self.peek() in SECONDS:
                 value = Quantity(value.value * SECONDS[self.take()], duration=True)
         else:
@@ -164,6 +172,15 @@ def _divide(left: Quantity, right: Quantity) -> Quantity:
     return Quantity(left.value / right.value, left.duration and not right.duration)
 
 
+def _check_size(value: Fraction, times: int = 1) -> None:
+    """Refuse a value (raised to ``times``) with more than :data:`MAX_DIGITS` digits."""
+    digits = max(value.numerator.bit_length(), value.denominator.bit_length()) * 0.30103
+    if digits * times > MAX_DIGITS:
+        raise ToolError(
+            tr("The result would have more than {limit} digits."), HINT, limit=f"{MAX_DIGITS:,}"
+        )
+
+
 def _plain(value: Fraction) -> str:
     """A fraction as decimal digits: exact when they end, else rounded and marked ``≈``."""
     rest = value.denominator
@@ -177,6 +194,11 @@ def _plain(value: Fraction) -> str:
         number = (Decimal(value.numerator) / Decimal(value.denominator)).normalize()
     text = format(number, "f")
     text = text.rstrip("0").rstrip(".") if "." in text else text
+    if len(text.lstrip("-").replace(".", "")) > LONG_DIGITS:
+        with localcontext() as ctx:
+            ctx.prec = SHOWN_DIGITS
+            short = format(+number, "E")
+        return ("" if short == format(number, "E") else "≈") + short
     return text if rest == 1 else f"≈{text}"
 
 
@@ -222,6 +244,7 @@ def evaluate(expression: str) -> str:
         raise ToolError(
             tr("The calculator cannot compute this ({error})."), HINT, error=type(exc).__name__
         ) from exc
+    _check_size(result.value)
     if result.duration:
         return f"{_duration(result.value)} ({_plain(result.value)} s)"
     return _plain(result.value * 100) + "%" if result.percent else _plain(result.value)
