@@ -416,6 +416,12 @@ def test_without_tools_the_templates_render_as_before() -> None:
         (calls.LLAMA3, ["<|python", "_tag|>{}"], "", "<|python_tag|>{}"),
         (calls.JSON, ["Hello", " {there}"], "Hello {there}", ""),
         (calls.JSON, ["\n{", "\"tool\": 1}"], "", '\n{"tool": 1}'),
+        (calls.JSON, ["Let me", " add.\n{\"to", "ol\": \"calculator\", \"arguments\": {}}"],
+         "Let me add.\n", '{"tool": "calculator", "arguments": {}}'),
+        (calls.LLAMA3, ["Text\n  { \"na", "me\": \"x\"}"], "Text\n", '  { "name": "x"}'),
+        (calls.JSON, ["Data:\n", "{\"a\": 1}\nok"], "Data:\n{\"a\": 1}\nok", ""),
+        (calls.JSON, ["Say ", "{\"tool\"", " inline"], "Say {\"tool\" inline", ""),
+        (calls.JSON, ["Text\n", "{"], "Text\n{", ""),
     ],
 )  # fmt: skip
 def test_the_splitter_never_shows_a_call(

@@ -13,7 +13,9 @@ Three formats:
   templates know no ``tool`` role).
 
 :class:`Splitter` reads the stream: the answer's text passes through as it comes, a call is held
-back and parsed when the stream ends.
+back and parsed when the stream ends. In the ``json`` and ``llama3`` formats a call may also come
+after some text, on a line of its own that opens with ``{"tool"`` or ``{"name"``: such a line is
+held back from its first character and never shown.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ HERMES, LLAMA3, JSON = "hermes", "llama3", "json"
 OPEN_TAG, CLOSE_TAG = "<tool_call>", "</tool_call>"
 PYTHON_TAG = "<|python_tag|>"
 RESULT_OPEN, RESULT_CLOSE = "<tool_result>", "</tool_result>"
+# How a call opens in the json and llama3 formats (spaces removed): a later line opening so is held
+_CALL_STARTS = ('{"tool"', '{"name"')
 # The tags that delimit calls and results: a result must not close its block or open a call.
 _TAGS = re.compile(r"</?\s*(?:tool_call|tool_response|tool_result)\s*>", re.IGNORECASE)
 
@@ -108,13 +112,17 @@ class Splitter:
         self._held = ""
         self._call: str | None = None
         self._decided = not calls
+        self._line_start = False  # the held text starts a line
 
     def feed(self, piece: str) -> str:
         if self._call is not None:
             self._call += piece
             return ""
         if self._decided and self.fmt != HERMES:
-            return piece
+            if not self.calls:
+                return piece
+            self._held += piece
+            return self._release_lines()
         self._held += piece
         if self.fmt != HERMES:
             start = self._held.lstrip()
@@ -124,9 +132,24 @@ class Splitter:
             if start.startswith("{") or start.startswith(PYTHON_TAG[: len(start)]):
                 self._call, self._held = self._held, ""
                 return ""
-            out, self._held = self._held, ""
-            return out
+            self._line_start = True
+            return self._release_lines()
         return self._release_hermes()
+
+    def _release_lines(self) -> str:
+        """The held text, except a last line that opens (or may still open) a call."""
+        newline = self._held.rfind("\n")
+        start = newline + 1 if newline >= 0 else (0 if self._line_start else len(self._held))
+        line = self._held[start:]
+        compact = "".join(line.split())
+        if any(compact.startswith(opening) for opening in _CALL_STARTS):
+            out, self._call, self._held = self._held[:start], line, ""
+            return out
+        keep = line if any(opening.startswith(compact) for opening in _CALL_STARTS) else ""
+        out = self._held[: len(self._held) - len(keep)]
+        self._held = keep
+        self._line_start = bool(keep) or out.endswith("\n") or (not out and self._line_start)
+        return out
 
     def _release_hermes(self) -> str:
         at = self._held.find(OPEN_TAG)
