@@ -72,6 +72,27 @@ def test_a_broken_server_gives_a_clear_error_in_time(flags: tuple[str, ...], err
         broken.close()
 
 
+GARBAGE_RUN = f"""
+from engram.assistant.tools.mcp import McpError, McpHub, ServerConfig
+hub = McpHub([ServerConfig("junk", {sys.executable!r}, ({SERVER!r}, "--garbage"))], start_timeout=3)
+try:
+    hub.tools("junk")
+except McpError as exc:
+    print(exc.message)
+hub.close()
+"""
+
+
+def test_a_servers_garbage_never_reaches_the_terminal() -> None:
+    """The SDK logs each unparsable line with a pydantic traceback: it goes to Engram's log at
+    debug level, without its text, and never to stderr."""
+    ran = subprocess.run(
+        [sys.executable, "-c", GARBAGE_RUN], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "did not answer" in ran.stdout, ran.stderr
+    assert "Traceback" not in ran.stderr and "not JSON-RPC" not in ran.stderr, ran.stderr
+
+
 def test_a_missing_command_is_a_clear_error() -> None:
     missing = McpHub([ServerConfig("gone", "/nonexistent/engram-mcp-server")], start_timeout=5)
     try:

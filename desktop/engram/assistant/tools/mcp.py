@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -29,6 +30,7 @@ _log = log.get("assistant.tools.mcp")
 START_TIMEOUT_S = 20.0
 CALL_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 5.0
+SDK_LOGGER = "mcp"  # the MCP SDK's loggers (it logs a server's garbage with a traceback)
 HINT = tr("Check the server with `engram tools call`, or remove it with `engram tools remove`.")
 
 
@@ -113,6 +115,22 @@ def _text_of(result: Any) -> str:
     return "\n".join(parts)
 
 
+class _SdkToLog(logging.Handler):
+    """The MCP SDK's own records as one debug line each in Engram's log, without their text (a
+    server's output may hold the user's data); they never reach the terminal."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        _log.debug("MCP SDK %s from %s (%s)", record.levelname, record.name, type(error).__name__)
+
+
+def _quiet_sdk() -> None:
+    sdk = logging.getLogger(SDK_LOGGER)
+    if not any(isinstance(handler, _SdkToLog) for handler in sdk.handlers):
+        sdk.addHandler(_SdkToLog())
+        sdk.propagate = False
+
+
 class McpHub:
     """The MCP servers of one session, on one asyncio thread; close it when done."""
 
@@ -122,6 +140,7 @@ class McpHub:
         start_timeout: float = START_TIMEOUT_S,
         call_timeout: float = CALL_TIMEOUT_S,
     ) -> None:
+        _quiet_sdk()
         self.servers = {s.name: s for s in servers}
         self.start_timeout = start_timeout
         self.call_timeout = call_timeout
