@@ -18,7 +18,7 @@ from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core import log, paths
 from engram.core.settings import Settings
-from engram.memory import transfer
+from engram.memory import changes, transfer
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from engram.models.local import LocalModel
@@ -209,6 +209,37 @@ def test_a_negation_is_an_update_and_a_paraphrase_is_not(store: MemoryStore) -> 
     tea = store.add("The user likes green tea a lot", "preference", origin="user")
     same = store.add("The user likes green tea a lot.", "preference", origin="user")
     assert same.id == tea.id
+
+
+@pytest.mark.parametrize(
+    ("first", "correction", "stored", "change"),
+    [
+        (
+            "I take 50 mg of melatonin",
+            "actually, I take 100 mg of melatonin",
+            "I take 100 mg of melatonin",
+            ("50 mg", "100 mg"),
+        ),
+        (
+            "I take 50 mg of melatonin",
+            "Correction: I take 100 mg of melatonin",
+            "I take 100 mg of melatonin",
+            ("50 mg", "100 mg"),
+        ),
+        ("我每天喝两杯咖啡", "其实我每天喝三杯咖啡", "我每天喝三杯咖啡", ("两杯", "三杯")),
+        ("我每天喝两杯咖啡", "不对，我每天喝三杯咖啡", "我每天喝三杯咖啡", ("两杯", "三杯")),
+    ],
+)
+def test_a_correction_said_the_natural_way_supersedes(
+    store: MemoryStore, first: str, correction: str, stored: str, change: tuple[str, str]
+) -> None:
+    old = store.add(first, "fact", origin="user")
+    new = store.add(correction, "fact", origin="user")
+    assert new.content == stored and new.id != old.id
+    assert store.replaced_by(new.id) == store.get(old.id)
+    assert changes.update_between(old.content, new.content) == change
+    active = [m.content for m in store.memories()]
+    assert active == [stored]
 
 
 def test_the_distiller_cannot_swallow_a_correction(store: MemoryStore) -> None:

@@ -15,7 +15,16 @@ import re
 # Words, numbers (with decimal, time and date separators) and single CJK characters.
 _CJK = r"[\u3400-\u9fff]"
 _TOKEN = re.compile(rf"\d+(?:[.,:/-]\d+)*|{_CJK}|(?:(?!{_CJK})[^\W\d_])+(?:'[^\W\d_]+)?")
-_NUMBER = re.compile(r"\d")
+# Digits, and Chinese numerals: "三杯" after "两杯" is a changed number.
+_NUMBER = re.compile(r"[\d〇零一二两三四五六七八九十百千万亿]")
+_SAME_WORDS = 0.75  # share of words two statements of the same fact have in common
+# Words that open a correction and say nothing themselves: "actually, I take 100 mg" states
+# "I take 100 mg". Stripped before storing, so the change check compares the facts.
+_DISCOURSE = re.compile(
+    r"^\s*(?:(?:(?:actually|in fact|correction|to be clear|no|oh|well|sorry|不对)\s*[,，:：;；!！]"
+    r"|(?:actually|in fact)\s+(?=[^\W\d_])|(?:其实|实际上|更正|纠正)[,，:：]?)\s*)+",
+    re.IGNORECASE,
+)
 _NEGATIONS = frozenset(
     {
         "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without",
@@ -31,6 +40,12 @@ _MONTHS_DAYS = frozenset(
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
     }
 )  # fmt: skip
+
+
+def without_discourse(text: str) -> str:
+    """``text`` without the correction markers it opens with ("actually, …", "其实…")."""
+    stripped = _DISCOURSE.sub("", text, count=1)
+    return stripped[:1].upper() + stripped[1:] if stripped != text and stripped else text
 
 
 def _tokens(text: str) -> list[str]:
@@ -73,10 +88,20 @@ def update_between(old: str, new: str) -> tuple[str, str] | None:
     return None
 
 
+def corrects(old: str, new: str) -> bool:
+    """``new`` says ``old`` again in mostly the same words, with a number, date, name or
+    negation changed (whatever an embedder thinks of their similarity)."""
+    a, b = [_key(t) for t in _tokens(old)], [_key(t) for t in _tokens(new)]
+    same = difflib.SequenceMatcher(a=a, b=b).ratio() >= _SAME_WORDS
+    return same and update_between(old, new) is not None
+
+
 def _context(tokens: list[str], start: int, end: int) -> str:
     """The changed words, with the unit after a changed number ("5" → "5 mg", "5毫克")."""
     if end < len(tokens) and end > start and _NUMBER.search(tokens[end - 1]):
-        end += 2 if re.fullmatch(_CJK, tokens[end]) else 1
+        # "5毫克", "5 mg"; a Chinese numeral takes one measure word ("三杯").
+        cjk_unit = re.fullmatch(_CJK, tokens[end]) and not re.fullmatch(_CJK, tokens[end - 1])
+        end += 2 if cjk_unit else 1
     piece = tokens[start:end]
     joiner = "" if any(re.fullmatch(_CJK, t) for t in piece) else " "
     return joiner.join(piece)

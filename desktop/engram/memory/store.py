@@ -108,9 +108,10 @@ class MemoryStore:
 
         A near-duplicate that differs in a number, date, name or negation is not the same
         memory but an update ("5 mg" → "50 mg"): the new one supersedes it (the old one stays,
-        superseded, for history; ``superseded_by`` names the new one).
+        superseded, for history; ``superseded_by`` names the new one). A correction's opening
+        words ("actually, …", "其实…") are not stored.
         """
-        content = check_content(content)
+        content = changes.without_discourse(check_content(content))
         _check_choice(kind, KINDS, _KIND)
         _check_choice(origin, ORIGINS, _ORIGIN)
         vec = self.space.embed([content]) if vector is None else vector
@@ -207,10 +208,12 @@ class MemoryStore:
         )
         if same is None and vec is not None and self.index is not None:
             for row_id, similarity in self.index.knn("memories", vec, 5):
-                if similarity < DUPLICATE_SIMILARITY:
-                    break
                 found = self.get(row_id)
-                if found and found.status == "active" and found.kind == kind:
+                if not found or found.status != "active" or found.kind != kind:
+                    continue
+                # The embedder may not see it (MiniLM and Chinese): the same words with one
+                # number changed are a correction all the same.
+                if similarity >= DUPLICATE_SIMILARITY or changes.corrects(found.content, content):
                     same = row_id
                     break
         return self.get(int(same)) if same is not None else None
