@@ -99,35 +99,45 @@
         <translation>请在记忆浏览器中恢复记忆，然后再说一遍。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="130"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
-        <location filename="../../desktop/engram/memory/store.py" line="356"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="131"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="190"/>
+        <location filename="../../desktop/engram/memory/store.py" line="359"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="130"/>
-        <location filename="../../desktop/engram/memory/store.py" line="357"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="131"/>
+        <location filename="../../desktop/engram/memory/store.py" line="360"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="177"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="181"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="177"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="181"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="254"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="184"/>
+        <source>--episodes forgets every conversation, so it goes with --all.</source>
+        <translation>--episodes 会忘记所有对话，所以要和 --all 一起用。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="185"/>
+        <source>Use: engram memory forget --all --episodes</source>
+        <translation>用法：engram memory forget --all --episodes</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/memory.py" line="263"/>
         <source>There is no backup to restore in {folder}.</source>
         <translation>{folder} 中没有可以恢复的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="255"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="264"/>
         <source>Write one with `engram memory backup`, or name a backup file.</source>
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
@@ -310,17 +320,17 @@
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="250"/>
+        <location filename="../../desktop/engram/memory/store.py" line="253"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="285"/>
+        <location filename="../../desktop/engram/memory/store.py" line="288"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="464"/>
+        <location filename="../../desktop/engram/memory/store.py" line="467"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
@@ -1435,77 +1445,87 @@
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="29"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="31"/>
         <source>Use numbers, + - * / ^ %, parentheses and units of time.</source>
         <translation>请使用数字、+ - * / ^ %、括号和时间单位。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="63"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="67"/>
         <source>The calculator cannot read {text!r}.</source>
         <translation>计算器无法读取 {text!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="87"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="91"/>
         <source>The expression ends too early.</source>
         <translation>表达式提前结束了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="120"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="124"/>
         <source>Powers need a plain number and a whole exponent.</source>
         <translation>乘方需要普通数字和整数指数。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="122"/>
-        <source>The exponent {value} is too large.</source>
-        <translation>指数 {value} 太大。</translation>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="126"/>
+        <source>The exponent is beyond ±{limit}.</source>
+        <translation>指数超出了 ±{limit}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="130"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="135"/>
         <source>A parenthesis is not closed.</source>
         <translation>有括号没有闭合。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="136"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="139"/>
+        <source>The number {token} is too large.</source>
+        <translation>数字 {token} 太大了。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="144"/>
         <source>The calculator does not know {word!r}.</source>
         <translation>计算器不认识 {word!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="148"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="156"/>
         <source>A duration and a plain number cannot be added.</source>
         <translation>时长和普通数字不能相加。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="155"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="163"/>
         <source>Two durations cannot be multiplied.</source>
         <translation>两个时长不能相乘。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="161"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="169"/>
         <source>Division by zero.</source>
         <translation>除数为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="163"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="171"/>
         <source>A plain number cannot be divided by a duration.</source>
         <translation>普通数字不能除以时长。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="201"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="180"/>
+        <source>The result would have more than {limit} digits.</source>
+        <translation>结果会超过 {limit} 位数字。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="223"/>
         <source>The expression is longer than {limit} characters.</source>
         <translation>表达式超过了 {limit} 个字符。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="213"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="235"/>
         <source>Unexpected {token!r} in the expression.</source>
         <translation>表达式中出现了意外的 {token!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="218"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="240"/>
         <source>Only a duration can be converted to {unit}.</source>
         <translation>只有时长才能换算为 {unit}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="223"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="245"/>
         <source>The calculator cannot compute this ({error}).</source>
         <translation>计算器无法计算此表达式（{error}）。</translation>
     </message>
@@ -1535,57 +1555,77 @@
         <translation>日期工具不认识单位 {unit!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="24"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="25"/>
         <source>Only files inside the folders shared in Settings can be read.</source>
         <translation>只能读取在设置中共享的文件夹里的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="30"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="35"/>
+        <source>{path} is the whole filesystem: the assistant could read every file.</source>
+        <translation>{path} 是整个文件系统：助手将能读取所有文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="36"/>
+        <source>Share the folder that holds the files, e.g. ~/Notes.</source>
+        <translation>请共享存放这些文件的文件夹，例如 ~/Notes。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="41"/>
+        <source>{path} holds Engram&apos;s data folder, with your memories and chats.</source>
+        <translation>{path} 包含 Engram 的数据文件夹，里面有你的记忆和对话。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="42"/>
+        <source>Share a folder that does not contain {data}, e.g. ~/Notes.</source>
+        <translation>请共享一个不包含 {data} 的文件夹，例如 ~/Notes。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="51"/>
         <source>No folders are shared with the assistant.</source>
         <translation>没有与助手共享任何文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="31"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="52"/>
         <source>Add a folder under Settings → Tools, or with `engram tools folders add PATH`.</source>
         <translation>请在“设置 → 工具”中添加文件夹，或使用 `engram tools folders add PATH`。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="41"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="62"/>
         <source>The path {path!r} goes up with &apos;..&apos;.</source>
         <translation>路径 {path!r} 使用 &apos;..&apos; 指向了上级目录。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="55"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="76"/>
         <source>{path!r} does not start with a shared folder&apos;s name ({names}).</source>
         <translation>{path!r} 不是以共享文件夹的名称开头（{names}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="62"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="83"/>
         <source>The path {path!r} is outside the shared folders.</source>
         <translation>路径 {path!r} 在共享文件夹之外。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="90"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="111"/>
         <source>{path!r} is not a folder.</source>
         <translation>{path!r} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="104"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="125"/>
         <source>{name} is larger than 20 MB.</source>
         <translation>{name} 大于 20 MB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="114"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="135"/>
         <source>{name} is not a readable PDF ({error}).</source>
         <translation>{name} 不是可读取的 PDF（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="115"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="136"/>
         <source>Open it in a PDF viewer to check it.</source>
         <translation>请用 PDF 阅读器打开检查。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="126"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="147"/>
         <source>{path!r} is not a readable file (text, Markdown or PDF).</source>
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
@@ -1686,103 +1726,150 @@
         <translation>{path}：任务 {task}：{field} 不是有效的正则表达式（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="32"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="34"/>
         <source>Check the server with `engram tools call`, or remove it with `engram tools remove`.</source>
         <translation>请用 `engram tools call` 检查该服务器，或用 `engram tools remove` 移除它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="64"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="66"/>
         <source>The MCP server {name!r} needs either a command (with string args and env) or a url.</source>
         <translation>MCP 服务器 {name!r} 需要一个命令（参数和环境变量均为文本）或一个 URL。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="66"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="68"/>
         <source>Write it as {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} or {{&quot;url&quot;: &quot;http://…&quot;}}.</source>
         <translation>请写成 {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} 或 {{&quot;url&quot;: &quot;http://…&quot;}}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="83"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="85"/>
         <source>The MCP configuration is not JSON ({error}).</source>
         <translation>MCP 配置不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="84"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="86"/>
         <source>Copy the whole claude_desktop_config.json file.</source>
         <translation>请复制完整的 claude_desktop_config.json 文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="90"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="92"/>
         <source>The MCP configuration has no mcpServers object.</source>
         <translation>MCP 配置中没有 mcpServers 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="91"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="93"/>
         <source>Use the format of Claude Desktop&apos;s claude_desktop_config.json.</source>
         <translation>请使用 Claude Desktop 的 claude_desktop_config.json 格式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="241"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="170"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="260"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="203"/>
         <source>There is no MCP server named {name!r}.</source>
         <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="248"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="267"/>
         <source>The MCP server {name!r} did not answer within {seconds:.0f} s.</source>
         <translation>MCP 服务器 {name!r} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="255"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="274"/>
         <source>The MCP server {name!r} could not start ({error}).</source>
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="313"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="332"/>
         <source>The MCP tool {name} did not answer within {seconds:.0f} s.</source>
         <translation>MCP 工具 {name} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="321"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="340"/>
         <source>The MCP tool {name} failed ({error}).</source>
         <translation>MCP 工具 {name} 失败（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="326"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="345"/>
         <source>The MCP tool {name} reported an error: {text}</source>
         <translation>MCP 工具 {name} 报告了错误：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="122"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="126"/>
         <source>The arguments are not JSON ({error}).</source>
         <translation>参数不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="123"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="127"/>
         <source>Quote them for the shell, e.g. &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;.</source>
         <translation>请为命令行加上引号，例如 &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="171"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="133"/>
+        <source>The tool {name!r} is turned off.</source>
+        <translation>工具 {name!r} 已关闭。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="134"/>
+        <source>Turn it on with `engram tools enable {name}`.</source>
+        <translation>用 `engram tools enable {name}` 打开它。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="155"/>
+        <source>{name!r} is not a usable server name.</source>
+        <translation>{name!r} 不能用作服务器名称。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="156"/>
+        <source>Use letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;, e.g. web-search.</source>
+        <translation>请使用字母、数字、“-”、“_”和“.”，例如 web-search。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="162"/>
+        <source>{url!r} is not an http:// or https:// address.</source>
+        <translation>{url!r} 不是 http:// 或 https:// 地址。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="163"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="169"/>
+        <source>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</source>
+        <translation>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="168"/>
+        <source>Give either --url or a command, not both.</source>
+        <translation>请只给出 --url 或命令中的一个，不要同时给出。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="175"/>
+        <source>Add --replace to replace it, or choose another name.</source>
+        <translation>加上 --replace 来替换它，或换一个名称。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="204"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="250"/>
         <source>List them with `engram tools list`.</source>
         <translation>用 `engram tools list` 列出它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="183"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="216"/>
         <source>Give the folder&apos;s path.</source>
         <translation>请给出文件夹的路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="183"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="216"/>
         <source>engram tools folders add ~/Notes</source>
         <translation>engram tools folders add ~/Notes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="187"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="249"/>
+        <source>There is no tool named {name!r}.</source>
+        <translation>没有名为 {name!r} 的工具。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="32"/>
         <source>{path} is not a folder.</source>
         <translation>{path} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="187"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="32"/>
         <source>Check the path.</source>
         <translation>请检查路径。</translation>
     </message>
@@ -1867,6 +1954,7 @@
         <translation>例如：notes。</translation>
     </message>
     <message>
+        <location filename="../../desktop/engram/cli/tools.py" line="174"/>
         <location filename="../../desktop/engram/ui/tools_settings.py" line="359"/>
         <source>There is already an MCP server named {name!r}.</source>
         <translation>已经有一个名为 {name!r} 的 MCP 服务器。</translation>
@@ -1877,27 +1965,27 @@
         <translation>请先移除它，或换一个名字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="515"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="521"/>
         <source>The arguments cannot be split into words ({error}).</source>
         <translation>无法把参数拆分成单词（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="516"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="522"/>
         <source>Close every quote, or put a backslash before a quote that is part of a word.</source>
         <translation>请把每个引号都配对闭合，或在属于单词一部分的引号前加反斜杠。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="528"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="534"/>
         <source>The environment line “{line}” is not KEY=VALUE.</source>
         <translation>环境变量行“{line}”不是 KEY=VALUE 的形式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="529"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="535"/>
         <source>Write one variable a line, e.g. API_TOKEN=abc123.</source>
         <translation>每行写一个变量，例如 API_TOKEN=abc123。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="541"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="547"/>
         <source>It could not be read ({error}).</source>
         <translation>无法读取（{error}）。</translation>
     </message>
@@ -1910,6 +1998,36 @@
         <location filename="../../desktop/engram/core/paths.py" line="82"/>
         <source>Check that the folder is writable by you and not on a read-only disk, or set ENGRAM_HOME to a folder that is.</source>
         <translation>请确认该文件夹可由你写入且不在只读磁盘上，或将 ENGRAM_HOME 设为一个可写的文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/atomic.py" line="50"/>
+        <source>{path} is a file, not a folder.</source>
+        <translation>{path} 是文件，不是文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/atomic.py" line="50"/>
+        <source>Give the name of a folder.</source>
+        <translation>请给出一个文件夹的名称。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/atomic.py" line="60"/>
+        <source>{path} is a folder, not a file.</source>
+        <translation>{path} 是文件夹，不是文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/atomic.py" line="60"/>
+        <source>Give a file name inside it.</source>
+        <translation>请给出其中的一个文件名。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/atomic.py" line="64"/>
+        <source>The folder {folder} does not exist.</source>
+        <translation>文件夹 {folder} 不存在。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/core/atomic.py" line="65"/>
+        <source>Create it first, or choose another place.</source>
+        <translation>请先创建它，或选择其他位置。</translation>
     </message>
 </context>
 <context>
