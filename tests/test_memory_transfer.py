@@ -172,3 +172,24 @@ def test_evidence_recall_on_the_synthetic_set(store: MemoryStore) -> None:  # no
                 found += bool(top & {ids[e] for e in qa.evidence})
                 total += 1
     assert total >= 15 and found / total >= 0.7
+
+
+def test_forget_refuses_an_unknown_id_or_a_lone_episodes_before_asking(
+    store: MemoryStore,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _old_id, new_id = _fill(store)
+
+    def never_asked(_prompt: str) -> str:
+        raise AssertionError("asked before checking")
+
+    monkeypatch.setattr("builtins.input", never_asked)
+    assert main(["memory", "forget", str(new_id), "999"]) == 2
+    assert "no memory #999" in capsys.readouterr().err
+    assert main(["memory", "forget", "--episodes", str(new_id)]) == 2
+    assert "--all" in capsys.readouterr().err
+    assert store.get(new_id) is not None
+    monkeypatch.setattr("builtins.input", lambda _prompt: "y")
+    assert main(["memory", "forget", str(new_id)]) == 0
+    assert "forgot 1 memory\n" in capsys.readouterr().out

@@ -168,18 +168,31 @@ def _import(args: argparse.Namespace) -> int:
             print(f"\rembedding {done:,} of {total:,} memories", end=end, file=sys.stderr)
 
     count = transfer.import_jsonl(_store(), args.file, shown)
-    print(f"imported {count} memories from {args.file}")
+    print(f"imported {_memories(count)} from {args.file}")
     return 0
+
+
+def _memories(count: int) -> str:
+    """``1 memory``, ``2 memories``."""
+    return f"{count:,} memor{'y' if count == 1 else 'ies'}"
 
 
 def _forget(args: argparse.Namespace) -> int:
     if not args.all and not args.ids:
         raise InputError(tr("Say which memories to forget."), tr("Give their ids, or --all."))
+    if args.episodes and not args.all:
+        raise InputError(
+            tr("--episodes forgets every conversation, so it goes with --all."),
+            tr("Use: engram memory forget --all --episodes"),
+        )
     store = _store()
+    for memory_id in args.ids:
+        if store.get(memory_id) is None:
+            raise InputError(tr("There is no memory #{id}."), id=memory_id)
     what = (
         "ALL memories" + (" and conversations" if args.episodes else "")
         if args.all
-        else (f"{len(args.ids)} memor{'y' if len(args.ids) == 1 else 'ies'}")
+        else _memories(len(args.ids))
     )
     if not args.yes:
         try:
@@ -193,12 +206,9 @@ def _forget(args: argparse.Namespace) -> int:
         count = store.forget_all(episodes=args.episodes)
     else:
         for memory_id in args.ids:
-            if store.get(memory_id) is None:
-                raise InputError(tr("There is no memory #{id}."), id=memory_id)
-        for memory_id in args.ids:
             store.delete(memory_id)
         count = len(args.ids)
-    print(f"forgot {count} memories")
+    print(f"forgot {_memories(count)}")
     if not store.wal_truncated:
         print(
             "engram: another Engram window or command is reading the database, so a copy of the "
