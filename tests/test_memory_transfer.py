@@ -193,3 +193,21 @@ def test_forget_refuses_an_unknown_id_or_a_lone_episodes_before_asking(
     monkeypatch.setattr("builtins.input", lambda _prompt: "y")
     assert main(["memory", "forget", str(new_id)]) == 0
     assert "forgot 1 memory\n" in capsys.readouterr().out
+
+
+def test_memory_pause_resume_and_status_change_the_saved_setting(
+    engram_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engram.assistant.events import quiet_problem
+    from engram.core import settings
+
+    assert main(["memory", "status"]) == 0
+    assert capsys.readouterr().out == "memory is on\n"
+    assert main(["memory", "pause"]) == 0
+    assert settings.load().memory_paused
+    assert main(["memory", "status"]) == 0
+    assert "memory is paused" in capsys.readouterr().out
+    paused = quiet_problem(temporary=False)
+    assert "not remembered" in paused.message and "stays in this chat" in paused.hint
+    assert main(["memory", "resume"]) == 0
+    assert not settings.load().memory_paused

@@ -60,8 +60,11 @@ def quiet_problem(temporary: bool) -> Problem:
             tr("Start a normal chat for what Engram should remember."),
         )
     return Problem(
-        tr("Memory is paused: nothing from this message was stored."),
-        tr("Resume memory in the memory browser, then say it again."),
+        tr("Memory is paused: this was not remembered."),
+        tr(
+            "The message stays in this chat but is never learned from. Resume memory (the memory"
+            " browser, or engram memory resume), then say it again."
+        ),
     )
 
 

@@ -52,6 +52,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--episodes", action="store_true", help="with --all: conversations too")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(run=_forget)
+    for verb, help_text in (
+        ("pause", "stop remembering: new messages stay in their chat but are never learned"),
+        ("resume", "remember and learn again"),
+        ("status", "whether memory is paused"),
+    ):
+        verbs.add_parser(verb, help=help_text).set_defaults(run=_pause)
     p = verbs.add_parser("backup", help="write a backup of the database now")
     p.set_defaults(run=_backup)
     p = verbs.add_parser("restore", help="replace the database by a backup (the newest by default)")
@@ -217,6 +223,17 @@ def _forget(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    return 0
+
+
+def _pause(args: argparse.Namespace) -> int:
+    store = settings.SettingsStore.load()
+    if args.verb != "status":
+        store.update(memory_paused=args.verb == "pause")
+    if store.current.memory_paused:
+        print("memory is paused: new messages stay in their chat but are never remembered")
+    else:
+        print("memory is on")
     return 0
 
 
