@@ -112,16 +112,22 @@ def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
     memories = _db_rows("SELECT content, origin FROM memories WHERE status = 'active'")
     assert memories == [("I live in Oslo", "user")]
     users = _db_rows("SELECT content FROM episodes WHERE role = 'user'")
-    assert users == [("What colour is the sky?",)]  # no command and nothing after /quit
-    assert _db_rows("SELECT id, title FROM conversations") == [(1, "What colour is the sky?")]
+    remembered = ("/remember my bike is blue",), ("/remember I live in Oslo",)
+    assert users == [*remembered, ("What colour is the sky?",)]  # nothing after /quit
+    assert _db_rows("SELECT id, title FROM conversations") == [(1, "my bike is blue")]
+    # /remember records where the memory came from, as "remember this:" does.
+    assert _db_rows(
+        "SELECT e.content FROM memory_sources s JOIN episodes e ON e.id = s.episode_id"
+        " JOIN memories m ON m.id = s.memory_id WHERE m.content = 'I live in Oslo'"
+    ) == [("/remember I live in Oslo",)]
 
     listed = _engram("chat", "--list", env_home=engram_home)
     assert listed.returncode == 0
-    assert "What colour is the sky?" in listed.stdout and "--resume ID" in listed.stdout
+    assert "my bike is blue" in listed.stdout and "--resume ID" in listed.stdout
 
     resumed = _engram("chat", "--resume", "1", stdin="Thanks.\n", env_home=engram_home)
     assert resumed.returncode == 0, resumed.stderr
-    assert _db_rows("SELECT conversation_id, COUNT(*) FROM episodes GROUP BY 1") == [(1, 4)]
+    assert _db_rows("SELECT conversation_id, COUNT(*) FROM episodes GROUP BY 1") == [(1, 6)]
 
     unknown = _engram("chat", "--resume", "999", stdin="Hello?\n", env_home=engram_home)
     assert unknown.returncode == 2

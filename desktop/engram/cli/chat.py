@@ -28,7 +28,7 @@ from engram.assistant.events import (
 )
 from engram.assistant.session import Session, open_session
 from engram.assistant.signals import SignalKind
-from engram.assistant.turn import USER_IMPORTANCE, Assistant
+from engram.assistant.turn import USER_IMPORTANCE, Assistant, title_for
 from engram.cli import terminal
 from engram.cli import tools as tools_cli
 from engram.core import paths, settings
@@ -225,12 +225,18 @@ def _remember(content: str, session: Session, chat: _Chat) -> None:
     elif chat.temporary or session.settings.memory_paused:
         print("[not remembered: memory is paused or this chat is temporary]")
     else:
+        # The command is said in the chat like "remember this: …", and is the memory's source.
+        assistant = session.assistant
+        if not chat.conversation_id:
+            chat.conversation_id = assistant.new_conversation(title_for(content))
+        said = assistant.log.append(chat.conversation_id, "user", f"/remember {content}")
         memory = session.store.add(
             content,
             "fact",
             importance=USER_IMPORTANCE,
             origin="user",
-            conversation_id=chat.conversation_id or None,
+            conversation_id=chat.conversation_id,
+            source_episodes=[said.id],
         )
         chat.last_remembered = memory.id
         print(f"[remembered: {terminal.safe(memory.content)}]")
