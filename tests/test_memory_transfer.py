@@ -41,7 +41,7 @@ def test_jsonl_round_trip_keeps_memories_provenance_and_history(
     path.write_text(out.getvalue(), encoding="utf-8")
     assert "杭州" in out.getvalue()
     store.forget_all(episodes=True)
-    assert transfer.import_jsonl(store, path) == 3
+    assert transfer.import_jsonl(store, path) == (3, 0)
     memories = {m.content: m for m in store.memories(statuses=None)}
     old, new = memories["用户住在上海。"], memories["用户搬到了杭州。"]
     assert old.status == "superseded" and old.superseded_by == new.id
@@ -55,7 +55,16 @@ def test_jsonl_round_trip_keeps_memories_provenance_and_history(
     ("line", "why"),
     [
         ("{not json", "not JSON"),
-        ('{"type": "memory", "content": ""}', "cannot be empty"),
+        ('{"type": "memory", "content": ""}', "content is empty. Nothing"),
+        ('{"type": "memory", "content": 12345}', "content must be text"),
+        ('{"type": "memory", "content": "x", "pinned": "yes"}', "pinned must be true or false"),
+        ('{"type": "memory", "content": "x", "status": "superseded"}', "needs superseded_by"),
+        (
+            '{"type": "memory", "id": 7, "content": "x", "status": "superseded",'
+            ' "superseded_by": 8}',
+            "needs superseded_by",
+        ),
+        ('{"type": "memory", "content": "x", "created_at": "May 1"}', 'not "May 1"'),
         ('{"type": "memory", "content": "x", "kind": "gossip"}', "kind must be one of"),
         ('{"type": "memory", "content": "x", "importance": "high"}', "importance"),
         ('{"type": "memory", "content": "x", "sources": "all"}', "sources"),
@@ -78,6 +87,24 @@ def test_a_bad_line_is_reported_by_number_and_nothing_is_imported(
         transfer.import_jsonl(store, path)
     assert "Line 4 " in caught.value.message and why in caught.value.message
     assert db.scalar(store.conn, "SELECT COUNT(*) FROM memories") == 0
+
+
+def test_importing_the_same_export_twice_adds_nothing_the_second_time(
+    store: MemoryStore,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _fill(store)
+    path = tmp_path / "export.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        transfer.export_jsonl(store, handle)
+    store.forget_all()
+    assert main(["memory", "import", str(path)]) == 0
+    assert "imported 3 memories from" in capsys.readouterr().out
+    assert main(["memory", "import", str(path)]) == 0
+    assert "imported 0 memories from" in capsys.readouterr().out
+    assert transfer.import_jsonl(store, path) == (0, 3)
+    assert len(store.memories(statuses=None)) == 3
 
 
 def test_import_refuses_a_file_that_is_not_an_export(store: MemoryStore, tmp_path: Path) -> None:  # noqa: F811

@@ -275,7 +275,7 @@ def test_memory_ids_are_never_reused(store: MemoryStore, tmp_path: Path) -> None
     with exported.open("w", encoding="utf-8") as out:
         transfer.export_jsonl(store, out)
     store.delete(runs.id)
-    assert transfer.import_jsonl(store, exported) > 0
+    assert transfer.import_jsonl(store, exported).added > 0
     ids = [row[0] for row in store.conn.execute("SELECT id FROM memories")]
     assert runs.id not in ids and max(ids) > runs.id
 

@@ -173,8 +173,9 @@ def _import(args: argparse.Namespace) -> int:
             end = "\n" if done == total else ""
             print(f"\rembedding {done:,} of {total:,} memories", end=end, file=sys.stderr)
 
-    count = transfer.import_jsonl(_store(), args.file, shown)
-    print(f"imported {_memories(count)} from {args.file}")
+    imported = transfer.import_jsonl(_store(), args.file, shown)
+    present = f" ({imported.present:,} already present)" if imported.present else ""
+    print(f"imported {_memories(imported.added)} from {args.file}{present}")
     return 0
 
 

@@ -6,7 +6,7 @@ import json
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
@@ -18,6 +18,15 @@ FORMAT = "engram-memories"
 IMPORT_BATCH = 256  # memories embedded per transaction after an import
 VERSION = 1
 MAX_LINE = 1_000_000
+
+
+class Imported(NamedTuple):
+    """What an import did: memories added, and those skipped as already present."""
+
+    added: int
+    present: int
+
+
 _EPISODE_FIELDS = ("id", "conversation_id", "turn_index", "role", "content", "created_at")
 
 
@@ -77,9 +86,26 @@ def _number(value: Any, number: int, key: str, low: float = 0.0, high: float = 1
     return float(value)
 
 
+def _date(value: Any, number: int, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1e11:
+        raise _fail(
+            number,
+            Problem(
+                tr("{key} must be a date in seconds since 1970 (a number), not {value}"),
+                key=key,
+                value=json.dumps(value, ensure_ascii=False)[:40],
+            ),
+        )
+    return float(value)
+
+
 def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
+    if not isinstance(raw.get("content"), str):
+        raise _fail(number, Problem(tr("content must be text")))
+    if not raw["content"].strip():
+        raise _fail(number, Problem(tr("content is empty")))
     try:
-        content = check_content(raw.get("content", ""))
+        content = check_content(raw["content"])
     except InputError as exc:
         raise _fail(number, exc.problem) from exc
     memory = {
@@ -96,11 +122,13 @@ def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
             )
     memory["importance"] = _number(raw.get("importance", 0.5), number, "importance")
     memory["confidence"] = _number(raw.get("confidence", 0.8), number, "confidence")
-    memory["pinned"] = 1 if raw.get("pinned") else 0
+    if raw.get("pinned", False) not in (True, False):  # also 1 and 0, as exports write it
+        raise _fail(number, Problem(tr("pinned must be true or false")))
+    memory["pinned"] = int(raw.get("pinned", False))
     memory["feedback"] = int(_number(raw.get("feedback", 0), number, "feedback", -1e6, 1e6))
     now = time.time()
     for key in ("created_at", "updated_at"):
-        memory[key] = _number(raw.get(key, now), number, key, 0, 1e11)
+        memory[key] = _date(raw.get(key, now), number, key)
     meta = raw.get("meta", {})
     if not isinstance(meta, dict):
         raise _fail(number, Problem(tr("meta must be an object")))
@@ -119,7 +147,21 @@ def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
     memory["sources"] = sources
     memory["old_id"] = raw.get("id")
     memory["old_superseded_by"] = raw.get("superseded_by")
+    memory["line"] = number
     return memory
+
+
+def _check_superseded(memories: list[dict[str, Any]]) -> None:
+    """A superseded memory must name the memory of the file that replaced it."""
+    ids = {m["old_id"] for m in memories if m["old_id"] is not None}
+    for m in memories:
+        if m["status"] == "superseded" and (
+            m["old_superseded_by"] not in ids or m["old_superseded_by"] == m["old_id"]
+        ):
+            raise _fail(
+                m["line"],
+                Problem(tr("a superseded memory needs superseded_by, the id of its replacement")),
+            )
 
 
 def _optional_id(value: Any, number: int, key: str) -> None:
@@ -154,6 +196,7 @@ def parse(lines: Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, An
             others.append(_other(raw, number))
         elif kind != FORMAT:
             raise _fail(number, Problem(tr("unknown record type {kind!r}"), kind=kind))
+    _check_superseded(memories)
     return memories, others
 
 
@@ -176,13 +219,14 @@ def _other(raw: dict[str, Any], number: int) -> dict[str, Any]:
         if raw.get("conversation_id") is None:
             raise _fail(number, Problem(tr("conversation_id must be an integer")))
         _optional_id(raw["conversation_id"], number, "conversation_id")
-    _number(raw.get("created_at", 0), number, "created_at", 0, 1e11)
+    _date(raw.get("created_at", 0), number, "created_at")
     return raw
 
 
-def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = None) -> int:
+def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = None) -> Imported:
     """Import an export file in one transaction, then embed the new memories a batch at a time
-    (``progress(done, total)`` after each); returns the number of memories added.
+    (``progress(done, total)`` after each). A memory already present (same kind and content) is
+    skipped, so importing a file twice adds nothing the second time.
 
     A stop while embedding loses nothing: the memories are in, and the session's ``Backfill``
     embeds the rest.
@@ -203,6 +247,7 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
     conversations: dict[int, int] = {}
     episodes: dict[int, int] = {}
     ids: dict[Any, int] = {}
+    present = 0
     with db.transaction(conn):
         for raw in others:
             if raw["type"] == "conversation":
@@ -225,6 +270,13 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
                 )
                 episodes[raw["id"]] = conn.last_insert_rowid()
         for m in memories:
+            if db.scalar(
+                conn,
+                "SELECT 1 FROM memories WHERE kind = ? AND content = ?",
+                (m["kind"], m["content"]),
+            ):
+                present += 1
+                continue
             (new_id,) = store.next_ids(1)  # never the id of a deleted memory
             conn.execute(
                 "INSERT INTO memories(id, kind, content, importance, confidence, pinned, status,"
@@ -260,10 +312,10 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
                     ),
                 )
         for m in memories:
-            if m["old_superseded_by"] is not None and m["old_superseded_by"] in ids:
+            if m["old_id"] in ids and m["old_superseded_by"] in ids and m["old_id"] is not None:
                 conn.execute(
                     "UPDATE memories SET superseded_by = ? WHERE id = ?",
                     (ids[m["old_superseded_by"]], ids[m["old_id"]]),
                 )
     embed_missing(store.space, "memories", batch=IMPORT_BATCH, progress=progress)
-    return len(memories)
+    return Imported(len(memories) - present, present)

@@ -91,7 +91,7 @@ class MemoryWorker(Worker):
 
     @worker_slot(str)
     def import_file(self, path: str) -> None:
-        count = transfer.import_jsonl(self._open(), Path(path))
+        count = transfer.import_jsonl(self._open(), Path(path)).added
         self.changed.emit(self.tr("Imported {count} memories.").format(count=count))
 
     @worker_slot(bool)
