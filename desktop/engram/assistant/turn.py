@@ -249,14 +249,31 @@ class Assistant:
         specs = tools.template_tools(model, self.language) if tools else None
         return {"tools": specs} if specs else {}
 
-    def rewind(self, conversation_id: int, from_episode_id: int) -> None:
-        """Forget a message and everything after it (to regenerate or edit and resend)."""
-        episode = next(
-            (e for e in self.log.episodes(conversation_id) if e.id == from_episode_id), None
+    def rewind(self, conversation_id: int, from_episode_id: int, resent: str | None = None) -> None:
+        """Forget a message and everything after it (to regenerate or edit and resend).
+
+        The answer it replaces is judged first, like a thumb: ``regenerate`` when the same
+        message is sent again (``resent`` None or unchanged), ``edit_resend`` when it was edited.
+        The credit to the lessons in that answer stays with the lessons (importance); the signal
+        row itself goes with the dropped answer (its foreign key cascades).
+        """
+        episodes = self.log.episodes(conversation_id)
+        episode = next((e for e in episodes if e.id == from_episode_id), None)
+        if episode is None:
+            return
+        replaced = next(
+            (
+                e
+                for e in episodes
+                if e.role == "assistant" and e.turn_index >= episode.turn_index and e.content
+            ),
+            None,
         )
-        if episode is not None:
-            self.log.delete_from(conversation_id, episode.turn_index)
-            self._scrub()
+        if replaced is not None and self._quiet(conversation_id) is None:
+            edited = resent is not None and episode.role == "user" and resent != episode.content
+            self.signal(replaced.id, *(("edit_resend", resent) if edited else ("regenerate",)))
+        self.log.delete_from(conversation_id, episode.turn_index)
+        self._scrub()
 
     def new_conversation(self, title: str = "", temporary: bool = False) -> int:
         """Start a conversation; a ``temporary`` one is neither learned from nor recalled in

@@ -191,7 +191,7 @@ class ModelWorker(Worker):
             return
         session = self._session
         with reporting("rewind", lambda problem: self.turn_event.emit(Failed(problem))):
-            session.assistant.rewind(conversation_id, from_episode_id)
+            session.assistant.rewind(conversation_id, from_episode_id, text)
             self.send(conversation_id, text, cancel)
 
     @worker_slot(int)
