@@ -90,54 +90,54 @@
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/events.py" line="63"/>
-        <source>Memory is paused: nothing from this message was stored.</source>
-        <translation>记忆已暂停：这条消息的内容没有被保存。</translation>
+        <source>Memory is paused: this was not remembered.</source>
+        <translation>记忆已暂停：这条没有被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="64"/>
-        <source>Resume memory in the memory browser, then say it again.</source>
-        <translation>请在记忆浏览器中恢复记忆，然后再说一遍。</translation>
+        <location filename="../../desktop/engram/assistant/events.py" line="65"/>
+        <source>The message stays in this chat but is never learned from. Resume memory (the memory browser, or engram memory resume), then say it again.</source>
+        <translation>这条消息仍保留在本对话中，但不会被学习。请恢复记忆（在记忆浏览器中，或运行 engram memory resume），然后再说一遍。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="131"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="190"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="137"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
         <location filename="../../desktop/engram/memory/store.py" line="359"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="131"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="137"/>
         <location filename="../../desktop/engram/memory/store.py" line="360"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="181"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="188"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="181"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="188"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="184"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="191"/>
         <source>--episodes forgets every conversation, so it goes with --all.</source>
         <translation>--episodes 会忘记所有对话，所以要和 --all 一起用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="185"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="192"/>
         <source>Use: engram memory forget --all --episodes</source>
         <translation>用法：engram memory forget --all --episodes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="263"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="281"/>
         <source>There is no backup to restore in {folder}.</source>
         <translation>{folder} 中没有可以恢复的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="264"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="282"/>
         <source>Write one with `engram memory backup`, or name a backup file.</source>
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
@@ -335,99 +335,124 @@
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="64"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="73"/>
         <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
         <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="65"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="74"/>
         <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
         <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="75"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="84"/>
         <source>{key} must be a number from {low} to {high}</source>
         <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="95"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="94"/>
+        <source>{key} must be a date in seconds since 1970 (a number), not {value}</source>
+        <translation>{key} 必须是自 1970 年起的秒数（数字）表示的日期，而不是 {value}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="104"/>
+        <source>content must be text</source>
+        <translation>content 必须是文本</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="106"/>
+        <source>content is empty</source>
+        <translation>content 为空</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="121"/>
         <source>{key} must be one of {allowed}</source>
         <translation>{key} 必须是以下之一：{allowed}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="106"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="126"/>
+        <source>pinned must be true or false</source>
+        <translation>pinned 必须是 true 或 false</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
         <source>meta must be an object</source>
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="113"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="141"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="163"/>
+        <source>a superseded memory needs superseded_by, the id of its replacement</source>
+        <translation>已被取代的记忆需要 superseded_by，即取代它的记忆的 id</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
         <source>{key} must be an integer</source>
         <translation>{key} 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="136"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="178"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="184"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="144"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="186"/>
         <location filename="../../desktop/engram/models/cloud.py" line="164"/>
         <location filename="../../desktop/engram/models/local.py" line="409"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="149"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="191"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="156"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="198"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="162"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="205"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="166"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="209"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="174"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="217"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="177"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="220"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="195"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="239"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="196"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="240"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="201"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="245"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -1344,12 +1369,12 @@
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="103"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="104"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="103"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="104"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
