@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -11,12 +12,26 @@ def main(argv: list[str] | None = None) -> int:
         from engram.ui.app import run
 
         return run(args[1:])
+    try:
+        try:
+            return _terminal(args)
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``engram … | head``): the Python docs' recipe, so that the
+        # interpreter's own flush at exit does not fail again on the closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def _terminal(args: list[str]) -> int:
+    from engram.cli.main import guarded
+    from engram.cli.main import main as cli_main
+
     if args[0] == "screenshots":
         from engram.ui.screenshots import run as screenshots
 
-        return screenshots(args[1:])
-    from engram.cli.main import main as cli_main
-
+        return guarded(lambda: screenshots(args[1:]))
     return cli_main(args)
 
 

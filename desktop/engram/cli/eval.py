@@ -14,7 +14,7 @@ from typing import TextIO
 from engram.assistant.distiller_backends import LocalDistiller
 from engram.assistant.evaluation import dataset, locomo, report, runner, task_runner, tasks
 from engram.assistant.session import embedder_for
-from engram.core.atomic import atomic_write
+from engram.core.atomic import atomic_write, output_folder
 from engram.core.errors import InputError, tr
 from engram.core.settings import Settings
 from engram.memory.embed import Embedder
@@ -94,6 +94,7 @@ class ProgressBar:
 def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise InputError(tr("--limit must be at least 1."))
+    output_folder(args.out)
     if tasks.is_task_file(args.dataset):
         return _run_tasks(args)
     samples = locomo.load_locomo(args.dataset)
@@ -104,7 +105,6 @@ def run(args: argparse.Namespace) -> int:
         )
     settings = Settings(small_model=args.small, large_model=args.large, context_size=args.context)
     embedder = embedder_for(settings)
-    args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     progress = ProgressBar(sys.stderr)
     try:
@@ -160,7 +160,6 @@ def _run_tasks(args: argparse.Namespace) -> int:
         task_set = tasks.TaskSet(task_set.path, task_set.language, task_set.tasks[: args.limit])
     settings = Settings(small_model=args.small, large_model=args.large, context_size=args.context)
     embedder = embedder_for(settings)
-    args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     progress = ProgressBar(sys.stderr)
     small = roles.load_local(settings, "small")

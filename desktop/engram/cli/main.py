@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from engram import __version__
 from engram.cli import chat, learn, models
@@ -37,9 +38,18 @@ def main(argv: list[str]) -> int:
     if not hasattr(args, "run"):
         parser().print_help()
         return 2
+    return guarded(lambda: _run(args))
+
+
+def _run(args: argparse.Namespace) -> int:
+    log.setup(verbose=args.verbose)  # makes the logs folder: it may not be writable
+    return int(args.run(args) or 0)
+
+
+def guarded(command: Callable[[], int]) -> int:
+    """Run a terminal command: a known error prints its message and hint (exit 2), no traceback."""
     try:
-        log.setup(verbose=args.verbose)  # makes the logs folder: it may not be writable
-        return int(args.run(args) or 0)
+        return command()
     except EngramError as exc:
         print(f"engram: {exc.message}", file=sys.stderr)
         if exc.hint:

@@ -10,6 +10,7 @@ from typing import IO
 
 from engram.cli import terminal
 from engram.core import paths, settings
+from engram.core.atomic import atomic_write, output_file
 from engram.core.errors import InputError, StoreCorruptError, tr
 from engram.memory import backup, db, embed, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
@@ -151,10 +152,8 @@ def _show(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     store = _store()
     if args.file is not None:
-        tmp = args.file.with_name(args.file.name + ".part")
-        with tmp.open("w", encoding="utf-8") as handle:
+        with atomic_write(output_file(args.file)) as handle:
             count = _write(store, handle, args)
-        tmp.replace(args.file)
         print(f"exported {count} lines to {args.file}", file=sys.stderr)
     else:
         _write(store, sys.stdout, args)

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from engram.core.errors import InputError, tr
+
 
 @contextmanager
 def _replacing(path: Path, mode: str, encoding: str | None) -> Iterator[IO[Any]]:
@@ -39,3 +41,28 @@ def atomic_write_bytes(path: Path) -> Iterator[IO[bytes]]:
     """Yield a binary handle (e.g. for an image); replaces ``path`` whole or not at all."""
     with _replacing(path, "wb", None) as handle:
         yield handle
+
+
+def output_folder(path: Path) -> Path:
+    """Make ``path`` a folder to write into, or say why it cannot be one."""
+    if path.exists() and not path.is_dir():
+        raise InputError(
+            tr("{path} is a file, not a folder."), tr("Give the name of a folder."), path=path
+        )
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def output_file(path: Path) -> Path:
+    """Check that ``path`` can be written as a file: not a folder, in a folder that exists."""
+    if path.is_dir():
+        raise InputError(
+            tr("{path} is a folder, not a file."), tr("Give a file name inside it."), path=path
+        )
+    if not path.parent.is_dir():
+        raise InputError(
+            tr("The folder {folder} does not exist."),
+            tr("Create it first, or choose another place."),
+            folder=path.parent,
+        )
+    return path

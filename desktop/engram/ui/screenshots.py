@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from engram.assistant.prompt import Recalled
 from engram.core import settings
+from engram.core.atomic import output_folder
 from engram.ui import i18n, theme
 from engram.ui.main_window import MainWindow
 
@@ -389,7 +390,7 @@ def render(
     out: Path, languages: tuple[str, ...] = ("en", "zh_CN"), dark: bool = False
 ) -> list[Path]:
     """Render every window in every language; return the PNG files written."""
-    out.mkdir(parents=True, exist_ok=True)
+    output_folder(out)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
     previous_style, previous_palette = app.styleSheet(), app.palette()
