@@ -202,6 +202,8 @@ class Assistant:
         try:
             status = "cancelled" if stopped else "complete"
             episode_id = self._store(conversation_id, pieces, status, items, marker, steps)
+            if quiet is None and any(step.output.is_error for step in steps):
+                self._record_signal(signals.Signal("tool_error", episode_id))
             self._learn(conversation_id, episode_id, text, judged)
         except StoreError as exc:  # a full disk: the answer stays on screen, said unsaved
             _log.warning("answer of conversation %d not saved: %s", conversation_id, type(exc))
@@ -479,7 +481,15 @@ class Assistant:
         found = signals.detect(text, answer.id, asked)
         if found is not None:
             self._record_signal(found)
+        if (found is None or found.positive) and self._tools_succeeded(answer.id):
+            self._record_signal(signals.Signal("tool_accepted", answer.id))
         return found
+
+    def _tools_succeeded(self, answer_episode_id: int) -> bool:
+        """The answer called tools and none ended in an error (no ``tool_error`` on it)."""
+        if self.recall is None or not self.log.tool_steps(answer_episode_id):
+            return False
+        return "tool_error" not in Outcomes(self.recall.store).kinds_on(answer_episode_id)
 
     def signal(
         self, answer_episode_id: int, kind: signals.SignalKind, text: str | None = None

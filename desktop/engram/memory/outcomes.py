@@ -143,6 +143,17 @@ class Outcomes:
         )
         return None if found is None else int(found)
 
+    def kinds_on(self, answer_episode_id: int) -> set[str]:
+        """The kinds of signal already recorded on an answer."""
+        return {
+            str(r["kind"])
+            for r in db.rows(
+                self.conn,
+                "SELECT DISTINCT kind FROM signals WHERE answer_episode_id = ?",
+                (answer_episode_id,),
+            )
+        }
+
     def get(self, signal_id: int) -> StoredSignal | None:
         row = db.one(self.conn, f"SELECT {_SIGNAL_COLUMNS} FROM signals WHERE id = ?", (signal_id,))
         return _signal(row) if row else None
