@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -178,3 +179,28 @@ def test_models_list_marks_the_models_in_use_and_remove_refuses_a_missing_one(
     removed = _engram("models", "remove", "qwen3-4b", env_home=engram_home)
     assert removed.returncode == 2
     assert "qwen3-4b is not installed" in removed.stderr and "Removed" not in removed.stdout
+
+
+def test_ctrl_c_stops_the_answer_keeps_it_as_cancelled_and_the_chat_goes_on(
+    starter_models: Path, engram_home: Path
+) -> None:
+    env = {**os.environ, "ENGRAM_HOME": str(engram_home)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engram", "chat"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"Write a very long story about a dragon, at least 2000 words.\n")
+    process.stdin.flush()
+    assert process.stdout.read(1)  # the answer streams
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(b"Name one colour.\n", timeout=300)
+    assert process.returncode == 0, err
+    assert b"[stopped]" in out
+    assert b"Traceback" not in err and b"Exception ignored" not in err
+    rows = _db_rows("SELECT role, status FROM episodes ORDER BY id")
+    assert rows[:2] == [("user", "complete"), ("assistant", "cancelled")]
+    assert [role for role, _ in rows] == ["user", "assistant", "user", "assistant"]

@@ -8,8 +8,10 @@ chats, ``--resume ID`` continues one.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engram import __version__
@@ -24,6 +26,7 @@ from engram.assistant.events import (
     ToolCalled,
     ToolResult,
     Truncated,
+    TurnEvent,
     TurnStarted,
 )
 from engram.assistant.session import Session, open_session
@@ -32,6 +35,7 @@ from engram.assistant.turn import USER_IMPORTANCE, Assistant, title_for
 from engram.cli import terminal
 from engram.cli import tools as tools_cli
 from engram.core import paths, settings
+from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, tr
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
@@ -264,12 +268,23 @@ def _forget(session: Session, chat: _Chat) -> None:
     print(f"[forgot: {terminal.safe(memory.content)}]")
 
 
-def _answer(
-    assistant: Assistant, chat: _Chat, text: str, show_memories: bool, show_tools: bool
-) -> int:
+def _answer(assistant: Assistant, chat: _Chat, text: str, *shown: bool) -> int:
     if chat.temporary and not chat.conversation_id:
         chat.conversation_id = assistant.new_conversation("Temporary chat", temporary=True)
-    for event in assistant.turn(chat.conversation_id, text):  # 0: a new chat titled after text
+    # Ctrl+C during an answer stops it (kept as cancelled, like Esc in the window) and the chat
+    # goes on; at the prompt it quits. The handler only sets the token: a KeyboardInterrupt
+    # raised inside llama.cpp's abort callback would be lost and the answer would go on.
+    stop = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda _sig, _frame: stop.cancel())
+    try:
+        return _shown(assistant.turn(chat.conversation_id, text, stop), chat, *shown)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _shown(events: Iterator[TurnEvent], chat: _Chat, show_memories: bool, show_tools: bool) -> int:
+    """Print a turn's events as they come; 1 when it failed."""
+    for event in events:  # chat 0: a new chat titled after the message
         if isinstance(event, TurnStarted):
             chat.conversation_id = event.conversation_id
         elif isinstance(event, Recalling) and show_memories:
@@ -290,6 +305,8 @@ def _answer(
             print(f"[{event.problem.message} {event.problem.hint}]", file=sys.stderr)
         elif isinstance(event, Finished | Cancelled):
             chat.last_answer = event.episode_id
+            if isinstance(event, Cancelled):
+                sys.stdout.write(" [stopped]")
             sys.stdout.write("\n")
             sys.stdout.flush()
         elif isinstance(event, Failed):
