@@ -4,7 +4,7 @@ accepts (thanks, or simply going on without correcting or repeating) records ``t
 
 from __future__ import annotations
 
-from engram.assistant.events import Finished
+from engram.assistant.events import Finished, Recalling
 from engram.assistant.recall import Recall
 from engram.assistant.tools import loop
 from engram.assistant.turn import Assistant
@@ -54,3 +54,48 @@ def test_tool_errors_and_accepted_results_are_signals_on_the_answer(
     assert outcomes.kinds_on(corrected) == {"tool_accepted"}  # went on: accepted
     ask("And a lemon?", "A yellow citrus fruit.")
     assert outcomes.kinds_on(plain) == set()  # no tool, no tool signal
+
+
+TOOL_LESSONS = [
+    "When calling the echo tool, send the words in capitals, because it drops lowercase.",
+    "When the echo tool returns nothing, call it again once, because it is flaky.",
+    "When using the echo tool for names, keep their accents, because echo keeps Unicode.",
+    "When the echo tool result is long, quote only its start, because the user skims.",
+]
+
+
+def test_lessons_are_chosen_by_the_message_and_the_tools_used_in_the_conversation(
+    store: MemoryStore,  # noqa: F811
+) -> None:
+    model = ScriptedModel([])
+    assistant = Assistant(
+        EpisodeLog(store.conn),
+        model,  # type: ignore[arg-type]
+        recall=Recall(store, model.count_tokens),
+        max_answer_tokens=32,
+        memory_budget=400,
+        tools=loop.Toolbox(_registry(ECHO)),
+    )
+    for lesson in TOOL_LESSONS:
+        store.add(lesson, "lesson", importance=0.6, origin="local")
+
+    def lessons_for(conversation: int, text: str, *replies: str) -> tuple[int, str]:
+        model.replies += replies
+        events = list(assistant.turn(conversation, text))
+        block = next(e for e in events if isinstance(e, Recalling)).prompt.block
+        done = next(e for e in events if isinstance(e, Finished))
+        return Outcomes(store).conversation_of(done.episode_id) or 0, block
+
+    question = "Could you say banana back to me?"
+    plain, block = lessons_for(0, "Hello there", "Hi.")
+    assert not any(lesson in block for lesson in TOOL_LESSONS)
+    _plain, block = lessons_for(plain, question, "Banana.")
+    assert not any(lesson in block for lesson in TOOL_LESSONS)  # no tool used in this chat
+
+    used, _block = lessons_for(0, "Hello there", ECHO_CALL, "It echoed kumquat.")
+    _used, block = lessons_for(used, question, "Banana.")
+    chosen = [lesson for lesson in TOOL_LESSONS if lesson in block]
+    assert len(chosen) == 3  # chosen by the tool used, at most three
+    # The same situation chooses the same lessons: the block is byte-identical.
+    earlier = assistant._history(used)[:-2]
+    assert assistant.prepare(question, earlier).parts.block == block

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from engram.assistant.prompt import Recalled
+from engram.assistant.prompt import MAX_LESSONS, Recalled
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
 from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, plan_of
+from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 
 # Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
@@ -70,8 +71,13 @@ class Recall:
         budget: int,
         exclude_episodes: Collection[int] = (),
         exclude_memories: Collection[int] = (),
+        situation: str = "",
     ) -> list[Recalled]:
-        """The best memories and earlier messages for ``query`` within ``budget`` tokens."""
+        """The best memories and earlier messages for ``query`` within ``budget`` tokens.
+
+        With a ``situation`` (the tools used in the conversation), lessons are chosen by their
+        similarity to the query and the situation together rather than to the query alone.
+        """
         if budget <= 0 or not query.strip():
             return []
         self.episodes.index_new(limit=INDEX_PER_TURN)
@@ -84,6 +90,9 @@ class Recall:
             for h in self.store.search(query, k=SEARCH_K + extra, vector=vector)
             if h.memory.id not in exclude_memories and relevant(h.similarity, h.text_rank)
         ][:SEARCH_K]
+        if situation:
+            lessons = self._lessons(f"{query}\n{situation}", exclude_memories)
+            memories = [h for h in memories if h.memory.kind != "lesson"] + lessons
         episodes = [
             h
             for h in self.episodes.search(query, k=SEARCH_K + extra, vector=vector)
@@ -94,6 +103,15 @@ class Recall:
         candidates = _from_memories(memories) + _from_episodes(episodes)
         chosen = pack(candidates, budget, self.count_tokens)
         return sorted(chosen, key=_stable_order)
+
+    def _lessons(self, situation: str, exclude_memories: Collection[int]) -> list[Hit]:
+        """The lessons closest to a situation (at most :data:`MAX_LESSONS`)."""
+        found = self.store.search(situation, k=SEARCH_K, filters=Filters(kinds=("lesson",)))
+        return [
+            h
+            for h in found
+            if h.memory.id not in exclude_memories and relevant(h.similarity, h.text_rank)
+        ][:MAX_LESSONS]
 
     def injected(self, answer_episode_ids: Collection[int]) -> dict[int, list[Recalled]]:
         """The memories recorded as given to each of these answers (for showing history)."""

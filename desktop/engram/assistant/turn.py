@@ -410,6 +410,7 @@ class Assistant:
                 self.memory_budget,
                 exclude_episodes=window,
                 exclude_memories=hidden | set(exclude_memories),
+                situation=self._tools_used(earlier),
             )
             if self.recall
             else []
@@ -417,6 +418,14 @@ class Assistant:
         items, block = self._within_budget(prompt.best_lessons(items), model)
         parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
         return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window)
+
+    def _tools_used(self, earlier: list[Episode]) -> str:
+        """The names of the tools called in the conversation so far, sorted (a tool episode
+        starts with the tool's name: ``tool_loop.Step.text``)."""
+        if not earlier:
+            return ""
+        steps = self.log.episodes(earlier[0].conversation_id)
+        return " ".join(sorted({e.content.split(" ", 1)[0] for e in steps if e.role == "tool"}))
 
     def _within_budget(
         self, items: list[prompt.Recalled], model: ChatModel

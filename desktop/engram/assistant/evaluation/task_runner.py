@@ -59,9 +59,11 @@ class _WithoutLessons(Recall):
         budget: int,
         exclude_episodes: Collection[int] = (),
         exclude_memories: Collection[int] = (),
+        situation: str = "",
     ) -> list[Recalled]:
         lessons = {m.id for m in self.store.memories(kinds=["lesson"], limit=100_000)}
-        return super().recall(query, budget, exclude_episodes, {*exclude_memories, *lessons})
+        excluded = {*exclude_memories, *lessons}
+        return super().recall(query, budget, exclude_episodes, excluded, situation)
 
 
 @dataclass
