@@ -129,6 +129,10 @@ def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
     resumed = _engram("chat", "--resume", "1", stdin="Thanks.\n", env_home=engram_home)
     assert resumed.returncode == 0, resumed.stderr
     assert _db_rows("SELECT conversation_id, COUNT(*) FROM episodes GROUP BY 1") == [(1, 6)]
+    # On a terminal, the resumed chat shows its earlier messages before the prompt.
+    out, _err = _on_a_terminal(b"/quit\n", "--resume", "1")
+    assert "you> /remember I live in Oslo\nyou> What colour is the sky?\nengram> " in out
+    assert "you> Thanks." in out
 
     unknown = _engram("chat", "--resume", "999", stdin="Hello?\n", env_home=engram_home)
     assert unknown.returncode == 2
@@ -136,26 +140,30 @@ def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
     assert _db_rows("SELECT COUNT(*) FROM conversations") == [(1,)]  # no new chat was started
 
 
-def test_an_interactive_chat_has_a_banner_and_never_sends_an_unknown_command(
-    starter_models: Path, engram_home: Path
-) -> None:
+def _on_a_terminal(typed: bytes, *args: str) -> tuple[str, str]:
+    """``engram chat ARGS`` with a terminal as its input (ENGRAM_HOME from the environment)."""
     import pty
 
     controller, terminal = pty.openpty()
-    env = {**os.environ, "ENGRAM_HOME": str(engram_home)}
     with subprocess.Popen(
-        [sys.executable, "-m", "engram", "chat"],
+        [sys.executable, "-m", "engram", "chat", *args],
         stdin=terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
     ) as process:
         os.close(terminal)
-        os.write(controller, b"/bogus\n/new\n/quit\n")
+        os.write(controller, typed)
         out, err = process.communicate(timeout=120)
     os.close(controller)
     assert process.returncode == 0, err
+    return out, err
+
+
+def test_an_interactive_chat_has_a_banner_and_never_sends_an_unknown_command(
+    starter_models: Path, engram_home: Path
+) -> None:
+    out, _err = _on_a_terminal(b"/bogus\n/new\n/quit\n")
     assert "Type /help for commands" in out
     assert "unknown command '/bogus'" in out and "[new chat]" in out
     assert _db_rows("SELECT COUNT(*) FROM episodes") == [(0,)]

@@ -49,6 +49,7 @@ HELP = """Commands (never sent to the model):
   /bad [WHY]      the last answer was wrong, and why (Engram learns a lesson)
   /quit           leave (or Ctrl+D)"""
 COMMANDS = ("/help", "/new", "/remember", "/forget", "/good", "/bad", "/quit")
+EARLIER_SHOWN = 10  # messages of a resumed chat printed before its prompt
 THUMBS: dict[str, SignalKind] = {"/good": "thumbs_up", "/bad": "thumbs_down"}
 
 
@@ -111,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty()
     if interactive:
         print(_banner(session, chat))
+        if chat.conversation_id:
+            _earlier(assistant.log, chat.conversation_id)
     status = 0
     number = 0
     try:
@@ -190,6 +193,16 @@ def _banner(session: Session, chat: _Chat) -> str:
         f"Engram {__version__}: {kind}; small model {chosen.small_model}, large model "
         f"{chosen.large_model}.\nType /help for commands, /quit or Ctrl+D to leave."
     )
+
+
+def _earlier(log: EpisodeLog, conversation_id: int) -> None:
+    """Print the last turns of a resumed chat, and how many earlier ones are not shown."""
+    said = [e for e in log.episodes(conversation_id) if e.role in ("user", "assistant")]
+    if len(said) > EARLIER_SHOWN:
+        print(f"[{len(said) - EARLIER_SHOWN} earlier messages not shown]")
+    for episode in said[-EARLIER_SHOWN:]:
+        who = "you" if episode.role == "user" else "engram"
+        print(f"{who}> {terminal.safe(episode.content)}")
 
 
 def _command(text: str, interactive: bool) -> str | None:
