@@ -157,11 +157,13 @@ def run_job(
         if cancel.cancelled:
             queue.defer(job, "interrupted by shutdown", 0.0)
             return Result("stopped")
-        _log.warning("job %d: %s", job.id, exc.message)
         if isinstance(exc, _UNAVAILABLE):
             # The distiller is missing or unreachable, not wrong: wait without using up attempts.
+            # A state the status bar and `engram chat` show once, not a warning for every job.
+            _log.info("job %d: %s", job.id, exc.message)
             queue.defer(job, exc.message, backoff(job.attempts, retry_delay))
             return Result("deferred", exc.problem)
+        _log.warning("job %d: %s", job.id, exc.message)
         queue.fail(job, exc.message)
         return Result("failed", exc.problem)
     except Exception as exc:  # a bug: keep the thread and the job, log the traceback

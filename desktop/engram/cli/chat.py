@@ -39,6 +39,7 @@ from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, tr
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.models import roles
 
 HELP = """Commands (never sent to the model):
   /help           this list
@@ -107,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         why = f"{problem.message} {problem.hint}".strip()
         print(f"engram: answering without memory: {why}", file=sys.stderr)
+    elif not args.temporary and not store.current.learn_with_small_models:
+        too_small = roles.learning_problem(store.current)
+        if too_small is not None:  # said once here; the learning jobs wait without a word
+            print(f"engram: {too_small.message} {too_small.hint}", file=sys.stderr)
     assistant = session.assistant
     chat = _Chat(args.resume or 0, args.temporary)
     interactive = sys.stdin.isatty()
