@@ -217,3 +217,23 @@ def test_ctrl_c_stops_the_answer_keeps_it_as_cancelled_and_the_chat_goes_on(
     rows = _db_rows("SELECT role, status FROM episodes ORDER BY id")
     assert rows[:2] == [("user", "complete"), ("assistant", "cancelled")]
     assert [role for role, _ in rows] == ["user", "assistant", "user", "assistant"]
+
+
+def test_a_line_that_is_not_utf8_is_named_and_the_next_lines_are_still_answered(
+    starter_models: Path, engram_home: Path
+) -> None:
+    env = {**os.environ, "ENGRAM_HOME": str(engram_home)}
+    result = subprocess.run(
+        [sys.executable, "-m", "engram", "chat"],
+        input=b"Say hi.\n\xff bad\nName one colour.\n",
+        capture_output=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 1  # one line was not sent
+    assert b"engram: line 2 is not UTF-8 text" in result.stderr
+    assert b"Traceback" not in result.stderr
+    users = _db_rows("SELECT content FROM episodes WHERE role = 'user' ORDER BY id")
+    assert users == [("Say hi.",), ("Name one colour.",)]
+    assert _db_rows("SELECT COUNT(*) FROM episodes WHERE role = 'assistant'") == [(2,)]
