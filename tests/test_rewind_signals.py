@@ -45,6 +45,9 @@ def test_regenerate_credits_the_lesson_in_the_replaced_answer_as_hurt(
     demoted = store.get(lesson.id)
     assert demoted is not None and demoted.importance < 0.8  # credited "hurt"
     assert [j.reason for j in queue.jobs("queued")] == ["outcome"]
+    # The signal row and its credit row go with the dropped answer (foreign keys cascade): the
+    # demotion is what stays.
+    assert Outcomes(store).kinds_on(done.episode_id) == set()
     assert assistant.log.episodes(conversation) == []
 
 
