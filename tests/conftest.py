@@ -3,6 +3,7 @@ sessions and windows), thread hygiene, the socket guard's loopback opt-in and th
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections.abc import Iterator
@@ -115,13 +116,20 @@ def small_model_path(starter_models: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _no_dangling_threads() -> Iterator[None]:
-    """Fail a test that leaves a Python thread or a QThread running (napari's idea)."""
+def _no_dangling_threads(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that leaves a Python thread or a QThread running (napari's idea).
+
+    After a test that drove widgets, its garbage is collected here, on the GUI thread: left for
+    later, a collection triggered on a background thread (an import on the MCP thread, say)
+    would destroy Qt objects there, which crashes the interpreter.
+    """
     before = set(threading.enumerate())
     started: list[object] = []
     restore = _track_qthreads(started)
     yield
     restore()
+    if "qtbot" in request.fixturenames or "qapp" in request.fixturenames:
+        gc.collect()
     new = [t for t in threading.enumerate() if t not in before and not t.daemon]
     for thread in new:
         thread.join(2.0)

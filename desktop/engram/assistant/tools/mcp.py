@@ -9,6 +9,7 @@ timeout; it never blocks the caller longer than that.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 import os
@@ -131,6 +132,15 @@ def _quiet_sdk() -> None:
         sdk.propagate = False
 
 
+def _import_sdk() -> None:
+    """Import the SDK on the calling thread before the loop thread starts.
+
+    Importing it builds thousands of pydantic models; the garbage collections that triggers
+    belong on the thread that owns the caller's objects (Qt's among them), not on the loop thread.
+    """
+    importlib.import_module("mcp.client.streamable_http")
+
+
 class McpHub:
     """The MCP servers of one session, on one asyncio thread; close it when done."""
 
@@ -156,6 +166,7 @@ class McpHub:
     def _run(self, coro: Any, timeout: float) -> Any:
         with self._lock:
             if self._loop is None:
+                _import_sdk()
                 self._loop = asyncio.new_event_loop()
                 self._thread = threading.Thread(
                     target=self._loop.run_forever, name="engram-mcp", daemon=True
