@@ -271,6 +271,18 @@ def test_the_model_manager_describes_the_machine_and_roles_in_chinese(
     assert pair.reason not in manager.pair_label.text()
     fit = manager.table.item(0, 5).toolTip()
     assert fit.startswith("需要") and "内存" in fit
+    # Each row's buttons are looked up under the window's own context, where lupdate filed them.
+    for row in manager.rows.values():
+        buttons = [
+            row.download_button,
+            row.cancel_button,
+            row.delete_button,
+            row.use_small,
+            row.use_large,
+        ]
+        english = [b.text() for b in buttons if b.text().isascii()]
+        assert not english, f"untranslated row buttons: {english}"
+        assert row.progress.accessibleName().endswith("的下载进度")
     manager.close()
 
 

@@ -4,37 +4,7 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="89"/>
-        <source>Download progress of {name}</source>
-        <translation>{name} 的下载进度</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="90"/>
-        <source>Download</source>
-        <translation>下载</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="91"/>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="92"/>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="93"/>
-        <source>Use as small</source>
-        <translation>用作小模型</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="94"/>
-        <source>Use as large</source>
-        <translation>用作大模型</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/consolidation.py" line="170"/>
+        <location filename="../../desktop/engram/assistant/consolidation.py" line="172"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -1751,68 +1721,68 @@
         <translation>{path}：任务 {task}：{field} 不是有效的正则表达式（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="34"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="35"/>
         <source>Check the server with `engram tools call`, or remove it with `engram tools remove`.</source>
         <translation>请用 `engram tools call` 检查该服务器，或用 `engram tools remove` 移除它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="66"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="67"/>
         <source>The MCP server {name!r} needs either a command (with string args and env) or a url.</source>
         <translation>MCP 服务器 {name!r} 需要一个命令（参数和环境变量均为文本）或一个 URL。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="68"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="69"/>
         <source>Write it as {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} or {{&quot;url&quot;: &quot;http://…&quot;}}.</source>
         <translation>请写成 {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} 或 {{&quot;url&quot;: &quot;http://…&quot;}}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="85"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="86"/>
         <source>The MCP configuration is not JSON ({error}).</source>
         <translation>MCP 配置不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="86"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="87"/>
         <source>Copy the whole claude_desktop_config.json file.</source>
         <translation>请复制完整的 claude_desktop_config.json 文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="92"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="93"/>
         <source>The MCP configuration has no mcpServers object.</source>
         <translation>MCP 配置中没有 mcpServers 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="93"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="94"/>
         <source>Use the format of Claude Desktop&apos;s claude_desktop_config.json.</source>
         <translation>请使用 Claude Desktop 的 claude_desktop_config.json 格式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="260"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="271"/>
         <location filename="../../desktop/engram/cli/tools.py" line="203"/>
         <source>There is no MCP server named {name!r}.</source>
         <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="267"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="278"/>
         <source>The MCP server {name!r} did not answer within {seconds:.0f} s.</source>
         <translation>MCP 服务器 {name!r} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="274"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="285"/>
         <source>The MCP server {name!r} could not start ({error}).</source>
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="332"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="343"/>
         <source>The MCP tool {name} did not answer within {seconds:.0f} s.</source>
         <translation>MCP 工具 {name} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="340"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="351"/>
         <source>The MCP tool {name} failed ({error}).</source>
         <translation>MCP 工具 {name} 失败（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="345"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="356"/>
         <source>The MCP tool {name} reported an error: {text}</source>
         <translation>MCP 工具 {name} 报告了错误：{text}</translation>
     </message>
@@ -1909,12 +1879,12 @@
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="175"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="187"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="176"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="188"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -3118,137 +3088,163 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="119"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="122"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="121"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="93"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="124"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="205"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="89"/>
+        <source>Download progress of {name}</source>
+        <translation>{name} 的下载进度</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="94"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="95"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="96"/>
+        <source>Use as small</source>
+        <translation>用作小模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="97"/>
+        <source>Use as large</source>
+        <translation>用作大模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="208"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="209"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="212"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="210"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="213"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="211"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="214"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="241"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="244"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="256"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="259"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="260"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="263"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="263"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="266"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="268"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="271"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="272"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="275"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="287"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="290"/>
         <source>installed, {size}</source>
         <translation>已安装，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="289"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="292"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="291"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="294"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="321"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="324"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="358"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="361"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="366"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="369"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="367"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="370"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="377"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="380"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="382"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="385"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="382"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="385"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="407"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="410"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="416"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="419"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="420"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="423"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="431"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="434"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="439"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="442"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>

@@ -81,17 +81,20 @@ class _Row:
     """The widgets of one catalogue row, kept so progress and tests can reach them."""
 
     def __init__(self, manager: ModelManager, entry: ModelEntry, row: int) -> None:
-        tr = manager.tr
         self.entry = entry
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
-        self.progress.setAccessibleName(tr("Download progress of {name}").format(name=entry.name))
-        self.download_button = QPushButton(tr("Download"))
-        self.cancel_button = QPushButton(tr("Cancel"))
-        self.delete_button = QPushButton(tr("Delete"))
-        self.use_small = QPushButton(tr("Use as small"))
-        self.use_large = QPushButton(tr("Use as large"))
+        self.progress.setAccessibleName(
+            QCoreApplication.translate("ModelManager", "Download progress of {name}").format(
+                name=entry.name
+            )
+        )
+        self.download_button = QPushButton(QCoreApplication.translate("ModelManager", "Download"))
+        self.cancel_button = QPushButton(QCoreApplication.translate("ModelManager", "Cancel"))
+        self.delete_button = QPushButton(QCoreApplication.translate("ModelManager", "Delete"))
+        self.use_small = QPushButton(QCoreApplication.translate("ModelManager", "Use as small"))
+        self.use_large = QPushButton(QCoreApplication.translate("ModelManager", "Use as large"))
         self.download_button.clicked.connect(lambda: manager.download(entry.id))
         self.cancel_button.clicked.connect(lambda: manager.worker.cancel(entry.id))
         self.delete_button.clicked.connect(lambda: manager.delete(entry.id))
