@@ -231,3 +231,14 @@ def test_every_action_is_visible_at_the_default_size_and_the_pair_says_its_cost(
     assert ("min" if ui_language == "en" else "分钟") in text
     assert ("Download and use" if ui_language == "en" else "下载") in text
     window.close()
+
+
+def test_every_starter_model_lists_the_exact_size_of_its_installed_files(
+    starter_models: Path,
+) -> None:
+    for entry in catalogue.load().models:
+        if not entry.starter:
+            continue
+        assert all(f.size is not None for f in entry.files), entry.id
+        installed = sum((entry.folder() / f.path).stat().st_size for f in entry.files)
+        assert entry.download_bytes() == installed, entry.id
