@@ -239,7 +239,7 @@ def chat_details(language: str, out: Path) -> Path:
     from engram.ui.tool_block import PermissionPrompt, ToolBlock
 
     details = DETAILS[language]
-    conversations, learned = SAMPLES[language]
+    learned = SAMPLES[language][1]
     window = MainWindow(settings.Settings(language=language))
     window.resize(1280, 820)
     window.show()
@@ -257,11 +257,9 @@ def chat_details(language: str, out: Path) -> Path:
         block.header.setChecked(True)
         answer.add_block(block)
         answer.add_block(PermissionPrompt("files_read", "built-in", {"path": "notes/ml.md"}))
-        memories = [text for _kind, text, *_rest in learned]
-        memories += [title for title, _messages in conversations]
         items = [
-            Recalled("fact", text, 1.0, time.time(), memory_id=i + 1)
-            for i, text in enumerate((memories * 2)[:10])
+            Recalled(kind, text, 1.0, time.time(), memory_id=i + 1)
+            for i, (kind, text, *_rest) in enumerate(learned[:10])
         ]
         window.chat.attach_chips(answer, items, items[:3])
         cut = CallStats(1268 - 512, 1200, 512, 512, first_token_s=0.14, total_s=10.7)
@@ -376,7 +374,7 @@ def settings_tools(language: str, out: Path) -> Path:
     dialog.resize(760, 900)
     dialog.show()
     dialog.tabs.setCurrentWidget(page)
-    page.verticalScrollBar().setValue(page.verticalScrollBar().maximum())
+    page.verticalScrollBar().setValue(page.verticalScrollBar().minimum())
     try:
         return _save(dialog, out / f"settings-tools-{language}.png")
     finally:
