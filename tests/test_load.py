@@ -107,6 +107,10 @@ def test_an_import_reports_progress_and_a_stop_while_embedding_loses_nothing(
     backfill.close()
     assert store.index.count("memories") == total
     seen.clear()
-    transfer.import_jsonl(store, path, lambda done, total: seen.append((done, total)))
+    again = transfer.import_jsonl(store, path, lambda done, total: seen.append((done, total)))
+    assert (again.added, again.present, seen) == (0, total, [])  # nothing twice
+    other = tmp_path / "other.jsonl"
+    other.write_text(path.read_text(encoding="utf-8").replace("Imported", "Other"), "utf-8")
+    transfer.import_jsonl(store, other, lambda done, total: seen.append((done, total)))
     assert seen == [(256, total), (512, total), (total, total)]
     store.conn.close()

@@ -789,3 +789,21 @@ def test_at_900_px_ten_chips_the_header_and_the_sidebar_all_fit(
         assert left >= 0 and left + widget.width() <= viewport.width()
     header = window.header
     assert header.geometry().right() <= window.centralWidget().width()
+
+
+def test_a_large_model_too_small_to_learn_is_said_once_without_a_retry(
+    window: MainWindow,
+) -> None:
+    from engram.core.errors import EngramError, tr
+
+    problem = EngramError(tr("Learning starts with a larger model."), tr("Choose one.")).problem
+    window._on_learning(Status("failed", queued=2, model="too small", error=problem))
+    assert window.welcome.learning_note.text() == "Learning starts with a larger model"
+    assert window.welcome.learning_note.isVisible()
+    assert window.learning_state.text() == ""
+    assert window.large_state.text() == ""
+    assert not window.retry_button.isVisible()
+    # Any other failure still says what happened and offers a retry.
+    window._on_learning(Status("failed", model="loaded", error=problem))
+    assert window.learning_state.text().startswith("Learning paused: ")
+    assert window.retry_button.isVisible()

@@ -474,10 +474,15 @@ class MainWindow(QMainWindow):
             self._show_learned(status.learned)
             if self.plan_panel.isVisible():  # learning may have moved the plan on
                 self.plan_requested.emit()
+        # A large model too small to learn from is said once, by the welcome panel's note in the
+        # status bar (its tooltip has the way out); a retry cannot help it.
+        too_small = status.model == "too small"
         if status.state == "distilling":
             text = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))
         elif status.state == "waiting":
             text = self.tr("Learning waits for the answer")
+        elif too_small:
+            text = ""
         elif status.state == "failed":
             error = errors.translate(status.error)[0] if status.error else ""
             text = self.tr("Learning paused: {error}").format(error=error)
@@ -488,10 +493,12 @@ class MainWindow(QMainWindow):
         self.learning_state.setText(text)
         self.large_state.setText(
             self.tr("Large model: {state}").format(state=labels.label(status.model))
-            if status.model
+            if status.model and not too_small
             else ""
         )
-        self.retry_button.setVisible(status.state == "failed" or status.parked > 0)
+        self.retry_button.setVisible(
+            not too_small and (status.state == "failed" or status.parked > 0)
+        )
 
     def show_settings(self) -> SettingsDialog:
         """Open the settings; what is saved there reaches the assistant through the store."""
