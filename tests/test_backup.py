@@ -39,6 +39,7 @@ def _count(path: Path) -> int:
         conn.close()
 
 
+@pytest.mark.slow
 def test_a_backup_restores_what_was_deleted_and_keeps_the_replaced_file(
     starter_models: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -156,6 +157,7 @@ print("finished", flush=True)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("steps_before_kill", [1, 5, 40])
 def test_a_backup_killed_halfway_leaves_the_last_backup_and_the_database_intact(
     engram_home: Path, steps_before_kill: int

@@ -28,6 +28,7 @@ def _engram(*args: str, stdin: str = "", env_home: Path) -> subprocess.Completed
     )
 
 
+@pytest.mark.slow
 def test_piped_question_prints_an_answer_and_stores_both_episodes(
     starter_models: Path, engram_home: Path
 ) -> None:
@@ -78,6 +79,7 @@ def test_missing_model_is_a_clear_error_not_a_traceback(tmp_path: Path, engram_h
     assert "engram models fetch-starter" in result.stderr
 
 
+@pytest.mark.slow
 def test_the_desktop_app_starts_shows_its_window_and_exits_cleanly(
     starter_models: Path, engram_home: Path
 ) -> None:
@@ -174,6 +176,7 @@ def test_an_interactive_chat_has_a_banner_and_never_sends_an_unknown_command(
     assert _db_rows("SELECT COUNT(*) FROM episodes") == [(0,)]
 
 
+@pytest.mark.slow
 def test_memory_commands_say_when_there_is_nothing(starter_models: Path, engram_home: Path) -> None:
     listed = _engram("memory", "list", env_home=engram_home)
     assert listed.returncode == 0 and "No memories yet" in listed.stdout
@@ -194,6 +197,7 @@ def test_models_list_marks_the_models_in_use_and_remove_refuses_a_missing_one(
     assert "qwen3-4b is not installed" in removed.stderr and "Removed" not in removed.stdout
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_answer_keeps_it_as_cancelled_and_the_chat_goes_on(
     starter_models: Path, engram_home: Path
 ) -> None:
@@ -219,6 +223,7 @@ def test_ctrl_c_stops_the_answer_keeps_it_as_cancelled_and_the_chat_goes_on(
     assert [role for role, _ in rows] == ["user", "assistant", "user", "assistant"]
 
 
+@pytest.mark.slow
 def test_a_line_that_is_not_utf8_is_named_and_the_next_lines_are_still_answered(
     starter_models: Path, engram_home: Path
 ) -> None:

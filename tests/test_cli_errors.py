@@ -30,6 +30,7 @@ def _refused(result: subprocess.CompletedProcess[str], message: str) -> None:
     assert len(result.stderr.strip().splitlines()) == 2  # the message and its hint
 
 
+@pytest.mark.slow
 def test_an_output_folder_that_is_a_file_is_refused(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("kept", encoding="utf-8")
@@ -42,6 +43,7 @@ def test_an_output_folder_that_is_a_file_is_refused(tmp_path: Path) -> None:
     assert afile.read_text(encoding="utf-8") == "kept"
 
 
+@pytest.mark.slow
 def test_memory_export_to_a_folder_or_into_a_missing_one_is_refused_without_a_stray_file(
     tmp_path: Path,
 ) -> None:

@@ -109,6 +109,7 @@ def test_malformed_response_is_a_clear_error(server: ChatServer) -> None:
     [("hang", {"timeout": 0.5}, "stalled"), ("endless", {"deadline": 0.6}, "did not finish")],
     ids=["silent", "endless"],
 )
+@pytest.mark.slow
 def test_a_stream_that_never_ends_is_cut_off(
     server: ChatServer, action: str, option: dict[str, float], text: str
 ) -> None:

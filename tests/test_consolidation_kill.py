@@ -68,6 +68,7 @@ def child(mode: str, marker: Path, models: Path) -> subprocess.Popen[bytes]:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill_during", ["distill", "reconcile"])
 def test_a_killed_job_is_requeued_and_completes_exactly_once(
     kill_during: str, starter_models: Path, tmp_path: Path

@@ -109,6 +109,7 @@ def test_the_starter_model_distills_reconciles_and_a_rerun_adds_nothing(
     store.conn.close()
 
 
+@pytest.mark.slow
 def test_the_starter_model_gives_a_valid_reconcile_decision(
     models: tuple[LocalModel, LocalModel, ForegroundGate], starter_models: Path
 ) -> None:

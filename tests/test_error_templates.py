@@ -168,6 +168,7 @@ def test_the_subclasses_are_found_across_the_package() -> None:
     assert "_TransientError" not in classes
 
 
+@pytest.mark.slow
 def test_every_known_error_is_built_from_translatable_templates() -> None:
     wrong = sorted(
         f"{site}: {problem}"

@@ -132,6 +132,7 @@ def test_eval_answers_judges_on_resume_and_reports(
     assert list((out / "stores").glob("*.sqlite3"))
 
 
+@pytest.mark.slow
 def test_retrieval_only_measures_recall_on_the_whole_set(
     starter_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -178,6 +179,7 @@ def test_scores() -> None:
 HARD = Path(__file__).parent / "data" / "hard_locomo.json"
 
 
+@pytest.mark.slow
 def test_recall_on_the_hard_bilingual_set_stays_above_its_floor(
     starter_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -174,6 +174,7 @@ def test_a_damaged_stored_plan_is_read_as_text_and_named_in_the_log(
     store.conn.close()
 
 
+@pytest.mark.slow
 def test_an_answer_that_cannot_be_saved_stays_with_the_failure(
     starter_models: Path, loaded_models: LoadedModels
 ) -> None:

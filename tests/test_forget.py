@@ -47,6 +47,7 @@ def _turn(
     return events
 
 
+@pytest.mark.slow
 def test_forget_that_archives_what_was_just_remembered_undo_brings_it_back(
     session: Session,
 ) -> None:
@@ -73,6 +74,7 @@ def test_forget_that_archives_what_was_just_remembered_undo_brings_it_back(
     assert session.store.get(remembered.memory_id) is None  # deleted for good
 
 
+@pytest.mark.slow
 def test_after_an_answer_forget_that_means_the_memory_it_used(session: Session) -> None:
     assert session.store is not None and session.assistant.recall is not None
     bike = session.store.add("The user's bike is a red Brompton.", "fact").id

@@ -221,6 +221,7 @@ def _translator(tmp_path: Path, source: str, translation: str) -> QTranslator:
         ("文件 {path} 缺少 {count:q} 个块。", "model.gguf lacks 3 blocks."),  # a bad format
     ],
 )
+@pytest.mark.slow
 def test_a_broken_translation_shows_the_english_error_and_is_logged(
     qapp: QApplication,
     tmp_path: Path,

@@ -19,6 +19,7 @@ def _events(session_turn: object) -> list[TurnEvent]:
     return list(session_turn)  # type: ignore[call-overload]
 
 
+@pytest.mark.slow
 def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(
     loaded_models: LoadedModels,
 ) -> None:

@@ -325,6 +325,7 @@ def test_the_starter_model_learns_from_a_correction_end_to_end(
         model.close()
 
 
+@pytest.mark.slow
 def test_engram_chat_sends_thumbs_on_the_last_answer(
     starter_models: Path, engram_home: Path
 ) -> None:

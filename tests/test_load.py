@@ -55,6 +55,7 @@ def test_a_five_megabyte_message_is_stored_indexed_and_found(starter_models: Pat
     store.conn.close()
 
 
+@pytest.mark.slow
 def test_a_turn_after_a_big_import_embeds_a_few_and_the_backfill_the_rest(
     starter_models: Path,
 ) -> None:

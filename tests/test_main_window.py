@@ -76,6 +76,7 @@ def _type_and_enter(qtbot: QtBot, window: MainWindow, text: str) -> None:
     qtbot.keyClick(window.composer, Qt.Key.Key_Return)
 
 
+@pytest.mark.slow
 def test_enter_sends_and_the_answer_streams_into_the_window(
     qtbot: QtBot, window: MainWindow
 ) -> None:
@@ -113,6 +114,7 @@ def test_shift_enter_is_a_newline_and_blank_messages_are_not_sent(
     assert _stored() == []
 
 
+@pytest.mark.slow
 def test_stop_ends_a_running_answer_within_a_few_tokens(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
@@ -135,6 +137,7 @@ def test_stop_ends_a_running_answer_within_a_few_tokens(
     reopened.close()
 
 
+@pytest.mark.slow
 def test_escape_stops_too(qtbot: QtBot, loaded_models: LoadedModels) -> None:
     window = _open(qtbot, settings.Settings(max_answer_tokens=3000), models=loaded_models)
     tokens = _collect(window, Token)
@@ -146,6 +149,7 @@ def test_escape_stops_too(qtbot: QtBot, loaded_models: LoadedModels) -> None:
     window.close()
 
 
+@pytest.mark.slow
 def test_restart_shows_the_conversation_again(qtbot: QtBot, loaded_models: LoadedModels) -> None:
     first = _open(qtbot, models=loaded_models)
     _type_and_enter(qtbot, first, "Hello there")
@@ -162,6 +166,7 @@ def test_restart_shows_the_conversation_again(qtbot: QtBot, loaded_models: Loade
     second.close()
 
 
+@pytest.mark.slow
 def test_closing_mid_answer_keeps_the_text_and_stops_the_thread(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
@@ -247,6 +252,7 @@ def _feedback(memory_id: int) -> int:
         conn.close()
 
 
+@pytest.mark.slow
 def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
@@ -327,6 +333,7 @@ def test_answers_render_markdown_with_highlighted_code_and_a_copy_link(
     assert user.label.textFormat() == Qt.TextFormat.PlainText
 
 
+@pytest.mark.slow
 def test_regenerate_and_edit_replace_the_latest_turn(
     qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -357,6 +364,7 @@ def test_regenerate_and_edit_replace_the_latest_turn(
     assert [b.role for b in window.chat.bubbles()] == ["user", "assistant"]
 
 
+@pytest.mark.slow
 def test_settings_open_with_ctrl_comma_and_saving_restarts_the_assistant(
     qtbot: QtBot, window: MainWindow
 ) -> None:
@@ -436,6 +444,7 @@ def _answer(qtbot: QtBot, window: MainWindow, text: str) -> None:
         _type_and_enter(qtbot, window, text)
 
 
+@pytest.mark.slow
 def test_remembered_is_a_passing_toast_and_remember_says_when_it_will_learn(
     qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -485,6 +494,7 @@ def _signals() -> list[tuple[int, str, str | None]]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_hover_buttons_copy_and_thumb_an_answer_cut_at_its_limit_with_its_numbers(
     qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -646,6 +656,7 @@ def _wait_notice(qtbot: QtBot, window: MainWindow, start: str) -> None:
         raise AssertionError(f"notice {window.notice.text()!r}, chat {texts}") from None
 
 
+@pytest.mark.slow
 def test_forget_that_in_the_chat_offers_an_undo_and_deletes_when_it_is_gone(
     qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -680,6 +691,7 @@ def _conversations() -> list[tuple[int, int]]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_a_temporary_chat_is_marked_remembers_nothing_and_is_gone_when_left(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:

@@ -187,6 +187,7 @@ def test_locomo_loader_accepts_both_layouts_and_ingests_turns(
         locomo.load_locomo(tmp_path / "bad.json")
 
 
+@pytest.mark.slow
 def test_evidence_recall_on_the_synthetic_set(store: MemoryStore) -> None:  # noqa: F811
     found = total = 0
     for sample in locomo.load_locomo(DATA)[:1]:

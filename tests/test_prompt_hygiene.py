@@ -162,6 +162,7 @@ def test_every_family_template_gets_no_extra_turn_from_hostile_text(template: Pa
             assert hostile.count(marker) == benign.count(marker), (template.stem, marker, text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.stem)
 def test_every_family_template_splices_like_the_whole_prompt(
     starter_models: Path, template: Path

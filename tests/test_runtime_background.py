@@ -84,6 +84,7 @@ def test_background_generation_pauses_while_the_foreground_runs(pair) -> None:  
     assert not run.thread.is_alive()
 
 
+@pytest.mark.slow
 def test_background_prompt_evaluation_yields_and_resumes(pair) -> None:  # type: ignore[no-untyped-def]
     _fg, bg, gate = pair
     long = [{"role": "user", "content": "Summarize: " + "the tide comes in and goes out. " * 50}]

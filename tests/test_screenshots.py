@@ -22,6 +22,7 @@ def _distinct_colours(image: QImage) -> int:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("cjk_font")
 def test_main_window_renders_in_english_and_chinese(
     qapp: QApplication, tmp_path: Path, starter_models: Path

@@ -67,6 +67,7 @@ def _files(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file()]
 
 
+@pytest.mark.slow
 @pytest.mark.network_local
 def test_the_key_is_nowhere_and_personal_data_only_in_the_database(
     starter_models: Path, engram_home: Path

@@ -216,6 +216,7 @@ def test_enabled_cloud_needs_url_and_model_and_mirror_must_be_http(qtbot: QtBot)
     assert settings.load() == settings.Settings()
 
 
+@pytest.mark.slow
 def test_theme_applies_at_once_and_cancel_restores_it(
     qtbot: QtBot, restore_style: QApplication
 ) -> None:

@@ -165,6 +165,7 @@ def _session_settings(window: MainWindow) -> Settings:
     return session.settings
 
 
+@pytest.mark.slow
 def test_a_model_chosen_in_the_model_manager_is_used_without_a_restart(
     qtbot: QtBot, window: MainWindow
 ) -> None:

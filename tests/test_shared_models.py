@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import as_freshly_loaded
 from engram.assistant.session import LoadedModels
 from engram.core import settings
@@ -17,6 +19,7 @@ def _answer(models: LoadedModels) -> str:
     return "".join(models.small.stream_chat(QUESTION, max_tokens=16))  # sampled: the seed counts
 
 
+@pytest.mark.slow
 def test_a_shared_model_is_put_back_as_a_fresh_load_finds_it(
     starter_pair: tuple[LoadedModels, int], starter_models: Path
 ) -> None:

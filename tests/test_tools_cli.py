@@ -16,6 +16,7 @@ from test_chat_cli import _engram
 SERVER = str(Path(__file__).parent / "mcp_server.py")
 
 
+@pytest.mark.slow
 def test_list_and_call_the_builtins(engram_home: Path) -> None:
     listed = _engram("tools", "list", env_home=engram_home)
     assert listed.returncode == 0, listed.stderr
@@ -31,6 +32,7 @@ def test_list_and_call_the_builtins(engram_home: Path) -> None:
     assert wrong.returncode == 1 and "expected string" in wrong.stdout
 
 
+@pytest.mark.slow
 def test_an_mcp_server_is_added_listed_called_and_removed(engram_home: Path) -> None:
     added = _engram("tools", "add-mcp", "demo", "--", sys.executable, SERVER, env_home=engram_home)
     assert added.returncode == 0, added.stderr
@@ -46,6 +48,7 @@ def test_an_mcp_server_is_added_listed_called_and_removed(engram_home: Path) -> 
     assert again.returncode == 2 and "no MCP server named 'demo'" in again.stderr
 
 
+@pytest.mark.slow
 def test_shared_folders_scope_the_files_tools(engram_home: Path, tmp_path: Path) -> None:
     notes = tmp_path / "Notes"
     notes.mkdir()

@@ -30,6 +30,7 @@ def hub() -> Iterator[McpHub]:
     opened.close()
 
 
+@pytest.mark.slow
 def test_a_stdio_server_lists_and_runs_its_tools(hub: McpHub) -> None:
     tools = {t.name: t for t in hub.tools("test")}
     assert {"add", "echo", "fail", "sleep", "crash"} <= set(tools)
@@ -44,6 +45,7 @@ def test_a_stdio_server_lists_and_runs_its_tools(hub: McpHub) -> None:
     assert failed.is_error and "fail reported an error" in failed.text
 
 
+@pytest.mark.slow
 def test_a_hung_tool_times_out_and_a_crash_is_reported(hub: McpHub) -> None:
     hub.call_timeout = 1.5
     registry = builtins.registry(more=hub.tools("test"))
@@ -59,6 +61,7 @@ def test_a_hung_tool_times_out_and_a_crash_is_reported(hub: McpHub) -> None:
 @pytest.mark.parametrize(
     ("flags", "error"), [(("--exit",), "could not start"), (("--garbage",), "did not answer")]
 )
+@pytest.mark.slow
 def test_a_broken_server_gives_a_clear_error_in_time(flags: tuple[str, ...], error: str) -> None:
     broken = McpHub([_stdio("broken", *flags)], start_timeout=3)
     try:
@@ -83,6 +86,7 @@ hub.close()
 """
 
 
+@pytest.mark.slow
 def test_a_servers_garbage_never_reaches_the_terminal() -> None:
     """The SDK logs each unparsable line with a pydantic traceback: it goes to Engram's log at
     debug level, without its text, and never to stderr."""
@@ -109,6 +113,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.slow
 @pytest.mark.network_local
 def test_a_streamable_http_server_on_loopback() -> None:
     port = _free_port()
@@ -156,6 +161,7 @@ def test_claude_desktop_configuration_is_imported() -> None:
             import_claude_config(bad)
 
 
+@pytest.mark.slow
 def test_clashing_names_are_prefixed_with_the_server(hub: McpHub) -> None:
     registry = builtins.registry(more=hub.tools("test"))
     other = McpHub([_stdio("second")], start_timeout=30)

@@ -80,6 +80,7 @@ def test_folders_and_built_in_switches_are_saved(
     assert any(zh in label.text() for label in described)
 
 
+@pytest.mark.slow
 def test_a_stdio_server_is_added_started_listed_and_its_tools_switched(
     page: ToolsPage, qtbot: QtBot
 ) -> None:
@@ -119,6 +120,7 @@ def _accepts(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
+@pytest.mark.slow
 @pytest.mark.network_local
 def test_a_streamable_http_server_is_added_and_listed(page: ToolsPage, qtbot: QtBot) -> None:
     port = _free_port()
@@ -144,6 +146,7 @@ def test_a_streamable_http_server_is_added_and_listed(page: ToolsPage, qtbot: Qt
         process.wait(10)
 
 
+@pytest.mark.slow
 def test_a_hanging_server_gives_a_message_and_the_window_stays_responsive(
     page: ToolsPage, qtbot: QtBot
 ) -> None:
@@ -229,6 +232,7 @@ def test_the_settings_dialog_has_the_tools_tab(qtbot: QtBot, ui_language: str) -
     dialog.reject()
 
 
+@pytest.mark.slow
 def test_closing_while_a_server_starts_does_not_wait_for_it(page: ToolsPage, qtbot: QtBot) -> None:
     add_stdio_server(page, "stuck", SERVER, "--garbage")
     page.list_button.click()

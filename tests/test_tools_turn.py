@@ -126,6 +126,7 @@ def test_the_starter_model_runs_the_grammar_fallback_whatever_it_emits(session: 
         assert '"tool": "<tool name>"' in recalling.prompt.system
 
 
+@pytest.mark.slow
 def test_a_turn_without_a_call_reuses_the_prefix_with_tools(session: Session) -> None:
     """The tool list sits in the system part: a second turn re-evaluates only its new words."""
     model = session.model

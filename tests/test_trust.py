@@ -103,6 +103,7 @@ def learned_everything(store: MemoryStore, queue: JobQueue) -> ScriptedModel:
     return scripted
 
 
+@pytest.mark.slow
 def test_nothing_said_while_paused_is_ever_learned(store: MemoryStore, model: LocalModel) -> None:
     memory = Memory()
     assistant, queue = build(store, model, memory)
@@ -175,6 +176,7 @@ def test_temporary_chats_left_by_a_crash_are_deleted_at_the_next_start(
     assert again.scrub_temporary() == 0
 
 
+@pytest.mark.slow
 def test_a_corrected_dose_supersedes_the_old_one_and_says_what_changed(
     store: MemoryStore, model: LocalModel
 ) -> None:
@@ -296,6 +298,7 @@ def test_the_terminal_chat_leaves_no_text_in_the_log_and_only_private_files(
         assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
 
 
+@pytest.mark.slow
 def test_a_temporary_terminal_chat_is_gone_when_it_ends(
     starter_models: Path, engram_home: Path
 ) -> None:
@@ -354,6 +357,7 @@ def test_forgetting_everything_also_empties_the_log(store: MemoryStore) -> None:
     assert PIN not in (folder / "engram.log").read_text()
 
 
+@pytest.mark.slow
 def test_the_remember_tool_keeps_nothing_said_while_paused_or_in_a_temporary_chat(
     store: MemoryStore, model: LocalModel
 ) -> None:

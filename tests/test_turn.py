@@ -38,6 +38,7 @@ def _one(events: list[TurnEvent], kind: type) -> object:
     return found[0]
 
 
+@pytest.mark.slow
 def test_a_remembered_fact_is_recalled_recorded_and_used(session: Session) -> None:
     assert session.store is not None
     dog = session.store.add("The user's dog is called Biscuit.", "fact", origin="user")
@@ -61,6 +62,7 @@ def test_a_remembered_fact_is_recalled_recorded_and_used(session: Session) -> No
     assert list(finished.used) == utilization.used(finished.text, recalling.items)
 
 
+@pytest.mark.slow
 def test_nothing_unrelated_is_injected(session: Session) -> None:
     assert session.store is not None
     session.store.add("The user's dog is called Biscuit.", "fact", origin="user")
@@ -70,6 +72,7 @@ def test_nothing_unrelated_is_injected(session: Session) -> None:
     assert recalling.items == () and recalling.prompt.block == ""
 
 
+@pytest.mark.slow
 def test_a_hostile_memory_cannot_change_the_system_part(session: Session) -> None:
     assert session.store is not None
     session.store.add(HOSTILE, "fact", origin="user")
@@ -154,6 +157,7 @@ def test_negative_feedback_moves_a_memory_down(session: Session) -> None:
     assert after[0] != top
 
 
+@pytest.mark.slow
 def test_chinese_memories_are_recalled_for_chinese_questions(session: Session) -> None:
     assert session.store is not None
     trip = session.store.add("用户上周去了杭州旅行。", "fact", origin="user")
@@ -163,6 +167,7 @@ def test_chinese_memories_are_recalled_for_chinese_questions(session: Session) -
     assert trip.id in [item.memory_id for item in recalling.items]
 
 
+@pytest.mark.slow
 def test_earlier_messages_of_other_conversations_are_recalled_but_not_the_current_one(
     session: Session,
 ) -> None:
@@ -189,6 +194,7 @@ def test_sanitize_removes_control_sequences_even_when_nested() -> None:
     assert prompt.quote('a "quoted"\nline') == '"a \\"quoted\\"\\nline"'
 
 
+@pytest.mark.slow
 def test_escalation_answers_with_the_large_model_role_and_can_be_cancelled(
     loaded_models: LoadedModels, small_model_path: Path
 ) -> None:
@@ -230,6 +236,7 @@ def test_escalation_answers_with_the_large_model_role_and_can_be_cancelled(
         session.close()
 
 
+@pytest.mark.slow
 def test_the_current_plan_step_goes_into_the_system_part(session: Session) -> None:
     assert session.store is not None
     plan = session.store.add(
@@ -250,6 +257,7 @@ def test_the_current_plan_step_goes_into_the_system_part(session: Session) -> No
     assert plan.id not in [item.memory_id for item in recalling.items]
 
 
+@pytest.mark.slow
 def test_prefetch_while_typing_leaves_only_the_last_words_for_enter(session: Session) -> None:
     assert session.store is not None
     session.store.add("The user's dog is called Biscuit.", "fact", origin="user")
@@ -274,6 +282,7 @@ def test_a_cancelled_prefetch_evaluates_nothing(session: Session) -> None:
     assert session.assistant.prefetch(0, "   ") == 0
 
 
+@pytest.mark.slow
 def test_the_memory_block_with_its_header_and_quoting_stays_within_the_budget(
     loaded_models: LoadedModels,
 ) -> None:

@@ -61,6 +61,7 @@ def _fail_mid_answer(window: MainWindow, error: Exception) -> list[TurnEvent]:
     [RuntimeError(f"bug while answering {SECRET}"), apsw.IOError(f"disk I/O error {SECRET}")],
     ids=["bug", "raw-sqlite"],
 )
+@pytest.mark.slow
 def test_an_unexpected_error_mid_answer_closes_the_answer_and_says_where_the_log_is(
     qtbot: QtBot, window: MainWindow, error: Exception, caplog: pytest.LogCaptureFixture
 ) -> None:
