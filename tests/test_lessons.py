@@ -225,6 +225,30 @@ def test_engram_learn_runs_the_queue_now_and_prints_what_changed(
     assert "in km please" in distiller.calls[0][1][-1]["content"]
 
 
+def test_engram_learn_says_once_why_it_cannot_learn_and_runs_no_job(
+    embedder: embed.FastEmbedder,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    store = MemoryStore.open(paths.database_path(), embedder)
+    log = EpisodeLog(store.conn)
+    conversation = log.new_conversation().id
+    log.append(conversation, "user", "I moved to Lisbon.")
+    queue = JobQueue(store.conn)
+    job = queue.enqueue(conversation, reason="idle")
+    assert job is not None
+    store.conn.close()
+    # The default large model is the 135M starter: too small to learn from.
+    assert main(["learn"]) == 2
+    said = capsys.readouterr()
+    assert said.err.count("Learning starts with a larger model") == 1
+    assert "job " not in said.out
+    check = MemoryStore.open(paths.database_path(), embedder)
+    try:
+        assert [j.id for j in JobQueue(check.conn).jobs("queued")] == [job.id]  # still waiting
+    finally:
+        check.conn.close()
+
+
 def _plan_answer(step: int) -> Callable[[list[dict[str, str]]], dict[str, Any]]:
     def answer(messages: list[dict[str, str]]) -> dict[str, Any]:
         return {

@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
             print("Nothing to learn: no conversation is waiting in the queue.")
             return 0
         source = distiller_backends.from_settings(chosen, None, _cloud_key)
+        if isinstance(source, distiller_backends.MissingDistiller):
+            source.acquire(CancelToken())  # raises why no job can run (once, with what to do)
         before = _snapshot(store)
         bar = ProgressBar(sys.stderr)
         total = len(waiting) * STEPS
