@@ -126,3 +126,18 @@ def test_the_sidebar_groups_chats_by_date_elides_long_titles_and_shows_times(
         assert rect.right() <= sidebar.list.viewport().width()
         qtbot.mouseClick(sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert clicked == [3]  # a heading is not a chat
+
+
+def test_a_label_short_of_room_ends_in_an_ellipsis_and_keeps_its_text(qtbot: QtBot) -> None:
+    from engram.ui.elided import ElidedLabel
+
+    text = "48.4 tokens/s · context 1,310 of 4,096"
+    label = ElidedLabel(text, min_width=40)
+    qtbot.addWidget(label)
+    label.resize(80, 20)
+    label.show()
+    qtbot.waitExposed(label)
+    assert label.text().endswith("…") and len(label.text()) < len(text)
+    assert label.full_text() == text
+    label.resize(label.fontMetrics().horizontalAdvance(text) + 20, 20)
+    qtbot.waitUntil(lambda: label.text() == text)

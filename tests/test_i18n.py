@@ -159,7 +159,7 @@ def test_a_broken_small_model_is_reported_in_chinese_with_its_file_name(
     hint = _zh("Run `engram models fetch-starter` to fetch it again.")
     assert window.notice.text() == f"{message}\n{hint}"
     assert "SmolLM2-135M-Instruct.Q4_1.gguf" in window.notice.text()
-    assert window.model_state.text() == _zh("No model loaded", "MainWindow")
+    assert window.model_state.full_text() == _zh("No model loaded", "MainWindow")
     window.close()
 
 

@@ -503,7 +503,9 @@ def test_hover_buttons_copy_and_thumb_an_answer_cut_at_its_limit_with_its_number
     answer = window.chat.bubbles()[-1]
     assert answer.marker.isVisible()
     assert answer.marker.text() == "Cut at the answer length limit (4 tokens)"
-    assert "tokens/s" in window.answer_stats.text() and "of 4,096" in window.answer_stats.text()
+    numbers = window.answer_stats.full_text()
+    assert "tokens/s" in numbers and "of 4,096" in numbers
+    assert numbers in window.answer_stats.toolTip()
 
     assert not answer.actions_row.isVisible()
     qtbot.mouseMove(answer)

@@ -122,7 +122,8 @@ def test_windows_on_an_unusable_database_open_and_say_why(
     window = MainWindow(settings.Settings(), loaded_models)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.model_state.text() == "No model loaded", timeout=LOAD_TIMEOUT_MS)
+    unloaded = lambda: window.model_state.full_text() == "No model loaded"  # noqa: E731
+    qtbot.waitUntil(unloaded, timeout=LOAD_TIMEOUT_MS)
     assert window.notice.isVisible() and window.notice.text()
     assert not window.send_button.isEnabled()
     browser = window.show_memories()

@@ -4,7 +4,9 @@ and context use, and the chat's own actions (export, temporary, plan)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QWidget
+
+from engram.ui.elided import ElidedLabel
 
 ROLES = ("small", "large")
 STATS_MIN_WIDTH = 60
@@ -43,11 +45,9 @@ class ChatHeader(QWidget):
             layout.addWidget(caption)
             layout.addWidget(combo)
             self.combos[role] = combo
-        self.stats = QLabel()
-        self.stats.setObjectName("answer_stats")
         # the header never widens the window: the numbers give way first (the tooltip keeps them)
-        self.stats.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.stats.setMinimumWidth(STATS_MIN_WIDTH)
+        self.stats = ElidedLabel(min_width=STATS_MIN_WIDTH)
+        self.stats.setObjectName("answer_stats")
         layout.addWidget(self.stats, 1)
         self.tools = QHBoxLayout()
         self.tools.setSpacing(4)

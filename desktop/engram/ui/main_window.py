@@ -52,6 +52,7 @@ from engram.ui import errors, labels, markdown
 from engram.ui.chat_header import ChatHeader
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
+from engram.ui.elided import ElidedLabel
 from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.model_manager import ModelManager
 from engram.ui.plan_panel import PLAN_WIDTH, PlanPanel
@@ -207,7 +208,7 @@ class MainWindow(QMainWindow):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([240, 760])
         self.setCentralWidget(splitter)
-        self.model_state = QLabel(self.tr("Starting…"))
+        self.model_state = ElidedLabel(self.tr("Starting…"), min_width=120)
         self.learning_state = QLabel()
         self.learning_state.setObjectName("learning_state")
         self.retry_button = QPushButton(self.tr("Retry"))
@@ -724,16 +725,14 @@ class MainWindow(QMainWindow):
             self.answer_stats.setText("")
             return
         used = stats.prompt_tokens + stats.generated_tokens
-        self.answer_stats.setText(
-            self.tr("{speed:.1f} tokens/s · context {used:,} of {size:,}").format(
-                speed=stats.decode_tokens_per_s, used=used, size=event.context
-            )
+        numbers = self.tr("{speed:.1f} tokens/s · context {used:,} of {size:,}").format(
+            speed=stats.decode_tokens_per_s, used=used, size=event.context
         )
-        self.answer_stats.setToolTip(
-            self.tr("Last answer: {tokens} tokens, first token after {first:.2f} s").format(
-                tokens=stats.generated_tokens, first=stats.first_token_s or 0.0
-            )
+        self.answer_stats.setText(numbers)
+        detail = self.tr("Last answer: {tokens} tokens, first token after {first:.2f} s").format(
+            tokens=stats.generated_tokens, first=stats.first_token_s or 0.0
         )
+        self.answer_stats.setToolTip(f"{numbers}\n{detail}")
 
     def _judge(self, bubble: MessageBubble, kind: str) -> None:
         """A thumb on an answer; a thumb down may say what was wrong (optional)."""
