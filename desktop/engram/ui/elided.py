@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
@@ -20,6 +20,19 @@ class ElidedLabel(QLabel):
 
     def full_text(self) -> str:
         return self._full
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        """As wide as the whole text (up to the maximum width), whatever is shown now."""
+        hint = super().sizeHint()
+        margins = self.contentsMargins()
+        wanted = self.fontMetrics().horizontalAdvance(self._full) + margins.left() + margins.right()
+        hint.setWidth(min(wanted + 2, self.maximumWidth()))
+        return hint
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        hint = super().minimumSizeHint()
+        hint.setWidth(self.minimumWidth())
+        return hint
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt API)
         self._full = text

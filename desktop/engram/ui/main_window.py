@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -69,6 +70,7 @@ from engram.ui.worker import ModelWorker, PermissionRequest
 _log = log.get("ui.main")
 # A pause in typing this long starts evaluating the prompt ahead of Enter.
 PREFETCH_DEBOUNCE_MS = 400
+MODEL_STATE_MAX_WIDTH = 320
 LEARNED_SHOWN = 3  # memories named in the "Memory updated" toast
 
 
@@ -209,6 +211,9 @@ class MainWindow(QMainWindow):
         splitter.setSizes([240, 760])
         self.setCentralWidget(splitter)
         self.model_state = ElidedLabel(self.tr("Starting…"), min_width=120)
+        # Its whole name when there is room; "…" rather than running off the window's edge.
+        self.model_state.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.model_state.setMaximumWidth(MODEL_STATE_MAX_WIDTH)
         self.learning_state = QLabel()
         self.learning_state.setObjectName("learning_state")
         self.retry_button = QPushButton(self.tr("Retry"))
