@@ -23,7 +23,7 @@ from engram.cli.main import main
 from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.settings import Settings
-from engram.memory import embed
+from engram.memory import db, embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
 from engram.memory.store import MemoryStore
@@ -79,6 +79,14 @@ def store(tmp_path: Path, embedder: embed.FastEmbedder) -> Iterator[MemoryStore]
     opened = MemoryStore.open(tmp_path / "engram.sqlite3", embedder)
     yield opened
     opened.conn.close()
+
+
+def test_a_signal_on_an_answer_that_was_never_stored_is_ignored(store: MemoryStore) -> None:
+    chat = KmChat()
+    assistant = Assistant(EpisodeLog(store.conn), chat, recall=Recall(store, chat.count_tokens))
+    assert assistant.signal(0, "thumbs_down", "the turn failed before its answer") == []
+    assert assistant.signal(987_654, "praise") == []
+    assert db.scalar(store.conn, "SELECT COUNT(*) FROM signals") == 0
 
 
 def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: MemoryStore) -> None:

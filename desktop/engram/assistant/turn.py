@@ -521,8 +521,8 @@ class Assistant:
             self.recall.injections.mark_used(plans)
 
     def _record_signal(self, found: signals.Signal) -> list[Credit]:
-        if self.recall is None:
-            return []
+        if self.recall is None or not self.log.by_id([found.answer_episode_id]):
+            return []  # no answer to judge (it failed before it was stored, or was deleted)
         outcomes = Outcomes(self.recall.store)
         _stored, credits = outcomes.record(
             found.answer_episode_id,
