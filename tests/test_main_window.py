@@ -442,6 +442,8 @@ def _answer(qtbot: QtBot, window: MainWindow, text: str) -> None:
     with qtbot.waitSignal(window.worker.busy_changed, check_params_cb=lambda busy: not busy,
                           timeout=ANSWER_TIMEOUT_MS):  # fmt: skip
         _type_and_enter(qtbot, window, text)
+    # The worker says so from its thread; the window hears it once its queued slot has run.
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
 
 
 @pytest.mark.slow
