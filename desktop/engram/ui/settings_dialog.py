@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import Qt, QThread, QUrl, Signal
+from PySide6.QtCore import QThread, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
@@ -34,7 +34,7 @@ from engram.models import catalogue, hardware
 from engram.models.cloud import CloudClient, destination
 from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
 from engram.ui import errors, i18n, theme
-from engram.ui.threads import Worker, stop_thread, worker_slot, worker_thread
+from engram.ui.threads import Worker, start_worker, stop_thread, worker_slot
 from engram.ui.tools_settings import ToolsPage
 
 _log = log.get("ui.settings")
@@ -218,14 +218,10 @@ class SettingsDialog(QDialog):
             return
         if self._lister is None:
             lister = ServerLister()
-            thread = worker_thread(self, lister, "engram-server-models")
-            queued = Qt.ConnectionType.QueuedConnection
-            lister.listed.connect(self._on_server_models, queued)
-            lister.failed.connect(self._on_list_failed, queued)
-            self.list_requested.connect(lister.list_models, queued)
-            self.lister_shutdown.connect(lister.shutdown, queued)
-            thread.start()
-            self._lister = (lister, thread)
+            self._lister = start_worker(self, lister, "engram-server-models", (
+                (self.list_requested, lister.list_models), (self.lister_shutdown, lister.shutdown),
+                (lister.listed, self._on_server_models), (lister.failed, self._on_list_failed),
+            ))  # fmt: skip
         self.list_button.setEnabled(False)
         self.list_requested.emit(url)
 

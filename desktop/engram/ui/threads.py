@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
-from PySide6.QtCore import QObject, QThread, Signal, SignalInstance, Slot
+from PySide6.QtCore import QObject, Qt, QThread, Signal, SignalInstance, Slot
 
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
@@ -26,6 +26,7 @@ from engram.core.errors import EngramError, Problem, tr
 _log = log.get("ui.threads")
 SHUTDOWN_WAIT_MS = 10_000
 F = TypeVar("F", bound=Callable[..., Any])
+W = TypeVar("W", bound="Worker")
 
 
 def unexpected_problem() -> Problem:
@@ -100,6 +101,24 @@ def worker_thread(owner: QObject, worker: QObject, name: str) -> QThread:
     worker.moveToThread(thread)
     thread.finished.connect(worker.deleteLater)
     return thread
+
+
+def start_worker(
+    owner: QObject,
+    worker: W,
+    name: str,
+    wiring: tuple[tuple[SignalInstance, Callable[..., object]], ...],
+) -> tuple[W, QThread]:
+    """Start ``worker`` on a new thread named ``name`` (deleted with ``owner``), once each
+    ``(signal, slot)`` of ``wiring`` is connected queued: the owner's requests (its shutdown
+    signal included) to the worker's slots, the worker's reports (``failed`` too) to the owner's.
+    For a worker a window starts on demand, at the first request; end it with :func:`stop_thread`.
+    """
+    thread = worker_thread(owner, worker, name)
+    for signal, slot in wiring:
+        signal.connect(slot, Qt.ConnectionType.QueuedConnection)
+    thread.start()
+    return worker, thread
 
 
 def stop_thread(thread: QThread, shutdown: SignalInstance) -> None:

@@ -48,7 +48,7 @@ from engram.core.errors import EngramError, InputError, Problem, tr
 from engram.core.settings import SettingsStore
 from engram.ui import errors, i18n
 from engram.ui.settings_signals import SettingsSignals
-from engram.ui.threads import Worker, stop_thread, worker_slot, worker_thread
+from engram.ui.threads import Worker, start_worker, stop_thread, worker_slot
 
 _log = log.get("ui.tools_settings")
 _WARN_STYLE = "color: #c62828;"
@@ -435,14 +435,10 @@ class ToolsPage(QScrollArea):
             return
         if self._lister is None:
             lister = ToolLister(self.start_timeout)
-            thread = worker_thread(self, lister, "engram-mcp-list")
-            queued = Qt.ConnectionType.QueuedConnection
-            lister.listed.connect(self.show_tools, queued)
-            lister.failed.connect(self._on_list_failed, queued)
-            self.list_requested.connect(lister.list_tools, queued)
-            self.lister_shutdown.connect(lister.shutdown, queued)
-            thread.start()
-            self._lister = (lister, thread)
+            self._lister = start_worker(self, lister, "engram-mcp-list", (
+                (self.list_requested, lister.list_tools), (self.lister_shutdown, lister.shutdown),
+                (lister.listed, self.show_tools), (lister.failed, self._on_list_failed),
+            ))  # fmt: skip
         self._listing = name
         self.list_button.setEnabled(False)
         self.busy.show()
