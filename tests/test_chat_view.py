@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from engram.assistant.prompt import Recalled
 from engram.memory.episodes import Conversation
 from engram.ui import toast
-from engram.ui.chat_view import ChatView
+from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.sidebar import DATE_ROLE, Sidebar
 
 WINDOW_WIDTH = 900
@@ -141,3 +141,29 @@ def test_a_label_short_of_room_ends_in_an_ellipsis_and_keeps_its_text(qtbot: QtB
     assert label.full_text() == text
     label.resize(label.fontMetrics().horizontalAdvance(text) + 20, 20)
     qtbot.waitUntil(lambda: label.text() == text)
+
+
+def _content_height(bubble: MessageBubble) -> int:
+    """The frame's height left to its text: the frame minus its margins and the layout's."""
+    frame, layout = bubble.frame.contentsMargins(), bubble.frame.layout().contentsMargins()
+    spare = frame.top() + frame.bottom() + layout.top() + layout.bottom()
+    return bubble.frame.height() - spare
+
+
+def test_a_user_bubble_is_as_tall_as_its_text_and_the_hover_row_sits_below_it(
+    qtbot: QtBot,
+) -> None:
+    _window, view = _host(qtbot)
+    one = view.add("user", "How long until my Friday review?")
+    five = view.add("user", "\n".join(f"Line {i}" for i in range(5)))
+    answer = view.add("assistant", "Three days.")
+    qtbot.wait(50)  # one layout pass
+    line = one.label.fontMetrics().lineSpacing()
+    assert line <= _content_height(one) <= line + 2
+    assert 5 * line <= _content_height(five) <= 5 * line + 2
+    for bubble in (one, five, answer):
+        assert bubble.actions_row.y() >= bubble.frame.geometry().bottom()  # outside the colour
+    height = answer.height()
+    answer.actions_row.show()  # as when the pointer is over the answer
+    qtbot.wait(20)
+    assert answer.height() == height  # the chat does not jump

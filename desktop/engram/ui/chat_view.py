@@ -29,9 +29,10 @@ RENDER_SHARE_INVERSE = 4
 DISPLAY_CHARS = 20_000
 
 
-class MessageBubble(QFrame):
-    """One message: the user's as typed, the assistant's rendered from Markdown, with a row of
-    buttons that shows while the pointer is over it (copy, regenerate or edit, thumbs, prompt)."""
+class MessageBubble(QWidget):
+    """One message: the user's as typed, the assistant's rendered from Markdown, in a coloured
+    :attr:`frame` as tall as its content; under the frame, a row of buttons that shows while the
+    pointer is over the message (copy, regenerate or edit, thumbs, prompt)."""
 
     # "regenerate" | "edit" | "prompt" | "thumbs_up" | "thumbs_down", the bubble
     action = Signal(str, object)
@@ -42,7 +43,8 @@ class MessageBubble(QFrame):
         self.episode_id = episode_id
         self.prompt: PromptParts | None = None
         self.code_blocks: list[str] = []
-        self.setObjectName(f"bubble_{role}")
+        self.frame = QFrame()
+        self.frame.setObjectName(f"bubble_{role}")
         self.label = QLabel()
         self.label.setTextFormat(
             Qt.TextFormat.RichText if role == "assistant" else Qt.TextFormat.PlainText
@@ -61,16 +63,21 @@ class MessageBubble(QFrame):
         self.marker.hide()
         self.vote = 0  # +1 / -1 once the user gave a thumb
         self.tool_blocks: list[ToolBlock] = []
-        self._layout = QVBoxLayout(self)
+        self._layout = QVBoxLayout(self.frame)
         self._layout.setContentsMargins(12, 8, 12, 8)
         self._layout.addWidget(self.label)
         self._layout.addWidget(self.marker)
         self.actions_row = self._actions()
-        self._layout.addWidget(self.actions_row)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addWidget(self.frame)
+        outer.addWidget(self.actions_row)
         self.set_text(text)
 
     def _actions(self) -> QWidget:
-        """The hover row; it keeps its height while hidden, so the chat never jumps."""
+        """The hover row under the frame, on the message's side; it keeps its height while
+        hidden (the gap to the next message), so the chat never jumps."""
         row = QWidget()
         row.setObjectName("bubble_actions")
         layout = QHBoxLayout(row)
@@ -202,7 +209,7 @@ class ChatView(QScrollArea):
         self._column = QWidget()
         self._column.setObjectName("chat_column")
         self._layout = QVBoxLayout(self._column)
-        self._layout.setSpacing(10)
+        self._layout.setSpacing(4)
         self._layout.addStretch(1)
         self.setWidget(self._column)
         self._bubbles: list[MessageBubble] = []
