@@ -3,14 +3,76 @@ and context use, and the chat's own actions (export, temporary, plan)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
+    QToolButton,
+    QWidget,
+)
 
 from engram.ui.elided import ElidedLabel
 
 ROLES = ("small", "large")
 STATS_MIN_WIDTH = 60
-COMBO_CHARS = 12  # the switcher's width in characters (longer names show in full when open)
+COMBO_MIN_CHARS = (
+    8  # the switcher's narrowest width in characters, when the header is short of room
+)
+
+
+class ModelCombo(QComboBox):
+    """A model switcher as wide as its longest name while the header has room; with less room
+    the name is shortened in the middle ("SmolLM2 1…ct (Q4_1)"), and the tooltip has it whole."""
+
+    def __init__(self, tip: str) -> None:
+        super().__init__()
+        self._tip = tip
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.setAccessibleName(tip)
+        self.currentIndexChanged.connect(self.name_in_tooltip)
+        self.name_in_tooltip()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        """The frame and arrow around COMBO_MIN_CHARS characters, whatever the names' length."""
+        hint = self.sizeHint()
+        metrics = self.fontMetrics()
+        longest = max(
+            (metrics.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0
+        )
+        narrowest = metrics.horizontalAdvance("x" * COMBO_MIN_CHARS)
+        hint.setWidth(hint.width() - max(0, longest - narrowest))
+        return hint
+
+    def shown_text(self) -> str:
+        """The current name as it fits the box now (shortened in the middle when it must be)."""
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        return self.fontMetrics().elidedText(
+            self.currentText(), Qt.TextElideMode.ElideMiddle, field.width()
+        )
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        option.currentText = self.shown_text()
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+
+    def name_in_tooltip(self) -> None:
+        """The whole name of the current model, then what the switcher is for."""
+        name = self.currentText()
+        self.setToolTip(f"{name}\n{self._tip}" if name else self._tip)
 
 
 class ChatHeader(QWidget):
@@ -21,7 +83,7 @@ class ChatHeader(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("chat_header")
-        self.combos: dict[str, QComboBox] = {}
+        self.combos: dict[str, ModelCombo] = {}
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.setSpacing(6)
@@ -33,14 +95,8 @@ class ChatHeader(QWidget):
         for role in ROLES:
             caption = QLabel(captions[role])
             caption.setObjectName("header_caption")
-            combo = QComboBox()
+            combo = ModelCombo(tips[role])
             combo.setObjectName(f"{role}_model")
-            combo.setToolTip(tips[role])
-            combo.setAccessibleName(tips[role])
-            combo.setSizeAdjustPolicy(
-                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-            )
-            combo.setMinimumContentsLength(COMBO_CHARS)
             combo.activated.connect(lambda _index, r=role: self._chosen(r))
             layout.addWidget(caption)
             layout.addWidget(combo)
@@ -79,6 +135,8 @@ class ChatHeader(QWidget):
                 index = combo.count() - 1
             combo.setCurrentIndex(index)
             combo.blockSignals(False)
+            combo.name_in_tooltip()
+            combo.updateGeometry()  # the longest name may have changed
 
     def _chosen(self, role: str) -> None:
         model_id = self.combos[role].currentData()
