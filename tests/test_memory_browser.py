@@ -262,3 +262,33 @@ def test_a_lesson_shows_its_record_and_a_retired_one_can_be_restored(
         window.restore_button.click()
     qtbot.waitUntil(lambda: (store.get(lesson.id) or retired).status == "active")
     window.close()
+
+
+def test_a_source_answer_shows_its_words_without_the_markdown_around_them(
+    qtbot: QtBot, store: MemoryStore
+) -> None:
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation("学习计划")
+    answer = log.append(
+        chat.id,
+        "assistant",
+        "这周可以这样安排：\n\n1. **周一**：读完*梯度下降*这一章\n2. `fit()` 见 [文档](http://x)"
+        "\n\n<b>raw</b>",
+    )
+    plan = store.add("循序渐进学习机器学习。", "plan", source_episodes=[answer.id])
+    window = MemoryBrowser(settings.Settings())
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: plan.id in _shown(window), timeout=WAIT_MS)
+    _select(window, plan.id)
+    qtbot.waitUntil(lambda: window.sources.count() == 1, timeout=WAIT_MS)
+    item = window.sources.item(0)
+    assert item.text().splitlines() == [
+        "Engram: 这周可以这样安排：",
+        "1. 周一：读完梯度下降这一章",
+        "2. fit() 见 文档",
+        "<b>raw</b>",  # typed HTML is text, shown as typed
+    ]
+    assert "周一：读完梯度下降这一章" in item.toolTip() and "**" not in item.toolTip()
+    assert "&lt;b&gt;raw&lt;/b&gt;" in item.toolTip()  # the tooltip shows the tags too
+    window.close()

@@ -56,6 +56,47 @@ def render(text: str, theme: str = "light", copy_label: str = "Copy") -> tuple[s
     return str(markdown(text)), renderer.blocks
 
 
+def plain(text: str) -> str:
+    """The message's words without Markdown's markup, one line per paragraph, heading, list
+    item (numbered or "•") or table row; raw HTML stays as the text it was typed as."""
+    markdown = mistune.create_markdown(renderer=None, plugins=["table", "strikethrough"])
+    tokens = markdown(text)
+    return "\n".join(line for line in _lines(tokens) if line.strip())  # type: ignore[arg-type]
+
+
+def _lines(tokens: list[dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for token in tokens:
+        kind, children = token["type"], token.get("children", [])
+        if kind in ("paragraph", "block_text", "heading"):
+            lines.append(_inline(children))
+        elif kind in ("table_head", "table_row"):
+            lines.append(" | ".join(_inline(cell["children"]) for cell in children))
+        elif kind == "block_code":
+            lines.extend(token["raw"].splitlines())
+        elif kind == "list":
+            start = token["attrs"].get("start", 1) if token["attrs"]["ordered"] else None
+            for number, item in enumerate(children, start or 0):
+                inner = _lines(item["children"]) or [""]
+                marker = f"{number}. " if start is not None else "• "
+                lines.extend([marker + inner[0], *inner[1:]])
+        else:
+            lines.extend(_lines(children))
+    return lines
+
+
+def _inline(tokens: list[dict[str, Any]]) -> str:
+    parts = []
+    for token in tokens:
+        if token["type"] in ("softbreak", "linebreak"):
+            parts.append(" ")
+        elif "children" in token:
+            parts.append(_inline(token["children"]))
+        else:
+            parts.append(token.get("raw", ""))
+    return "".join(parts)
+
+
 def chat_document(title: str, messages: list[tuple[str, str]], labels: dict[str, str]) -> str:
     """A chat as a Markdown file: the title, then each message under its speaker's name
     (``labels`` maps a role to the name shown, already translated)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QItemSelection, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -39,7 +40,7 @@ from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
 from engram.memory.outcomes import Outcomes
 from engram.memory.records import KINDS, STATUSES, Memory
-from engram.ui import errors, labels
+from engram.ui import errors, labels, markdown
 from engram.ui.memory_model import MemoryTableModel
 from engram.ui.memory_worker import MemoryWorker, open_store
 from engram.ui.settings_signals import SettingsSignals
@@ -47,6 +48,7 @@ from engram.ui.threads import stop_thread, worker_thread
 
 _log = log.get("ui.memory")
 SEARCH_DEBOUNCE_MS = 150
+SOURCE_LINES, SOURCE_CHARS = 6, 300  # how much of each source message the list shows
 
 
 class MemoryBrowser(QMainWindow):
@@ -380,9 +382,10 @@ class MemoryBrowser(QMainWindow):
             return
         self.sources.clear()
         for episode in episodes:
-            text = " ".join(episode.content.split())
-            item = QListWidgetItem(f"{labels.label(episode.role)}: {text[:200]}")
-            item.setToolTip(text[:2000])
+            text = markdown.plain(episode.content)  # the words, not the Markdown around them
+            preview = "\n".join(text.splitlines()[:SOURCE_LINES])[:SOURCE_CHARS]
+            item = QListWidgetItem(f"{labels.label(episode.role)}: {preview}")
+            item.setToolTip(QtGui.Qt.convertFromPlainText(text[:2000]))  # typed tags stay text
             item.setData(Qt.ItemDataRole.UserRole, episode.conversation_id)
             self.sources.addItem(item)
         if not episodes:
