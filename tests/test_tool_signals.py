@@ -1,16 +1,24 @@
 """Tool outcomes are signals (scripted model for exact sequences, real SQLite and fastembed): a call
 that ends in an error judges its answer at once (``tool_error``); a tool result the next message
-accepts (thanks, or simply going on without correcting or repeating) records ``tool_accepted``."""
+accepts (thanks, or simply going on without correcting or repeating) records ``tool_accepted``.
+Both ride with the conversation's next job, which then asks the distiller for a lesson."""
 
 from __future__ import annotations
 
+from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished, Recalling
+from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
+from engram.assistant.scheduler import Scheduler
 from engram.assistant.tools import loop
 from engram.assistant.turn import Assistant
+from engram.core.cancel import CancelToken
+from engram.core.settings import Settings
 from engram.memory.episodes import EpisodeLog
 from engram.memory.outcomes import Outcomes
 from engram.memory.store import MemoryStore
+from test_consolidation_support import ScriptedModel as ConsolidationModel
+from test_consolidation_support import ScriptedSource, memories_answer
 from test_lessons import store  # noqa: F401  (shared fixture)
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 from test_tools import BOOM, ECHO, ScriptedModel, _registry
@@ -99,3 +107,58 @@ def test_lessons_are_chosen_by_the_message_and_the_tools_used_in_the_conversatio
     # The same situation chooses the same lessons: the block is byte-identical.
     earlier = assistant._history(used)[:-2]
     assert assistant.prepare(question, earlier).parts.block == block
+
+
+def test_accepted_tool_results_ride_with_the_next_job_which_asks_for_a_lesson(
+    store: MemoryStore,  # noqa: F811
+) -> None:
+    model = ScriptedModel([])
+    queue = JobQueue(store.conn)
+    scheduler = Scheduler(queue, settings=lambda: Settings(consolidate_every_turns=4))
+    assistant = Assistant(
+        EpisodeLog(store.conn),
+        model,  # type: ignore[arg-type]
+        recall=Recall(store, model.count_tokens),
+        max_answer_tokens=32,
+        tools=loop.Toolbox(_registry(ECHO)),
+        scheduler=scheduler,
+    )
+    outcomes = Outcomes(store)
+
+    def ask(conversation: int, text: str, *replies: str) -> tuple[int, int]:
+        model.replies += replies
+        done = next(e for e in assistant.turn(conversation, text) if isinstance(e, Finished))
+        return outcomes.conversation_of(done.episode_id) or 0, done.episode_id
+
+    # Four calls in one answer, accepted by going on: one signal on that answer, no job yet.
+    chat, four = ask(0, "Echo the fruit four times", *[ECHO_CALL] * 4, "Echoed it four times.")
+    assert len(assistant.log.tool_steps(four)) == 4
+    _chat, once = ask(chat, "Now echo it once", ECHO_CALL, "Echoed once.")
+    assert outcomes.kinds_on(four) == {"tool_accepted"}
+    assert queue.jobs() == [] and queue.waiting(chat) == {"tool_accepted"}
+    ask(chat, "What is a kumquat?", "A small citrus fruit.")
+    assert queue.jobs() == []  # tool outcomes never queue a job of their own
+    # The conversation's next job (here every 4 turns) takes them and asks for a lesson.
+    ask(chat, "And a lemon?", "A yellow citrus fruit.")
+    [job] = queue.jobs("queued")
+    assert job.reason == "turns"
+    assert [(s.kind, s.answer_episode_id) for s in outcomes.of_job(job.id)] == [
+        ("tool_accepted", four),
+        ("tool_accepted", once),
+    ]
+    distiller = ConsolidationModel(memories_answer())
+    claimed = queue.claim()
+    assert claimed is not None
+    result = run_job(claimed, store, queue, ScriptedSource(distiller), CancelToken())
+    assert result.outcome == "done"
+    system, request = distiller.calls[0][1]
+    assert "situation, action and outcome" in system["content"]
+    assert f"[{four}] tool_accepted\n[{once}] tool_accepted" in request["content"]
+
+    # An explicit signal in the same path queues its job at once, taking a waiting tool outcome.
+    _chat, echoed = ask(chat, "Echo the lemon", ECHO_CALL, "It echoed lemon.")
+    ask(chat, "Thanks, that worked!", "You're welcome.")
+    [job] = queue.jobs("queued")
+    assert job.reason == "outcome"
+    assert {s.kind for s in outcomes.of_job(job.id)} == {"praise", "tool_accepted"}
+    assert outcomes.kinds_on(echoed) == {"praise", "tool_accepted"}

@@ -128,7 +128,7 @@ def run_job(
         episodes = queue.episodes(job)
         on_progress("distilling", 0.05, None)
         outcomes = [
-            distill.Outcome(s.answer_episode_id, s.kind, s.text)
+            distill.Outcome(s.answer_episode_id, s.kind, s.text, s.replaced)
             for s in Outcomes(store).of_job(job.id)
         ]
         plans = store.memories(kinds=["plan"], limit=1)  # the distiller may advance it

@@ -154,13 +154,18 @@ def transcript(episodes: Sequence[Episode]) -> str:
 class Outcome:
     """A signal the job carries: how the user judged one answer (``text``: their words)."""
 
-    answer_episode_id: int
+    answer_episode_id: int | None  # None: a regenerate or an edit dropped the answer
     kind: str
     text: str | None = None
+    replaced: str | None = None  # the dropped answer's text
 
     def line(self) -> str:
         said = f" {json.dumps(sanitize.clean(self.text), ensure_ascii=False)}" if self.text else ""
-        return f"[{self.answer_episode_id}] {self.kind}{said}"
+        if self.replaced:
+            gone = sanitize.clean(self.replaced[:MAX_EPISODE_CHARS])
+            said += f" replaced: {json.dumps(gone, ensure_ascii=False)}"
+        answer = "-" if self.answer_episode_id is None else self.answer_episode_id
+        return f"[{answer}] {self.kind}{said}"
 
 
 _OUTCOMES_HEADING = {"en": "Outcome signals:", "zh_CN": "结果信号："}

@@ -62,7 +62,8 @@ class JobQueue:
     ) -> Job | None:
         """Queue the conversation's episodes not yet covered by a job (up to an episode id).
 
-        The job takes the conversation's outcome signals no job has taken yet; when every
+        The job takes the conversation's outcome signals no job has taken yet (those on its
+        answers, and those whose answer was dropped by a regenerate or an edit); when every
         episode is covered but such signals wait (a thumb on an older answer), the job covers
         the signalled answers and the user messages before them again. Returns None when there
         is nothing new to distill (excluded episodes do not count).
@@ -96,8 +97,8 @@ class JobQueue:
             )
             job_id = self.conn.last_insert_rowid()
             self.conn.execute(
-                "UPDATE signals SET job_id = ? WHERE job_id IS NULL AND answer_episode_id IN"
-                " (SELECT id FROM episodes WHERE conversation_id = ? AND id BETWEEN ? AND ?)",
+                "UPDATE signals SET job_id = ? WHERE job_id IS NULL AND conversation_id = ?"
+                " AND (answer_episode_id IS NULL OR answer_episode_id BETWEEN ? AND ?)",
                 (job_id, conversation_id, span["first"], span["last"]),
             )
         _log.info("queued job %d: conversation %d episodes %s", job_id, conversation_id, span)
@@ -107,9 +108,8 @@ class JobQueue:
         """The answers with signals no job has taken, from the user message before the first."""
         found = db.one(
             self.conn,
-            "SELECT MIN(s.answer_episode_id) AS first, MAX(s.answer_episode_id) AS last"
-            " FROM signals s JOIN episodes e ON e.id = s.answer_episode_id"
-            " WHERE s.job_id IS NULL AND e.conversation_id = ?",
+            "SELECT MIN(answer_episode_id) AS first, MAX(answer_episode_id) AS last"
+            " FROM signals WHERE job_id IS NULL AND conversation_id = ?",
             (conversation_id,),
         )
         if found is None or found["last"] is None:
@@ -121,6 +121,36 @@ class JobQueue:
             (conversation_id, first),
         )
         return {"first": int(asked if asked is not None else first), "last": int(last)}
+
+    def waiting(self, conversation_id: int) -> set[str]:
+        """The kinds of the conversation's outcome signals that no job has taken yet."""
+        return {
+            str(row["kind"])
+            for row in db.rows(
+                self.conn,
+                "SELECT DISTINCT kind FROM signals WHERE conversation_id = ? AND job_id IS NULL",
+                (conversation_id,),
+            )
+        }
+
+    def uncover(self, conversation_id: int, from_episode_id: int) -> None:
+        """The conversation's episodes from this id on are being dropped (regenerate, edit).
+
+        No job covers them any more, so the messages that replace them are distilled (SQLite
+        may even give those the same ids): a queued job within them is dropped (its signals
+        wait for the next job) and the others end before them. A running job is left alone.
+        """
+        with db.transaction(self.conn):
+            self.conn.execute(
+                "DELETE FROM consolidation_jobs WHERE conversation_id = ? AND status = 'queued'"
+                " AND first_episode_id >= ?",
+                (conversation_id, from_episode_id),
+            )
+            self.conn.execute(
+                "UPDATE consolidation_jobs SET last_episode_id = ? WHERE conversation_id = ?"
+                " AND last_episode_id >= ? AND status != 'running'",
+                (from_episode_id - 1, conversation_id, from_episode_id),
+            )
 
     def enqueue_all(self) -> list[Job]:
         """Queue every conversation's uncovered episodes (at app exit)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engram.assistant.jobs import Job, JobQueue
-from engram.assistant.signals import is_correction
+from engram.assistant.signals import AT_ONCE, is_correction
 from engram.core import log
 from engram.core.settings import Settings
 
@@ -65,19 +65,19 @@ class Scheduler:
         """How long a conversation must be quiet before :meth:`on_idle` should be called."""
         return self._settings().consolidate_idle_seconds
 
-    def on_user_turn(
-        self, conversation_id: int, episode_id: int, text: str, outcome: bool = False
-    ) -> Trigger | None:
-        """A user message was stored; queue a job when it triggers one.
+    def on_user_turn(self, conversation_id: int, episode_id: int, text: str) -> Trigger | None:
+        """A user message was answered (``episode_id``: the answer); queue a job when it
+        triggers one.
 
-        ``outcome``: the message gave an outcome signal on the answer before it (praise, the
-        same question again), which asks for a lesson at once.
+        A signal waiting in the conversation that asks for a lesson at once (:data:`AT_ONCE`:
+        praise or the same question again in this message, a regenerate or an edit that this
+        answer replaces) queues an ``outcome`` job; tool outcomes wait for the next job.
         """
         if remember_command(text) is not None:
             return self._queue("remember", conversation_id, episode_id)
         if is_correction(text):
             return self._queue("correction", conversation_id, episode_id)
-        if outcome:
+        if self.queue.waiting(conversation_id) & AT_ONCE:
             return self._queue("outcome", conversation_id, episode_id)
         count = self._turns.get(conversation_id, 0) + 1
         self._turns[conversation_id] = count
@@ -87,7 +87,7 @@ class Scheduler:
         return None
 
     def on_signal(self, conversation_id: int) -> Trigger | None:
-        """The user judged an answer (thumbs, regenerate, edit): learn a lesson from it now."""
+        """The user judged an answer (a thumb): learn a lesson from it now."""
         return self._queue("outcome", conversation_id, None)
 
     def on_idle(self, conversation_id: int, episode_id: int | None = None) -> Trigger | None:

@@ -34,6 +34,11 @@ POSITIVE: frozenset[SignalKind] = frozenset({"thumbs_up", "praise", "tool_accept
 # Signals that ask the distiller for a lesson (every kind but a plain "memory is wrong" chip,
 # which judges one memory rather than how the answer was made).
 LESSON_KINDS: frozenset[SignalKind] = frozenset(KINDS) - {"memory_wrong"}
+# Tool outcomes come on every answer that called a tool, without the user doing anything: they
+# ride with the conversation's next job (every N turns, idle, exit, or the next signal below)
+# rather than queue a large-model job per answer. The others ask for a lesson job at once.
+TOOL_OUTCOMES: frozenset[SignalKind] = frozenset({"tool_error", "tool_accepted"})
+AT_ONCE: frozenset[str] = frozenset(LESSON_KINDS - TOOL_OUTCOMES)
 # A message repeats an earlier one when this share of their terms is shared (Jaccard) ...
 REPEAT_OVERLAP = 0.6
 # ... and the earlier one has at least this many terms (short replies like "ok" never repeat).

@@ -27,6 +27,7 @@ from engram.assistant.events import (
     TurnStarted,
     quiet_problem,
 )
+from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler, remember_command
 from engram.assistant.tools import loop as tool_loop
@@ -164,7 +165,8 @@ class Assistant:
         quiet = self._quiet(conversation_id)
         self._answer_excluded = quiet is not None
         user_episode = self.log.append(conversation_id, "user", text, excluded=quiet is not None)
-        judged = self._judge_previous(earlier, text) if quiet is None else None
+        if quiet is None:
+            self._judge_previous(earlier, text)
         self._plan_in_use(prepared.in_system)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         remembered = self._remember(conversation_id, user_episode.id, text, quiet)
@@ -204,7 +206,7 @@ class Assistant:
             episode_id = self._store(conversation_id, pieces, status, items, marker, steps)
             if quiet is None and any(step.output.is_error for step in steps):
                 self._record_signal(signals.Signal("tool_error", episode_id))
-            self._learn(conversation_id, episode_id, text, judged)
+            self._learn(conversation_id, episode_id, text)
         except StoreError as exc:  # a full disk: the answer stays on screen, said unsaved
             _log.warning("answer of conversation %d not saved: %s", conversation_id, type(exc))
             yield Failed(exc.problem, answer)
@@ -256,8 +258,9 @@ class Assistant:
 
         The answer it replaces is judged first, like a thumb: ``regenerate`` when the same
         message is sent again (``resent`` None or unchanged), ``edit_resend`` when it was edited.
-        The credit to the lessons in that answer stays with the lessons (importance); the signal
-        row itself goes with the dropped answer (its foreign key cascades).
+        The signal outlives the answer (keeping its text), and its lesson job waits for the
+        answer that replaces it: the next turn queues it (``Scheduler.on_user_turn``), so the
+        distiller reads the question, the new answer and the replaced one together.
         """
         episodes = self.log.episodes(conversation_id)
         episode = next((e for e in episodes if e.id == from_episode_id), None)
@@ -273,7 +276,11 @@ class Assistant:
         )
         if replaced is not None and self._quiet(conversation_id) is None:
             edited = resent is not None and episode.role == "user" and resent != episode.content
-            self.signal(replaced.id, *(("edit_resend", resent) if edited else ("regenerate",)))
+            kind: signals.SignalKind = "edit_resend" if edited else "regenerate"
+            self._record_signal(signals.Signal(kind, replaced.id, resent if edited else None))
+            if self.recall is not None:
+                Outcomes(self.recall.store).keep_replaced(replaced.id)
+        JobQueue(self.log.conn).uncover(conversation_id, episode.id)
         self.log.delete_from(conversation_id, episode.turn_index)
         self._scrub()
 
@@ -468,31 +475,24 @@ class Assistant:
             memory.id, memory.content, old.id, changes.update_between(old.content, memory.content)
         )
 
-    def _learn(
-        self,
-        conversation_id: int,
-        answer_episode_id: int,
-        text: str,
-        judged: signals.Signal | None = None,
-    ) -> None:
-        """Tell the consolidation scheduler a turn is complete (it may queue a job)."""
+    def _learn(self, conversation_id: int, answer_episode_id: int, text: str) -> None:
+        """Tell the consolidation scheduler a turn is complete (it may queue a job; the signals
+        this turn recorded wait for it in the store)."""
         if self.scheduler is not None and not self._answer_excluded:
-            outcome = judged is not None and judged.kind in signals.LESSON_KINDS
-            self.scheduler.on_user_turn(conversation_id, answer_episode_id, text, outcome)
+            self.scheduler.on_user_turn(conversation_id, answer_episode_id, text)
 
-    def _judge_previous(self, earlier: list[Episode], text: str) -> signals.Signal | None:
-        """The outcome signal the new message gives on the answer before it, stored (cheap:
+    def _judge_previous(self, earlier: list[Episode], text: str) -> None:
+        """Store the outcome signals the new message gives on the answer before it (cheap:
         regular expressions and word overlap, no model call)."""
         answer = next((e for e in reversed(earlier) if e.role == "assistant"), None)
         if answer is None or self.recall is None:
-            return None
+            return
         asked = [e.content for e in earlier if e.role == "user"][-REPEAT_WINDOW:]
         found = signals.detect(text, answer.id, asked)
         if found is not None:
             self._record_signal(found)
         if (found is None or found.positive) and self._tools_succeeded(answer.id):
             self._record_signal(signals.Signal("tool_accepted", answer.id))
-        return found
 
     def _tools_succeeded(self, answer_episode_id: int) -> bool:
         """The answer called tools and none ended in an error (no ``tool_error`` on it)."""
@@ -503,7 +503,7 @@ class Assistant:
     def signal(
         self, answer_episode_id: int, kind: signals.SignalKind, text: str | None = None
     ) -> list[Credit]:
-        """The user judged an answer (thumbs, regenerate, edit and resend, a chip's "wrong"):
+        """The user judged an answer (a thumb, a chip's "wrong"):
         store it, credit the lessons that went into the answer, and learn from it now."""
         found = signals.Signal(kind, answer_episode_id, text)
         credits = self._record_signal(found)

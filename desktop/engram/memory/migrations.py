@@ -320,6 +320,48 @@ def _outcome_signals(conn: apsw.Connection) -> None:
     )
 
 
+def _signals_outlive_answers(conn: apsw.Connection) -> None:
+    """A signal stays when the answer it judged is dropped (regenerate, edit and resend).
+
+    ``answer_episode_id`` becomes ``ON DELETE SET NULL`` (it cascaded), each signal names its
+    conversation (deleting the chat still deletes its signals) and may keep the text of the
+    answer it replaced (``replaced``) for the job that reads it. SQLite cannot change a foreign
+    key in place, so the table is rebuilt and its rows copied with their ids. Dropping the old
+    table deletes its rows first, which cascades to ``lesson_credit``: those rows are kept aside
+    and put back, so a rebuild loses no credit.
+    """
+    conn.execute(
+        """
+        CREATE TABLE signals_0012 (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            answer_episode_id INTEGER REFERENCES episodes(id) ON DELETE SET NULL,
+            kind TEXT NOT NULL,
+            text TEXT,
+            replaced TEXT,
+            positive INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            job_id INTEGER REFERENCES consolidation_jobs(id) ON DELETE SET NULL
+        );
+        INSERT INTO signals_0012(id, conversation_id, answer_episode_id, kind, text, positive,
+                                 created_at, job_id)
+            SELECT s.id, e.conversation_id, s.answer_episode_id, s.kind, s.text, s.positive,
+                   s.created_at, s.job_id
+            FROM signals s JOIN episodes e ON e.id = s.answer_episode_id;
+        CREATE TEMP TABLE credit_0012 AS SELECT memory_id, signal_id, helped FROM lesson_credit;
+        DROP TABLE signals;
+        ALTER TABLE signals_0012 RENAME TO signals;
+        INSERT INTO lesson_credit(memory_id, signal_id, helped)
+            SELECT memory_id, signal_id, helped FROM temp.credit_0012
+            WHERE signal_id IN (SELECT id FROM signals);
+        DROP TABLE temp.credit_0012;
+        CREATE INDEX signals_answer ON signals(answer_episode_id);
+        CREATE INDEX signals_job ON signals(job_id);
+        CREATE INDEX signals_conversation ON signals(conversation_id, job_id);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -332,6 +374,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0009_tool_episodes", _tool_episodes),
     ("0010_episode_context", _episode_context),
     ("0011_outcome_signals", _outcome_signals),
+    ("0012_signals_outlive_answers", _signals_outlive_answers),
 )
 
 

@@ -26,12 +26,16 @@ RETIRE_MARGIN = 2  # hurt - helped at which a lesson is retired
 
 @dataclass(frozen=True)
 class StoredSignal:
-    """A signal as stored: the answer it judges, its kind and text, the job that took it."""
+    """A signal as stored: the answer it judges (None once that answer was dropped, its text
+    then kept in ``replaced`` when a regenerate or an edit dropped it), its kind and text, the
+    job that took it."""
 
     id: int
-    answer_episode_id: int
+    conversation_id: int
+    answer_episode_id: int | None
     kind: str
     text: str | None
+    replaced: str | None
     positive: bool
     created_at: float
     job_id: int | None
@@ -57,7 +61,9 @@ class Credit:
     retired: bool
 
 
-_SIGNAL_COLUMNS = "id, answer_episode_id, kind, text, positive, created_at, job_id"
+_SIGNAL_COLUMNS = (
+    "id, conversation_id, answer_episode_id, kind, text, replaced, positive, created_at, job_id"
+)
 
 
 def _signal(row: dict[str, object]) -> StoredSignal:
@@ -89,10 +95,12 @@ class Outcomes:
                 (answer_episode_id,),
             )
             self.conn.execute(
-                "INSERT INTO signals(answer_episode_id, kind, text, positive, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (answer_episode_id, kind, text, int(positive), time.time()),
+                "INSERT INTO signals(conversation_id, answer_episode_id, kind, text, positive,"
+                " created_at) SELECT conversation_id, id, ?, ?, ?, ? FROM episodes WHERE id = ?",
+                (kind, text, int(positive), time.time(), answer_episode_id),
             )
+            if not self.conn.changes():
+                raise ValueError(f"no answer {answer_episode_id} to judge")
             signal_id = self.conn.last_insert_rowid()
             lessons = (
                 [
@@ -135,6 +143,16 @@ class Outcomes:
             _log.info("lesson %d retired: helped %d, hurt %d", memory_id, helps, hurts)
         self.store.update(memory_id, **changes)
         return Credit(memory_id, helped, retire)
+
+    def keep_replaced(self, answer_episode_id: int) -> None:
+        """The answer is about to be dropped (regenerate, edit and resend): its signals keep its
+        text, so the job that takes them can still show the distiller what was replaced."""
+        with db.transaction(self.conn):
+            self.conn.execute(
+                "UPDATE signals SET replaced = (SELECT content FROM episodes WHERE id = ?)"
+                " WHERE answer_episode_id = ?",
+                (answer_episode_id, answer_episode_id),
+            )
 
     def conversation_of(self, answer_episode_id: int) -> int | None:
         """The conversation an answer belongs to (None when it was deleted)."""
