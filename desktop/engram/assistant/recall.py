@@ -82,7 +82,8 @@ class Recall:
             return []
         self.episodes.index_new(limit=INDEX_PER_TURN)
         # Embedded once, for both searches, without the words common to every conversation.
-        vector = self.episodes.query_vector(query)
+        terms = self.episodes.focus(query)
+        vector = self.episodes.query_vector(terms)
         # Ask for enough hits that the excluded ones cannot crowd out the rest.
         extra = min(len(exclude_episodes) + len(exclude_memories), MAX_EXTRA)
         memories = [
@@ -95,7 +96,7 @@ class Recall:
             memories = [h for h in memories if h.memory.kind != "lesson"] + lessons
         episodes = [
             h
-            for h in self.episodes.search(query, k=SEARCH_K + extra, vector=vector)
+            for h in self.episodes.search(terms, k=SEARCH_K + extra, vector=vector)
             if h.episode.id not in exclude_episodes
             and h.episode.content.strip()
             and relevant(h.similarity, h.text_rank)

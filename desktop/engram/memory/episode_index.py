@@ -16,7 +16,7 @@ from engram.memory import db, faults
 from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import EpisodeLog
 from engram.memory.records import EpisodeHit
-from engram.memory.search import Filters, focus, hybrid
+from engram.memory.search import Filters, Focus, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace
 
 SearchMode = Literal["hybrid", "vector", "text"]
@@ -41,14 +41,20 @@ class EpisodeIndex:
         ``cancel``); returns how many were added."""
         return embed_missing(self.space, "episodes", batch, limit, cancel)
 
-    def query_vector(self, query: str) -> Vectors | None:
-        """The query embedded without the words common to the messages (see ``search.focus``)."""
-        return self.space.query_vector(focus(self.space.conn, "episodes", query).text)
+    def focus(self, query: str) -> Focus:
+        """The query without the words common to the messages (see ``search.focus``): its
+        ``text`` to embed and its ``terms`` to match."""
+        return focus(self.space.conn, "episodes", query)
+
+    def query_vector(self, query: str | Focus) -> Vectors | None:
+        """The query (or its focus) embedded without the words common to the messages."""
+        terms = query if isinstance(query, Focus) else self.focus(query)
+        return self.space.query_vector(terms.text)
 
     @faults.reported
     def search(
         self,
-        query: str,
+        query: str | Focus,
         k: int = 10,
         filters: Filters | None = None,
         vector: Vectors | None = None,
@@ -56,9 +62,10 @@ class EpisodeIndex:
     ) -> list[EpisodeHit]:
         """Search raw messages; ``mode`` is "hybrid", "vector" or "text".
 
-        ``vector`` should come from :meth:`query_vector` (it is computed so when not given).
+        ``vector`` should come from :meth:`query_vector` (it is computed so when not given);
+        a :meth:`focus` given as ``query`` is not worked out again.
         """
-        terms = focus(self.space.conn, "episodes", query)
+        terms = query if isinstance(query, Focus) else self.focus(query)
         vec = self.space.query_vector(terms.text, vector) if mode != "text" else None
         found = hybrid(
             self.space.conn,

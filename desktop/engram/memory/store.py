@@ -390,17 +390,27 @@ class MemoryStore:
         return memories, chats, messages
 
     def sources(self, memory_id: int) -> list[Source]:
-        return [
-            Source(
-                r["episode_id"], r["conversation_id"], r["turn_index"], bool(r["source_deleted"])
+        return self.sources_of([memory_id]).get(memory_id, [])
+
+    def sources_of(self, memory_ids: Sequence[int]) -> dict[int, list[Source]]:
+        """The sources of several memories in one query (memories without any are left out)."""
+        found: dict[int, list[Source]] = {}
+        for r in db.rows(
+            self.conn,
+            "SELECT memory_id, episode_id, conversation_id, turn_index, source_deleted"
+            f" FROM memory_sources WHERE memory_id IN {IN_IDS}"
+            " ORDER BY memory_id, conversation_id, turn_index",
+            (json.dumps(list(memory_ids)),),
+        ):
+            found.setdefault(r["memory_id"], []).append(
+                Source(
+                    r["episode_id"],
+                    r["conversation_id"],
+                    r["turn_index"],
+                    bool(r["source_deleted"]),
+                )
             )
-            for r in db.rows(
-                self.conn,
-                "SELECT episode_id, conversation_id, turn_index, source_deleted FROM memory_sources"
-                " WHERE memory_id = ? ORDER BY conversation_id, turn_index",
-                (memory_id,),
-            )
-        ]
+        return found
 
     def source_episodes(self, memory_id: int) -> list[Episode]:
         """Recursive lookup: the raw episodes a summary or lesson was distilled from."""
@@ -441,8 +451,9 @@ class MemoryStore:
         hits.sort(key=lambda h: -h.score)
         ids = [h.memory.id for h in hits[: k * 3]]
         kept = collapse(hits, k, dedupe, self.index.get("memories", ids) if self.index else {})
+        sources = self.sources_of([h.memory.id for h in kept])
         return [
-            Hit(h.memory, h.score, h.similarity, h.text_rank, tuple(self.sources(h.memory.id)))
+            Hit(h.memory, h.score, h.similarity, h.text_rank, tuple(sources.get(h.memory.id, ())))
             for h in kept
         ]
 

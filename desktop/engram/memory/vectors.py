@@ -112,12 +112,18 @@ class VectorIndex:
 
     def get(self, space: str, ids: Iterable[int]) -> dict[int, Vectors]:
         """The float vectors of ``ids`` that have one."""
+        keys, matrix = self._matrix(space, ids)
+        return dict(zip(keys, matrix, strict=True))
+
+    def _matrix(self, space: str, ids: Iterable[int]) -> tuple[list[int], Vectors]:
+        """The ids among ``ids`` that have a vector, and their vectors as one (n, dim) array."""
         table = vector_table(space, self.generation)
-        found = self.conn.execute(
+        found: list[tuple[int, bytes]] = self.conn.execute(  # type: ignore[assignment]
             f"SELECT id, embedding FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(list(ids)),),
-        )
-        return {i: np.frombuffer(blob, dtype=np.float32) for i, blob in found}
+        ).fetchall()
+        matrix = np.frombuffer(b"".join(blob for _, blob in found), dtype=np.float32)
+        return [i for i, _ in found], matrix.reshape(len(found), self.dim)
 
     def missing(self, space: str, limit: int) -> list[tuple[int, str]]:
         """Base rows (id, content) that have no vector yet, oldest first."""
@@ -169,11 +175,10 @@ class VectorIndex:
         return self._rescore(space, q, [int(i) for i in chosen], n)
 
     def _rescore(self, space: str, q: Vectors, ids: list[int], n: int) -> list[tuple[int, float]]:
-        found = self.get(space, ids)
-        if not found:
+        keys, matrix = self._matrix(space, ids)
+        if not keys:
             return []
-        keys = list(found)
-        scores = np.stack([found[i] for i in keys]) @ q
+        scores = matrix @ q
         order = np.argsort(-scores)[:n]
         return [(keys[i], float(scores[i])) for i in order]
 
