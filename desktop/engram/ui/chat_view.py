@@ -29,7 +29,7 @@ RENDER_SHARE_INVERSE = 4
 DISPLAY_CHARS = 20_000
 
 
-class MessageBubble(QWidget):
+class MessageBubble(QFrame):
     """One message: the user's as typed, the assistant's rendered from Markdown, in a coloured
     :attr:`frame` as tall as its content; under the frame, a row of buttons that shows while the
     pointer is over the message (copy, regenerate or edit, thumbs, prompt)."""
