@@ -108,7 +108,7 @@ def test_one_click_fetches_the_recommended_pair_with_progress_and_uses_it(
 
     panel = WelcomePanel(store, QScrollArea(), show_models)
     qtbot.addWidget(panel)
-    assert "30.0 MB" in panel.offer_label.text()  # the catalogue says 0.01 GB each
+    assert "30 MB" in panel.offer_label.text()  # the catalogue says 0.01 GB each
     seen: list[int] = []
     panel.progress.valueChanged.connect(seen.append)
     panel.offer_button.click()

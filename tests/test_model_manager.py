@@ -11,14 +11,21 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QStyle
 from pytestqt.qtbot import QtBot
 
 from engram.core import settings
 from engram.models import catalogue, hardware
 from engram.models.catalogue import Pair
 from engram.models.download import Options, Progress
-from engram.ui.model_manager import DISK_COLUMN, ModelManager
+from engram.ui.labels import human_bytes
+from engram.ui.model_manager import (
+    COLUMNS,
+    DISK_COLUMN,
+    LANGUAGES_COLUMN,
+    SIZE_COLUMN,
+    ModelManager,
+)
 from hub_server import HubServer
 
 pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
@@ -71,9 +78,9 @@ def manager(qtbot: QtBot, hub: HubServer) -> Iterator[ModelManager]:
     window.close()
 
 
-def _state(window: ModelManager, model_id: str) -> str:
+def _state(window: ModelManager, model_id: str, column: int = DISK_COLUMN) -> str:
     row = list(window.rows).index(model_id)
-    item = window.table.item(row, DISK_COLUMN)
+    item = window.table.item(row, column)
     return item.text() if item else ""
 
 
@@ -90,12 +97,14 @@ def test_download_shows_progress_installs_and_deletes(
     seen: list[Progress] = []
     manager.worker.progress.connect(seen.append)
     assert _state(manager, "tiny-a") == "not installed"
+    assert _state(manager, "tiny-a", SIZE_COLUMN) == "~10 MB"  # the catalogue's estimate
 
     with qtbot.waitSignal(manager.changed, timeout=WAIT_MS):
         qtbot.mouseClick(manager.rows["tiny-a"].download_button, Qt.MouseButton.LeftButton)
 
     qtbot.waitUntil(lambda: _state(manager, "tiny-a").startswith("installed"))
-    assert _state(manager, "tiny-a") == "installed, 3.1 MB"
+    assert _state(manager, "tiny-a") == "installed"
+    assert _state(manager, "tiny-a", SIZE_COLUMN) == "3.1 MB"  # what it takes on the disk
     entry = catalogue.load().get("tiny-a")
     assert entry.main_file().read_bytes() == content
     dones = [p.done for p in seen]
@@ -224,7 +233,7 @@ def test_every_action_is_visible_at_the_default_size_and_the_pair_says_its_cost(
     assert shown >= len(window.rows)  # every row offers at least one action
     offer = hardware.offer(catalogue.load(), hardware.probe(gpu=False))
     assert offer is not None and offer.missing
-    gigabytes = f"{offer.download_bytes / 1e9:.1f} GB"
+    gigabytes = human_bytes(offer.download_bytes)
     minutes = round(offer.download_seconds() / 60)
     text = window.pair_button.text()
     assert gigabytes in text and str(minutes) in text
@@ -242,3 +251,43 @@ def test_every_starter_model_lists_the_exact_size_of_its_installed_files(
         assert all(f.size is not None for f in entry.files), entry.id
         installed = sum((entry.folder() / f.path).stat().st_size for f in entry.files)
         assert entry.download_bytes() == installed, entry.id
+
+
+def test_every_cell_is_readable_at_the_default_size(
+    qtbot: QtBot, ui_language: str, starter_models: Path
+) -> None:
+    """Each cell's whole text shows in the cell (wrapped, not cut) or in its tooltip; sizes
+    read like people write them."""
+    window = ModelManager(settings.Settings(language=ui_language))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    table = window.table
+    metrics = table.fontMetrics()
+    margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
+    cut: list[str] = []
+    for row, entry in enumerate(r.entry for r in window.rows.values()):
+        full = {LANGUAGES_COLUMN: ", ".join(entry.languages)}
+        for column in range(len(COLUMNS) - 1):
+            item = table.item(row, column)
+            assert item is not None
+            text = full.get(column, item.text())
+            room = table.visualItemRect(item).adjusted(margin, 0, -margin, 0)
+            wrapped = metrics.boundingRect(room, Qt.TextFlag.TextWordWrap, item.text())
+            fits = text in item.text() and wrapped.height() <= room.height()
+            fits = fits and wrapped.width() <= room.width()
+            if not fits:
+                cut.append(item.text())
+                assert text in item.toolTip(), (entry.id, column, item.text())
+        size = table.item(row, SIZE_COLUMN).text()  # type: ignore[union-attr]
+        assert ".0 " not in size, size
+        if hardware.installed(entry):
+            assert not size.startswith("~"), (entry.id, size)  # installed: the size on disk
+    assert cut  # long language lists are shortened here, the tooltip has them
+    viewport = table.viewport().rect()
+    for row in window.rows.values():
+        for button in (row.download_button, row.delete_button, row.use_small, row.use_large):
+            if button.isVisible():
+                corner = button.mapTo(table.viewport(), button.rect().bottomRight())
+                assert viewport.contains(corner), (row.entry.id, button.text())
+    window.close()

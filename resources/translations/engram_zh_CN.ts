@@ -39,12 +39,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="153"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="154"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="153"/>
+        <location filename="../../desktop/engram/assistant/turn.py" line="154"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -199,12 +199,12 @@
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="350"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="393"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="353"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="396"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -300,7 +300,7 @@
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="467"/>
+        <location filename="../../desktop/engram/memory/store.py" line="478"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
@@ -1269,57 +1269,57 @@
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="425"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="421"/>
         <source>Your server&apos;s address “{url}” is not an http:// or https:// address.</source>
         <translation>你的服务器地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="426"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="422"/>
         <source>Enter it as http://HOST:PORT/v1, or leave it empty for the local model.</source>
         <translation>请按 http://主机:端口/v1 的格式填写，或留空以使用本地模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="432"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="428"/>
         <source>Choose which model on your server answers.</source>
         <translation>请选择由服务器上的哪个模型来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="433"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="429"/>
         <source>Press “List its models”, or type the model&apos;s name.</source>
         <translation>请点“列出模型”，或直接输入模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="438"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="434"/>
         <source>The base URL “{url}” is not an http:// or https:// address.</source>
         <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="439"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="435"/>
         <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
         <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="445"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="441"/>
         <source>The cloud distiller needs a base URL and a model name.</source>
         <translation>云端提炼需要接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="446"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="442"/>
         <source>Fill both in, or turn the cloud distiller off.</source>
         <translation>请两项都填写，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="451"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="447"/>
         <source>The download mirror “{url}” is not an http:// or https:// address.</source>
         <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="452"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="448"/>
         <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
         <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="521"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="517"/>
         <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
@@ -1655,12 +1655,12 @@
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/threads.py" line="34"/>
+        <location filename="../../desktop/engram/ui/threads.py" line="35"/>
         <source>Something went wrong; the details are in the log.</source>
         <translation>出了点问题；详细信息已写入日志。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/threads.py" line="35"/>
+        <location filename="../../desktop/engram/ui/threads.py" line="36"/>
         <source>The log is {path}. Your conversations are saved.</source>
         <translation>日志位于 {path}。你的对话已保存。</translation>
     </message>
@@ -1960,27 +1960,27 @@
         <translation>请先移除它，或换一个名字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="521"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="517"/>
         <source>The arguments cannot be split into words ({error}).</source>
         <translation>无法把参数拆分成单词（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="522"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="518"/>
         <source>Close every quote, or put a backslash before a quote that is part of a word.</source>
         <translation>请把每个引号都配对闭合，或在属于单词一部分的引号前加反斜杠。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="534"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="530"/>
         <source>The environment line “{line}” is not KEY=VALUE.</source>
         <translation>环境变量行“{line}”不是 KEY=VALUE 的形式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="535"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="531"/>
         <source>Write one variable a line, e.g. API_TOKEN=abc123.</source>
         <translation>每行写一个变量，例如 API_TOKEN=abc123。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="547"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="543"/>
         <source>It could not be read ({error}).</source>
         <translation>无法读取（{error}）。</translation>
     </message>
@@ -2028,27 +2028,27 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="26"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="90"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="26"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="90"/>
         <source>Large:</source>
         <translation>大模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="28"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="92"/>
         <source>The model that answers (installed models only)</source>
         <translation>回答问题的模型（仅列出已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="29"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="93"/>
         <source>The model for “Ask large model” and learning (installed only)</source>
         <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="78"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="134"/>
         <source>{id} (not installed)</source>
         <translation>{id}（未安装）</translation>
     </message>
@@ -2056,7 +2056,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="201"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="208"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -2209,22 +2209,22 @@
         <translation>已加载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="52"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="54"/>
         <source>about {n} s</source>
         <translation>约 {n} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="54"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="56"/>
         <source>about {n} min</source>
         <translation>约 {n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="56"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="58"/>
         <source>about {n} h</source>
         <translation>约 {n} 小时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="62"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="64"/>
         <source>{size}, {time}</source>
         <translation>{size}，{time}</translation>
     </message>
@@ -2232,374 +2232,374 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="136"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="842"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="853"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="138"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="843"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="142"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="854"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="140"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="143"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="843"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="144"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="854"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="148"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="844"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="855"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="149"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="152"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="845"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="856"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="153"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="846"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="156"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="857"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="157"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="156"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="847"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="159"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="858"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="169"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="169"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
         <source>Save this chat as a Markdown file</source>
         <translation>将此对话保存为 Markdown 文件</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="173"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="176"/>
         <source>Temporary</source>
         <translation>临时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="174"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="177"/>
         <source>A chat that is not remembered and is deleted when you leave it</source>
         <translation>不会被记住、离开后即删除的对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="179"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="182"/>
         <source>Plan</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="179"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="182"/>
         <source>Show your plan: goal, steps and where you are</source>
         <translation>显示你的计划：目标、步骤和当前进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="185"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="188"/>
         <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
         <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="210"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="213"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="213"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="219"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="214"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="220"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="244"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="848"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="250"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="859"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="245"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="251"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="246"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="849"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="252"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="860"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="249"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="850"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="255"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="861"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="250"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="256"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="251"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="850"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="257"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="861"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="256"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="851"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="262"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="862"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="257"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="263"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="258"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="852"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="264"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="863"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="397"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="403"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="423"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="429"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="426"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="432"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="443"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="444"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="441"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="447"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="449"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="455"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="456"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="462"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="460"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="466"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="460"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="466"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="478"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="487"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="480"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="489"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="483"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="494"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="485"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="496"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="487"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="498"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="490"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="501"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="549"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="562"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="555"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="568"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="560"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="573"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="567"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="580"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="583"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="826"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="596"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="837"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="585"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="598"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="602"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="615"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="612"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="828"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="625"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="839"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="664"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="677"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="670"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="683"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="672"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="685"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="676"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="689"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="683"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="696"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="686"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="699"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="695"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="708"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="712"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="725"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="721"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="733"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="726"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="737"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="739"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="750"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="740"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="751"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="744"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="755"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="756"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="767"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="761"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="772"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="761"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="772"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="830"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="841"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
@@ -2607,48 +2607,48 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="72"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="213"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="74"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="215"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="214"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="216"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="215"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="217"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="216"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="218"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="221"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="217"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="220"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="222"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="225"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="227"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="229"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="231"/>
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
@@ -2657,164 +2657,164 @@ Engram learns what matters from your chats in the background (with a large model
 Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="235"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="244"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="245"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="244"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="249"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="250"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="249"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="250"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="253"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="254"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="305"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="307"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="341"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="343"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="351"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="353"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="368"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="370"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="373"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="375"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="389"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="392"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="412"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="415"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="413"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="416"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="431"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="434"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="433"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="436"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="441"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="444"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="443"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="446"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="450"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="453"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="450"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="453"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="462"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="479"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="465"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="482"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="465"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="468"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="471"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="510"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="513"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -2946,86 +2946,86 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="81"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="88"/>
         <source>Copy this message</source>
         <translation>复制这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="84"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="91"/>
         <source>Answer this message again</source>
         <translation>重新回答这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="92"/>
         <source>Good</source>
         <translation>好</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="85"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="92"/>
         <source>A good answer: Engram learns from it</source>
         <translation>好回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="86"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="93"/>
         <source>Bad</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="86"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="93"/>
         <source>A bad answer: Engram learns from it</source>
         <translation>差回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="94"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="87"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="94"/>
         <source>Show the prompt of this answer</source>
         <translation>显示这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="90"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="97"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="157"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="164"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="160"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="167"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="175"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="182"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="84"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="177"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="91"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="184"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="81"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="88"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="179"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="186"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="90"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="181"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="97"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="188"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -3088,163 +3088,163 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="122"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="130"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="93"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="124"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="101"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="132"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="89"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="97"/>
         <source>Download progress of {name}</source>
         <translation>{name} 的下载进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="94"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="102"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="95"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="103"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="96"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="104"/>
         <source>Use as small</source>
         <translation>用作小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="97"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="105"/>
         <source>Use as large</source>
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="208"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="216"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="212"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="220"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="213"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="221"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="214"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="222"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="244"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="252"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="259"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="267"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="263"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="271"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="266"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="274"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="271"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="279"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="275"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="283"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="290"/>
-        <source>installed, {size}</source>
-        <translation>已安装，{size}</translation>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="301"/>
+        <source>installed</source>
+        <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="292"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="303"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="294"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="305"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="324"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="338"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="361"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="375"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="369"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="383"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="370"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="384"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="380"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="394"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="385"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="399"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="385"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="399"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="410"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="424"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="419"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="433"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="423"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="437"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="434"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="448"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="442"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="456"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>
@@ -3540,170 +3540,170 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>请先输入服务器地址，例如 http://127.0.0.1:8080/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="259"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="255"/>
         <source>e.g. I am a nurse in Hangzhou; I am learning the violin.</source>
         <translation>例如：我是杭州的一名护士，正在学小提琴。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="263"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="259"/>
         <source>e.g. Answer briefly, in plain words; use metric units.</source>
         <translation>例如：回答简短、用词平实；使用公制单位。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="271"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="267"/>
         <source>About you</source>
         <translation>关于你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="272"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="268"/>
         <source>How to answer</source>
         <translation>回答方式</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="277"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="273"/>
         <source>Every chat gets these, as your preferences; they never change Engram&apos;s rules.</source>
         <translation>每个对话都会带上这些内容，作为你的偏好；它们不会改变 Engram 的规则。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="281"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="277"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="282"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="278"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="283"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="279"/>
         <source>Longest answer (tokens)</source>
         <translation>最长回答（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="288"/>
         <source>Pause memory (learn nothing new)</source>
         <translation>暂停记忆（不再学习新内容）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="294"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="290"/>
         <source>Learn every N turns</source>
         <translation>每 N 轮对话学习一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="295"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="291"/>
         <source>Idle seconds before learning</source>
         <translation>空闲多少秒后开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="296"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
         <source>Unload large model after idle (seconds)</source>
         <translation>大模型空闲多久后卸载（秒）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="199"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="308"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="304"/>
         <source>⚠ Conversation text may leave this machine while the cloud distiller is on.</source>
         <translation>⚠ 开启云端提炼后，对话文本可能会离开本机。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="304"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="300"/>
         <source>Learn with a model on your server or in the cloud (the large role)</source>
         <translation>用你的服务器或云端上的模型来学习（大模型角色）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="321"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="317"/>
         <source>Leave empty to keep the current key</source>
         <translation>留空则保留当前密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="322"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="318"/>
         <source>Redact personal data before sending</source>
         <translation>发送前隐去个人信息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="326"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="322"/>
         <source>Base URL</source>
         <translation>接口地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="327"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="323"/>
         <source>Model name</source>
         <translation>模型名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="328"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="324"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="330"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="326"/>
         <source>Keep the key for this session only</source>
         <translation>仅在本次运行期间保留密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="345"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="351"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="370"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="341"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="347"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="366"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="352"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="348"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="353"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="349"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="360"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="356"/>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="366"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="362"/>
         <source>Empty: the official Hugging Face hub</source>
         <translation>留空：使用 Hugging Face 官方站点</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="367"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="363"/>
         <source>Disable Xet transfer (plain HTTP downloads)</source>
         <translation>停用 Xet 传输（使用普通 HTTP 下载）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="374"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="370"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="376"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="372"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="377"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="373"/>
         <source>Font size (points)</source>
         <translation>字号（磅）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="378"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="374"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="379"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="375"/>
         <source>Download mirror</source>
         <translation>下载镜像</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="399"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="395"/>
         <source>No font for {language} is installed; its text would show as boxes.</source>
         <translation>未安装支持{language}的字体，文字会显示为方框。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="494"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="490"/>
         <source>The API key cannot be stored securely: {why}. Install and unlock a keyring service, or keep the key in memory for this session only; Engram never saves it to a file.</source>
         <translation>无法安全保存 API 密钥：{why}。请安装并解锁密钥环服务，或仅在本次运行期间将密钥保留在内存中；Engram 从不把密钥写入文件。</translation>
     </message>
@@ -4027,12 +4027,12 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>已移除 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="449"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="445"/>
         <source>Starting {name} and asking for its tools…</source>
         <translation>正在启动 {name} 并获取其工具…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="461"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="457"/>
         <source>{name} offers {count} tool(s).</source>
         <translation>{name} 提供 {count} 个工具。</translation>
     </message>

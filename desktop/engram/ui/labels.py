@@ -39,11 +39,13 @@ def label(code: str) -> str:
 
 
 def human_bytes(count: float) -> str:
-    """A byte count for people: 850 KB, 12.3 MB, 4.7 GB."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6)):
-        if count >= size:
-            return f"{count / size:.1f} {unit}"
-    return f"{count / 1e3:.0f} KB"
+    """A byte count for people, the one formatter of sizes in the window: 850 KB, 23.6 MB,
+    400 MB, 2 GB, 4.7 GB (a tenth below 100 units when it is not zero)."""
+    units = (("GB", 1e9), ("MB", 1e6))
+    unit, size = next(((u, s) for u, s in units if count >= s), ("KB", 1e3))
+    value = count / size
+    text = f"{value:.0f}" if value >= 100 else f"{value:.1f}".removesuffix(".0")
+    return f"{text} {unit}"
 
 
 def duration(seconds: float) -> str:

@@ -53,10 +53,18 @@ COLUMNS = (
     QT_TRANSLATE_NOOP("ModelManager", "On disk"),
     QT_TRANSLATE_NOOP("ModelManager", "Actions"),
 )
-LANGUAGES_COLUMN, LICENCE_COLUMN, FIT_COLUMN, DISK_COLUMN, ACTIONS_COLUMN = 3, 4, 5, 6, 7
-# Long texts (languages, licences) get a narrow column with the whole text in the tooltip, so
-# the actions always fit at the window's default size.
-NARROW_COLUMNS = {LANGUAGES_COLUMN: 110, LICENCE_COLUMN: 110}
+SIZE_COLUMN, LANGUAGES_COLUMN, LICENCE_COLUMN, FIT_COLUMN, DISK_COLUMN, ACTIONS_COLUMN = (
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+)
+# Long texts (languages, licences) get a column of their own width, wrapped onto two lines, with
+# the whole text in the tooltip, so the actions always fit at the window's default size.
+NARROW_COLUMNS = {LANGUAGES_COLUMN: 120, LICENCE_COLUMN: 150}
+LANGUAGES_SHOWN = 8  # the first languages, then "+N"; the tooltip lists them all
 
 
 def bytes_on_disk(entry: ModelEntry) -> int:
@@ -284,26 +292,32 @@ class ModelManager(QMainWindow):
         prefs = self.settings.current
         in_use = [role for role, key in ROLE_SETTINGS.items() if getattr(prefs, key) == entry.id]
         name = entry.name + (f"  [{', '.join(map(labels.label, in_use))}]" if in_use else "")
-        exact = all(f.size is not None for f in entry.files)
-        size = ("" if exact else "~") + human_bytes(entry.download_bytes())
+        exact = is_installed or all(f.size is not None for f in entry.files)
+        # what it takes on this disk, else what a download would fetch
+        size = ("" if exact else "~") + human_bytes(
+            on_disk if is_installed else entry.download_bytes()
+        )
         if is_installed:
-            state = self.tr("installed, {size}").format(size=human_bytes(on_disk))
+            state = self.tr("installed")
         elif on_disk:
             state = self.tr("partly downloaded, {size}").format(size=human_bytes(on_disk))
         else:
             state = self.tr("not installed")
+        languages = ", ".join(entry.languages[:LANGUAGES_SHOWN])
+        if len(entry.languages) > LANGUAGES_SHOWN:
+            languages += f" +{len(entry.languages) - LANGUAGES_SHOWN}"
         cells = (
             name,
             ", ".join(map(labels.label, entry.roles)),
             size,
-            ", ".join(entry.languages),
+            languages,
             entry.license,
             QCoreApplication.translate("ModelManager", str(_FIT_NAMES[fit.level])),
             state,
         )
         tips = {
-            0: entry.notes or entry.id,
-            LANGUAGES_COLUMN: cells[LANGUAGES_COLUMN],
+            0: f"{name}\n{entry.notes or entry.id}",
+            LANGUAGES_COLUMN: ", ".join(entry.languages),
             LICENCE_COLUMN: cells[LICENCE_COLUMN],
             FIT_COLUMN: errors.text(fit.reason),
         }
