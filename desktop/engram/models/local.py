@@ -8,8 +8,10 @@ from the GGUF or an explicit override, never from llama-cpp-python's silent llam
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +33,18 @@ MIN_ANSWER_TOKENS = 16
 # Token counts remembered per model, for texts up to this many characters.
 COUNT_CACHE_ENTRIES = 4096
 COUNT_CACHE_CHARS = 4000
+
+
+@atexit.register
+def _close_llama_devnull() -> None:
+    """Close the two /dev/null files llama_cpp opens when imported and never closes (its
+    ``_utils`` silences the loader with them), before the interpreter's teardown reports them
+    as unclosed files. Nothing of llama_cpp writes to them at exit: they serve model loading."""
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        file = getattr(utils, name, None)
+        if file is not None:
+            file.close()
 
 
 class StructuredOutputError(EngramError):
