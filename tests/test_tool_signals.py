@@ -15,7 +15,7 @@ from engram.assistant.turn import Assistant
 from engram.core.cancel import CancelToken
 from engram.core.settings import Settings
 from engram.memory.episodes import EpisodeLog
-from engram.memory.outcomes import Outcomes
+from engram.memory.outcomes import Outcomes, waiting_kinds
 from engram.memory.store import MemoryStore
 from test_consolidation_support import ScriptedModel as ConsolidationModel
 from test_consolidation_support import ScriptedSource, memories_answer
@@ -135,7 +135,7 @@ def test_accepted_tool_results_ride_with_the_next_job_which_asks_for_a_lesson(
     assert len(assistant.log.tool_steps(four)) == 4
     _chat, once = ask(chat, "Now echo it once", ECHO_CALL, "Echoed once.")
     assert outcomes.kinds_on(four) == {"tool_accepted"}
-    assert queue.jobs() == [] and queue.waiting(chat) == {"tool_accepted"}
+    assert queue.jobs() == [] and waiting_kinds(store.conn, chat) == {"tool_accepted"}
     ask(chat, "What is a kumquat?", "A small citrus fruit.")
     assert queue.jobs() == []  # tool outcomes never queue a job of their own
     # The conversation's next job (here every 4 turns) takes them and asks for a lesson.

@@ -122,17 +122,6 @@ class JobQueue:
         )
         return {"first": int(asked if asked is not None else first), "last": int(last)}
 
-    def waiting(self, conversation_id: int) -> set[str]:
-        """The kinds of the conversation's outcome signals that no job has taken yet."""
-        return {
-            str(row["kind"])
-            for row in db.rows(
-                self.conn,
-                "SELECT DISTINCT kind FROM signals WHERE conversation_id = ? AND job_id IS NULL",
-                (conversation_id,),
-            )
-        }
-
     def uncover(self, conversation_id: int, from_episode_id: int) -> None:
         """The conversation's episodes from this id on are being dropped (regenerate, edit).
 

@@ -17,6 +17,7 @@ from engram.assistant.jobs import Job, JobQueue
 from engram.assistant.signals import AT_ONCE, is_correction
 from engram.core import log
 from engram.core.settings import Settings
+from engram.memory.outcomes import waiting_kinds
 
 _log = log.get("consolidation")
 
@@ -77,7 +78,7 @@ class Scheduler:
             return self._queue("remember", conversation_id, episode_id)
         if is_correction(text):
             return self._queue("correction", conversation_id, episode_id)
-        if self.queue.waiting(conversation_id) & AT_ONCE:
+        if waiting_kinds(self.queue.conn, conversation_id) & AT_ONCE:
             return self._queue("outcome", conversation_id, episode_id)
         count = self._turns.get(conversation_id, 0) + 1
         self._turns[conversation_id] = count

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import apsw
+
 from engram.core import log
 from engram.memory import db
 from engram.memory.store import MemoryStore
@@ -68,6 +70,16 @@ _SIGNAL_COLUMNS = (
 
 def _signal(row: dict[str, object]) -> StoredSignal:
     return StoredSignal(**{**row, "positive": bool(row["positive"])})  # type: ignore[arg-type]
+
+
+def _kinds(conn: apsw.Connection, where: str, value: int) -> set[str]:
+    rows = db.rows(conn, f"SELECT DISTINCT kind FROM signals WHERE {where}", (value,))
+    return {str(r["kind"]) for r in rows}
+
+
+def waiting_kinds(conn: apsw.Connection, conversation_id: int) -> set[str]:
+    """The kinds of the conversation's signals that no consolidation job has taken yet."""
+    return _kinds(conn, "job_id IS NULL AND conversation_id = ?", conversation_id)
 
 
 class Outcomes:
@@ -163,14 +175,7 @@ class Outcomes:
 
     def kinds_on(self, answer_episode_id: int) -> set[str]:
         """The kinds of signal already recorded on an answer."""
-        return {
-            str(r["kind"])
-            for r in db.rows(
-                self.conn,
-                "SELECT DISTINCT kind FROM signals WHERE answer_episode_id = ?",
-                (answer_episode_id,),
-            )
-        }
+        return _kinds(self.conn, "answer_episode_id = ?", answer_episode_id)
 
     def get(self, signal_id: int) -> StoredSignal | None:
         row = db.one(self.conn, f"SELECT {_SIGNAL_COLUMNS} FROM signals WHERE id = ?", (signal_id,))
