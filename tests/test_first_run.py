@@ -41,6 +41,7 @@ def test_the_empty_chat_welcomes_and_says_learning_waits_for_a_larger_model(
     qtbot.waitExposed(window)
     panel = window.welcome
     assert panel.isVisible() and panel.title.text() == WELCOME[ui_language]
+    qtbot.waitUntil(lambda: not panel.checking.isVisible())  # the check thread answered
     assert "SmolLM2" in panel.demo.text() and panel.demo.isVisible()
     assert WAITS[ui_language] in panel.learning.text()
     assert window.welcome.learning_note.isVisible()  # in the status bar too
@@ -56,16 +57,52 @@ def test_the_empty_chat_welcomes_and_says_learning_waits_for_a_larger_model(
     window.close()
 
 
+def _panel(qtbot: QtBot) -> tuple[settings.SettingsStore, WelcomePanel]:
+    """A panel of its own on the starter models, in English."""
+    store = settings.SettingsStore(settings.Settings(language="en"))
+    panel = WelcomePanel(store, QScrollArea(), lambda: pytest.fail("no models window"))
+    qtbot.addWidget(panel)
+    return store, panel
+
+
 def test_opting_in_to_learning_with_the_starter_removes_the_waiting_line(
     qtbot: QtBot, starter_models: Path
 ) -> None:
-    store = settings.SettingsStore(settings.Settings())
-    panel = WelcomePanel(store, QScrollArea(), lambda: pytest.fail("no models window"))
-    qtbot.addWidget(panel)
-    assert panel.learning_note.isVisibleTo(panel)
+    store, panel = _panel(qtbot)
+    qtbot.waitUntil(lambda: panel.learning_note.isVisibleTo(panel))
     store.update(learn_with_small_models=True)
+    assert panel.learning_note.isVisibleTo(panel)  # kept until the new check answers
     qtbot.waitUntil(lambda: not panel.learning_note.isVisibleTo(panel))
-    assert not panel.learning.isVisibleTo(panel)
+    assert not panel.learning.isVisibleTo(panel) and not panel.checking.isVisibleTo(panel)
+
+
+def test_the_panel_reads_the_large_model_off_the_ui_thread_behind_a_placeholder(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    _store, panel = _panel(qtbot)
+    # Built without reading a GGUF header: what to say arrives later, from the check thread.
+    assert panel.checking.isVisibleTo(panel) and panel.wanted()
+    assert panel.checking.text() == "Looking at this computer and its models…"
+    assert not panel.learning.isVisibleTo(panel) and not panel.learning_note.isVisibleTo(panel)
+    assert not panel.demo.isVisibleTo(panel) and not panel.offer_label.isVisibleTo(panel)
+    qtbot.waitUntil(lambda: not panel.checking.isVisibleTo(panel))
+    assert panel._checker is None  # no thread is kept once the check answered
+    assert WAITS["en"] in panel.learning.text() and panel.learning_note.isVisibleTo(panel)
+    assert "SmolLM2" in panel.demo.text() and panel.demo.isVisibleTo(panel)
+
+
+def test_learning_that_says_its_model_is_too_small_shows_the_note_at_once(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    store, panel = _panel(qtbot)
+    too_small = ModelFileError("Learning starts with a larger model.", "Choose one.").problem
+    panel.learning_waits(too_small)  # before the check answered
+    assert panel.learning_note.isVisibleTo(panel)
+    assert "Choose one." in panel.learning_note.toolTip()
+    qtbot.waitUntil(lambda: not panel.checking.isVisibleTo(panel))
+    store.update(learn_with_small_models=True)
+    panel.learning_waits(None)  # learning now runs with the starter model
+    qtbot.waitUntil(lambda: not panel.learning_note.isVisibleTo(panel))
 
 
 @pytest.fixture
@@ -108,7 +145,7 @@ def test_one_click_fetches_the_recommended_pair_with_progress_and_uses_it(
 
     panel = WelcomePanel(store, QScrollArea(), show_models)
     qtbot.addWidget(panel)
-    assert "30 MB" in panel.offer_label.text()  # the catalogue says 0.01 GB each
+    qtbot.waitUntil(lambda: "30 MB" in panel.offer_label.text())  # the catalogue: 0.01 GB each
     seen: list[int] = []
     panel.progress.valueChanged.connect(seen.append)
     panel.offer_button.click()
@@ -118,6 +155,7 @@ def test_one_click_fetches_the_recommended_pair_with_progress_and_uses_it(
     qtbot.waitUntil(lambda: not panel.progress.isVisibleTo(panel))
     assert seen and max(seen) == 1000
     assert not panel.offer_label.isVisibleTo(panel)  # the pair is in use now
+    panel.stop()  # the check after the download may still be running
     for manager in opened:
         manager.close()
 
@@ -153,6 +191,7 @@ def test_a_missing_starter_model_is_fetched_from_the_window(
     assert hardware.installed(embedding)
     assert dialog.bar.value() == 1000 and not dialog.isVisible()
     assert not panel.starter_button.isVisibleTo(panel)
+    panel.stop()  # the check after the install may still be running
 
 
 def test_cancel_stops_the_starter_download(
@@ -166,3 +205,4 @@ def test_cancel_stops_the_starter_download(
     dialog = panel.download_starter("http://127.0.0.1:9/simple")  # nothing listens there
     dialog.reject()
     assert not dialog.isVisible() and not dialog._thread.isRunning()
+    panel.stop()  # a child panel's check thread ends with its window

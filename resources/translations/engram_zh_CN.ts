@@ -377,7 +377,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="186"/>
         <location filename="../../desktop/engram/models/cloud.py" line="164"/>
-        <location filename="../../desktop/engram/models/local.py" line="409"/>
+        <location filename="../../desktop/engram/models/local.py" line="423"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1079,72 +1079,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="124"/>
+        <location filename="../../desktop/engram/models/local.py" line="138"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="126"/>
+        <location filename="../../desktop/engram/models/local.py" line="140"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="147"/>
+        <location filename="../../desktop/engram/models/local.py" line="161"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="149"/>
+        <location filename="../../desktop/engram/models/local.py" line="163"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="233"/>
+        <location filename="../../desktop/engram/models/local.py" line="247"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="234"/>
+        <location filename="../../desktop/engram/models/local.py" line="248"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="246"/>
+        <location filename="../../desktop/engram/models/local.py" line="260"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="249"/>
+        <location filename="../../desktop/engram/models/local.py" line="263"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="274"/>
+        <location filename="../../desktop/engram/models/local.py" line="288"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="274"/>
+        <location filename="../../desktop/engram/models/local.py" line="288"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="396"/>
+        <location filename="../../desktop/engram/models/local.py" line="410"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="402"/>
+        <location filename="../../desktop/engram/models/local.py" line="416"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="414"/>
+        <location filename="../../desktop/engram/models/local.py" line="428"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="415"/>
+        <location filename="../../desktop/engram/models/local.py" line="429"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -2028,27 +2028,27 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="90"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="98"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="90"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="98"/>
         <source>Large:</source>
         <translation>大模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="92"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="100"/>
         <source>The model that answers (installed models only)</source>
         <translation>回答问题的模型（仅列出已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="93"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="101"/>
         <source>The model for “Ask large model” and learning (installed only)</source>
         <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="134"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="143"/>
         <source>{id} (not installed)</source>
         <translation>{id}（未安装）</translation>
     </message>
@@ -2233,7 +2233,7 @@
     <name>MainWindow</name>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="853"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="854"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
@@ -2244,7 +2244,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="142"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="854"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="855"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -2255,13 +2255,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="144"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="854"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="855"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="855"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="856"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
@@ -2272,13 +2272,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="856"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="857"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="156"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="857"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="858"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
@@ -2289,7 +2289,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="159"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="858"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="859"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
@@ -2345,7 +2345,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="250"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="859"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="860"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -2356,13 +2356,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="252"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="860"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="861"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="255"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="861"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="862"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
@@ -2373,13 +2373,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="257"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="861"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="862"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="262"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="862"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="863"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
@@ -2390,7 +2390,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="264"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="863"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="864"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
@@ -2447,159 +2447,159 @@
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="487"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="488"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="489"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="490"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="494"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="495"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="496"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="497"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="498"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="499"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="501"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="502"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="562"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="563"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="568"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="569"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="573"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="574"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="580"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="581"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="596"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="837"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="597"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="838"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="598"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="599"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="615"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="616"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="625"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="839"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="626"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="840"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="677"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="678"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="683"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="684"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="685"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="686"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="689"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="690"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="696"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="697"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="699"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="700"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="708"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="709"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="725"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="726"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="733"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="734"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="737"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="738"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="750"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="751"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="751"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="752"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="755"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="756"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="767"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="768"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="772"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="773"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="772"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="773"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="841"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="842"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
@@ -2865,37 +2865,37 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryTableModel</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="36"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="37"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="37"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="38"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="38"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="39"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="39"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="40"/>
         <source>Origin</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="40"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="41"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="41"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="42"/>
         <source>Uses</source>
         <translation>使用次数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="42"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="43"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
@@ -3265,37 +3265,42 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>PermissionPrompt</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="104"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="106"/>
+        <source>built-in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="108"/>
         <source>Engram wants to use the tool {name} ({source}):</source>
         <translation>Engram 想使用工具 {name}（{source}）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="115"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="119"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="116"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="120"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="117"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="121"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="138"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="142"/>
         <source>Allowed once.</source>
         <translation>已允许一次。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="139"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="143"/>
         <source>Always allowed (change it in Settings → Tools).</source>
         <translation>已始终允许（可在 设置 → 工具 中更改）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="140"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="144"/>
         <source>Denied.</source>
         <translation>已拒绝。</translation>
     </message>
@@ -3738,51 +3743,61 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
     </message>
     <message>
         <location filename="../../desktop/engram/ui/sidebar.py" line="161"/>
+        <source>No chat matches “{query}”.</source>
+        <translation>没有与“{query}”匹配的对话。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="163"/>
+        <source>Your chats will appear here.</source>
+        <translation>你的对话会显示在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="170"/>
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="162"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="171"/>
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="163"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="172"/>
         <source>Previous 7 days</source>
         <translation>过去 7 天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="164"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="173"/>
         <source>Previous 30 days</source>
         <translation>过去 30 天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="193"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="202"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="194"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="203"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="198"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="207"/>
         <source>Rename chat</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="198"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="207"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="205"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="214"/>
         <source>Delete chat</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="207"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="216"/>
         <source>Delete “{title}” and all its messages? Memories learned from it are kept (you can erase them in the memory browser).</source>
         <translation>删除“{title}”及其所有消息？从中学到的记忆会保留（可以在记忆浏览器中删除）。</translation>
     </message>
@@ -3808,32 +3823,32 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ToolBlock</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="51"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="53"/>
         <source>Tool: {name} · running…</source>
         <translation>工具：{name} · 运行中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="67"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="69"/>
         <source>Tool: {name} · failed</source>
         <translation>工具：{name} · 失败</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="69"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="71"/>
         <source>Tool: {name}</source>
         <translation>工具：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="71"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="73"/>
         <source>Tool: {name} · {seconds:.2f} s</source>
         <translation>工具：{name} · {seconds:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="84"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="86"/>
         <source>Arguments:</source>
         <translation>参数：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="86"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="88"/>
         <source>Result:</source>
         <translation>结果：</translation>
     </message>
@@ -4040,52 +4055,57 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="116"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="163"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="119"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="166"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="127"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="171"/>
+        <source>Looking at this computer and its models…</source>
+        <translation>正在查看这台电脑和它的模型…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="176"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="134"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="183"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="138"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="187"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="179"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="250"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="183"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="254"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="186"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="257"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="188"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="259"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="243"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="313"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

@@ -483,6 +483,7 @@ class MainWindow(QMainWindow):
         # A large model too small to learn from is said once, by the welcome panel's note in the
         # status bar (its tooltip has the way out); a retry cannot help it.
         too_small = status.model == "too small"
+        self.welcome.learning_waits(status.error if too_small else None)
         if status.state == "distilling":
             text = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))
         elif status.state == "waiting":
@@ -873,6 +874,7 @@ class MainWindow(QMainWindow):
         self._prefetch_cancel.cancel()
         self._cancel.cancel()
         self.settings_signals.close()
+        self.welcome.stop()
         self._leave()  # queued before the shutdown: a temporary chat is deleted first
         for window in (self.memory_browser, self.model_manager):
             if window is not None:

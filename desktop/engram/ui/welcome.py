@@ -3,14 +3,19 @@ recommended models for this machine (size, time, one click, progress) and, while
 of at least 1B parameters is installed, that learning starts with a larger model.
 
 It also offers the starter download when the starter model is missing. Everything it shows is
-set in :meth:`WelcomePanel.refresh`, so a language change retranslates it.
+set in :meth:`WelcomePanel.refresh`, so a language change retranslates it. What it says is read
+(catalogue, machine, the large model's GGUF header: ~0.25 s) by a :class:`WelcomeCheck` on a thread
+of its own that lives while a check is pending; until the first answer the panel shows a
+placeholder line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QThread, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -31,8 +36,44 @@ from engram.ui import errors, labels
 from engram.ui.model_manager import ModelManager
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.starter_dialog import StarterDialog
+from engram.ui.threads import Worker, start_worker, stop_thread, worker_slot
 
 _log = log.get("ui.welcome")
+
+
+class Facts(NamedTuple):
+    """What the panel says: the offer for this machine, the small model's entry, and why
+    learning waits (each None when unknown or nothing to say)."""
+
+    offer: hardware.Offer | None = None
+    small: catalogue.ModelEntry | None = None
+    waits: Problem | None = None
+
+
+def check(prefs: Settings) -> Facts:
+    """Read the catalogue, the machine and the large model's size (reads its GGUF header)."""
+    try:
+        cat = catalogue.load()
+    except EngramError as exc:  # a broken user catalogue: the window shows the problem
+        _log.warning("welcome panel without the catalogue: %s", type(exc).__name__)
+        return Facts()
+    offer = hardware.offer(cat, hardware.probe(gpu=False))
+    small = next((e for e in cat.models if e.id == prefs.small_model), None)
+    try:
+        waits = None if prefs.learn_with_small_models else roles.learning_problem(prefs, cat)
+    except EngramError:  # an unknown or broken large model: the load reports it
+        waits = None
+    return Facts(offer, small, waits)
+
+
+class WelcomeCheck(Worker):
+    """Runs :func:`check` off the UI thread."""
+
+    checked = Signal(object)  # Facts
+
+    @worker_slot(object)
+    def check(self, prefs: Settings) -> None:
+        self.checked.emit(check(prefs))
 
 
 def _label(name: str) -> QLabel:
@@ -44,9 +85,12 @@ def _label(name: str) -> QLabel:
 
 
 class WelcomePanel(QFrame):
-    """Shown above an empty chat while there is something to say; hides once the chat starts."""
+    """Shown above an empty chat while there is something to say; hides once the chat starts.
+    Call :meth:`stop` before letting go of it (a check may be running)."""
 
     starter_installed = Signal()  # the starter models were fetched: load them
+    check_requested = Signal(object)  # Settings: read the facts for them (on the check thread)
+    check_shutdown = Signal()
 
     def __init__(
         self,
@@ -62,9 +106,11 @@ class WelcomePanel(QFrame):
         self.chat = chat
         self.show_models = show_models
         self._offer: hardware.Offer | None = None
-        self._facts: (
-            tuple[hardware.Offer | None, catalogue.ModelEntry | None, Problem | None] | None
-        ) = None
+        self._facts: Facts | None = None  # None until the check thread first answers
+        self._checker: tuple[WelcomeCheck, QThread] | None = None  # while a check is pending
+        self._checks = 0  # checks asked for and not answered yet
+        self._stopped = False  # its window closed: no more checks
+        self._learning_said: Problem | None = None  # learning itself said its model is too small
         self._missing_starter: Problem | None = None
         self._fetched: dict[str, tuple[int, int]] = {}  # model id -> (done, total) while fetching
         self._pending: set[str] = set()  # models of the pair still downloading
@@ -76,6 +122,7 @@ class WelcomePanel(QFrame):
         self.intro = _label("welcome_intro")
         self.demo = _label("welcome_demo")
         self.learning = _label("welcome_learning")
+        self.checking = _label("welcome_checking")  # the placeholder until the facts arrive
         self.offer_label = _label("welcome_offer")
         self.offer_button = QPushButton()
         self.offer_button.clicked.connect(self.download_offer)
@@ -88,7 +135,7 @@ class WelcomePanel(QFrame):
         offer_row.addWidget(self.offer_label, 1)
         offer_row.addWidget(self.offer_button)
         layout = QVBoxLayout(self)
-        for label in (self.title, self.intro, self.demo, self.learning):
+        for label in (self.title, self.intro, self.checking, self.demo, self.learning):
             layout.addWidget(label)
         layout.addLayout(offer_row)
         layout.addWidget(self.progress)
@@ -106,13 +153,14 @@ class WelcomePanel(QFrame):
     # -- what to show ------------------------------------------------------------------------
 
     def refresh(self, recheck: bool = True) -> None:
-        """Show what to say in the current language; ``recheck`` first reads the catalogue, the
-        machine and the large model's size again (about 60 ms: only when models or settings
-        changed, not for a language change)."""
+        """Show what to say in the current language; ``recheck`` also asks the check thread to
+        read the catalogue, the machine and the large model's size again (only when models or
+        settings changed, not for a language change); its answer refreshes the panel again."""
         prefs = self.store.current
         if recheck or self._facts is None:
-            self._facts = self._check(prefs)
-        self._offer, small, problem = self._facts
+            self._request_check(prefs)
+        self._offer, small, problem = self._facts or Facts()
+        problem = problem or self._learning_said
         self.title.setText(self.tr("Welcome to Engram"))
         self.intro.setText(
             self.tr(
@@ -121,6 +169,8 @@ class WelcomePanel(QFrame):
                 "changed or deleted (Memories, Ctrl+M)."
             )
         )
+        self.checking.setText(self.tr("Looking at this computer and its models…"))
+        self.checking.setVisible(self._facts is None)
         is_demo = small is not None and small.starter
         self.demo.setText(
             self.tr(
@@ -142,22 +192,51 @@ class WelcomePanel(QFrame):
             self.demo.show()
         self._follow_chat()
 
-    def _check(
-        self, prefs: Settings
-    ) -> tuple[hardware.Offer | None, catalogue.ModelEntry | None, Problem | None]:
-        """The offer for this machine, the small model's entry, and why learning waits."""
-        try:
-            cat = catalogue.load()
-        except EngramError as exc:  # a broken user catalogue: the window shows the problem
-            _log.warning("welcome panel without the catalogue: %s", type(exc).__name__)
-            return None, None, None
-        offer = hardware.offer(cat, hardware.probe(gpu=False))
-        small = next((e for e in cat.models if e.id == prefs.small_model), None)
-        try:
-            waits = None if prefs.learn_with_small_models else roles.learning_problem(prefs, cat)
-        except EngramError:  # an unknown or broken large model: the load reports it
-            waits = None
-        return offer, small, waits
+    def _request_check(self, prefs: Settings) -> None:
+        if self._stopped:
+            return
+        if self._checker is None:
+            checker = WelcomeCheck()
+            self._checker = start_worker(self, checker, "engram-welcome-check", (
+                (self.check_requested, checker.check), (self.check_shutdown, checker.shutdown),
+                (checker.checked, self._on_checked), (checker.failed, self._on_check_failed),
+            ))  # fmt: skip
+        self._checks += 1
+        self.check_requested.emit(prefs)
+
+    def _on_checked(self, facts: Facts) -> None:
+        self._checks -= 1
+        if not self._checks:  # the thread is kept only while a check is pending
+            self._end_check_thread()
+        self._facts = facts
+        self.refresh(recheck=False)
+
+    def _on_check_failed(self, _problem: Problem) -> None:  # logged by the check thread
+        self._on_checked(Facts())
+
+    def learning_waits(self, problem: Problem | None) -> None:
+        """Learning reported (``problem``) or no longer reports that its large model is too
+        small: the status bar's note says so at once, without waiting for a check."""
+        if problem != self._learning_said:
+            self._learning_said = problem
+            self.refresh(recheck=False)
+
+    def stop(self) -> None:
+        """Stop following the settings and end the check thread, if a check is pending (the
+        window calls this when it closes; a panel of its own stops when it is closed)."""
+        self._stopped = True
+        self.signals.close()
+        self._end_check_thread()
+
+    def _end_check_thread(self) -> None:
+        if self._checker is not None:
+            stop_thread(self._checker[1], self.check_shutdown)
+            self._checker = None
+            self._checks = 0
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        self.stop()
+        super().closeEvent(event)
 
     def _show_offer(self) -> None:
         offer = self._offer
@@ -189,9 +268,8 @@ class WelcomePanel(QFrame):
 
     def wanted(self) -> bool:
         """Is there something to say: a demo model, learning waiting, or a missing starter?"""
-        return any(
-            w.isVisibleTo(self) for w in (self.demo, self.learning, self.starter_button)
-        ) or bool(self._fetched)
+        shown = (self.checking, self.demo, self.learning, self.starter_button)
+        return any(w.isVisibleTo(self) for w in shown) or bool(self._fetched)
 
     def _follow_chat(self) -> None:
         content = self.chat.widget()
