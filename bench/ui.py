@@ -1,6 +1,7 @@
 """UI benchmark: cold start to a visible window, event-loop stalls under load, memory browser.
 
-Run: ``.venv/bin/python bench/ui.py [--quick] [--starts N]`` (offscreen Qt). In one run, against a
+Run: ``.venv/bin/python bench/ui.py [--quick] [--starts N] [--stops N] [--parts stall,stop]``
+(offscreen Qt; all four parts unless ``--parts`` names some, each printed once measured). Against a
 temporary ENGRAM_HOME with the starter models: (1) seconds from before importing Qt and the app to
 the first event processed after the main window's ``show()``, in fresh processes, against a bare
 ``QMainWindow``; (2) the longest gap of a 5 ms heartbeat timer while an answer streams, a
@@ -438,19 +439,19 @@ def row(label: str, *values: float | str, fmt: str = ".3f") -> None:
     print(f"{label:>28} {cells}")
 
 
-def report(
-    starts: dict[str, dict[str, list[float]]],
-    load: dict[str, Any],
-    browse: dict[str, list[float]],
-    memories: int,
-    stops: dict[str, list[float]],
-) -> None:
+def report_starts(starts: dict[str, dict[str, list[float]]]) -> None:
     ours, bare = starts["engram"], starts["bare"]
     print("\n(1) cold start, median of fresh processes (s)")
     row("", "engram", "bare Qt")
     row("imports -> window shown", med(ours["shown"]), med(bare["shown"]))
     row("process spawn -> shown", med(ours["process"]), med(bare["process"]))
     row("imports -> models loaded", med(ours["loaded"]), "")
+    start = med(ours["shown"])
+    print(f"  start: engram / bare Qt = {start / med(bare['shown']):.2f}x")
+    print(f"  start: engram / target ({TARGETS['start']} s) = {start / TARGETS['start']:.2f}")
+
+
+def report_stalls(load: dict[str, Any]) -> None:
     idle, busy, upstream = load["idle"], load["busy"], load["upstream"]["busy"]
     print("\n(2) 5 ms heartbeat gaps (ms)")
     row("", "max", "p99", "ticks")
@@ -472,29 +473,31 @@ def report(
         f"{name} {at:.2f} s" for name, at in sorted(load["marks"].items(), key=lambda kv: kv[1])
     )
     print(f"  longest gap ended {busy['at']:.2f} s after Send; first events: {marks}")
+    print(f"  stall: busy / idle = {busy['max'] / idle['max']:.2f}x")
+    print(f"  stall: busy / busy with upstream snapshots = {busy['max'] / upstream['max']:.2f}x")
+    print(f"  stall: busy / target ({TARGETS['stall']} ms) = {busy['max'] / TARGETS['stall']:.2f}")
+
+
+def report_browser(browse: dict[str, list[float]], memories: int) -> None:
     print(f"\n(3) memory browser over {memories:,} memories")
     row("", "median", "max")
     row("open (s)", med(browse["open"]), max(browse["open"]))
     row("kind filter (ms)", med(browse["filter"]), max(browse["filter"]), fmt=".1f")
     row("rows shown after a filter", min(browse["rows"]), max(browse["rows"]), fmt=".0f")
+    print(f"  browser open (worst) / target = {max(browse['open']) / TARGETS['open']:.2f}")
+    print(f"  kind filter (worst) / target = {max(browse['filter']) / TARGETS['filter']:.2f}")
+
+
+def report_stops(stops: dict[str, list[float]]) -> None:
     print(f"\n(4) Stop during a streaming answer, {len(stops['window'])} stops (ms)")
     row("", "median", "max")
     for label, key in (("window: click -> idle", "window"), ("model: flag -> end", "model")):
         row(label, med(stops[key]) * 1000, max(stops[key]) * 1000, fmt=".1f")
-    start = med(ours["shown"])
-    print(
-        "\nratios (targets: start <= 1.5 s, stall <= 50 ms, open <= 1 s, filter <= 100 ms, "
-        "stop <= 0.5 s)"
-    )
-    print(f"  start: engram / bare Qt = {start / med(bare['shown']):.2f}x")
-    print(f"  start: engram / target = {start / TARGETS['start']:.2f}")
-    print(f"  stall: busy / idle = {busy['max'] / idle['max']:.2f}x")
-    print(f"  stall: busy / busy with upstream snapshots = {busy['max'] / upstream['max']:.2f}x")
-    print(f"  stall: busy / target = {busy['max'] / TARGETS['stall']:.2f}")
-    print(f"  browser open (worst) / target = {max(browse['open']) / TARGETS['open']:.2f}")
-    print(f"  kind filter (worst) / target = {max(browse['filter']) / TARGETS['filter']:.2f}")
     print(f"  stop: window / model alone = {med(stops['window']) / med(stops['model']):.2f}x")
     print(f"  stop (worst) / target = {max(stops['window']) / TARGETS['stop']:.2f}")
+
+
+PARTS = ("start", "stall", "browser", "stop")
 
 
 def main() -> int:
@@ -502,15 +505,21 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="10k memories instead of 100k")
     parser.add_argument("--starts", type=int, default=5, help="cold starts of each kind")
     parser.add_argument("--stops", type=int, default=5, help="Stop clicks during an answer")
+    parser.add_argument(
+        "--parts", default=",".join(PARTS), help=f"which parts, comma-separated: {','.join(PARTS)}"
+    )
     parser.add_argument("--child", choices=("engram", "bare"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         return child_start(args.child)
+    parts = set(args.parts.split(","))
+    if not parts <= set(PARTS):
+        parser.error(f"unknown parts: {', '.join(sorted(parts - set(PARTS)))}")
     from engram.core import paths, settings
     from turn import build_store, temp_home
 
     memories = 10_000 if args.quick else 100_000
-    with temp_home() as home:
+    with temp_home() as home:  # each part's numbers are printed as soon as it is measured
         link_models(home)
         prefs = settings.Settings(
             language="en", max_answer_tokens=256, learn_with_small_models=True
@@ -518,30 +527,32 @@ def main() -> int:
         settings.save(prefs)
         build_store(paths.database_path(), memories)
         print(f"built {memories:,} memories", flush=True)
-        starts: dict[str, dict[str, list[float]]] = {"engram": {}, "bare": {}}
-        for _ in range(args.starts):
-            for kind in ("engram", "bare"):
-                for key, values in cold_starts(kind, 1).items():
-                    starts[kind].setdefault(key, []).extend(values)
-        print("measured cold starts", flush=True)
+        if "start" in parts:
+            starts: dict[str, dict[str, list[float]]] = {"engram": {}, "bare": {}}
+            for _ in range(args.starts):
+                for kind in ("engram", "bare"):
+                    for key, values in cold_starts(kind, 1).items():
+                        starts[kind].setdefault(key, []).extend(values)
+            report_starts(starts)
         import llama_cpp
         from PySide6.QtWidgets import QApplication
 
         from engram.models.compact_llama import CompactLlama
 
         app = QApplication([sys.argv[0]])
-        ours = CompactLlama.save_state
-        CompactLlama.save_state = llama_cpp.Llama.save_state  # type: ignore[method-assign]
-        upstream = under_load(prefs, seconds_idle=1.0)
-        CompactLlama.save_state = ours  # type: ignore[method-assign]
-        load = under_load(prefs, seconds_idle=5.0)
-        load["upstream"] = upstream
-        print("measured stalls", flush=True)
-        browse = browser(prefs, opens=3)
-        stops = stop_latency(prefs, args.stops)
-        print("measured stops", flush=True)
+        if "stall" in parts:
+            ours = CompactLlama.save_state
+            CompactLlama.save_state = llama_cpp.Llama.save_state  # type: ignore[method-assign]
+            upstream = under_load(prefs, seconds_idle=1.0)
+            CompactLlama.save_state = ours  # type: ignore[method-assign]
+            load = under_load(prefs, seconds_idle=5.0)
+            load["upstream"] = upstream
+            report_stalls(load)
+        if "browser" in parts:
+            report_browser(browser(prefs, opens=3), memories)
+        if "stop" in parts:
+            report_stops(stop_latency(prefs, args.stops))
         app.processEvents()
-    report(starts, load, browse, memories, stops)
     return 0
 
 
