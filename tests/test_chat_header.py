@@ -20,12 +20,13 @@ def _window(qtbot: QtBot, loaded_models: LoadedModels, width: int) -> MainWindow
     window.show()
     qtbot.waitUntil(lambda: window._ready, timeout=30_000)
     qtbot.waitUntil(lambda: window.header.combos["small"].count() > 0, timeout=5_000)
+    window.header.stats.setText("48.4 tokens/s · context 1,268 of 4,096")  # after an answer
     qtbot.wait(50)  # one layout pass
     return window
 
 
 def _parts(window: MainWindow) -> list[QWidget]:
-    """The header's visible widgets: captions, switchers, numbers and buttons."""
+    """The header's visible widgets: captions, switchers, the answer's numbers and buttons."""
     header = window.header
     return [w for w in header.findChildren(QWidget) if w.isVisible() and w.parent() is header]
 
@@ -61,4 +62,21 @@ def test_at_700_px_the_switchers_shorten_and_nothing_overlaps_the_buttons(
                 one.objectName(),
                 other.objectName(),
             )
+    window.close()
+
+
+def test_before_any_answer_the_numbers_take_no_room(
+    qtbot: QtBot, loaded_models: LoadedModels
+) -> None:
+    window = _window(qtbot, loaded_models, 1000)
+    header = window.header
+    header.stats.setText("")
+    qtbot.wait(50)
+    assert not header.stats.isVisible()
+    assert window.plan_button.geometry().right() > header.width() - 20  # at the end still
+    widths = {role: combo.width() for role, combo in header.combos.items()}
+    header.stats.setText("48.4 tokens/s · context 1,268 of 4,096")
+    qtbot.wait(50)
+    assert header.stats.isVisible()
+    assert all(header.combos[role].width() <= width for role, width in widths.items())
     window.close()

@@ -126,6 +126,13 @@ def test_the_sidebar_groups_chats_by_date_elides_long_titles_and_shows_times(
         assert rect.right() <= sidebar.list.viewport().width()
         qtbot.mouseClick(sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert clicked == [3]  # a heading is not a chat
+    sidebar.show_conversations([], current=0, now=now)
+    assert sidebar.chat_items() == [] and sidebar.list.count() == 1
+    assert sidebar.list.item(0).text() == "Your chats will appear here."
+    assert not sidebar.list.item(0).flags() & Qt.ItemFlag.ItemIsSelectable
+    sidebar.search.setText("tides")
+    sidebar.show_conversations([], current=0, now=now)
+    assert sidebar.list.item(0).text() == "No chat matches “tides”."
 
 
 def test_a_label_short_of_room_ends_in_an_ellipsis_and_keeps_its_text(qtbot: QtBot) -> None:

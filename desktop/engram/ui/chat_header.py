@@ -75,6 +75,14 @@ class ModelCombo(QComboBox):
         self.setToolTip(f"{name}\n{self._tip}" if name else self._tip)
 
 
+class AnswerNumbers(ElidedLabel):
+    """The last answer's speed and context use; hidden, taking no room, until there are some."""
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt API)
+        super().setText(text)
+        self.setVisible(bool(text))
+
+
 class ChatHeader(QWidget):
     """Emits ``model_chosen(role, model id)`` when the user picks another installed model."""
 
@@ -102,9 +110,10 @@ class ChatHeader(QWidget):
             layout.addWidget(combo)
             self.combos[role] = combo
         # the header never widens the window: the numbers give way first (the tooltip keeps them)
-        self.stats = ElidedLabel(min_width=STATS_MIN_WIDTH)
+        self.stats = AnswerNumbers(min_width=STATS_MIN_WIDTH)
         self.stats.setObjectName("answer_stats")
         layout.addWidget(self.stats, 1)
+        layout.addStretch(0)  # the buttons stay at the right end while the numbers are hidden
         self.tools = QHBoxLayout()
         self.tools.setSpacing(4)
         layout.addLayout(self.tools)

@@ -13,6 +13,7 @@ from engram.memory.store import MemoryStore
 from engram.ui import labels
 
 PAGE = 256
+UPDATED_COLUMN = 4
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -101,6 +102,8 @@ class MemoryTableModel(QAbstractTableModel):
             return self._cell(memory, index.column())
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 1:
             return memory.content
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == UPDATED_COLUMN:
+            return time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.updated_at))
         if role == Qt.ItemDataRole.UserRole:
             return memory.id
         return None
@@ -114,8 +117,8 @@ class MemoryTableModel(QAbstractTableModel):
             return f"{memory.importance:.2f}"
         if column == 3:
             return labels.label(memory.origin)
-        if column == 4:
-            return time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.updated_at))
+        if column == UPDATED_COLUMN:  # the day; the tooltip has the time too
+            return time.strftime("%Y-%m-%d", time.localtime(memory.updated_at))
         if column == 5:
             return str(memory.use_count)
         return labels.label(memory.status)

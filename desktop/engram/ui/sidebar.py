@@ -155,6 +155,15 @@ class Sidebar(QWidget):
             self.list.addItem(item)
             if conversation.id == current:
                 self.list.setCurrentItem(item)
+        if not conversations:  # a line instead of a blank column
+            query = self.search.text().strip()
+            note = QListWidgetItem(
+                self.tr("No chat matches “{query}”.").format(query=query)
+                if query
+                else self.tr("Your chats will appear here.")
+            )
+            note.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.addItem(note)
 
     def _heading(self, group: str) -> QListWidgetItem:
         names = {

@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
 
+from engram.assistant.tools.base import BUILT_IN
+
 RESULT_CHARS = 4_000  # shown in the block; the model got its own cut of the result
 
 
@@ -100,6 +102,8 @@ class PermissionPrompt(QFrame):
     def __init__(self, name: str, source: str, arguments: object) -> None:
         super().__init__()
         self.setObjectName("permission_prompt")
+        if source == BUILT_IN:  # else the MCP server's name, as the user gave it
+            source = self.tr("built-in")
         self.question = QLabel(
             self.tr("Engram wants to use the tool {name} ({source}):").format(
                 name=name, source=source
