@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from engram.ui import screenshots
 
@@ -25,9 +25,33 @@ def _distinct_colours(image: QImage) -> int:
 @pytest.mark.slow
 @pytest.mark.usefixtures("cjk_font")
 def test_main_window_renders_in_english_and_chinese(
-    qapp: QApplication, tmp_path: Path, starter_models: Path
+    qapp: QApplication, tmp_path: Path, starter_models: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    checks: dict[str, list[object]] = {}
+    save = screenshots._save
+
+    def look(widget: QWidget, path: Path) -> Path:
+        """What each shot shows, read from its widgets just before it is saved."""
+        shot = path.stem.rsplit("-", 1)[0]  # without the language
+        if shot == "first-run":
+            checks.setdefault(shot, []).append(widget.sidebar.chat_items())  # type: ignore[attr-defined]
+        elif shot == "chat-details":
+            chips = widget.chat.bubbles()[-1].chips  # type: ignore[attr-defined]
+            checks.setdefault(shot, []).append([item.content for item in chips.items])
+        elif shot == "settings-tools":
+            bar = widget.tools_page.verticalScrollBar()  # type: ignore[attr-defined]
+            checks.setdefault(shot, []).append(bar.value() - bar.minimum())
+        return save(widget, path)
+
+    monkeypatch.setattr(screenshots, "_save", look)
     written = screenshots.render(tmp_path)
+    assert checks["first-run"] == [[], []]  # a fresh home: no chats in the sidebar
+    assert checks["settings-tools"] == [0, 0]  # the Tools page from its top
+    for language, recalled in zip(("en", "zh_CN"), checks["chat-details"], strict=True):
+        conversations, learned = screenshots.SAMPLES[language]
+        assert len(recalled) == 10 and len(set(recalled)) == 10  # ten distinct memories
+        assert set(recalled) == {content for _kind, content, *_ in learned}
+        assert not set(recalled) & {title for title, _ in conversations}  # no titles as facts
     windows = (
         "main-window", "chat-details", "memory-browser", "settings", "model-manager",
         "first-run", "settings-answers", "settings-tools",

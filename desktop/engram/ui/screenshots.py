@@ -49,6 +49,20 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
                 ],
             ),
             (
+                "Which laptop should I buy for machine learning under 1,500 euros?",
+                [
+                    ("user", "I need a quiet laptop for ML, 32 GB of RAM, under 1,500 euros."),
+                    ("assistant", "Look at 14-inch models with a recent GPU; here are three."),
+                ],
+            ),
+            (
+                "Mum's 70th birthday dinner: the restaurant, the guests and the cake",
+                [
+                    ("user", "Mum turns 70 on 14 December. She doesn't eat anything spicy."),
+                    ("assistant", "A Hangzhou restaurant with mild dishes would suit her."),
+                ],
+            ),
+            (
                 "Weekly study plan",
                 [
                     ("user", "Plan my week: I want to keep learning machine learning."),
@@ -66,8 +80,13 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
             ("fact", "The user visited Hangzhou and loved West Lake at sunrise.", 0.5, 0, False),
             ("fact", "The user's dog is called Biscuit.", 0.6, 1, False),
             ("lesson", "Short daily training sessions work for Biscuit.", 0.6, 1, False),
-            ("preference", "The user prefers short notes over long explanations.", 0.8, 2, True),
-            ("plan", "Learning ML step by step: now at gradient descent.", 0.9, 2, True),
+            ("fact", "The user's budget for a new laptop is 1,500 euros.", 0.5, 2, False),
+            ("preference", "The user wants a quiet laptop with 32 GB of RAM.", 0.6, 2, False),
+            ("fact", "The user's mother turns 70 on 14 December.", 0.7, 3, False),
+            ("preference", "The user's mother does not eat spicy food.", 0.6, 3, False),
+            ("fact", "The user studies for an hour every evening.", 0.6, 4, True),
+            ("preference", "The user prefers short notes over long explanations.", 0.8, 4, True),
+            ("plan", "Learning ML step by step: now at gradient descent.", 0.9, 4, True),
         ],
     ),
     "zh_CN": (
@@ -84,6 +103,20 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
                 [
                     ("user", "我家的狗饼干终于学会捡球了！"),
                     ("assistant", "饼干真棒！每天短时间练习果然有效。"),
+                ],
+            ),
+            (
+                "预算一万元以内，适合学机器学习的笔记本电脑该怎么选？",
+                [
+                    ("user", "我想买一台安静的笔记本学机器学习，32 GB 内存，一万元以内。"),
+                    ("assistant", "可以看看带新款显卡的 14 英寸机型，这里有三款。"),
+                ],
+            ),
+            (
+                "妈妈七十岁生日晚宴：餐厅、宾客名单和蛋糕",
+                [
+                    ("user", "妈妈 12 月 14 日满七十岁，她不吃辣。"),
+                    ("assistant", "杭州一家口味清淡的餐厅会很适合她。"),
                 ],
             ),
             (
@@ -104,8 +137,13 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
             ("fact", "用户去了杭州旅行，很喜欢西湖的日出。", 0.5, 0, False),
             ("fact", "用户的狗叫饼干。", 0.6, 1, False),
             ("lesson", "每天短时间训练对饼干最有效。", 0.6, 1, False),
-            ("preference", "用户喜欢简短的笔记，不喜欢长篇解释。", 0.8, 2, True),
-            ("plan", "循序渐进学习机器学习：目前在梯度下降。", 0.9, 2, True),
+            ("fact", "用户买新笔记本电脑的预算是一万元。", 0.5, 2, False),
+            ("preference", "用户想要一台安静、32 GB 内存的笔记本。", 0.6, 2, False),
+            ("fact", "用户的妈妈 12 月 14 日满七十岁。", 0.7, 3, False),
+            ("preference", "用户的妈妈不吃辣。", 0.6, 3, False),
+            ("fact", "用户每天晚上学习一小时。", 0.6, 4, True),
+            ("preference", "用户喜欢简短的笔记，不喜欢长篇解释。", 0.8, 4, True),
+            ("plan", "循序渐进学习机器学习：目前在梯度下降。", 0.9, 4, True),
         ],
     ),
 }
@@ -177,8 +215,9 @@ def _seed(language: str) -> None:
 
 
 @contextmanager
-def _sample_home(language: str) -> Iterator[None]:
-    """A throw-away ENGRAM_HOME with the sample data; models are read from where they are."""
+def _sample_home(language: str, seeded: bool = True) -> Iterator[None]:
+    """A throw-away ENGRAM_HOME, with the sample data when ``seeded`` (else as on the first
+    start: no chats, no memories); models are read from where they are."""
     from engram.core import paths
 
     saved = {name: os.environ.get(name) for name in ("ENGRAM_HOME", "ENGRAM_MODELS_DIR")}
@@ -187,7 +226,8 @@ def _sample_home(language: str) -> Iterator[None]:
         os.environ["ENGRAM_HOME"] = home
         os.environ["ENGRAM_MODELS_DIR"] = str(models)
         try:
-            _seed(language)
+            if seeded:
+                _seed(language)
             yield
         finally:
             for name, value in saved.items():
@@ -241,14 +281,14 @@ def chat_details(language: str, out: Path) -> Path:
     details = DETAILS[language]
     learned = SAMPLES[language][1]
     window = MainWindow(settings.Settings(language=language))
-    window.resize(1280, 820)
+    window.resize(1560, 860)  # room for the header: whole model names and numbers
     window.show()
     _wait(lambda: window._ready or window.notice.isVisible())
     _wait(lambda: any(b.chips is not None for b in window.chat.bubbles()))
     try:
         window.plan_button.setChecked(True)
         _wait(lambda: window.plan_panel.plan is not None, 5.0)
-        window._splitter.setSizes([230, 770, 280])
+        window._splitter.setSizes([240, 1040, 280])
         window.chat.add("user", details.question)
         answer = window.chat.add("assistant", details.answer)
         name, arguments, result = details.tool
@@ -257,15 +297,18 @@ def chat_details(language: str, out: Path) -> Path:
         block.header.setChecked(True)
         answer.add_block(block)
         answer.add_block(PermissionPrompt("files_read", "built-in", {"path": "notes/ml.md"}))
+        # the ten stored memories, as recall ranks them: the ones the answer used first
+        ranked = sorted(enumerate(learned, 1), key=lambda pair: not pair[1][4])
         items = [
-            Recalled(kind, text, 1.0, time.time(), memory_id=i + 1)
-            for i, (kind, text, *_rest) in enumerate(learned[:10])
+            Recalled(kind, text, 1.0, time.time(), memory_id=memory_id)
+            for memory_id, (kind, text, *_rest) in ranked
         ]
-        window.chat.attach_chips(answer, items, items[:3])
+        window.chat.attach_chips(answer, items, items[: sum(m[4] for m in learned)])
         cut = CallStats(1268 - 512, 1200, 512, 512, first_token_s=0.14, total_s=10.7)
         window._show_stats(Finished(answer.episode_id, answer.text, stats=cut, context=4096))
+        new, changed = ranked[0], ranked[2]  # learned from the last chat: a fact and the plan
         window._show_learned(
-            (Learned(1, "add", learned[3][1]), Learned(2, "update", learned[4][1]))
+            (Learned(new[0], "add", new[1][1]), Learned(changed[0], "update", changed[1][1]))
         )
         answer.actions_row.show()  # as when the pointer is over the answer
         _spin(200)
@@ -325,8 +368,8 @@ WINDOWS = (main_window, chat_details, memory_browser, settings_dialog, model_man
 
 
 def first_run(language: str, out: Path) -> Path:
-    """An empty chat on the starter model: the welcome panel, the recommended pair and the
-    status bar saying learning starts with a larger model."""
+    """The first start, in a home with no chats yet: the welcome panel on the starter model,
+    the recommended pair and the status bar saying learning starts with a larger model."""
     window = MainWindow(settings.Settings(language=language))
     window.resize(1000, 680)
     window.show()
@@ -381,7 +424,7 @@ def settings_tools(language: str, out: Path) -> Path:
         dialog.close()
 
 
-FIRST_RUN = (first_run, settings_answers, settings_tools)
+FIRST_RUN = (first_run, settings_answers, settings_tools)  # rendered in an empty home
 
 
 def render(
@@ -399,7 +442,9 @@ def render(
             translators = i18n.install(app, language)
             try:
                 with _sample_home(language):
-                    written.extend(window(language, out) for window in (*WINDOWS, *FIRST_RUN))
+                    written.extend(window(language, out) for window in WINDOWS)
+                with _sample_home(language, seeded=False):
+                    written.extend(window(language, out) for window in FIRST_RUN)
             finally:
                 i18n.uninstall(app, translators)
     finally:
