@@ -79,6 +79,9 @@ def test_regenerating_twice_keeps_both_signals_retires_the_lesson_and_learns_fro
     request = distiller.calls[0][1][-1]["content"]
     assert '[-] regenerate replaced: "It is about 2.7 km."' in request
     assert f"user: {question}" in request and f"assistant: {done.text}" in request
+    # Read: the replaced answers are not kept any longer; the signals and credit stay.
+    assert [s.replaced for s in outcomes.of_job(job.id)] == [None] * RETIRE_MARGIN
+    assert outcomes.lesson_record(lesson.id).hurt == RETIRE_MARGIN
 
 
 def test_a_regenerate_after_a_job_covered_the_answer_still_learns_from_the_new_one(

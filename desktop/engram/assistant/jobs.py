@@ -186,7 +186,10 @@ class JobQueue:
         return self.get(int(job_id))
 
     def complete(self, job_id: int) -> None:
-        self._set(job_id, "status = 'done', last_error = NULL")
+        """The job is done: the dropped answers its signals kept for it are not kept longer."""
+        with db.transaction(self.conn):
+            self._set(job_id, "status = 'done', last_error = NULL")
+            self.conn.execute("UPDATE signals SET replaced = NULL WHERE job_id = ?", (job_id,))
 
     def fail(self, job: Job, error: str, now: float | None = None) -> Job:
         """Record a failed attempt: retry later with backoff, or park after too many attempts."""
