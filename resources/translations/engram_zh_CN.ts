@@ -2753,68 +2753,73 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="392"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="388"/>
+        <source>{speaker}: {text}</source>
+        <translation>{speaker}：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="394"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="415"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="417"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="416"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="418"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="434"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="436"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="436"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="438"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="444"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="446"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="446"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="448"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="453"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="455"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="453"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="455"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="465"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="482"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="467"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="484"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="468"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="470"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="476"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="513"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="515"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -4055,57 +4060,57 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="163"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="164"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="166"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="167"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="171"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="172"/>
         <source>Looking at this computer and its models…</source>
         <translation>正在查看这台电脑和它的模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="176"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="177"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="183"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="184"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="187"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="188"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="250"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="258"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="254"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="262"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="257"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="265"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="259"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="267"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="313"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="321"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

@@ -384,7 +384,9 @@ class MemoryBrowser(QMainWindow):
         for episode in episodes:
             text = markdown.plain(episode.content)  # the words, not the Markdown around them
             preview = "\n".join(text.splitlines()[:SOURCE_LINES])[:SOURCE_CHARS]
-            item = QListWidgetItem(f"{labels.label(episode.role)}: {preview}")
+            speaker = labels.label(episode.role)
+            line = self.tr("{speaker}: {text}").format(speaker=speaker, text=preview)
+            item = QListWidgetItem(line)
             item.setToolTip(QtGui.Qt.convertFromPlainText(text[:2000]))  # typed tags stay text
             item.setData(Qt.ItemDataRole.UserRole, episode.conversation_id)
             self.sources.addItem(item)
