@@ -37,19 +37,24 @@ def rank(relevance: float, memory: Memory, now: float, w: Weights) -> float:
 
 def collapse(hits: list[Hit], k: int, threshold: float, vectors: dict[int, Vectors]) -> list[Hit]:
     """The best ``k`` hits, skipping any whose text or vector repeats a better one."""
+    with_vector = [h.memory.id for h in hits if h.memory.id in vectors]
+    position = {memory_id: i for i, memory_id in enumerate(with_vector)}
+    matrix = np.stack([vectors[i] for i in with_vector]) if with_vector else np.zeros((0, 0))
+    # Every pair at once. einsum, not a BLAS product: a threaded GEMM this small waits tens of
+    # milliseconds for its threads right after the embedder's ONNX threads ran.
+    similar = np.einsum("id,jd->ij", matrix, matrix) >= threshold
     kept: list[Hit] = []
+    kept_rows: list[int] = []
     seen_text: set[str] = set()
     for hit in hits:
         text = normalized(hit.memory.content)
-        v = vectors.get(hit.memory.id)
-        near = v is not None and any(
-            (u := vectors.get(h.memory.id)) is not None and float(np.dot(u, v)) >= threshold
-            for h in kept
-        )
-        if text in seen_text or near:
+        row = position.get(hit.memory.id)
+        if text in seen_text or (row is not None and similar[row, kept_rows].any()):
             continue
         seen_text.add(text)
         kept.append(hit)
+        if row is not None:
+            kept_rows.append(row)
         if len(kept) == k:
             break
     return kept
