@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from engram.assistant.prompt import Recalled
 from engram.core import settings
@@ -335,16 +335,14 @@ def memory_browser(language: str, out: Path) -> Path:
 
 def settings_dialog(language: str, out: Path) -> Path:
     """The settings dialog, on its cloud tab (where the privacy indicator lives)."""
-    from engram.ui.settings_dialog import SettingsDialog
+    from engram.ui.settings_dialog import CLOUD_TAB, SettingsDialog
 
     cloud = settings.CloudSettings(True, "https://api.example.com/v1", "example-large")
     prefs = settings.Settings(language=language, cloud=cloud)
     dialog = SettingsDialog(prefs)
     dialog.resize(720, 560)
     dialog.show()
-    tabs = dialog.findChild(QTabWidget)
-    if tabs is not None:
-        tabs.setCurrentIndex(2)
+    dialog.tabs.setCurrentIndex(CLOUD_TAB)
     try:
         return _save(dialog, out / f"settings-{language}.png")
     finally:
