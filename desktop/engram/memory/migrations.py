@@ -327,8 +327,8 @@ def _signals_outlive_answers(conn: apsw.Connection) -> None:
     conversation (deleting the chat still deletes its signals) and may keep the text of the
     answer it replaced (``replaced``) for the job that reads it. SQLite cannot change a foreign
     key in place, so the table is rebuilt and its rows copied with their ids. Dropping the old
-    table deletes its rows first, which cascades to ``lesson_credit``: those rows are kept aside
-    and put back, so a rebuild loses no credit.
+    table deletes its rows first, which cascades to ``lesson_credit`` (with foreign keys on):
+    those rows are kept aside and put back, so a rebuild loses no credit.
     """
     conn.execute(
         """
@@ -349,6 +349,7 @@ def _signals_outlive_answers(conn: apsw.Connection) -> None:
                    s.created_at, s.job_id
             FROM signals s JOIN episodes e ON e.id = s.answer_episode_id;
         CREATE TEMP TABLE credit_0012 AS SELECT memory_id, signal_id, helped FROM lesson_credit;
+        DELETE FROM lesson_credit;
         DROP TABLE signals;
         ALTER TABLE signals_0012 RENAME TO signals;
         INSERT INTO lesson_credit(memory_id, signal_id, helped)
