@@ -163,6 +163,7 @@ class Sidebar(QWidget):
                 else self.tr("Your chats will appear here.")
             )
             note.setFlags(Qt.ItemFlag.NoItemFlags)
+            note.setForeground(self.list.palette().placeholderText())  # muted, like a hint
             self.list.addItem(note)
 
     def _heading(self, group: str) -> QListWidgetItem:
