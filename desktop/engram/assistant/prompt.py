@@ -13,7 +13,6 @@ part; a local model also tokenises these texts without special-token parsing.
 
 from __future__ import annotations
 
-import functools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -65,7 +64,6 @@ class Recalled:
         return f"[{self.label}, {day}{who}] {quote(self.content, markers)}"
 
 
-@functools.cache  # packaged text: read once per process
 def _language_file(stem: str, language: str) -> str:
     suffix = "zh_CN" if language.startswith("zh") else "en"
     return resources.read_text("prompts", f"{stem}_{suffix}.txt").strip()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from importlib.abc import Traversable
 
@@ -14,6 +15,7 @@ def path(*parts: str) -> Traversable:
     return node
 
 
+@functools.cache  # bundled files do not change while Engram runs; prompts read them every turn
 def read_text(*parts: str) -> str:
     """The UTF-8 text of a bundled resource."""
     return path(*parts).read_text(encoding="utf-8")

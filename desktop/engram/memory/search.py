@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import apsw
 import numpy as np
@@ -78,6 +78,11 @@ class Candidate:
     score: float
     similarity: float | None
     text_rank: int | None
+
+    @property
+    def signals(self) -> tuple[float | None, int | None]:
+        """What the retrievers said (a copy with another id or score keeps them)."""
+        return self.similarity, self.text_rank
 
 
 def vector_candidates(
@@ -252,7 +257,7 @@ def in_context(conn: apsw.Connection, found: list[Candidate], filters: Filters) 
     best = np.where(sitting, scores[None, :], -np.inf).max(axis=1, initial=-np.inf)
     lifted = {c.id: c for c in found}
     for c, top in zip(known, best, strict=True):
-        lifted[c.id] = replace(c, score=c.score + SESSION_LIFT * float(top))
+        lifted[c.id] = Candidate(c.id, c.score + SESSION_LIFT * float(top), *c.signals)
     wanted = [
         (conv, turn + step, c.id)
         for c in lifted.values()
@@ -273,6 +278,6 @@ def in_context(conn: apsw.Connection, found: list[Candidate], filters: Filters) 
             continue
         score = NEIGHBOUR_SHARE * hit.score
         if row_id not in out or out[row_id].score < score:
-            out[row_id] = replace(hit, id=int(row_id), score=score)
+            out[row_id] = Candidate(int(row_id), score, *hit.signals)
     # At equal scores a hit ranks before a neighbour.
     return sorted(out.values(), key=lambda c: (-c.score, c.id not in lifted, c.id))
