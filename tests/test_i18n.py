@@ -159,7 +159,7 @@ def test_a_broken_small_model_is_reported_in_chinese_with_its_file_name(
     hint = _zh("Run `engram models fetch-starter` to fetch it again.")
     assert window.notice.text() == f"{message}\n{hint}"
     assert "SmolLM2-135M-Instruct.Q4_1.gguf" in window.notice.text()
-    assert window.model_state.full_text() == _zh("No model loaded", "MainWindow")
+    assert window.model_state.full_text() == _zh("No model loaded", "StatusLine")
     window.close()
 
 
@@ -189,7 +189,7 @@ def test_a_failed_turn_and_a_failed_learning_job_are_shown_in_chinese(
     assert window.notice.text() == f"{message}\n{hint}"
 
     qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
-    paused = _zh("Learning paused: {error}", "MainWindow").format(
+    paused = _zh("Learning paused: {error}", "StatusLine").format(
         error=_zh("No large model is configured for memory consolidation.")
     )
     qtbot.waitUntil(lambda: window.learning_state.text() == paused, timeout=30_000)

@@ -199,12 +199,12 @@
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="393"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="394"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="396"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="397"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -2026,6 +2026,149 @@
     </message>
 </context>
 <context>
+    <name>AnswerView</name>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="83"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="195"/>
+        <source>Answered by the large model</source>
+        <translation>由大模型回答</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="85"/>
+        <source>Remembered: {text}</source>
+        <translation>已记住：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="102"/>
+        <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
+        <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="112"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="197"/>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="157"/>
+        <source>Cut at the answer length limit ({tokens} tokens)</source>
+        <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="165"/>
+        <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
+        <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="169"/>
+        <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
+        <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="199"/>
+        <source>Interrupted by an error</source>
+        <translation>因出错而中断</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="222"/>
+        <source>Only the latest message can be changed.</source>
+        <translation>只能修改最新的一条消息。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="227"/>
+        <source>Edit and resend</source>
+        <translation>编辑并重新发送</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="227"/>
+        <source>Message:</source>
+        <translation>消息：</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="241"/>
+        <source>What was wrong?</source>
+        <translation>哪里不对？</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="242"/>
+        <source>What was wrong with this answer? (optional; Engram learns from it)</source>
+        <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="246"/>
+        <source>Thanks: Engram will learn from this.</source>
+        <translation>谢谢：Engram 会从中学习。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatActions</name>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="51"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="51"/>
+        <source>Save this chat as a Markdown file</source>
+        <translation>将此对话保存为 Markdown 文件</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="55"/>
+        <source>Temporary</source>
+        <translation>临时</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="56"/>
+        <source>A chat that is not remembered and is deleted when you leave it</source>
+        <translation>不会被记住、离开后即删除的对话</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="60"/>
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="60"/>
+        <source>Show your plan: goal, steps and where you are</source>
+        <translation>显示你的计划：目标、步骤和当前进度</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="65"/>
+        <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
+        <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="105"/>
+        <source>There is nothing to export in this chat.</source>
+        <translation>此对话中没有可导出的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="111"/>
+        <source>Export chat</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="113"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="117"/>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="124"/>
+        <source>Could not save {path}: {error}</source>
+        <translation>无法保存 {path}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="127"/>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+</context>
+<context>
     <name>ChatHeader</name>
     <message>
         <location filename="../../desktop/engram/ui/chat_header.py" line="98"/>
@@ -2232,376 +2375,19 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="139"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="854"/>
-        <source>Send</source>
-        <translation>发送</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="141"/>
-        <source>Send message</source>
-        <translation>发送消息</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="142"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="855"/>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="143"/>
-        <source>Stop the answer</source>
-        <translation>停止回答</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="144"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="855"/>
-        <source>Stop the answer (Esc)</source>
-        <translation>停止回答（Esc）</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="151"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="856"/>
-        <source>Ask large model</source>
-        <translation>问大模型</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="152"/>
-        <source>Ask the large model</source>
-        <translation>向大模型提问</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="154"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="857"/>
-        <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
-        <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="156"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="858"/>
-        <source>Remember</source>
-        <translation>记住</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="157"/>
-        <source>Learn from this chat now</source>
-        <translation>立即从这个对话中学习</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="159"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="859"/>
-        <source>Learn from this chat now (or start a message with “remember this:”)</source>
-        <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
-        <source>Export</source>
-        <translation>导出</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="172"/>
-        <source>Save this chat as a Markdown file</source>
-        <translation>将此对话保存为 Markdown 文件</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="176"/>
-        <source>Temporary</source>
-        <translation>临时</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="177"/>
-        <source>A chat that is not remembered and is deleted when you leave it</source>
-        <translation>不会被记住、离开后即删除的对话</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="182"/>
-        <source>Plan</source>
-        <translation>计划</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="182"/>
-        <source>Show your plan: goal, steps and where you are</source>
-        <translation>显示你的计划：目标、步骤和当前进度</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="188"/>
-        <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
-        <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="213"/>
-        <source>Starting…</source>
-        <translation>正在启动…</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="219"/>
-        <source>Retry</source>
-        <translation>重试</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="220"/>
-        <source>Retry learning</source>
-        <translation>重试学习</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="250"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="860"/>
-        <source>Settings</source>
-        <translation>设置</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="251"/>
-        <source>Open the settings</source>
-        <translation>打开设置</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="252"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="861"/>
-        <source>Models, memory, cloud, appearance (Ctrl+,)</source>
-        <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="255"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="862"/>
-        <source>Models</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="256"/>
-        <source>Open the model manager</source>
-        <translation>打开模型管理器</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="257"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="862"/>
-        <source>Download, import and choose models</source>
-        <translation>下载、导入和选择模型</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="262"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="863"/>
-        <source>Memories</source>
-        <translation>记忆</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="263"/>
-        <source>Open the memory browser</source>
-        <translation>打开记忆浏览器</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="264"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="864"/>
-        <source>See and edit what Engram remembers (Ctrl+M)</source>
-        <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="403"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="295"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="429"/>
-        <source>Engram will learn from this chat when the current lesson is done.</source>
-        <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="432"/>
-        <source>Learning from this chat…</source>
-        <translation>正在从这个对话中学习…</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../../desktop/engram/ui/main_window.py" line="443"/>
-        <source>… and %n more</source>
-        <translation>
-            <numerusform>…还有 %n 条</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="444"/>
-        <source>Memory updated: {added} new, {changed} changed</source>
-        <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="447"/>
-        <source>Manage</source>
-        <translation>管理</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="455"/>
-        <source>Brought back.</source>
-        <translation>已恢复。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="462"/>
-        <source>There is nothing to forget here: the last answer used no memory.</source>
-        <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="466"/>
-        <source>Forgot: {text}</source>
-        <translation>已忘掉：{text}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="466"/>
-        <source>Undo</source>
-        <translation>撤销</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="488"/>
-        <source>Learning… {percent}%</source>
-        <translation>正在学习… {percent}%</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="490"/>
-        <source>Learning waits for the answer</source>
-        <translation>学习正在等待回答结束</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="495"/>
-        <source>Learning paused: {error}</source>
-        <translation>学习已暂停：{error}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="497"/>
-        <source>{count} to learn</source>
-        <translation>{count} 项待学习</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="499"/>
-        <source>Memory up to date</source>
-        <translation>记忆已是最新</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="502"/>
-        <source>Large model: {state}</source>
-        <translation>大模型：{state}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="563"/>
-        <source>Loading model…</source>
-        <translation>正在加载模型…</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="569"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="352"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="574"/>
-        <source>Model: {name}</source>
-        <translation>模型：{name}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="581"/>
-        <source>No model loaded</source>
-        <translation>未加载模型</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="597"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="838"/>
-        <source>Answered by the large model</source>
-        <translation>由大模型回答</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="599"/>
-        <source>Remembered: {text}</source>
-        <translation>已记住：{text}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="616"/>
-        <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
-        <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="626"/>
-        <location filename="../../desktop/engram/ui/main_window.py" line="840"/>
-        <source>Stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="678"/>
-        <source>There is nothing to export in this chat.</source>
-        <translation>此对话中没有可导出的内容。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="684"/>
-        <source>Export chat</source>
-        <translation>导出对话</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="686"/>
-        <source>Markdown (*.md)</source>
-        <translation>Markdown (*.md)</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="690"/>
-        <source>You</source>
-        <translation>你</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="697"/>
-        <source>Could not save {path}: {error}</source>
-        <translation>无法保存 {path}：{error}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="700"/>
-        <source>Saved {path}</source>
-        <translation>已保存 {path}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="709"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="281"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="726"/>
-        <source>Cut at the answer length limit ({tokens} tokens)</source>
-        <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="734"/>
-        <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
-        <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="738"/>
-        <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
-        <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="751"/>
-        <source>What was wrong?</source>
-        <translation>哪里不对？</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="752"/>
-        <source>What was wrong with this answer? (optional; Engram learns from it)</source>
-        <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="756"/>
-        <source>Thanks: Engram will learn from this.</source>
-        <translation>谢谢：Engram 会从中学习。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="768"/>
-        <source>Only the latest message can be changed.</source>
-        <translation>只能修改最新的一条消息。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="773"/>
-        <source>Edit and resend</source>
-        <translation>编辑并重新发送</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="773"/>
-        <source>Message:</source>
-        <translation>消息：</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="842"/>
-        <source>Interrupted by an error</source>
-        <translation>因出错而中断</translation>
     </message>
 </context>
 <context>
@@ -3268,6 +3054,56 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
     </message>
 </context>
 <context>
+    <name>Notices</name>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="48"/>
+        <source>Engram will learn from this chat when the current lesson is done.</source>
+        <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="51"/>
+        <source>Learning from this chat…</source>
+        <translation>正在从这个对话中学习…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../desktop/engram/ui/notices.py" line="62"/>
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>…还有 %n 条</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="63"/>
+        <source>Memory updated: {added} new, {changed} changed</source>
+        <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="66"/>
+        <source>Manage</source>
+        <translation>管理</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="72"/>
+        <source>There is nothing to forget here: the last answer used no memory.</source>
+        <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="76"/>
+        <source>Forgot: {text}</source>
+        <translation>已忘掉：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="76"/>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="86"/>
+        <source>Brought back.</source>
+        <translation>已恢复。</translation>
+    </message>
+</context>
+<context>
     <name>PermissionPrompt</name>
     <message>
         <location filename="../../desktop/engram/ui/tool_block.py" line="106"/>
@@ -3757,52 +3593,52 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>你的对话会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="170"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="171"/>
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="171"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="172"/>
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="172"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="173"/>
         <source>Previous 7 days</source>
         <translation>过去 7 天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="173"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="174"/>
         <source>Previous 30 days</source>
         <translation>过去 30 天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="202"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="203"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="203"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="204"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="207"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="208"/>
         <source>Rename chat</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="207"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="208"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="214"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="215"/>
         <source>Delete chat</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="216"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="217"/>
         <source>Delete “{title}” and all its messages? Memories learned from it are kept (you can erase them in the memory browser).</source>
         <translation>删除“{title}”及其所有消息？从中学到的记忆会保留（可以在记忆浏览器中删除）。</translation>
     </message>
@@ -3823,6 +3659,114 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <location filename="../../desktop/engram/ui/starter_dialog.py" line="91"/>
         <source>Downloading {name}: {done} of {total}</source>
         <translation>正在下载 {name}：{done} / {total}</translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="21"/>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="27"/>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="28"/>
+        <source>Retry learning</source>
+        <translation>重试学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="50"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="50"/>
+        <source>Open the settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="51"/>
+        <source>Models, memory, cloud, appearance (Ctrl+,)</source>
+        <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="52"/>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="52"/>
+        <source>Open the model manager</source>
+        <translation>打开模型管理器</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
+        <source>Download, import and choose models</source>
+        <translation>下载、导入和选择模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="54"/>
+        <source>Memories</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="54"/>
+        <source>Open the memory browser</source>
+        <translation>打开记忆浏览器</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
+        <source>See and edit what Engram remembers (Ctrl+M)</source>
+        <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="62"/>
+        <source>Loading model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="65"/>
+        <source>Model: {name}</source>
+        <translation>模型：{name}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="68"/>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="76"/>
+        <source>Learning… {percent}%</source>
+        <translation>正在学习… {percent}%</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="78"/>
+        <source>Learning waits for the answer</source>
+        <translation>学习正在等待回答结束</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
+        <source>Learning paused: {error}</source>
+        <translation>学习已暂停：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
+        <source>{count} to learn</source>
+        <translation>{count} 项待学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="87"/>
+        <source>Memory up to date</source>
+        <translation>记忆已是最新</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="90"/>
+        <source>Large model: {state}</source>
+        <translation>大模型：{state}</translation>
     </message>
 </context>
 <context>
@@ -4055,6 +3999,64 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <location filename="../../desktop/engram/ui/tools_settings.py" line="457"/>
         <source>{name} offers {count} tool(s).</source>
         <translation>{name} 提供 {count} 个工具。</translation>
+    </message>
+</context>
+<context>
+    <name>TurnControls</name>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="64"/>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="64"/>
+        <source>Send message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
+        <source>Stop the answer</source>
+        <translation>停止回答</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
+        <source>Stop the answer (Esc)</source>
+        <translation>停止回答（Esc）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
+        <source>Ask large model</source>
+        <translation>问大模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
+        <source>Ask the large model</source>
+        <translation>向大模型提问</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
+        <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
+        <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="70"/>
+        <source>Remember</source>
+        <translation>记住</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="70"/>
+        <source>Learn from this chat now</source>
+        <translation>立即从这个对话中学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
+        <source>Learn from this chat now (or start a message with “remember this:”)</source>
+        <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
 </context>
 <context>

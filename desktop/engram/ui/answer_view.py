@@ -1,0 +1,249 @@
+"""The chat's turns on screen: an answer streaming in from the model worker's ``TurnEvent``s (tool
+blocks, permission questions, markers, the header's numbers), a stored chat when it is opened
+again, and the buttons on each message (prompt, thumbs, regenerate, edit)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
+
+from engram.assistant import utilization
+from engram.assistant.events import (
+    Cancelled,
+    Failed,
+    Finished,
+    NotRemembered,
+    Recalling,
+    Remembered,
+    Token,
+    ToolCalled,
+    ToolResult,
+    Truncated,
+    TurnEvent,
+    TurnStarted,
+)
+from engram.assistant.prompt import PromptParts, Recalled
+from engram.memory.episodes import Episode
+from engram.ui.chat_view import ChatView, MessageBubble
+from engram.ui.elided import ElidedLabel
+from engram.ui.notices import Notices
+from engram.ui.prompt_dialog import PromptDialog
+from engram.ui.tool_block import PermissionPrompt, ToolBlock
+from engram.ui.worker import PermissionRequest
+
+
+class AnswerView(QObject):
+    """Shows turns in ``chat``; problems and toasts go to ``notices``, the last answer's speed
+    and context use to ``stats``. ``large_is_other()``: captions name the large model only when
+    it is another file than the small one; ``busy()``: an answer is running."""
+
+    turn_started = Signal(int)  # the conversation the answer belongs to (new for a first one)
+    answered = Signal()  # an answer finished
+    judge_requested = Signal(int, str, object)  # answer episode id, signal kind, text or None
+    resend_requested = Signal(int, str)  # the latest user message's episode id, text to send
+
+    def __init__(
+        self,
+        window: QMainWindow,
+        chat: ChatView,
+        notices: Notices,
+        stats: ElidedLabel,
+        large_is_other: Callable[[], bool],
+        busy: Callable[[], bool],
+    ) -> None:
+        super().__init__(window)
+        self._window = window
+        self.chat = chat
+        self.notices = notices
+        self.stats = stats
+        self.large_is_other = large_is_other
+        self.busy = busy
+        self.answers: dict[int, MessageBubble] = {}  # the stored answers shown, by episode id
+        self.pending_prompts: list[PermissionPrompt] = []  # questions not answered yet
+        self._recalled: tuple[Recalled, ...] = ()
+        self._prompt: PromptParts | None = None
+        self._tool_blocks: dict[int, ToolBlock] = {}  # this answer's, by step
+        chat.bubble_action.connect(self._on_bubble_action)
+
+    # -- a live answer -------------------------------------------------------------------
+
+    def on_event(self, event: TurnEvent) -> None:
+        if isinstance(event, TurnStarted):
+            self.turn_started.emit(event.conversation_id)
+            self._recalled = ()
+            self._tool_blocks = {}
+            user = self.chat.latest("user")
+            if user is not None:
+                user.episode_id = event.user_episode_id
+            self._prompt = None
+            answer = self.chat.begin_answer()
+            if event.escalated and self.large_is_other():
+                answer.set_caption(self.tr("Answered by the large model"))
+        elif isinstance(event, Remembered):
+            self.notices.toast(self.tr("Remembered: {text}").format(text=event.content))
+        elif isinstance(event, NotRemembered):
+            self.notices.toast(event.problem)
+        elif isinstance(event, Recalling):
+            self._recalled = event.items
+            self._prompt = event.prompt
+        elif isinstance(event, Token):
+            self.chat.append_token(event.text)
+        elif isinstance(event, ToolCalled):
+            block = ToolBlock(event.name, event.arguments, event.error)
+            self._tool_blocks[event.step] = block
+            self._add_to_answer(block)
+        elif isinstance(event, ToolResult) and event.step in self._tool_blocks:
+            self._tool_blocks[event.step].set_result(event.text, event.is_error, event.duration_s)
+        elif isinstance(event, Truncated):
+            self.notices.problem(
+                self.tr(
+                    "The message is too long for the model's context; the last {count} "
+                    "characters were left out of this answer (the whole message is saved)."
+                ).format(count=f"{event.chars:,}")
+            )
+        elif isinstance(event, Finished):
+            self._end_answer(event.text, event.recalled, event.used, event.episode_id)
+            self.show_stats(event)
+            self.answered.emit()
+        elif isinstance(event, Cancelled):
+            self._end_answer(event.text, self._recalled, (), event.episode_id)
+            self._mark_latest(self.tr("Stopped"))
+        elif isinstance(event, Failed):
+            self.chat.end_answer(event.text)  # what was said stays on screen
+            self.notices.problem(event.problem)
+
+    def _end_answer(
+        self,
+        text: str,
+        recalled: tuple[Recalled, ...],
+        used: tuple[Recalled, ...],
+        episode_id: int,
+    ) -> None:
+        answer = self.chat.latest("assistant")
+        self.chat.end_answer(text, recalled, used, episode_id)
+        if answer is not None:
+            answer.prompt = self._prompt
+
+    def _add_to_answer(self, block: QWidget) -> None:
+        answer = self.chat.latest("assistant")
+        if answer is not None:
+            answer.add_block(block)
+
+    def ask_permission(self, request: PermissionRequest) -> None:
+        """A tool wants to run: ask inside the answer, no dialog; Stop counts as deny."""
+        prompt = PermissionPrompt(request.name, request.source, request.arguments)
+        prompt.answered.connect(request.answer)
+        self._add_to_answer(prompt)
+        self.pending_prompts.append(prompt)
+
+    def answer_ended(self) -> None:
+        """An unanswered question ended with the answer (stopped: denied)."""
+        for prompt in self.pending_prompts:
+            prompt.answer("deny")
+        self.pending_prompts.clear()
+
+    def _mark_latest(self, text: str) -> None:
+        answer = self.chat.latest("assistant")
+        if answer is not None:
+            answer.set_marker(text)
+
+    def show_stats(self, event: Finished) -> None:
+        """Under the answer when it was cut; in the header, its speed and context use."""
+        stats = event.stats
+        if event.cut and stats is not None:
+            self._mark_latest(
+                self.tr("Cut at the answer length limit ({tokens} tokens)").format(
+                    tokens=stats.max_tokens
+                )
+            )
+        if stats is None or not event.context:
+            self.stats.setText("")
+            return
+        used = stats.prompt_tokens + stats.generated_tokens
+        numbers = self.tr("{speed:.1f} tokens/s · context {used:,} of {size:,}").format(
+            speed=stats.decode_tokens_per_s, used=used, size=event.context
+        )
+        self.stats.setText(numbers)
+        detail = self.tr("Last answer: {tokens} tokens, first token after {first:.2f} s").format(
+            tokens=stats.generated_tokens, first=stats.first_token_s or 0.0
+        )
+        self.stats.setToolTip(f"{numbers}\n{detail}")
+
+    # -- a stored chat -------------------------------------------------------------------
+
+    def clear(self) -> None:
+        self.chat.clear()
+        self.answers = {}
+
+    def show_stored(self, episodes: list[Episode]) -> None:
+        """A chat opened again: its messages, tool steps inside the answer after them, which
+        model answered, and the answers that were stopped or interrupted."""
+        self.clear()
+        tools: list[ToolBlock] = []
+        for episode in episodes:
+            if episode.role == "tool":
+                tools.append(ToolBlock.from_stored(episode.content))
+                continue
+            bubble = self.chat.add(episode.role, episode.content, episode.id)
+            if episode.role == "assistant":
+                for block in tools:
+                    bubble.add_block(block)
+                tools = []
+            if episode.model == "large" and self.large_is_other():
+                bubble.set_caption(self.tr("Answered by the large model"))
+            if episode.role == "assistant" and episode.status == "cancelled":
+                bubble.set_marker(self.tr("Stopped"))
+            elif episode.role == "assistant" and episode.status == "error":
+                bubble.set_marker(self.tr("Interrupted by an error"))
+            if episode.role == "assistant":
+                self.answers[episode.id] = bubble
+
+    def history_recalled(self, recalled: dict[int, list[Recalled]]) -> None:
+        """The memories each stored answer was given, as chips (the worker looked them up)."""
+        for answer_id, items in recalled.items():
+            bubble = self.answers.get(answer_id)
+            if bubble is not None and bubble.chips is None:  # the same check as a live answer
+                self.chat.attach_chips(bubble, items, utilization.used(bubble.text, items))
+
+    # -- the buttons on a message --------------------------------------------------------
+
+    def _on_bubble_action(self, action: str, bubble: MessageBubble) -> None:
+        if action == "prompt" and bubble.prompt is not None:
+            steps = [(b.name, b.arguments, b.result) for b in bubble.tool_blocks]
+            PromptDialog(bubble.prompt, self._window, steps).exec()
+            return
+        if action in ("thumbs_up", "thumbs_down"):
+            self._judge(bubble, action)
+            return
+        user = self.chat.latest("user")
+        if self.busy() or user is None or bubble not in (user, self.chat.latest("assistant")):
+            self._say(self.tr("Only the latest message can be changed."), 5000)
+            return
+        text = user.text
+        if action == "edit":
+            text, ok = QInputDialog.getMultiLineText(
+                self._window, self.tr("Edit and resend"), self.tr("Message:"), user.text
+            )
+            if not ok or not text.strip():
+                return
+        self.resend_requested.emit(user.episode_id, text)
+
+    def _judge(self, bubble: MessageBubble, kind: str) -> None:
+        """A thumb on an answer; a thumb down may say what was wrong (optional)."""
+        if not bubble.episode_id:
+            return
+        text: str | None = None
+        if kind == "thumbs_down":
+            said, ok = QInputDialog.getText(
+                self._window,
+                self.tr("What was wrong?"),
+                self.tr("What was wrong with this answer? (optional; Engram learns from it)"),
+            )
+            text = said.strip() or None if ok else None
+        self.judge_requested.emit(bubble.episode_id, kind, text)
+        self._say(self.tr("Thanks: Engram will learn from this."), 4000)
+
+    def _say(self, text: str, ms: int) -> None:
+        self._window.statusBar().showMessage(text, ms)

@@ -1,0 +1,97 @@
+"""What the main window says above the chat: problems, and toasts about memory ("Memory updated"
+with Manage, "Forgot: …" with Undo, Remember's feedback)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from engram.assistant.consolidation import Learned, Status
+from engram.assistant.forget import Forgotten
+from engram.core.errors import Problem
+from engram.ui import errors
+from engram.ui.memory_browser import MemoryBrowser
+from engram.ui.toast import Notice
+
+LEARNED_SHOWN = 3  # memories named in the "Memory updated" toast
+
+
+class Notices(QObject):
+    """Says things on ``notice``; its links open the memory browser (``show_memories``) or
+    undo a forget. What was forgotten is deleted for good once its toast is gone."""
+
+    undo_forget_requested = Signal(object)  # Forgotten
+    purge_forgotten_requested = Signal()
+
+    def __init__(self, notice: Notice, show_memories: Callable[[], MemoryBrowser]) -> None:
+        super().__init__(notice)
+        self.notice = notice
+        self.show_memories = show_memories
+        self._learned: tuple[Learned, ...] = ()
+        self._forgotten: Forgotten | None = None  # while its undo is offered
+        notice.link.connect(self._on_link)
+        notice.hidden.connect(self._on_hidden)
+
+    def problem(self, message: Problem | str) -> None:
+        """Something went wrong: stays until closed or solved."""
+        self.notice.show_problem(_text(message))
+
+    def toast(self, message: Problem | str) -> None:
+        """Something happened: passes after a few seconds."""
+        self.notice.show_toast(_text(message))
+
+    def remembering(self, learning: Status) -> None:
+        """Remember was clicked: say when learning from this chat starts."""
+        if learning.state in ("distilling", "waiting"):
+            self.notice.show_toast(
+                self.tr("Engram will learn from this chat when the current lesson is done.")
+            )
+        else:
+            self.notice.show_toast(self.tr("Learning from this chat…"))
+
+    def learned(self, learned: tuple[Learned, ...]) -> None:
+        """A toast saying what learning just added or changed, with a way to review it."""
+        self._learned = learned
+        added = sum(1 for item in learned if item.action == "add")
+        lines = [
+            ("+ " if item.action == "add" else "~ ") + " ".join(item.content.split())[:120]
+            for item in learned[:LEARNED_SHOWN]
+        ]
+        if len(learned) > LEARNED_SHOWN:
+            lines.append(self.tr("… and %n more", "", len(learned) - LEARNED_SHOWN))
+        head = self.tr("Memory updated: {added} new, {changed} changed").format(
+            added=added, changed=len(learned) - added
+        )
+        self.notice.show_toast("\n".join([head, *lines]), {"manage": self.tr("Manage")})
+
+    def forgotten(self, forgotten: Forgotten | None) -> None:
+        """After "forget that": what went, with an undo (or that nothing could go)."""
+        if forgotten is None:
+            self.notice.show_toast(
+                self.tr("There is nothing to forget here: the last answer used no memory.")
+            )
+            return
+        self.notice.show_toast(
+            self.tr("Forgot: {text}").format(text=forgotten.content), {"undo": self.tr("Undo")}
+        )
+        self._forgotten = forgotten  # after showing: the toast it replaced took its own along
+
+    def _on_link(self, key: str) -> None:
+        if key == "manage" and self._learned:
+            self.show_memories().show_only([item.memory_id for item in self._learned])
+        elif key == "undo" and self._forgotten is not None:
+            self.undo_forget_requested.emit(self._forgotten)
+            self._forgotten = None
+            self.notice.show_toast(self.tr("Brought back."))
+
+    def _on_hidden(self) -> None:
+        """The undo is gone with its toast: what was forgotten is deleted for good."""
+        if self._forgotten is not None:
+            self._forgotten = None
+            self.purge_forgotten_requested.emit()
+
+
+def _text(message: Problem | str) -> str:
+    """A message as shown: a Problem translated and filled in."""
+    return message if isinstance(message, str) else errors.text(message)

@@ -1,0 +1,96 @@
+"""The main window's status bar: Settings, Models and Memories on the left; on the right what
+learning does (with a retry for parked jobs), the large model's state and the small model."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStatusBar
+
+from engram.assistant.consolidation import Status
+from engram.ui import errors, labels
+from engram.ui.elided import ElidedLabel
+
+MODEL_STATE_MAX_WIDTH = 320
+
+
+class StatusLine(QStatusBar):
+    """A status bar whose parts say what the models and learning are doing; ``learning_note``
+    (the welcome panel's line while learning waits for a larger model) comes first."""
+
+    def __init__(self, learning_note: QLabel) -> None:
+        super().__init__()
+        self.model_state = ElidedLabel(self.tr("Starting…"), min_width=120)
+        # Its whole name when there is room; "…" rather than running off the window's edge.
+        self.model_state.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.model_state.setMaximumWidth(MODEL_STATE_MAX_WIDTH)
+        self.learning_state = QLabel()
+        self.learning_state.setObjectName("learning_state")
+        self.retry_button = QPushButton(self.tr("Retry"))
+        self.retry_button.setAccessibleName(self.tr("Retry learning"))
+        self.retry_button.hide()
+        self.large_state = QLabel()
+        self.large_state.setObjectName("large_state")
+        for part in (
+            learning_note,
+            self.learning_state,
+            self.retry_button,
+            self.large_state,
+            self.model_state,
+        ):
+            self.addPermanentWidget(part)
+        self.settings_button = QPushButton()
+        self.models_button = QPushButton()
+        self.memories_button = QPushButton()
+        for button in (self.settings_button, self.models_button, self.memories_button):
+            self.addWidget(button)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The buttons in the current language."""
+        for button, text, name, tip in (
+            (self.settings_button, self.tr("Settings"), self.tr("Open the settings"),
+             self.tr("Models, memory, cloud, appearance (Ctrl+,)")),
+            (self.models_button, self.tr("Models"), self.tr("Open the model manager"),
+             self.tr("Download, import and choose models")),
+            (self.memories_button, self.tr("Memories"), self.tr("Open the memory browser"),
+             self.tr("See and edit what Engram remembers (Ctrl+M)")),
+        ):  # fmt: skip
+            button.setText(text)
+            button.setAccessibleName(name)
+            button.setToolTip(tip)
+
+    def model_loading(self) -> None:
+        self.model_state.setText(self.tr("Loading model…"))
+
+    def model_loaded(self, name: str) -> None:
+        self.model_state.setText(self.tr("Model: {name}").format(name=name))
+
+    def model_failed(self) -> None:
+        self.model_state.setText(self.tr("No model loaded"))
+
+    def show_learning(self, status: Status) -> None:
+        """What consolidation is doing; a failure or parked jobs offer a retry. A large model
+        too small to learn from is said by the welcome panel's note instead (a retry cannot
+        help it)."""
+        too_small = status.model == "too small"
+        if status.state == "distilling":
+            text = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))
+        elif status.state == "waiting":
+            text = self.tr("Learning waits for the answer")
+        elif too_small:
+            text = ""
+        elif status.state == "failed":
+            error = errors.translate(status.error)[0] if status.error else ""
+            text = self.tr("Learning paused: {error}").format(error=error)
+        elif status.queued:
+            text = self.tr("{count} to learn").format(count=status.queued)
+        else:
+            text = self.tr("Memory up to date")
+        self.learning_state.setText(text)
+        self.large_state.setText(
+            self.tr("Large model: {state}").format(state=labels.label(status.model))
+            if status.model and not too_small
+            else ""
+        )
+        self.retry_button.setVisible(
+            not too_small and (status.state == "failed" or status.parked > 0)
+        )

@@ -1,0 +1,139 @@
+"""The message box and its buttons (Send, Stop, Ask large model, Remember), and the state of the
+answer they start: ready (a model is loaded), busy (an answer runs), its cancel token, and the
+prompt read ahead while the user pauses typing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout
+
+from engram.core.cancel import CancelToken
+from engram.ui.chat_view import ChatView
+from engram.ui.composer import Composer
+
+# A pause in typing this long starts evaluating the prompt ahead of Enter.
+PREFETCH_DEBOUNCE_MS = 400
+
+
+class TurnControls(QObject):
+    """Sends what the user wrote (into ``chat`` and, by the ``*_requested`` signals, to the model
+    worker) for the conversation ``conversation()`` returns; Stop cancels the running answer."""
+
+    send_requested = Signal(int, str, object)  # conversation, text, CancelToken
+    ask_large_requested = Signal(int, str, object)
+    prefetch_requested = Signal(int, str, object)
+    resend_requested = Signal(int, int, str, object)  # conversation, from episode, text, token
+
+    def __init__(self, chat: ChatView, conversation: Callable[[], int]) -> None:
+        super().__init__(chat)
+        self.chat = chat
+        self.conversation = conversation
+        self.busy = False  # an answer is running
+        self.ready = False  # a model is loaded
+        self._cancel = CancelToken()
+        self._prefetch_cancel = CancelToken()
+        self.composer = Composer()
+        self.send_button = QPushButton()
+        self.send_button.setObjectName("send_button")
+        self.stop_button = QPushButton()
+        self.large_button = QPushButton()
+        self.remember_button = QPushButton()
+        buttons = QVBoxLayout()
+        for button in (self.send_button, self.stop_button, self.large_button, self.remember_button):
+            buttons.addWidget(button)
+        self.row = QHBoxLayout()
+        self.row.addWidget(self.composer, 1)
+        self.row.addLayout(buttons)
+        self.retranslate()
+        self._typing = QTimer(self)
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(PREFETCH_DEBOUNCE_MS)
+        self._typing.timeout.connect(self._prefetch)
+        self.composer.textChanged.connect(self._typing.start)
+        self.composer.submitted.connect(self.submit)
+        self.composer.submitted_large.connect(self.ask_large)
+        self.large_button.clicked.connect(lambda: self.ask_large(self.composer.toPlainText()))
+        self.send_button.clicked.connect(lambda: self.submit(self.composer.toPlainText()))
+        self.stop_button.clicked.connect(self.stop)
+
+    def retranslate(self) -> None:
+        """The buttons in the current language."""
+        for button, text, name, tip in (
+            (self.send_button, self.tr("Send"), self.tr("Send message"), ""),
+            (self.stop_button, self.tr("Stop"), self.tr("Stop the answer"),
+             self.tr("Stop the answer (Esc)")),
+            (self.large_button, self.tr("Ask large model"), self.tr("Ask the large model"),
+             self.tr("Answer this message with the large model, slower but stronger "
+                     "(Ctrl+Enter)")),
+            (self.remember_button, self.tr("Remember"), self.tr("Learn from this chat now"),
+             self.tr("Learn from this chat now (or start a message with “remember this:”)")),
+        ):  # fmt: skip
+            button.setText(text)
+            button.setAccessibleName(name)
+            button.setToolTip(tip)
+
+    def submit(self, text: str) -> None:
+        """Send the composer's text, unless it is blank or an answer is running."""
+        self._send(text, self.send_requested)
+
+    def ask_large(self, text: str) -> None:
+        """Send the composer's text to the large model instead (one answer)."""
+        self._send(text, self.ask_large_requested)
+
+    def _prefetch(self) -> None:
+        """While the user pauses typing, let the model read the prompt it will get."""
+        self._prefetch_cancel.cancel()
+        draft = self.composer.toPlainText()
+        if self.busy or not self.ready or not draft.strip():
+            return
+        self._prefetch_cancel = CancelToken()
+        self.prefetch_requested.emit(self.conversation(), draft, self._prefetch_cancel)
+
+    def _send(self, text: str, request: SignalInstance) -> None:
+        if not text.strip() or self.busy or not self.ready:
+            return
+        self._typing.stop()
+        self._prefetch_cancel.cancel()
+        self.composer.clear()
+        self.chat.add("user", text)
+        self._start(request, text)
+
+    def resend(self, from_episode_id: int, text: str) -> None:
+        """Replace the latest turn: drop it and send ``text`` (the same, or edited) again."""
+        if self.busy or not self.ready:
+            return
+        self.chat.drop_latest_turn()
+        self.chat.add("user", text)
+        self._start(self.resend_requested, from_episode_id, text)
+
+    def _start(self, request: SignalInstance, *what: object) -> None:
+        self.busy = True
+        self.update_buttons()
+        self._cancel = CancelToken()
+        request.emit(self.conversation(), *what, self._cancel)
+
+    def stop(self) -> None:
+        """Stop the running answer at the next token (its text so far is kept)."""
+        self._cancel.cancel()
+
+    def close(self) -> None:
+        """The window closes: no read-ahead, and a running answer stops (its text is kept)."""
+        self._typing.stop()
+        self._prefetch_cancel.cancel()
+        self._cancel.cancel()
+
+    def set_ready(self, ready: bool) -> None:
+        self.ready = ready
+        self.update_buttons()
+
+    def set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.update_buttons()
+
+    def update_buttons(self) -> None:
+        self.send_button.setEnabled(self.ready and not self.busy)
+        self.large_button.setEnabled(self.ready and not self.busy)
+        self.stop_button.setEnabled(self.busy)
+        self.remember_button.setEnabled(self.ready and bool(self.conversation()))
