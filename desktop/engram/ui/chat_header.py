@@ -21,9 +21,7 @@ from engram.ui.elided import ElidedLabel
 
 ROLES = ("small", "large")
 STATS_MIN_WIDTH = 60
-COMBO_MIN_CHARS = (
-    8  # the switcher's narrowest width in characters, when the header is short of room
-)
+COMBO_MIN_CHARS = 8  # the switchers' narrowest width in characters, when short of room
 
 
 class ModelCombo(QComboBox):
