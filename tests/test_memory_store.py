@@ -122,6 +122,18 @@ def test_results_carry_scores_and_near_duplicates_collapse(store: MemoryStore) -
     assert hits[0].similarity is not None and hits[0].similarity > 0.5 and hits[0].score > 0
 
 
+def test_near_duplicates_filling_the_head_give_way_to_the_next_distinct_memories(
+    store: MemoryStore,
+) -> None:
+    copies = [f"My sister Anna lives in Lisbon{'!' * i}" for i in range(1, 9)]  # one text, 8 rows
+    store.add_many(copies, importance=0.9)
+    store.add_many(["My sister Anna took up climbing in Lisbon last spring."], importance=0.1)
+    hits = store.search("sister Anna Lisbon", k=2)
+    assert len(hits) == 2
+    assert sum(h.content.startswith("My sister Anna lives in Lisbon") for h in hits) == 1
+    assert any("climbing" in h.content for h in hits)
+
+
 class _Sized:
     def __init__(self, content: str, score: float) -> None:
         self.content = content

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from engram.memory.embed import Vectors
-from engram.memory.records import Hit, Memory
+from engram.memory.records import Hit
 from engram.memory.text import normalized
 
 
@@ -23,7 +24,22 @@ class Weights:
     recency_days: float = 60.0
 
 
-def rank(relevance: float, memory: Memory, now: float, w: Weights) -> float:
+class Standing(Protocol):
+    """What ranking reads of a memory (a ``Memory`` has it; so does a row of just these)."""
+
+    @property
+    def importance(self) -> float: ...
+    @property
+    def pinned(self) -> bool: ...
+    @property
+    def feedback(self) -> int: ...
+    @property
+    def last_used_at(self) -> float | None: ...
+    @property
+    def updated_at(self) -> float: ...
+
+
+def rank(relevance: float, memory: Standing, now: float, w: Weights) -> float:
     """The final score: relevance times (1 + the weighted lifts), never below 5% of relevance."""
     age_days = (now - (memory.last_used_at or memory.updated_at)) / 86400
     lift = (

@@ -10,7 +10,7 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import apsw
 
@@ -21,7 +21,7 @@ from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.ranking import Weights, collapse, rank
 from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES, Hit, Memory, Source
-from engram.memory.search import Filters, focus, hybrid
+from engram.memory.search import Candidate, Filters, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
 _log = log.get("memory.store")
@@ -436,21 +436,23 @@ class MemoryStore:
         if not found:
             return []
         top = found[0].score
-        memories = {m.id: m for m in self._many([c.id for c in found])}
+        standing = self._standing([c.id for c in found])
         now = time.time()
-        hits = [
-            Hit(
-                memories[c.id],
-                rank(c.score / top, memories[c.id], now, self.weights),
-                c.similarity,
-                c.text_rank,
-            )
-            for c in found
-            if c.id in memories
-        ]
-        hits.sort(key=lambda h: -h.score)
-        ids = [h.memory.id for h in hits[: k * 3]]
-        kept = collapse(hits, k, dedupe, self.index.get("memories", ids) if self.index else {})
+        ranked = sorted(
+            (
+                (rank(c.score / top, standing[c.id], now, self.weights), c)
+                for c in found
+                if c.id in standing
+            ),
+            key=lambda pair: -pair[0],
+        )
+        # Whole rows for the head only; the tail is read if near-duplicates thin the head out.
+        head = k * 3
+        vectors = self.index.get("memories", [c.id for _, c in ranked[:head]]) if self.index else {}
+        hits = self._hits(ranked[:head])
+        kept = collapse(hits, k, dedupe, vectors)
+        if len(kept) < k and len(ranked) > head:
+            kept = collapse(hits + self._hits(ranked[head:]), k, dedupe, vectors)
         sources = self.sources_of([h.memory.id for h in kept])
         return [
             Hit(h.memory, h.score, h.similarity, h.text_rank, tuple(sources.get(h.memory.id, ())))
@@ -461,6 +463,25 @@ class MemoryStore:
         """The query embedded with the file's model (None when only text search works)."""
         return self.space.query_vector(query)
 
+    def _standing(self, ids: Sequence[int]) -> dict[int, _Standing]:
+        """What ranking needs of each memory, without reading whole rows."""
+        return {
+            row[0]: _Standing(row[1], bool(row[2]), *row[3:])
+            for row in self.conn.execute(
+                "SELECT id, importance, pinned, feedback, last_used_at, updated_at FROM memories"
+                f" WHERE id IN {IN_IDS}",
+                (json.dumps(list(ids)),),
+            )
+        }
+
+    def _hits(self, ranked: Sequence[tuple[float, Candidate]]) -> list[Hit]:
+        memories = {m.id: m for m in self._many([c.id for _, c in ranked])}
+        return [
+            Hit(memories[c.id], score, c.similarity, c.text_rank)
+            for score, c in ranked
+            if c.id in memories
+        ]
+
     def _many(self, ids: Sequence[int]) -> list[Memory]:
         return [
             Memory.from_row(row)
@@ -470,6 +491,14 @@ class MemoryStore:
                 (json.dumps(list(ids)),),
             )
         ]
+
+
+class _Standing(NamedTuple):
+    importance: float
+    pinned: bool
+    feedback: int
+    last_used_at: float | None
+    updated_at: float
 
 
 def _unit(value: float) -> float:
