@@ -84,11 +84,10 @@ class Recall:
         # Embedded once, for both searches, without the words common to every conversation.
         terms = self.episodes.focus(query)
         vector = self.episodes.query_vector(terms)
-        # Ask for enough hits that the excluded ones cannot crowd out the rest.
-        extra = min(len(exclude_episodes) + len(exclude_memories), MAX_EXTRA)
+        # Ask each search for enough hits that its excluded ones cannot crowd out the rest.
         memories = [
             h
-            for h in self.store.search(query, k=SEARCH_K + extra, vector=vector)
+            for h in self.store.search(query, k=_asked(exclude_memories), vector=vector)
             if h.memory.id not in exclude_memories and relevant(h.similarity, h.text_rank)
         ][:SEARCH_K]
         if situation:
@@ -96,7 +95,7 @@ class Recall:
             memories = [h for h in memories if h.memory.kind != "lesson"] + lessons
         episodes = [
             h
-            for h in self.episodes.search(terms, k=SEARCH_K + extra, vector=vector)
+            for h in self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
             if h.episode.id not in exclude_episodes
             and h.episode.content.strip()
             and relevant(h.similarity, h.text_rank)
@@ -134,6 +133,10 @@ class Recall:
         if chosen:
             self.injections.record(answer_episode_id, chosen)
         self.episodes.index_new(limit=INDEX_PER_TURN)
+
+
+def _asked(excluded: Collection[int]) -> int:
+    return SEARCH_K + min(len(excluded), MAX_EXTRA)
 
 
 def _normalized(scores: Sequence[float]) -> list[float]:
