@@ -7,8 +7,10 @@ the first event processed after the main window's ``show()``, in fresh processes
 ``QMainWindow``; (2) the longest gap of a 5 ms heartbeat timer while an answer streams, a
 consolidation job runs and a download from a local HTTP server is in flight, against the same
 heartbeat with nothing running and against the same load with llama-cpp-python's own KV-state
-snapshots instead of ``engram.models.compact_llama``'s (what Engram did before); (3) the memory
-browser over 100k memories (10k with ``--quick``): time to open and to apply a kind filter;
+snapshots instead of ``engram.models.compact_llama``'s (what Engram did before), with the UI
+thread's own CPU time in the gaps (what the window itself did, apart from waiting for a core);
+(3) the memory browser over 100k memories (10k with ``--quick``): time to open and to apply a
+kind filter;
 (4) Stop during a streaming answer: from the click to the window idle again, against the model's
 own cancel (flag to the end of its stream).
 """
@@ -172,11 +174,15 @@ class Heartbeat:
         self.timer.setInterval(5)
         self.timer.timeout.connect(self._tick)
         self.gaps: list[float] = []
+        self.cpu: list[float] = []  # the UI thread's own CPU time in each gap
         self._last = 0.0
+        self._last_cpu = 0.0
 
     def start(self) -> None:
         self.gaps.clear()
+        self.cpu.clear()
         self._last = time.perf_counter()
+        self._last_cpu = time.thread_time()
         self.timer.start()
 
     def stop(self) -> dict[str, float]:
@@ -184,12 +190,20 @@ class Heartbeat:
         ms = sorted(g * 1000 for g in self.gaps)
         worst = max(range(len(self.gaps)), key=self.gaps.__getitem__)
         at = sum(self.gaps[: worst + 1])  # seconds from start() to the end of the longest gap
-        return {"max": ms[-1], "p99": ms[int(0.99 * (len(ms) - 1))], "ticks": len(ms), "at": at}
+        return {
+            "max": ms[-1],
+            "p99": ms[int(0.99 * (len(ms) - 1))],
+            "ticks": len(ms),
+            "at": at,
+            "cpu": self.cpu[worst] * 1000,  # the UI's own work in the longest gap (ms)
+            "cpu_max": max(self.cpu) * 1000,  # its most in any gap
+        }
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         self.gaps.append(now - self._last)
-        self._last = now
+        self.cpu.append(cpu - self._last_cpu)
+        self._last, self._last_cpu = now, cpu
 
 
 # -- (2) event-loop stalls under load -----------------------------------------------------------
@@ -473,6 +487,10 @@ def report_stalls(load: dict[str, Any]) -> None:
         f"{name} {at:.2f} s" for name, at in sorted(load["marks"].items(), key=lambda kv: kv[1])
     )
     print(f"  longest gap ended {busy['at']:.2f} s after Send; first events: {marks}")
+    print(
+        f"  UI thread's own CPU time: {busy['cpu']:.1f} ms in the longest gap, at most "
+        f"{busy['cpu_max']:.1f} ms in any gap (the rest of a gap is waiting for a core)"
+    )
     print(f"  stall: busy / idle = {busy['max'] / idle['max']:.2f}x")
     print(f"  stall: busy / busy with upstream snapshots = {busy['max'] / upstream['max']:.2f}x")
     print(f"  stall: busy / target ({TARGETS['stall']} ms) = {busy['max'] / TARGETS['stall']:.2f}")

@@ -4,9 +4,9 @@ of at least 1B parameters is installed, that learning starts with a larger model
 
 It also offers the starter download when the starter model is missing. Everything it shows is
 set in :meth:`WelcomePanel.refresh`, so a language change retranslates it. What it says is read
-(catalogue, machine, the large model's GGUF header: ~0.25 s) by a :class:`WelcomeCheck` on a thread
-of its own that lives while a check is pending; until the first answer the panel shows a
-placeholder line.
+(catalogue, machine, the large model's GGUF header: 17-26 ms warm, more from a cold disk) by a
+:class:`WelcomeCheck` on a thread of its own that lives while a check is pending; until the first
+answer the panel shows a placeholder line.
 """
 
 from __future__ import annotations
