@@ -300,7 +300,7 @@
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="478"/>
+        <location filename="../../desktop/engram/memory/store.py" line="511"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
@@ -2171,27 +2171,27 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="98"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="96"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="98"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="96"/>
         <source>Large:</source>
         <translation>大模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="100"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="98"/>
         <source>The model that answers (installed models only)</source>
         <translation>回答问题的模型（仅列出已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="101"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="99"/>
         <source>The model for “Ask large model” and learning (installed only)</source>
         <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="143"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="141"/>
         <source>{id} (not installed)</source>
         <translation>{id}（未安装）</translation>
     </message>
@@ -2375,17 +2375,17 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="295"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="299"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="352"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="328"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="281"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="285"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -3664,107 +3664,107 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>StatusLine</name>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="21"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="22"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="27"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="28"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="28"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="29"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="50"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="51"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="50"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="51"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="51"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="52"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="52"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="52"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="54"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="54"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="54"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="56"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="62"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="60"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="65"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="63"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="68"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="66"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="76"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="74"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="78"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="76"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="81"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="87"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="90"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="88"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
@@ -4004,57 +4004,57 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>TurnControls</name>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="64"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="64"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="70"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="70"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="72"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>

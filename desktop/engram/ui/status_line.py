@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStatusBar
 
 from engram.assistant.consolidation import Status
 from engram.ui import errors, labels
+from engram.ui.buttons import name_buttons
 from engram.ui.elided import ElidedLabel
 
 MODEL_STATE_MAX_WIDTH = 320
@@ -46,17 +47,14 @@ class StatusLine(QStatusBar):
 
     def retranslate(self) -> None:
         """The buttons in the current language."""
-        for button, text, name, tip in (
+        name_buttons((
             (self.settings_button, self.tr("Settings"), self.tr("Open the settings"),
              self.tr("Models, memory, cloud, appearance (Ctrl+,)")),
             (self.models_button, self.tr("Models"), self.tr("Open the model manager"),
              self.tr("Download, import and choose models")),
             (self.memories_button, self.tr("Memories"), self.tr("Open the memory browser"),
              self.tr("See and edit what Engram remembers (Ctrl+M)")),
-        ):  # fmt: skip
-            button.setText(text)
-            button.setAccessibleName(name)
-            button.setToolTip(tip)
+        ))  # fmt: skip
 
     def model_loading(self) -> None:
         self.model_state.setText(self.tr("Loading model…"))

@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout
 
 from engram.core.cancel import CancelToken
+from engram.ui.buttons import name_buttons
 from engram.ui.chat_view import ChatView
 from engram.ui.composer import Composer
 
@@ -60,7 +61,7 @@ class TurnControls(QObject):
 
     def retranslate(self) -> None:
         """The buttons in the current language."""
-        for button, text, name, tip in (
+        name_buttons((
             (self.send_button, self.tr("Send"), self.tr("Send message"), ""),
             (self.stop_button, self.tr("Stop"), self.tr("Stop the answer"),
              self.tr("Stop the answer (Esc)")),
@@ -69,10 +70,7 @@ class TurnControls(QObject):
                      "(Ctrl+Enter)")),
             (self.remember_button, self.tr("Remember"), self.tr("Learn from this chat now"),
              self.tr("Learn from this chat now (or start a message with “remember this:”)")),
-        ):  # fmt: skip
-            button.setText(text)
-            button.setAccessibleName(name)
-            button.setToolTip(tip)
+        ))  # fmt: skip
 
     def submit(self, text: str) -> None:
         """Send the composer's text, unless it is blank or an answer is running."""
