@@ -182,3 +182,14 @@ def test_the_keyword_side_reads_the_previous_message_and_forgets_it_with_it(
     with db.transaction(store.conn):  # the question alone is deleted: the answer stays
         store.conn.execute("DELETE FROM episodes WHERE id = ?", (ids[0],))
     assert text_candidates(store.conn, "episodes", terms, 10, Filters(statuses=None)) == []
+
+
+def test_a_word_that_becomes_common_leaves_the_query_once_the_table_has_grown(
+    store: MemoryStore,  # noqa: F811
+) -> None:
+    start = 1_700_000_000.0
+    _chat(store, [("Ana", f"We spoke about topic {n} today.") for n in range(200)], start)
+    assert "kayak" in focus(store.conn, "episodes", "Where is the kayak?").terms
+    _chat(store, [("Ana", f"The kayak trip, part {n}.") for n in range(100)], start + 10_000)
+    found = focus(store.conn, "episodes", "Where is the kayak?")
+    assert "kayak" not in found.terms and "kayak" not in found.text

@@ -13,8 +13,10 @@ so an answer is found next to its question.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import apsw
 import numpy as np
@@ -128,6 +130,23 @@ def _row_count(conn: apsw.Connection, space: str) -> int:
 MAX_QUERY_TERMS = 64
 
 
+Share = Literal["kept", "common", "skipped"]
+# A term's share of the rows changes slowly: its class is looked up again once the table has grown
+# or shrunk by this share since (a turn adds two messages, an import thousands).
+RECLASS_SHARE = 0.02
+MAX_CLASSED = 20_000  # terms remembered per file and table
+
+
+@dataclass
+class _Classes:
+    rows: int
+    of: dict[str, Share]
+
+
+_CLASSES: dict[tuple[str, str], _Classes] = {}
+_CLASSES_LOCK = threading.Lock()
+
+
 def focus(conn: apsw.Connection, space: str, query: str) -> Focus:
     """The query's terms in at most 0.2% of the rows (at least 1,000; they rank little, cost
     much), and its text without the words in more than ``COMMON_SHARE`` of them."""
@@ -135,18 +154,36 @@ def focus(conn: apsw.Connection, space: str, query: str) -> Focus:
     if not terms:
         return Focus(query, [])
     rows = _row_count(conn, space)
+    with _CLASSES_LOCK:
+        known = _CLASSES.get((conn.filename, space))
+        if known is None or abs(rows - known.rows) > RECLASS_SHARE * known.rows:
+            known = _CLASSES[(conn.filename, space)] = _Classes(rows, {})
+        shares = {term: known.of[term] for term in terms if term in known.of}
+    looked_up = {t: _share(conn, space, t, rows) for t in terms if t not in shares}
+    shares.update(looked_up)
+    if looked_up and conn.filename:  # one in-memory database must not answer for another
+        with _CLASSES_LOCK:
+            if len(known.of) > MAX_CLASSED:
+                known.of.clear()
+            known.of.update(looked_up)
+    kept = [term for term in terms if shares[term] == "kept"]
+    common = [term for term in terms if shares[term] == "common"]
+    return Focus(textmod.without_words(query, common) or query, kept)
+
+
+def _share(conn: apsw.Connection, space: str, term: str, rows: int) -> Share:
+    """Whether a term is in few enough rows to search ("kept"), in more than ``COMMON_SHARE`` of
+    them ("common": dropped from the embedded text too), or in between ("skipped")."""
     cap = max(1000, rows // 500)
     common_cap = max(MIN_COMMON, int(rows * COMMON_SHARE))
     sql = f"SELECT COUNT(*) FROM (SELECT rowid FROM {space}_fts WHERE {space}_fts MATCH ? LIMIT ?)"
-    kept, common = [], []
-    for term in terms:
-        match = "body : " + textmod.fts_match([term])  # a row's own words, not its context
-        count = int(db.scalar(conn, sql, (match, min(cap, common_cap) + 1)))
-        if count <= min(cap, common_cap):
-            kept.append(term)
-        elif common_cap <= cap or int(db.scalar(conn, sql, (match, common_cap + 1))) > common_cap:
-            common.append(term)
-    return Focus(textmod.without_words(query, common) or query, kept)
+    match = "body : " + textmod.fts_match([term])  # a row's own words, not its context
+    count = int(db.scalar(conn, sql, (match, min(cap, common_cap) + 1)))
+    if count <= min(cap, common_cap):
+        return "kept"
+    if common_cap <= cap or int(db.scalar(conn, sql, (match, common_cap + 1))) > common_cap:
+        return "common"
+    return "skipped"
 
 
 def text_candidates(
