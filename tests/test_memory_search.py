@@ -193,3 +193,20 @@ def test_a_word_that_becomes_common_leaves_the_query_once_the_table_has_grown(
     _chat(store, [("Ana", f"The kayak trip, part {n}.") for n in range(100)], start + 10_000)
     found = focus(store.conn, "episodes", "Where is the kayak?")
     assert "kayak" not in found.terms and "kayak" not in found.text
+
+
+def test_a_turn_embeds_only_the_messages_after_the_newest_vector(
+    store: MemoryStore,  # noqa: F811
+) -> None:
+    ids = _chat(store, [("Ana", f"Message number {n}.") for n in range(6)], 1_700_000_000.0)
+    index = EpisodeIndex(store.space)
+    assert index.index_new() == 6
+    vectors = store.space.index
+    assert vectors is not None
+    table = f"vectors_episodes_g{vectors.generation}"
+    store.conn.execute(f"DELETE FROM {table} WHERE id = ?", (ids[2],))  # a gap below the newest
+    new = _chat(store, [("Ana", "One more message.")], 1_700_000_100.0)
+    assert index.index_new(newest=True) == 1
+    assert set(vectors.get("episodes", [ids[2], *new])) == {new[0]}
+    assert index.index_new() == 1  # the full pass (Backfill) fills the gap
+    assert set(vectors.get("episodes", [ids[2]])) == {ids[2]}

@@ -80,7 +80,7 @@ class Recall:
         """
         if budget <= 0 or not query.strip():
             return []
-        self.episodes.index_new(limit=INDEX_PER_TURN)
+        self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
         # Embedded once, for both searches, without the words common to every conversation.
         terms = self.episodes.focus(query)
         vector = self.episodes.query_vector(terms)
@@ -132,7 +132,7 @@ class Recall:
         chosen = [(item.memory_id, item.score) for item in items if item.memory_id is not None]
         if chosen:
             self.injections.record(answer_episode_id, chosen)
-        self.episodes.index_new(limit=INDEX_PER_TURN)
+        self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
 
 
 def _asked(excluded: Collection[int]) -> int:

@@ -35,11 +35,16 @@ class EpisodeIndex:
 
     @faults.reported
     def index_new(
-        self, batch: int = 64, limit: int | None = None, cancel: Callable[[], bool] | None = None
+        self,
+        batch: int = 64,
+        limit: int | None = None,
+        cancel: Callable[[], bool] | None = None,
+        newest: bool = False,
     ) -> int:
         """Embed the episodes that have no vector yet (at most ``limit``, oldest first, until
-        ``cancel``); returns how many were added."""
-        return embed_missing(self.space, "episodes", batch, limit, cancel)
+        ``cancel``; ``newest``: only those after the newest vector, see
+        ``VectorIndex.missing``); returns how many were added."""
+        return embed_missing(self.space, "episodes", batch, limit, cancel, newest=newest)
 
     def focus(self, query: str) -> Focus:
         """The query without the words common to the messages (see ``search.focus``): its
@@ -95,6 +100,7 @@ def embed_missing(
     limit: int | None = None,
     cancel: Callable[[], bool] | None = None,
     progress: Progress | None = None,
+    newest: bool = False,
 ) -> int:
     """Embed the rows of ``table`` ("memories" or "episodes") that have no vector yet, a batch
     per transaction (at most ``limit``, oldest first, until ``cancel``); returns how many."""
@@ -102,11 +108,17 @@ def embed_missing(
     if space.index is None:
         return 0
     index = space.index
-    total = int(db.scalar(space.conn, f"SELECT COUNT(*) FROM {table}")) - index.count(table)
+    # Counting is a scan of both tables: only for a caller that shows progress (each turn calls
+    # this, almost always to find nothing missing).
+    total = (
+        int(db.scalar(space.conn, f"SELECT COUNT(*) FROM {table}")) - index.count(table)
+        if progress is not None
+        else 0
+    )
     done = 0
     while not (cancel is not None and cancel()):
         size = batch if limit is None else min(batch, limit - done)
-        todo = index.missing(table, size) if size > 0 else []
+        todo = index.missing(table, size, newest) if size > 0 else []
         if not todo:
             break
         vecs = space.embedder.embed([text or " " for _, text in todo])

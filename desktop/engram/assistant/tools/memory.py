@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from engram.assistant.events import quiet_problem
+from engram.assistant.recall import INDEX_PER_TURN
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
 from engram.core.errors import Problem, tr
 from engram.memory.episode_index import EpisodeIndex
@@ -33,7 +34,7 @@ def _recall(arguments: dict[str, Any], ctx: ToolContext) -> str:
     store = _store(ctx)
     query = str(arguments["query"])
     episodes = EpisodeIndex(store.space)
-    episodes.index_new()
+    episodes.index_new(limit=INDEX_PER_TURN, newest=True)  # as a turn does; Backfill does the rest
     vector = store.query_vector(query)
     lines = []
     for hit in store.search(query, k=RECALL_K, vector=vector):
