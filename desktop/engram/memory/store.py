@@ -446,13 +446,17 @@ class MemoryStore:
             ),
             key=lambda pair: -pair[0],
         )
-        # Whole rows for the head only; the tail is read if near-duplicates thin the head out.
+        # Whole rows are read a head at a time, the next one only while near-duplicates thin
+        # the ones read out below k.
         head = k * 3
         vectors = self.index.get("memories", [c.id for _, c in ranked[:head]]) if self.index else {}
-        hits = self._hits(ranked[:head])
-        kept = collapse(hits, k, dedupe, vectors)
-        if len(kept) < k and len(ranked) > head:
-            kept = collapse(hits + self._hits(ranked[head:]), k, dedupe, vectors)
+        hits: list[Hit] = []
+        kept: list[Hit] = []
+        for start in range(0, len(ranked), head):
+            hits += self._hits(ranked[start : start + head])
+            kept = collapse(hits, k, dedupe, vectors)
+            if len(kept) == k:
+                break
         sources = self.sources_of([h.memory.id for h in kept])
         return [
             Hit(h.memory, h.score, h.similarity, h.text_rank, tuple(sources.get(h.memory.id, ())))
