@@ -33,7 +33,7 @@ os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
 from engram.assistant import prompt  # noqa: E402
 from engram.assistant.events import Failed, Token, TurnStarted  # noqa: E402
 from engram.assistant.session import Session, embedder_for, open_session  # noqa: E402
-from engram.core import paths  # noqa: E402
+from engram.core import heap, paths  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.memory import db  # noqa: E402
 from engram.memory.store import MemoryStore  # noqa: E402
@@ -199,6 +199,7 @@ def run_turns(model_path: Path, reps: int, samples: Samples) -> None:
 
     settings = Settings(language="en", max_answer_tokens=8)
     session = open_session(settings)
+    heap.settle()  # as the app and `engram chat` do once their models are loaded
     threads = thread_plan().foreground
     raw = Llama(
         str(model_path),

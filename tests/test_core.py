@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from engram.core import paths, settings
@@ -41,3 +43,18 @@ def test_wrongly_typed_and_unknown_settings_fall_back_per_field(engram_home: Pat
 def test_error_text_has_message_and_hint() -> None:
     err = ModelFileError("Model x.gguf is missing.", "Run `engram models fetch-starter`.")
     assert str(err) == "Model x.gguf is missing.\nRun `engram models fetch-starter`."
+
+
+def test_settling_the_heap_freezes_what_start_up_made_once() -> None:
+    # In a child process: freezing is process-wide and must not touch the test session's heap.
+    code = (
+        "import gc\n"
+        "from engram.core import heap\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "assert heap.settle() and gc.get_freeze_count() > 1000\n"
+        "frozen = gc.get_freeze_count()\n"
+        "extra = [[] for _ in range(100)]\n"
+        "assert not heap.settle() and gc.get_freeze_count() == frozen\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

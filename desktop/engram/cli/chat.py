@@ -34,7 +34,7 @@ from engram.assistant.signals import SignalKind
 from engram.assistant.turn import USER_IMPORTANCE, Assistant, title_for
 from engram.cli import terminal
 from engram.cli import tools as tools_cli
-from engram.core import paths, settings
+from engram.core import heap, paths, settings
 from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, tr
 from engram.memory import db
@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     # It learns like the window: consolidation runs in the background while you chat, and what
     # is left is queued when the chat ends (`engram learn` runs it at once).
     session = open_session(store.current, on_status=lambda _status: None)
+    heap.settle()
     tools_cli.ask_here(session.assistant.tools, store)
     problem = session.memory_problem
     if problem:

@@ -15,6 +15,7 @@ def run(argv: list[str]) -> int:
     from engram.ui import theme
     from engram.ui.appearance import Appearance
     from engram.ui.crash import CrashReporter
+    from engram.ui.heap_settler import HeapSettler
     from engram.ui.main_window import MainWindow
 
     log.setup()
@@ -30,6 +31,8 @@ def run(argv: list[str]) -> int:
     reporter.install()
     window = MainWindow(store)
     follower.setParent(window)
+    settler = HeapSettler(window)  # start-up is over once the models are in
+    window.worker.loaded.connect(settler.settle)
     window.show()
     quit_after = _quit_after(argv)
     if quit_after is not None:  # for smoke tests and start-up benchmarks
