@@ -76,6 +76,19 @@ def test_only_the_newest_backups_are_kept_and_half_written_ones_are_not_listed(
     assert all(_count(p) == 20 for p in backup.listed(folder))
 
 
+def test_a_backup_made_just_after_a_second_began_is_listed_as_the_newest(
+    engram_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = paths.database_path()
+    _fill(path, messages=5)
+    folder = backup.folder_of(path)
+    clock = iter([1_700_000_000_999_000_000, 1_700_000_001_000_500_000])
+    monkeypatch.setattr(backup.time, "time_ns", lambda: next(clock))
+    backup.backup(path, folder, keep=1)
+    second = backup.backup(path, folder, keep=1)
+    assert second is not None and backup.listed(folder) == [second]
+
+
 def test_a_cancelled_backup_leaves_nothing(engram_home: Path) -> None:
     path = paths.database_path()
     _fill(path)

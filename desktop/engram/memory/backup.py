@@ -66,7 +66,9 @@ def backup(source: Path, folder: Path, keep: int, cancel: CancelToken | None = N
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     for stale in folder.glob(f"{PREFIX}*{SUFFIX}{PART}*"):  # a backup killed halfway (+ journal)
         stale.unlink(missing_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{time.time_ns() % 1_000_000_000:09d}"
+    now = time.time_ns()  # one reading: names sort as the backups were made, even across a second
+    seconds, fraction = divmod(now, 1_000_000_000)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(seconds)) + f"-{fraction:09d}"
     final = folder / f"{PREFIX}{stamp}{SUFFIX}"
     part = final.with_name(final.name + PART)
     started = time.monotonic()
