@@ -5,6 +5,10 @@ Logs carry ids, counts and timings. Message and memory text appears only through
 at its start). Secrets Engram handles (API keys) are registered with :func:`secret` and replaced
 in every log record and in every error text Engram stores (:func:`scrub`). Files and folders
 Engram creates are the user's alone (umask 077; the data and logs folders 0700).
+
+A folder or file whose mode cannot be fixed (a read-only disk) keeps it; a log that cannot be
+written (a read-only or full disk) is off for the run, said in one line on stderr, and every
+command goes on without it.
 """
 
 from __future__ import annotations
@@ -12,8 +16,12 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import stat
+import sys
+from pathlib import Path
 
 from engram.core import paths
+from engram.core.errors import StoreError
 
 ROOT = "engram"
 _FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
@@ -58,23 +66,71 @@ class Scrubbing(logging.Filter):
 
 
 class _PrivateFileHandler(logging.handlers.RotatingFileHandler):
-    """A rotating log whose files only their owner can read (also after each rollover)."""
+    """A rotating log whose files only their owner can read (also after each rollover). When a
+    write fails (a full or read-only disk) it says so once on stderr and writes no more, instead
+    of printing a traceback for every record."""
+
+    failed = False
 
     def _open(self):  # type: ignore[no-untyped-def]
         stream = super()._open()
-        os.chmod(self.baseFilename, 0o600)
+        _make_private(Path(self.baseFilename), 0o600)
         return stream
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
+        error = sys.exc_info()[1]
+        if self.failed or not isinstance(error, OSError):
+            super().handleError(record)
+            return
+        self.failed = True
+        _say_no_log(error)
+
+
+def _say_no_log(error: BaseException) -> None:
+    """Say on stderr, in one line, that this run writes no log, and why."""
+    if isinstance(error, StoreError):
+        why = error.message
+    else:
+        where = getattr(error, "filename", None) or "the log"
+        strerror = getattr(error, "strerror", None) or type(error).__name__
+        why = f"cannot write {where} ({strerror}); check that its folder is writable"
+    print(f"engram: the log is off for this run: {why}", file=sys.stderr)
+
+
+def _make_private(path: Path, mode: int) -> None:
+    """Give ``path`` the owner-only ``mode`` when it has another one; one that cannot be changed (a
+    read-only disk, a file of another user) keeps its mode, which is no reason to stop."""
+    try:
+        if stat.S_IMODE(path.stat().st_mode) != mode:
+            path.chmod(mode)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        get("log").info("%s keeps its permissions (%s)", path, exc.strerror)
 
 
 def private_files() -> None:
     """Make what Engram creates from now on readable by the user only, and fix what exists."""
     os.umask(0o077)
     for folder in (paths.data_dir(), paths.logs_dir(), paths.config_dir()):
-        if folder.exists():
-            folder.chmod(0o700)
+        _make_private(folder, 0o700)
     for file in (paths.database_path(), paths.settings_path()):
-        if file.exists():
-            file.chmod(0o600)
+        _make_private(file, 0o600)
+
+
+def _file_handler() -> logging.Handler:
+    """The rotating log file, made private; raises when the folder or file cannot be written."""
+    private_files()
+    handler = _PrivateFileHandler(
+        paths.logs_dir() / "engram.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter(_FORMAT))
+    handler.addFilter(Scrubbing())
+    return handler
 
 
 def get(subsystem: str) -> logging.Logger:
@@ -88,20 +144,20 @@ def setup(verbose: bool = False, to_file: bool = True) -> logging.Logger:
     if getattr(root, "_engram_configured", False):
         return root
     root.setLevel(logging.DEBUG if verbose or os.environ.get("ENGRAM_DEBUG") else logging.INFO)
+    no_file = None
     if to_file:
-        private_files()
-        handler = _PrivateFileHandler(
-            paths.logs_dir() / "engram.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
-        )
-        handler.setFormatter(logging.Formatter(_FORMAT))
-        handler.addFilter(Scrubbing())
-        root.addHandler(handler)
+        try:
+            root.addHandler(_file_handler())
+        except (OSError, StoreError) as exc:  # a read-only or missing folder: log to no file
+            no_file = exc
     console = logging.StreamHandler()
     console.setLevel(logging.WARNING)
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     console.addFilter(Scrubbing())
     root.addHandler(console)
     root._engram_configured = True  # type: ignore[attr-defined]
+    if no_file is not None:
+        _say_no_log(no_file)
     if text_logging():
         root.warning("%s=1: this log holds message and memory text", TEXT_FLAG)
     return root
