@@ -25,6 +25,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _terminal(args: list[str]) -> int:
+    from engram.models import build_check
+
+    if args[0] == build_check.CHILD_ARG:  # the child of the llama.cpp build check
+        return build_check.child(args[1:])
     from engram.cli.main import guarded
     from engram.cli.main import main as cli_main
 

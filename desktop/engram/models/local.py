@@ -22,7 +22,7 @@ from typing import Any
 
 from engram.core import log, sanitize
 from engram.core.errors import EngramError, InputError, ModelLoadError, Problem, tr
-from engram.models import chat_shape, gguf_import, preflight, schema_check, splice
+from engram.models import build_check, chat_shape, gguf_import, preflight, schema_check, splice
 from engram.models.background import ForegroundGate, thread_plan
 
 _log = log.get("models.local")
@@ -107,6 +107,7 @@ class LocalModel:
         info = gguf_import.read(path)  # a missing or damaged file fails here, before llama.cpp
         template = preflight.resolve_template(info.metadata, chat_template, path)
         preflight.check_memory(path)
+        build_check.ensure(path)  # a llama.cpp built for another CPU would kill the process
         import jinja2
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
