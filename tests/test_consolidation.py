@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.assistant import distill, distiller_backends, hygiene, reconcile
 from engram.assistant.consolidation import ConsolidationWorker, Result, Status, run_job
 from engram.assistant.distiller_backends import DistillerSource, LocalDistiller
@@ -544,7 +545,7 @@ def test_a_database_that_cannot_open_stops_the_worker_with_a_status() -> None:
 
 def test_the_distiller_follows_the_settings(starter_models: Path) -> None:
     never = threading.Event().is_set
-    too_small = distiller_backends.from_settings(Settings(), None, lambda: None)
+    too_small = distiller_backends.from_settings(tiny.settings(), None, lambda: None)
     with pytest.raises(distiller_backends.DistillerUnavailableError, match="Learning starts"):
         too_small.acquire(never)  # the 135M starter as the large model invents memories
     assert too_small.state() == "too small"  # the status bar: "Large model: too small to learn"

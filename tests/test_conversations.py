@@ -6,8 +6,9 @@ from pathlib import Path
 
 import apsw
 
+import tiny
 from engram.assistant.session import embedder_for
-from engram.core import paths, settings
+from engram.core import paths
 from engram.memory import db
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
@@ -37,7 +38,7 @@ def test_search_finds_titles_and_message_text_in_both_languages() -> None:
 
 def test_rename_and_delete_keep_memories_with_provenance_marked(starter_models: Path) -> None:
     conn, log = _log()
-    store = MemoryStore(conn, embedder_for(settings.Settings()))
+    store = MemoryStore(conn, embedder_for(tiny.settings()))
     chat = log.new_conversation("Pets")
     said = log.append(chat.id, "user", "My dog is called Biscuit.")
     log.append(chat.id, "assistant", "Biscuit is a lovely name.")

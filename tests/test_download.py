@@ -233,7 +233,7 @@ def test_persistent_timeouts_give_clear_message(hub: HubServer) -> None:
 
 def test_entry_without_hub_source_is_refused() -> None:
     entry = ModelEntry("x", "X", ("small",), "gguf", (ModelFile("x.gguf"),))
-    with pytest.raises(DownloadError, match="no Hugging Face source"):
+    with pytest.raises(DownloadError, match="no download source"):
         download.download(entry)
 
 

@@ -13,6 +13,7 @@ import apsw
 import numpy as np
 import pytest
 
+import tiny
 from engram.assistant.evaluation import locomo
 from engram.assistant.events import Failed, Finished
 from engram.assistant.recall import Recall
@@ -21,7 +22,6 @@ from engram.assistant.turn import Assistant
 from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import CatalogueError, InputError, StoreCorruptError, StoreError
-from engram.core.settings import Settings
 from engram.memory import db, transfer
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -78,7 +78,7 @@ def test_a_damaged_page_is_found_at_open_and_reset_keeps_what_is_readable(
     damaged = path.read_bytes()
 
     with pytest.raises(StoreCorruptError) as caught:  # at open, not on every turn later
-        open_session(Settings(), models=loaded_models).close()
+        open_session(tiny.settings(), models=loaded_models).close()
     assert "reset-damaged" in caught.value.hint
 
     assert main(["memory", "reset-damaged"]) == 0

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QLabel
 from pytestqt.exceptions import TimeoutError
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.assistant.consolidation import Learned, Status
 from engram.assistant.events import Token, Truncated
 from engram.assistant.session import LoadedModels
@@ -36,7 +37,7 @@ def _open(
     wait_loaded: bool = True,
     models: LoadedModels | None = None,
 ) -> MainWindow:
-    window = MainWindow(prefs or settings.Settings(), models)
+    window = MainWindow(prefs or tiny.settings(), models)
     qtbot.addWidget(window)
     window.show()
     window.activateWindow()
@@ -235,7 +236,7 @@ def _seed_memory(content: str) -> int:
 
     conn = db.connect(paths.database_path())
     try:
-        return MemoryStore(conn, embedder_for(settings.Settings())).add(content, "fact").id
+        return MemoryStore(conn, embedder_for(tiny.settings())).add(content, "fact").id
     finally:
         conn.close()
 
@@ -725,7 +726,7 @@ def _seed_plan() -> int:
             "current_step": 0}  # fmt: skip
     conn = db.connect(paths.database_path())
     try:
-        store = MemoryStore(conn, embedder_for(settings.Settings()))
+        store = MemoryStore(conn, embedder_for(tiny.settings()))
         return store.add("The user's goal: Run a half marathon.", "plan", meta={"plan": spec}).id
     finally:
         conn.close()

@@ -13,6 +13,7 @@ from PySide6.QtGui import QInputMethodEvent
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.assistant.session import embedder_for
 from engram.core import paths, settings
 from engram.memory import db
@@ -27,7 +28,7 @@ WAIT_MS = 15_000
 @pytest.fixture
 def store(starter_models: Path) -> Iterator[MemoryStore]:
     conn = db.connect(paths.database_path())
-    yield MemoryStore(conn, embedder_for(settings.Settings()))
+    yield MemoryStore(conn, embedder_for(tiny.settings()))
     conn.close()
 
 
@@ -45,7 +46,7 @@ def seeded(store: MemoryStore) -> dict[str, int]:
 
 @pytest.fixture
 def browser(qtbot: QtBot, seeded: dict[str, int]) -> Iterator[MemoryBrowser]:
-    window = MemoryBrowser(settings.Settings())
+    window = MemoryBrowser(tiny.settings())
     qtbot.addWidget(window)
     window.show()
     yield window
@@ -179,7 +180,7 @@ def test_large_stores_are_fetched_a_page_at_a_time(
     vectors = rng.standard_normal((PAGE * 3, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     store.add_many([f"Synthetic memory number {i}" for i in range(PAGE * 3)], vectors=vectors)
-    window = MemoryBrowser(settings.Settings())
+    window = MemoryBrowser(tiny.settings())
     qtbot.addWidget(window)
     assert window.model.rowCount() == PAGE
     assert window.model.canFetchMore()
@@ -250,7 +251,7 @@ def test_a_lesson_shows_its_record_and_a_retired_one_can_be_restored(
         outcomes.record(answer, kind, kind == "thumbs_up")
     retired = store.get(lesson.id)
     assert retired is not None and retired.status == "archived"  # hurt 3, helped 1
-    window = MemoryBrowser(settings.Settings())
+    window = MemoryBrowser(tiny.settings())
     qtbot.addWidget(window)
     window.show()
     window.status.setCurrentIndex(window.status.findData(None))  # any status
@@ -276,7 +277,7 @@ def test_a_source_answer_shows_its_words_without_the_markdown_around_them(
         "\n\n<b>raw</b>",
     )
     plan = store.add("循序渐进学习机器学习。", "plan", source_episodes=[answer.id])
-    window = MemoryBrowser(settings.Settings())
+    window = MemoryBrowser(tiny.settings())
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: plan.id in _shown(window), timeout=WAIT_MS)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.assistant.session import LoadedModels, open_session
 from engram.core import paths, settings
 from engram.models.secrets import CLOUD_KEY, KeyStore
@@ -60,6 +64,11 @@ def fill_cloud(dialog: SettingsDialog, key: str = SECRET) -> None:
     dialog.base_url.setText("https://api.example.com/v1")
     dialog.cloud_model.setText("gpt-test")
     dialog.api_key.setText(key)
+
+
+def assert_nothing_saved() -> None:
+    """The settings file is still the one each test starts with."""
+    assert paths.settings_path().read_text(encoding="utf-8") == json.dumps(tiny.CHOICES)
 
 
 def test_round_trip_saves_every_tab(
@@ -108,9 +117,12 @@ def test_round_trip_saves_every_tab(
 
 
 def test_only_installed_models_can_be_chosen_and_download_more_opens_the_manager(
-    qtbot: QtBot, starter_models: Path
+    qtbot: QtBot, starter_models: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    prefs = settings.Settings(
+    only_tiny = tmp_path / "models" / tiny.MODEL  # the one chat model installed
+    shutil.copytree(starter_models / tiny.MODEL, only_tiny, copy_function=os.link)
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(only_tiny.parent))
+    prefs = tiny.settings(
         large_model="gone-model", embedding_model="paraphrase-multilingual-minilm-l12-v2-q"
     )
     dialog = open_dialog(qtbot, prefs)
@@ -174,7 +186,7 @@ def test_without_a_keyring_the_key_is_kept_for_the_session_only(
     press_ok(dialog)  # no keyring and no consent to session-only: refuse, save nothing
     assert dialog.problem.isVisibleTo(dialog)
     assert "Cannot store the API key" in dialog.problem.text()
-    assert not paths.settings_path().exists()
+    assert_nothing_saved()
     assert keys.get(CLOUD_KEY) is None
     dialog.session_only.setChecked(True)
     with qtbot.waitSignal(dialog.saved):
@@ -198,7 +210,7 @@ def test_invalid_base_url_refuses_to_save(qtbot: QtBot, url: str) -> None:
     assert dialog.isVisible()
     assert "http:// or https://" in dialog.problem.text()
     assert dialog.tabs.currentIndex() == CLOUD_TAB
-    assert not paths.settings_path().exists()
+    assert_nothing_saved()
 
 
 def test_enabled_cloud_needs_url_and_model_and_mirror_must_be_http(qtbot: QtBot) -> None:
@@ -210,10 +222,10 @@ def test_enabled_cloud_needs_url_and_model_and_mirror_must_be_http(qtbot: QtBot)
     dialog.hf_endpoint.setText("hf-mirror.com")
     press_ok(dialog)
     assert "download mirror" in dialog.problem.text()
-    assert not paths.settings_path().exists()
+    assert_nothing_saved()
     dialog.hf_endpoint.setText("")
     press_ok(dialog)
-    assert settings.load() == settings.Settings()
+    assert settings.load() == tiny.settings()
 
 
 @pytest.mark.slow
@@ -282,7 +294,7 @@ def test_keyring_refusal_offers_session_only(
     assert dialog.tabs.currentIndex() == CLOUD_TAB
     assert dialog.session_only.isVisible() and dialog.keyring_note.isVisible()
     assert "KeyringLocked" in dialog.keyring_note.text()
-    assert not paths.settings_path().exists()
+    assert_nothing_saved()
     dialog.session_only.setChecked(True)
     press_ok(dialog)
     assert keys.get(CLOUD_KEY) == SECRET

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from conftest import as_freshly_loaded
 from engram.assistant.session import LoadedModels
-from engram.core import settings
 from engram.models import roles
 from engram.models.background import ForegroundGate
 
@@ -24,7 +24,7 @@ def test_a_shared_model_is_put_back_as_a_fresh_load_finds_it(
     starter_pair: tuple[LoadedModels, int], starter_models: Path
 ) -> None:
     models, seed = starter_pair
-    fresh = roles.load_local(settings.Settings(), "small")
+    fresh = roles.load_local(tiny.settings(), "small")
     try:
         expected = "".join(fresh.stream_chat(QUESTION, max_tokens=16))
     finally:

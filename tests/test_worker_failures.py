@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtWidgets import QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.assistant.events import Failed, Token, TurnEvent
 from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
@@ -119,7 +120,7 @@ def test_windows_on_an_unusable_database_open_and_say_why(
     qtbot: QtBot, loaded_models: LoadedModels, kind: str
 ) -> None:
     _unusable_database(kind)
-    window = MainWindow(settings.Settings(), loaded_models)
+    window = MainWindow(tiny.settings(), loaded_models)
     qtbot.addWidget(window)
     window.show()
     unloaded = lambda: window.model_state.full_text() == "No model loaded"  # noqa: E731
@@ -149,9 +150,9 @@ def test_the_settings_dialog_and_model_manager_open_with_a_broken_catalogue(
 
     catalogue.user_path().parent.mkdir(parents=True, exist_ok=True)
     catalogue.user_path().write_text("[[model]\nid = ", encoding="utf-8")
-    dialog = SettingsDialog(settings.Settings())
+    dialog = SettingsDialog(tiny.settings())
     qtbot.addWidget(dialog)
-    manager = ModelManager(settings.Settings())
+    manager = ModelManager(tiny.settings())
     qtbot.addWidget(manager)
     assert not manager.notice.isHidden() and "models.toml" in manager.notice.text()
     manager.close()
@@ -162,7 +163,7 @@ def test_settings_that_cannot_be_saved_are_reported_in_the_dialog(
     qtbot: QtBot, engram_home: Path
 ) -> None:
     paths.settings_path().mkdir(parents=True)  # a folder where the file should be
-    dialog = SettingsDialog(settings.Settings())
+    dialog = SettingsDialog(tiny.settings())
     qtbot.addWidget(dialog)
     dialog.answer_tokens.setValue(99)
     dialog.accept()
@@ -176,7 +177,7 @@ def test_a_bug_in_the_memory_browsers_worker_is_shown_and_the_window_goes_on(
 ) -> None:
     shown: list[str] = []
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: shown.append(text))
-    browser = MemoryBrowser(settings.Settings())
+    browser = MemoryBrowser(tiny.settings())
     qtbot.addWidget(browser)
     target = tmp_path / "export.jsonl"
     target.mkdir()  # the export cannot replace a folder: an OSError, not a known problem

