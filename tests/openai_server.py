@@ -4,7 +4,8 @@ Each request takes the next action from ``server.script`` (default ``"ok"``): ``
 ``stream``, ``401``, ``429``, ``500``, ``404``, ``malformed``, ``hang`` (headers, then silence),
 ``endless`` (a stream that keeps sending keep-alives), ``no_json_schema`` (400 when the request
 asks for ``json_schema``, else ``ok``), ``cut`` (a stream that stops without ``[DONE]``),
-``echo_key`` (a 500 whose error message quotes the Authorization header).
+``echo_key`` (a 500 whose error message quotes the Authorization header), ``refuse_echo`` (a 400
+that quotes it and the URL it was sent to).
 Hanging handlers are bounded: they end when the server stops or after ``HANG_LIMIT`` seconds.
 """
 
@@ -50,7 +51,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length))
         self.server.requests.append({"headers": dict(self.headers), "body": body})
         action = self.server.next_action()
-        if self.path != "/v1/chat/completions":
+        if self.path.split("?")[0] != "/v1/chat/completions":
             action = "404"
         if self.headers.get("Authorization") != f"Bearer {KEY}":
             action = "401"
@@ -63,6 +64,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif action == "echo_key":  # a provider that quotes the credentials in its error
             auth = self.headers.get("Authorization", "")
             self._json(500, {"error": {"message": f"bad request for {auth}"}}, retry_after="0")
+        elif action == "refuse_echo":  # the same, in a refusal shown with its text
+            auth = self.headers.get("Authorization", "")
+            said = f"model not allowed for {auth} at {self.path}"
+            self._json(400, {"error": {"message": said}})
         elif action == "malformed":
             self._json(200, {"unexpected": True})
         elif action in ("hang", "endless", "cut") or body.get("stream"):

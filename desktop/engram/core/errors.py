@@ -10,7 +10,9 @@ that fill them::
 
 ``message`` and ``hint`` are the English text (the terminal and the logs show it); the desktop UI
 translates ``template`` and ``hint_template`` and fills them with the same ``params``
-(``engram.ui.errors``). Values are values — paths, numbers, names, the text of a lower-level
+(``engram.ui.errors``). Every text value is masked when the problem is made
+(:mod:`engram.core.masking`): no message shows an API key or a URL's credentials, wherever it
+goes. Values are values — paths, numbers, names, the text of a lower-level
 error — never English sentences: a sentence is its own template, or a nested :class:`Problem`
 passed as a value (it is shown as its message, translated as well). A template with params
 writes a literal brace as ``{{`` or ``}}``; a template without params is shown as written.
@@ -24,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from engram.core.masking import mask
+
 
 def tr(text: str) -> str:
     """Mark an English message template for translation; returns ``text`` unchanged.
@@ -33,6 +37,16 @@ def tr(text: str) -> str:
     Qt, so here it is only a marker: the argument must be a string literal.
     """
     return text
+
+
+def _masked(value: object) -> object:
+    """A value as a message may show it: text (an error's too) without secrets or credentials."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, BaseException):
+        text = str(value)
+        return value if mask(text) == text else mask(text)
+    return value
 
 
 def _fill(template: str, params: Mapping[str, object]) -> str:
@@ -54,7 +68,7 @@ class Problem:
     def __init__(self, template: str, hint: str = "", **params: object) -> None:
         object.__setattr__(self, "template", template)
         object.__setattr__(self, "hint_template", hint)
-        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "params", {name: _masked(v) for name, v in params.items()})
 
     @property
     def message(self) -> str:

@@ -2,8 +2,8 @@
 
 Logs carry ids, counts and timings. Message and memory text appears only through
 :func:`private`, and only when the user opts in with ``ENGRAM_LOG_TEXT=1`` (the log then says so
-at its start). Secrets Engram handles (API keys) are registered with :func:`secret` and replaced
-in every log record and in every error text Engram stores (:func:`scrub`). Files and folders
+at its start). Secrets Engram handles (API keys) are registered with :func:`secret`; they and
+credentials in URLs are masked in every log record (:mod:`engram.core.masking`). Files and folders
 Engram creates are the user's alone (umask 077; the data and logs folders 0700).
 
 A folder or file whose mode cannot be fixed (a read-only disk) keeps it; a log that cannot be
@@ -20,15 +20,15 @@ import stat
 import sys
 from pathlib import Path
 
-from engram.core import paths
+from engram.core import masking, paths
 from engram.core.errors import StoreError
 
 ROOT = "engram"
 _FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 TEXT_FLAG = "ENGRAM_LOG_TEXT"  # "1": logs may hold message and memory text (for debugging)
-SECRET_MARK = "[secret]"
-MIN_SECRET_CHARS = 8  # shorter strings are too common to replace safely
-_secrets: set[str] = set()
+SECRET_MARK = masking.MARK
+secret = masking.secret  # remember an API key: masked from every log record and stored error
+scrub = masking.mask  # text without registered secrets and credential-shaped parts
 
 
 def text_logging() -> bool:
@@ -41,27 +41,16 @@ def private(text: str) -> str:
     return text if text_logging() else f"<{len(text)} characters>"
 
 
-def secret(value: str) -> None:
-    """Remember a secret (an API key) so :func:`scrub` removes it from logs and stored errors."""
-    if len(value) >= MIN_SECRET_CHARS:
-        _secrets.add(value)
-
-
-def scrub(text: str) -> str:
-    """``text`` with every registered secret replaced by ``[secret]``."""
-    for value in _secrets:
-        if value in text:
-            text = text.replace(value, SECRET_MARK)
-    return text
-
-
 class Scrubbing(logging.Filter):
-    """Formats each record once and removes registered secrets from the result."""
+    """Formats each record once and masks secrets in the result and in its traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if _secrets:
-            record.msg = scrub(record.getMessage())
-            record.args = None
+        record.msg = scrub(record.getMessage())
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = scrub(record.exc_text)
         return True
 
 

@@ -7,7 +7,8 @@ The API may be a cloud service or the user's own server on this machine or their
 Timeouts on every read plus an overall deadline (a response that never ends is cut off), retries
 with exponential backoff for rate limits, server errors and network failures, and a
 :class:`CloudError` with a hint for everything else. The API key is only ever put in the
-``Authorization`` header: it is never logged and never part of an error message.
+``Authorization`` header, and credentials in the base URL are registered as secrets: neither is
+ever logged or part of an error message (``core.masking``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from engram.core import log
+from engram.core import log, masking
 from engram.core.errors import CloudError, Problem, tr
 from engram.core.stream_filter import visible
 from engram.models import schema_check
@@ -53,8 +54,9 @@ class CloudClient:
                 tr("Enter the API's base URL in Settings, e.g. https://api.example.com/v1."),
                 url=base_url,
             )
+        masking.secrets_of_url(base_url)  # a user:password@ or ?key= is shown nowhere
         self.base_url = base_url.rstrip("/")
-        self.url = self.base_url + "/chat/completions"
+        self.url = _endpoint(self.base_url, "chat/completions")
         self.model = model
         self._key = api_key
         self.timeout = timeout
@@ -197,7 +199,8 @@ class CloudClient:
     def list_models(self) -> list[str]:
         """The model ids the server offers (``GET /models``), for the user to pick one."""
         request = urllib.request.Request(
-            self.base_url + "/models", headers={"Accept": "application/json", **self._auth()}
+            _endpoint(self.base_url, "models"),
+            headers={"Accept": "application/json", **self._auth()},
         )
         try:
             response = urllib.request.urlopen(request, timeout=self.timeout)
@@ -292,6 +295,12 @@ class CloudClient:
             url=self.url,
             error=str(exc),
         )
+
+
+def _endpoint(base_url: str, name: str) -> str:
+    """The URL of one endpoint under ``base_url``, its query (``?key=…``) kept at the end."""
+    parts = urllib.parse.urlsplit(base_url)
+    return urllib.parse.urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + name))
 
 
 def _pieces(read: Callable[[], bytes], start: float, deadline: float) -> Iterator[bytes]:
