@@ -1,6 +1,6 @@
 """Secrets are never shown or written in any form: an API key a provider echoes and credentials in
-the cloud's base URL stay out of what ``engram learn`` prints, the job's stored error and the
-log."""
+the cloud's base URL stay out of what ``engram learn`` prints, the job's stored error and the log;
+and the files tools never read Engram's own folders."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from engram.assistant.jobs import JobQueue
+from engram.assistant.tools import builtins
+from engram.assistant.tools.base import ToolContext
+from engram.cli.main import main
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
@@ -89,3 +92,51 @@ def test_learn_shows_and_writes_no_echoed_key_and_no_credentials_of_the_base_url
     conn.close()
     assert errors and all(e and "[secret]" in e for e in errors), errors
     assert json.loads(paths.settings_path().read_text())["cloud"]["base_url"] == base_url
+
+
+def _token_in_settings() -> str:
+    """An MCP server's token in settings.json, as `engram tools add-mcp --env` leaves it."""
+    token = "tok-settings-5f1e2d3c"
+    store = settings.SettingsStore.load()
+    server = {"command": "true", "args": [], "env": {"TOKEN": token}}
+    store.update(tools=dataclasses.replace(store.current.tools, mcp_servers={"srv": server}))
+    return token
+
+
+def test_engrams_own_folders_and_their_parents_cannot_be_shared(
+    engram_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (paths.data_dir() / "backups").mkdir()
+    own = [paths.config_dir(), paths.data_dir(), paths.logs_dir(), paths.data_dir() / "backups"]
+    for folder in [*own, engram_home, paths.models_dir()]:
+        assert main(["tools", "folders", "add", str(folder)]) == 2, folder
+        err = capsys.readouterr().err
+        assert "Engram's own folder" in err and "Traceback" not in err, err
+    assert settings.load().tools.folders == ()
+
+
+def test_the_files_tools_never_read_engrams_folders_through_a_link_or_a_parent(
+    engram_home: Path, tmp_path: Path
+) -> None:
+    token = _token_in_settings()
+    paths.logs_dir()
+    notes = tmp_path / "Notes"
+    notes.mkdir()
+    (notes / "plan.md").write_text("Pack the tent.\n", encoding="utf-8")
+    (notes / "config").symlink_to(paths.config_dir())  # a link to Engram's settings
+    (notes / "settings.json").symlink_to(paths.settings_path())
+    # A parent of Engram's folders, shared by editing settings.json by hand.
+    ctx = ToolContext(folders=(notes, engram_home))
+    registry = builtins.registry()
+    for path in ("Notes/config/settings.json", "Notes/settings.json",
+                 "engram-home/config/settings.json", str(paths.settings_path()),
+                 "engram-home/data/logs"):  # fmt: skip
+        read = registry.call("files_read", {"path": path}, ctx)
+        assert read.is_error and token not in read.text, (path, read.text)
+        assert "outside the shared folders" in read.text or "Engram" in read.text, read.text
+    listed = registry.call("files_list", {"path": "Notes"}, ctx).text
+    assert listed == "Notes/plan.md (15 bytes)", listed
+    assert "(empty)" in registry.call("files_list", {"path": "engram-home"}, ctx).text
+    found = registry.call("files_search", {"query": "TOKEN"}, ctx)
+    assert token not in found.text and "No file matches" in found.text, found.text
+    assert "Pack the tent." in registry.call("files_read", {"path": "Notes/plan.md"}, ctx).text

@@ -146,7 +146,7 @@ def test_unknown_and_disabled_tools_and_unsafe_folders_are_refused(
     code, _out, err = _run(capsys, "tools", "folders", "add", "/")
     assert code == 2 and "whole filesystem" in err
     code, _out, err = _run(capsys, "tools", "folders", "add", str(engram_home.parent))
-    assert code == 2 and "holds Engram's data folder" in err
+    assert code == 2 and "holds Engram's own folder" in err
     notes = tmp_path / "Notes"
     notes.mkdir()
     (notes / "short.txt").write_text("thirteen char", encoding="utf-8")

@@ -4,6 +4,31 @@
 <context>
     <name></name>
     <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <source>{path} holds Engram&apos;s own folder {own}: its settings, memories, chats, logs, backups or models would be readable.</source>
+        <translation>{path} 包含 Engram 自己的文件夹 {own}：其中的设置、记忆、对话、日志、备份或模型都会变得可读。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <source>Share a folder that does not contain Engram&apos;s folders, e.g. ~/Notes.</source>
+        <translation>请共享一个不包含 Engram 文件夹的文件夹，例如 ~/Notes。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <source>{path} is inside Engram&apos;s own folder {own}, which the tools never read.</source>
+        <translation>{path} 位于 Engram 自己的文件夹 {own} 内，工具从不读取那里。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <source>Share a folder of your own files, e.g. ~/Notes.</source>
+        <translation>请共享存放你自己文件的文件夹，例如 ~/Notes。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <source>The path {path!r} leads into Engram&apos;s own folders, which the tools never read.</source>
+        <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
+    </message>
+    <message>
         <location filename="../../desktop/engram/assistant/consolidation.py" line="172"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
@@ -1563,16 +1588,6 @@
         <location filename="../../desktop/engram/assistant/tools/files.py" line="36"/>
         <source>Share the folder that holds the files, e.g. ~/Notes.</source>
         <translation>请共享存放这些文件的文件夹，例如 ~/Notes。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="41"/>
-        <source>{path} holds Engram&apos;s data folder, with your memories and chats.</source>
-        <translation>{path} 包含 Engram 的数据文件夹，里面有你的记忆和对话。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="42"/>
-        <source>Share a folder that does not contain {data}, e.g. ~/Notes.</source>
-        <translation>请共享一个不包含 {data} 的文件夹，例如 ~/Notes。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="51"/>

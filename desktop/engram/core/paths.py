@@ -24,30 +24,46 @@ def home() -> Path | None:
 
 def data_dir() -> Path:
     """Where the database, models and logs live."""
-    root = home()
-    if root is not None:
-        return _ensure(root / "data")
-    import platformdirs
-
-    return _ensure(Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)))
+    return _ensure(_data_location())
 
 
 def config_dir() -> Path:
     """Where ``settings.json`` lives."""
-    root = home()
-    if root is not None:
-        return _ensure(root / "config")
-    import platformdirs
-
-    return _ensure(Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)))
+    return _ensure(_config_location())
 
 
 def models_dir() -> Path:
     """Where downloaded and imported model files live."""
+    return _ensure(_models_location())
+
+
+def own_folders() -> tuple[Path, ...]:
+    """Engram's own folders, resolved, made or not: the configuration, the data (the database,
+    logs, backups) and the models. The files tools never read inside them."""
+    return tuple(p.resolve() for p in (_config_location(), _data_location(), _models_location()))
+
+
+def _data_location() -> Path:
+    root = home()
+    if root is not None:
+        return root / "data"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def _config_location() -> Path:
+    root = home()
+    if root is not None:
+        return root / "config"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def _models_location() -> Path:
     value = os.environ.get("ENGRAM_MODELS_DIR", "").strip()
-    if value:
-        return _ensure(Path(value).expanduser())
-    return _ensure(data_dir() / "models")
+    return Path(value).expanduser() if value else _data_location() / "models"
 
 
 def logs_dir() -> Path:

@@ -3,6 +3,11 @@
 Read-only. A path is ``FOLDER/inside/it`` where FOLDER is the name of a shared folder (or an
 absolute path inside one). ``..`` parts are refused, and every path is resolved (symlinks
 followed) and must still lie inside its shared folder, so a link cannot lead out of it.
+
+Engram's own folders (``paths.own_folders``: the settings, the database, logs, backups and
+models) are never read: a folder that holds one or lies in one cannot be shared, and whatever a
+shared folder holds, a path that resolves into one of them is refused, left out of listings and
+not searched (a link, or a shared parent folder, cannot expose them).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ OUTSIDE = tr("Only files inside the folders shared in Settings can be read.")
 
 def check_shareable(folder: Path) -> None:
     """Refuse a folder that cannot be shared: not a folder, the filesystem's root, or one that
-    holds Engram's own data (the memories would be readable through the files tools)."""
+    holds or lies in one of Engram's own folders (settings, memories, logs, backups, models)."""
     if not folder.is_dir():
         raise InputError(tr("{path} is not a folder."), tr("Check the path."), path=folder)
     if folder.resolve() == Path(folder.resolve().anchor):
@@ -36,22 +41,42 @@ def check_shareable(folder: Path) -> None:
             tr("Share the folder that holds the files, e.g. ~/Notes."),
             path=folder,
         )
-    if paths.data_dir().resolve().is_relative_to(folder.resolve()):
-        raise InputError(
-            tr("{path} holds Engram's data folder, with your memories and chats."),
-            tr("Share a folder that does not contain {data}, e.g. ~/Notes."),
-            path=folder,
-            data=paths.data_dir(),
-        )
+    real = folder.resolve()
+    for own in paths.own_folders():
+        if own.is_relative_to(real):
+            raise InputError(
+                tr("{path} holds Engram's own folder {own}: its settings, memories, chats, logs, "
+                   "backups or models would be readable."),
+                tr("Share a folder that does not contain Engram's folders, e.g. ~/Notes."),
+                path=folder,
+                own=own,
+            )  # fmt: skip
+        if real.is_relative_to(own):
+            raise InputError(
+                tr("{path} is inside Engram's own folder {own}, which the tools never read."),
+                tr("Share a folder of your own files, e.g. ~/Notes."),
+                path=folder,
+                own=own,
+            )
+
+
+def _engrams(real: Path, own: tuple[Path, ...]) -> bool:
+    """Does the resolved path ``real`` lie in one of Engram's own folders?"""
+    return any(real.is_relative_to(folder) for folder in own)
 
 
 def _roots(ctx: ToolContext) -> dict[str, Path]:
-    if not ctx.folders:
+    """The shared folders by name; one inside Engram's own folders (settings edited by hand, a
+    moved ``ENGRAM_HOME``) is not shared."""
+    own = paths.own_folders()
+    roots = {folder.name or str(folder): folder.resolve() for folder in ctx.folders}
+    shared = {name: root for name, root in roots.items() if not _engrams(root, own)}
+    if not shared:
         raise ToolError(
             tr("No folders are shared with the assistant."),
             tr("Add a folder under Settings → Tools, or with `engram tools folders add PATH`."),
         )
-    return {folder.name or str(folder): folder.resolve() for folder in ctx.folders}
+    return shared
 
 
 def resolve(path: str, ctx: ToolContext) -> tuple[Path, Path]:
@@ -81,6 +106,12 @@ def resolve(path: str, ctx: ToolContext) -> tuple[Path, Path]:
     real = candidate.resolve()
     if root is None or not real.is_relative_to(root):
         raise ToolError(tr("The path {path!r} is outside the shared folders."), OUTSIDE, path=path)
+    if _engrams(real, paths.own_folders()):
+        raise ToolError(
+            tr("The path {path!r} leads into Engram's own folders, which the tools never read."),
+            OUTSIDE,
+            path=path,
+        )
     return real, root
 
 
@@ -90,16 +121,24 @@ def _shown(real: Path, root: Path) -> str:
 
 
 def _files(folder: Path, root: Path) -> Iterator[Path]:
-    """Readable files under ``folder``, not following links out of ``root``."""
+    """Readable files under ``folder``, not following links out of ``root`` or into Engram's
+    own folders."""
+    own = paths.own_folders()
     scanned = 0
     for current, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".") and not _engrams(Path(current, d).resolve(), own)
+        )
         for name in sorted(names):
             scanned += 1
             if scanned > MAX_SCANNED:
                 return
             path = Path(current, name)
-            if path.suffix.lower() in READABLE and path.resolve().is_relative_to(root):
+            real = path.resolve()
+            readable = path.suffix.lower() in READABLE and real.is_relative_to(root)
+            if readable and not _engrams(real, own):
                 yield path
 
 
@@ -110,8 +149,10 @@ def _list(arguments: dict[str, Any], ctx: ToolContext) -> str:
     if not real.is_dir():
         raise ToolError(tr("{path!r} is not a folder."), OUTSIDE, path=arguments["path"])
     lines = []
+    own = paths.own_folders()
     for child in sorted(real.iterdir())[:MAX_LISTED]:
-        if child.name.startswith(".") or not child.resolve().is_relative_to(root):
+        inside = child.resolve()
+        if child.name.startswith(".") or not inside.is_relative_to(root) or _engrams(inside, own):
             continue
         lines.append(
             _shown(child, root) + ("/" if child.is_dir() else f" ({child.stat().st_size} bytes)")
