@@ -67,3 +67,30 @@ def test_every_command_works_or_says_why_on_a_read_only_filesystem(engram_home: 
         if status:  # the reason, and what to do
             assert "writable" in said[-1] or "writable" in said[-2], (args, ran.stderr)
     assert oct((engram_home / "data").stat().st_mode & 0o777) == "0o755"  # left as it was
+
+
+FULL_LOG = r"""
+import resource
+from engram.core import log, paths
+
+root = log.setup()
+log.get("test").info("before the disk is full")
+size = (paths.logs_dir() / "engram.log").stat().st_size
+resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))  # the log's disk takes nothing more
+for i in range(3):
+    log.get("test").info("record %d", i)
+print("went on")
+"""
+
+
+def test_a_log_that_can_no_longer_be_written_is_said_once_and_the_command_goes_on(
+    engram_home: Path,
+) -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", FULL_LOG], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.returncode == 0 and ran.stdout == "went on\n", ran.stderr
+    assert "Traceback" not in ran.stderr and "Logging error" not in ran.stderr, ran.stderr
+    said = ran.stderr.splitlines()
+    assert len(said) == 1 and said[0].startswith("engram: the log is off for this run"), said
+    assert "engram.log (File too large)" in said[0], said

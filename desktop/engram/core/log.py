@@ -76,17 +76,17 @@ class _PrivateFileHandler(logging.handlers.RotatingFileHandler):
             super().handleError(record)
             return
         self.failed = True
-        _say_no_log(error)
+        _say_no_log(error, self.baseFilename)
 
 
-def _say_no_log(error: BaseException) -> None:
+def _say_no_log(error: BaseException, log_file: str = "the log") -> None:
     """Say on stderr, in one line, that this run writes no log, and why."""
     if isinstance(error, StoreError):
         why = error.message
     else:
-        where = getattr(error, "filename", None) or "the log"
+        where = getattr(error, "filename", None) or log_file
         strerror = getattr(error, "strerror", None) or type(error).__name__
-        why = f"cannot write {where} ({strerror}); check that its folder is writable"
+        why = f"cannot write {where} ({strerror}); check that its disk has space and is writable"
     print(f"engram: the log is off for this run: {why}", file=sys.stderr)
 
 
