@@ -242,3 +242,50 @@ def test_a_line_that_is_not_utf8_is_named_and_the_next_lines_are_still_answered(
     users = _db_rows("SELECT content FROM episodes WHERE role = 'user' ORDER BY id")
     assert users == [("Say hi.",), ("Name one colour.",)]
     assert _db_rows("SELECT COUNT(*) FROM episodes WHERE role = 'assistant'") == [(2,)]
+
+
+# Every connection of the chat sees a disk with no free page left (SQLite's max_page_count: a
+# write that needs a new page fails as on a full disk); what fits in the pages there still fits.
+FULL_DISK_CHAT = r"""
+import sys
+from engram.memory import db
+
+opened = db.connect
+
+
+def connect(*args, **kwargs):
+    conn = opened(*args, **kwargs)
+    conn.execute(f"PRAGMA max_page_count = {db.scalar(conn, 'PRAGMA page_count')}")
+    return conn
+
+
+db.connect = connect
+from engram.cli.main import main
+
+sys.exit(main(["chat"]))
+"""
+
+
+@pytest.mark.slow
+def test_a_full_disk_says_why_a_line_was_not_saved_and_the_chat_goes_on(
+    starter_models: Path, engram_home: Path
+) -> None:
+    assert _engram("chat", "--list", env_home=engram_home).returncode == 0  # the database
+    too_long = "My long story goes on and on. " * 2000  # needs pages the disk no longer has
+    result = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_CHAT],
+        input=f"{too_long}\n/help\nName one colour.\n",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ENGRAM_HOME": str(engram_home)},
+        timeout=300,
+        check=False,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1, result.stderr
+    said = result.stderr.splitlines()
+    full = [line for line in said if line.startswith("engram: line 1 was not answered:")]
+    assert len(full) == 1 and "full" in full[0] and "Free some disk space" in full[0], said
+    assert "/remember TEXT" in result.stdout  # the next lines were read: /help answered
+    answer = result.stdout.split("leave (or Ctrl+D)")[-1]  # after the end of /help
+    assert answer.strip(), result.stdout  # and the question after it was answered

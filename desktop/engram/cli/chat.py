@@ -36,7 +36,7 @@ from engram.cli import terminal
 from engram.cli import tools as tools_cli
 from engram.core import heap, paths, settings
 from engram.core.cancel import CancelToken
-from engram.core.errors import InputError, tr
+from engram.core.errors import InputError, StoreError, tr
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.models import roles
@@ -145,13 +145,21 @@ def run(args: argparse.Namespace) -> int:
             command = _command(text, interactive)
             if command == "/quit":
                 break
-            if command:
-                _run_command(command, text, session, chat)
-                continue
-            if interactive:
-                print("engram> ", end="", flush=True)
-            shown = (args.show_memories, args.show_tools)
-            status = max(status, _answer(assistant, chat, text, *shown))
+            try:
+                if command:
+                    _run_command(command, text, session, chat)
+                    continue
+                if interactive:
+                    print("engram> ", end="", flush=True)
+                shown = (args.show_memories, args.show_tools)
+                status = max(status, _answer(assistant, chat, text, *shown))
+            except StoreError as exc:  # a full or read-only disk: say so, go on with the next line
+                if interactive:
+                    print()  # after the "engram> " prompt
+                what = "done" if command else "answered"
+                print(f"engram: line {number} was not {what}: {exc.message} {exc.hint}".rstrip(),
+                      file=sys.stderr)  # fmt: skip
+                status = 1
     except KeyboardInterrupt:
         print()
     finally:
