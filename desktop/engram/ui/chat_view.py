@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from engram.assistant.prompt import PromptParts, Recalled
 from engram.ui import markdown, theme
 from engram.ui.chips import MemoryChips
+from engram.ui.i18n import Retranslating, Text, said
 from engram.ui.tool_block import ToolBlock
 
 FRAME_MS = 33
@@ -29,10 +30,11 @@ RENDER_SHARE_INVERSE = 4
 DISPLAY_CHARS = 20_000
 
 
-class MessageBubble(QFrame):
+class MessageBubble(Retranslating, QFrame):
     """One message: the user's as typed, the assistant's rendered from Markdown, in a coloured
     :attr:`frame` as tall as its content; under the frame, a row of buttons that shows while the
-    pointer is over the message (copy, regenerate or edit, thumbs, prompt)."""
+    pointer is over the message (copy, regenerate or edit, thumbs, prompt). A language or theme
+    change renders it again (code blocks take the theme's colours)."""
 
     # "regenerate" | "edit" | "prompt" | "thumbs_up" | "thumbs_down", the bubble
     action = Signal(str, object)
@@ -43,6 +45,9 @@ class MessageBubble(QFrame):
         self.episode_id = episode_id
         self.prompt: PromptParts | None = None
         self.code_blocks: list[str] = []
+        self._rendered_theme = ""
+        self._caption: Text = ""
+        self._marker: Text = ""
         self.frame = QFrame()
         self.frame.setObjectName(f"bubble_{role}")
         self.label = QLabel()
@@ -61,6 +66,7 @@ class MessageBubble(QFrame):
         self.marker = QLabel()
         self.marker.setObjectName("bubble_marker")
         self.marker.hide()
+        self.caption: QLabel | None = None  # a line above the message, once there is one
         self.vote = 0  # +1 / -1 once the user gave a thumb
         self.tool_blocks: list[ToolBlock] = []
         self._layout = QVBoxLayout(self.frame)
@@ -75,6 +81,40 @@ class MessageBubble(QFrame):
         outer.addWidget(self.actions_row)
         self.set_text(text)
 
+    def retranslate(self) -> None:
+        """The buttons, the caption, the marker and the message (its "Copy code" links and
+        its note on a long text) in the current language."""
+        for name, (label, tip) in self._button_texts().items():
+            self.buttons[name].setText(label)
+            self.buttons[name].setToolTip(tip)
+            self.buttons[name].setAccessibleName(tip)
+        if self.caption is not None:
+            self.caption.setText(said(self._caption))
+        self.marker.setText(said(self._marker))
+        self.set_text(self.text)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        """A theme change (a new palette or stylesheet): code blocks take the new colours."""
+        kinds = (QEvent.Type.PaletteChange, QEvent.Type.StyleChange)
+        stale = self.role == "assistant" and self._rendered_theme != theme.current()
+        if event.type() in kinds and stale:
+            self.set_text(self.text)
+        super().changeEvent(event)
+
+    def _button_texts(self) -> dict[str, tuple[str, str]]:
+        """Each hover button's label (short words, readable in any font) and what it does."""
+        texts = {"copy": (self.tr("Copy"), self.tr("Copy this message"))}
+        if self.role == "assistant":
+            texts |= {
+                "regenerate": (self.tr("Regenerate"), self.tr("Answer this message again")),
+                "thumbs_up": (self.tr("Good"), self.tr("A good answer: Engram learns from it")),
+                "thumbs_down": (self.tr("Bad"), self.tr("A bad answer: Engram learns from it")),
+                "prompt": (self.tr("Prompt"), self.tr("Show the prompt of this answer")),
+            }
+        elif self.role == "user":
+            texts["edit"] = (self.tr("Edit"), self.tr("Edit and resend"))
+        return texts
+
     def _actions(self) -> QWidget:
         """The hover row under the frame, on the message's side; it keeps its height while
         hidden (the gap to the next message), so the chat never jumps."""
@@ -84,20 +124,9 @@ class MessageBubble(QFrame):
         layout.setContentsMargins(0, 2, 0, 0)
         layout.setSpacing(2)
         self.buttons: dict[str, QToolButton] = {}
-        # (action, label, what it does): short words, readable in any font
-        wanted = [("copy", self.tr("Copy"), self.tr("Copy this message"))]
-        if self.role == "assistant":
-            wanted += [
-                ("regenerate", self.tr("Regenerate"), self.tr("Answer this message again")),
-                ("thumbs_up", self.tr("Good"), self.tr("A good answer: Engram learns from it")),
-                ("thumbs_down", self.tr("Bad"), self.tr("A bad answer: Engram learns from it")),
-                ("prompt", self.tr("Prompt"), self.tr("Show the prompt of this answer")),
-            ]
-        elif self.role == "user":
-            wanted.append(("edit", self.tr("Edit"), self.tr("Edit and resend")))
         if self.role == "user":
             layout.addStretch(1)
-        for name, label, tip in wanted:
+        for name, (label, tip) in self._button_texts().items():
             button = QToolButton()
             button.setObjectName("bubble_action")
             button.setText(label)
@@ -125,10 +154,12 @@ class MessageBubble(QFrame):
             self.buttons["thumbs_down"].setChecked(self.vote < 0)
         self.action.emit(name, self)
 
-    def set_marker(self, text: str) -> None:
-        """A small note under the message (stopped, cut at the length limit, the speed)."""
-        self.marker.setText(text)
-        self.marker.setVisible(bool(text))
+    def set_marker(self, text: Text) -> None:
+        """A small note under the message (stopped, cut at the length limit); a callable is
+        asked again on a language change."""
+        self._marker = text
+        self.marker.setText(said(text))
+        self.marker.setVisible(bool(self.marker.text()))
 
     def enterEvent(self, event: QEnterEvent) -> None:  # noqa: N802 (Qt API)
         self.actions_row.show()
@@ -140,11 +171,15 @@ class MessageBubble(QFrame):
         self.actions_row.hide()
         super().leaveEvent(event)
 
-    def set_caption(self, text: str) -> None:
-        """A small line above the message (e.g. which model answered)."""
-        caption = QLabel(text)
-        caption.setObjectName("bubble_caption")
-        self._layout.insertWidget(0, caption)
+    def set_caption(self, text: Text) -> None:
+        """A small line above the message (e.g. which model answered); a callable is asked
+        again on a language change."""
+        self._caption = text
+        if self.caption is None:
+            self.caption = QLabel()
+            self.caption.setObjectName("bubble_caption")
+            self._layout.insertWidget(0, self.caption)
+        self.caption.setText(said(text))
 
     def add_block(self, block: QWidget) -> None:
         """A tool call or a permission question, above the answer's text (it came first)."""
@@ -164,7 +199,10 @@ class MessageBubble(QFrame):
             note = self.tr("(%n more characters not shown; the whole message is saved)", "", hidden)
             shown = f"{text[:DISPLAY_CHARS]}…\n\n*{note}*"
         if self.role == "assistant":
-            shown, self.code_blocks = markdown.render(shown, theme.current(), self.tr("Copy code"))
+            self._rendered_theme = theme.current()
+            shown, self.code_blocks = markdown.render(
+                shown, self._rendered_theme, self.tr("Copy code")
+            )
         self.label.setText(shown)
         self.setAccessibleDescription(text[:200])
 
@@ -195,7 +233,7 @@ class MessageBubble(QFrame):
         QGuiApplication.clipboard().setText(self.text)
 
 
-class ChatView(QScrollArea):
+class ChatView(Retranslating, QScrollArea):
     """A scrolling column of bubbles that follows new text while the user is at the bottom."""
 
     memory_wrong = Signal(int)
@@ -205,7 +243,7 @@ class ChatView(QScrollArea):
     def __init__(self) -> None:
         super().__init__()
         self.setWidgetResizable(True)
-        self.setAccessibleName(self.tr("Conversation"))
+        self.retranslate()
         self._column = QWidget()
         self._column.setObjectName("chat_column")
         self._layout = QVBoxLayout(self._column)
@@ -222,6 +260,9 @@ class ChatView(QScrollArea):
         self._follow = True
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    def retranslate(self) -> None:
+        self.setAccessibleName(self.tr("Conversation"))
 
     def clear(self) -> None:
         self._frame.stop()

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
 from engram.assistant.prompt import Recalled
 from engram.ui.flow_layout import FlowLayout
+from engram.ui.i18n import Retranslating
 
 CHIP_CHARS = 28
 
@@ -19,7 +21,7 @@ def chip_text(item: Recalled) -> str:
     return content if len(content) <= CHIP_CHARS else content[: CHIP_CHARS - 1] + "…"
 
 
-class MemoryChips(QWidget):
+class MemoryChips(Retranslating, QWidget):
     """Chips that wrap onto new lines, one per recalled item; memories get a menu with "This is
     wrong"."""
 
@@ -32,37 +34,55 @@ class MemoryChips(QWidget):
         self.items = list(items)
         layout = FlowLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
-        caption = QLabel(self.tr("Recalled:"))
-        caption.setObjectName("chips_caption")
-        layout.addWidget(caption)
+        self.caption = QLabel()
+        self.caption.setObjectName("chips_caption")
+        layout.addWidget(self.caption)
         used_ids = {(u.memory_id, u.episode_id) for u in used}
+        self.used = [(item.memory_id, item.episode_id) in used_ids for item in self.items]
         self.buttons: list[QToolButton] = []
-        for item in self.items:
-            layout.addWidget(self._chip(item, (item.memory_id, item.episode_id) in used_ids))
+        self._menus: list[tuple[QAction, QAction] | None] = []
+        for item, was_used in zip(self.items, self.used, strict=True):
+            layout.addWidget(self._chip(item, was_used))
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The caption, each chip's tooltip, name and menu in the current language."""
+        self.caption.setText(self.tr("Recalled:"))
+        for item, was_used, button, menu in zip(
+            self.items, self.used, self.buttons, self._menus, strict=True
+        ):
+            kind = item.label if item.memory_id is not None else self.tr("earlier message")
+            state = self.tr("used in this answer") if was_used else self.tr("given, not used")
+            tip = f"<b>{kind}</b> — {state}<br>{_escape(item.content)}"
+            if button.objectName() == "chip_wrong":
+                tip += "<br><i>" + self.tr("Marked wrong") + "</i>"
+            button.setToolTip(tip)
+            button.setAccessibleName(self.tr("Memory: {text}").format(text=item.content[:80]))
+            if menu is not None:
+                menu[0].setText(self.tr("Open in memory browser"))
+                menu[1].setText(self.tr("This is wrong"))
 
     def _chip(self, item: Recalled, was_used: bool) -> QToolButton:
         button = QToolButton()
         button.setObjectName("chip_used" if was_used else "chip")
         button.setText(chip_text(item))
-        kind = item.label if item.memory_id is not None else self.tr("earlier message")
-        state = self.tr("used in this answer") if was_used else self.tr("given, not used")
-        button.setToolTip(f"<b>{kind}</b> — {state}<br>{_escape(item.content)}")
-        button.setAccessibleName(self.tr("Memory: {text}").format(text=item.content[:80]))
+        actions = None
         if item.memory_id is not None:
             menu = QMenu(button)
             memory_id = item.memory_id
-            menu.addAction(
-                self.tr("Open in memory browser"), lambda: self.open_memory.emit(memory_id)
+            actions = (
+                menu.addAction("", lambda: self.open_memory.emit(memory_id)),
+                menu.addAction("", lambda: self._mark_wrong(button, memory_id)),
             )
-            menu.addAction(self.tr("This is wrong"), lambda: self._mark_wrong(button, memory_id))
             button.setMenu(menu)
             button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.buttons.append(button)
+        self._menus.append(actions)
         return button
 
     def _mark_wrong(self, button: QToolButton, memory_id: int) -> None:
         button.setObjectName("chip_wrong")
-        button.setToolTip(button.toolTip() + "<br><i>" + self.tr("Marked wrong") + "</i>")
+        self.retranslate()  # its tooltip says so
         button.style().unpolish(button)
         button.style().polish(button)
         self.wrong.emit(memory_id)

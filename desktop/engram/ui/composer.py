@@ -6,11 +6,13 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit
 
+from engram.ui.i18n import Retranslating
+
 MAX_LINES = 8
 PADDING = 16  # the stylesheet's padding and border around the text
 
 
-class Composer(QPlainTextEdit):
+class Composer(Retranslating, QPlainTextEdit):
     """A growing plain-text box that submits on Enter."""
 
     submitted = Signal(str)
@@ -19,11 +21,14 @@ class Composer(QPlainTextEdit):
     def __init__(self) -> None:
         super().__init__()
         self.setTabChangesFocus(True)
+        self.retranslate()
+        self.document().contentsChanged.connect(self._fit_height)
+
+    def retranslate(self) -> None:
         self.setPlaceholderText(
             self.tr("Message Engram… (Enter to send, Shift+Enter for a new line)")
         )
         self.setAccessibleName(self.tr("Message"))
-        self.document().contentsChanged.connect(self._fit_height)
         self._fit_height()
 
     def _fit_height(self) -> None:

@@ -7,9 +7,11 @@ LanguageChange event and each window retranslates itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.resources import as_file
+from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QFontDatabase
 
 from engram.core import log, resources
@@ -61,6 +63,30 @@ def switch(
     """Replace the installed translators with those of ``setting``; return the new ones."""
     uninstall(app, translators)
     return install(app, setting)
+
+
+# A text shown to the user: already translated, or made again in the current language on demand.
+Text = str | Callable[[], str]
+
+
+def said(text: Text) -> str:
+    """The text in the current language (a callable is asked again)."""
+    return text() if callable(text) else text
+
+
+class Retranslating:
+    """For a widget class (listed before the Qt class): :meth:`retranslate` sets every text
+    it shows; it runs again on each language change, when Qt's LanguageChange event reaches the
+    widget (Settings → Language sends it to every widget at once)."""
+
+    def retranslate(self) -> None:
+        """Set the widget's texts in the current language (called again on a change)."""
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        parent: Any = super()
+        parent.changeEvent(event)
 
 
 def has_font(language: str) -> bool:

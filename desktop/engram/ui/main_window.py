@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
@@ -28,6 +28,7 @@ from engram.ui.answer_view import AnswerView
 from engram.ui.chat_actions import ChatActions
 from engram.ui.chat_header import ChatHeader
 from engram.ui.chat_view import ChatView
+from engram.ui.i18n import Retranslating
 from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.notices import Notices
 from engram.ui.other_windows import OtherWindows
@@ -44,7 +45,7 @@ from engram.ui.worker import ModelWorker
 _log = log.get("ui.main")
 
 
-class MainWindow(QMainWindow):
+class MainWindow(Retranslating, QMainWindow):
     """Chat with the small model; the model runs on its own thread."""
 
     load_requested = Signal()
@@ -324,8 +325,11 @@ class MainWindow(QMainWindow):
     def _on_loaded(self, name: str, memory_problem: Problem | None) -> None:
         self.turns.ready = True
         if memory_problem is not None:
-            why = errors.text(memory_problem)
-            self.notices.problem(self.tr("Answering without memory: {why}").format(why=why))
+            self.notices.problem(
+                lambda: self.tr("Answering without memory: {why}").format(
+                    why=errors.text(memory_problem)
+                )
+            )
         elif self.notice.kind == "problem":  # what kept the model from loading is solved
             self.notice.dismiss()
         self.history_requested.emit(list(self.answers.answers))
@@ -372,15 +376,13 @@ class MainWindow(QMainWindow):
         keeps its idle timer in step."""
         self._idle.setInterval(max(1, new.consolidate_idle_seconds) * 1000)
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
-        if event.type() == QEvent.Type.LanguageChange:  # Settings → Language applies live
-            self.retranslate()
-        super().changeEvent(event)
-
     def retranslate(self) -> None:
-        """The window's own buttons in the current language (its parts follow by themselves)."""
+        """Settings → Language applies live: the parts that are no widgets (the message box's
+        buttons, the header's actions, the answers' numbers) in the current language; every
+        widget part retranslates itself on the same LanguageChange event."""
         self.turns.retranslate()
-        self.status.retranslate()
+        self.chat_actions.retranslate()
+        self.answers.retranslate()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
         """Stop a running answer (its text so far is stored), free the model, end the thread."""

@@ -11,6 +11,7 @@ from engram.assistant.consolidation import Learned, Status
 from engram.assistant.forget import Forgotten
 from engram.core.errors import Problem
 from engram.ui import errors
+from engram.ui.i18n import Text, said
 from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.toast import Notice
 
@@ -33,47 +34,52 @@ class Notices(QObject):
         notice.link.connect(self._on_link)
         notice.hidden.connect(self._on_hidden)
 
-    def problem(self, message: Problem | str) -> None:
+    def problem(self, message: Problem | Text) -> None:
         """Something went wrong: stays until closed or solved."""
-        self.notice.show_problem(_text(message))
+        self.notice.show_problem(lambda: _text(message))
 
-    def toast(self, message: Problem | str) -> None:
+    def toast(self, message: Problem | Text) -> None:
         """Something happened: passes after a few seconds."""
-        self.notice.show_toast(_text(message))
+        self.notice.show_toast(lambda: _text(message))
 
     def remembering(self, learning: Status) -> None:
         """Remember was clicked: say when learning from this chat starts."""
         if learning.state in ("distilling", "waiting"):
-            self.notice.show_toast(
-                self.tr("Engram will learn from this chat when the current lesson is done.")
+            self.toast(
+                lambda: self.tr("Engram will learn from this chat when the current lesson is done.")
             )
         else:
-            self.notice.show_toast(self.tr("Learning from this chat…"))
+            self.toast(lambda: self.tr("Learning from this chat…"))
 
     def learned(self, learned: tuple[Learned, ...]) -> None:
         """A toast saying what learning just added or changed, with a way to review it."""
         self._learned = learned
-        added = sum(1 for item in learned if item.action == "add")
-        lines = [
-            ("+ " if item.action == "add" else "~ ") + " ".join(item.content.split())[:120]
-            for item in learned[:LEARNED_SHOWN]
-        ]
-        if len(learned) > LEARNED_SHOWN:
-            lines.append(self.tr("… and %n more", "", len(learned) - LEARNED_SHOWN))
-        head = self.tr("Memory updated: {added} new, {changed} changed").format(
-            added=added, changed=len(learned) - added
-        )
-        self.notice.show_toast("\n".join([head, *lines]), {"manage": self.tr("Manage")})
+
+        def text() -> str:
+            added = sum(1 for item in learned if item.action == "add")
+            lines = [
+                ("+ " if item.action == "add" else "~ ") + " ".join(item.content.split())[:120]
+                for item in learned[:LEARNED_SHOWN]
+            ]
+            if len(learned) > LEARNED_SHOWN:
+                lines.append(self.tr("… and %n more", "", len(learned) - LEARNED_SHOWN))
+            head = self.tr("Memory updated: {added} new, {changed} changed").format(
+                added=added, changed=len(learned) - added
+            )
+            return "\n".join([head, *lines])
+
+        self.notice.show_toast(text, {"manage": lambda: self.tr("Manage")})
 
     def forgotten(self, forgotten: Forgotten | None) -> None:
         """After "forget that": what went, with an undo (or that nothing could go)."""
         if forgotten is None:
-            self.notice.show_toast(
-                self.tr("There is nothing to forget here: the last answer used no memory.")
+            self.toast(
+                lambda: self.tr("There is nothing to forget here: the last answer used no memory.")
             )
             return
         self.notice.show_toast(
-            self.tr("Forgot: {text}").format(text=forgotten.content), {"undo": self.tr("Undo")}
+            lambda: self.tr("Forgot: {text}").format(text=forgotten.content),
+            {"undo": lambda: self.tr("Undo")},
         )
         self._forgotten = forgotten  # after showing: the toast it replaced took its own along
 
@@ -83,7 +89,7 @@ class Notices(QObject):
         elif key == "undo" and self._forgotten is not None:
             self.undo_forget_requested.emit(self._forgotten)
             self._forgotten = None
-            self.notice.show_toast(self.tr("Brought back."))
+            self.toast(lambda: self.tr("Brought back."))
 
     def _on_hidden(self) -> None:
         """The undo is gone with its toast: what was forgotten is deleted for good."""
@@ -92,6 +98,6 @@ class Notices(QObject):
             self.purge_forgotten_requested.emit()
 
 
-def _text(message: Problem | str) -> str:
-    """A message as shown: a Problem translated and filled in."""
-    return message if isinstance(message, str) else errors.text(message)
+def _text(message: Problem | Text) -> str:
+    """A message as shown, in the current language: a Problem translated and filled in."""
+    return errors.text(message) if isinstance(message, Problem) else said(message)

@@ -16,11 +16,12 @@ from PySide6.QtWidgets import (
 )
 
 from engram.assistant.plans import Plan
+from engram.ui.i18n import Retranslating
 
 PLAN_WIDTH = 280  # the panel's width when it opens beside the chat
 
 
-class PlanPanel(QWidget):
+class PlanPanel(Retranslating, QWidget):
     """Shows one plan; ``save_requested(Plan)`` when the user changed it."""
 
     save_requested = Signal(object)
@@ -30,28 +31,18 @@ class PlanPanel(QWidget):
         self.setObjectName("plan_panel")
         self.setMinimumWidth(PLAN_WIDTH * 3 // 4)
         self.plan: Plan | None = None
-        title = QLabel(self.tr("Plan"))
-        title.setObjectName("plan_title")
-        self.empty = QLabel(
-            self.tr(
-                "No plan yet. Tell Engram about a goal and its steps; it keeps track of where "
-                "you are and follows it in every chat."
-            )
-        )
+        self.title = QLabel()
+        self.title.setObjectName("plan_title")
+        self.empty = QLabel()
         self.empty.setWordWrap(True)
         self.empty.setObjectName("plan_empty")
         self.goal = QLineEdit()
-        self.goal.setAccessibleName(self.tr("Goal"))
-        self.goal.setPlaceholderText(self.tr("Goal"))
         self.steps = QListWidget()
-        self.steps.setAccessibleName(self.tr("Steps"))
         self.steps.setWordWrap(True)
         self.steps.itemChanged.connect(self._on_ticked)
-        self.tick_button = QPushButton(self.tr("Step done"))
-        self.tick_button.setToolTip(self.tr("Tick off the current step and go to the next"))
-        self.drop_button = QPushButton(self.tr("Drop step"))
-        self.drop_button.setToolTip(self.tr("Remove the selected step from the plan"))
-        self.save_button = QPushButton(self.tr("Save"))
+        self.tick_button = QPushButton()
+        self.drop_button = QPushButton()
+        self.save_button = QPushButton()
         self.save_button.setObjectName("send_button")
         self.tick_button.clicked.connect(self.tick)
         self.drop_button.clicked.connect(self.drop_selected)
@@ -64,13 +55,36 @@ class PlanPanel(QWidget):
         save_row.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
-        layout.addWidget(title)
+        layout.addWidget(self.title)
         layout.addWidget(self.empty)
         layout.addWidget(self.goal)
         layout.addWidget(self.steps, 1)
         layout.addLayout(buttons)
         layout.addLayout(save_row)
+        self.retranslate()
         self.show_plan(None)
+
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Plan"))
+        self.empty.setText(
+            self.tr(
+                "No plan yet. Tell Engram about a goal and its steps; it keeps track of where "
+                "you are and follows it in every chat."
+            )
+        )
+        self.goal.setAccessibleName(self.tr("Goal"))
+        self.goal.setPlaceholderText(self.tr("Goal"))
+        self.steps.setAccessibleName(self.tr("Steps"))
+        self.tick_button.setText(self.tr("Step done"))
+        self.tick_button.setToolTip(self.tr("Tick off the current step and go to the next"))
+        self.drop_button.setText(self.tr("Drop step"))
+        self.drop_button.setToolTip(self.tr("Remove the selected step from the plan"))
+        self.save_button.setText(self.tr("Save"))
+        self.steps.blockSignals(True)  # a tooltip is no edit of the plan
+        for row in range(self.steps.count()):
+            item = self.steps.item(row)
+            item.setToolTip(self.tr("The current step") if item.font().bold() else "")
+        self.steps.blockSignals(False)
 
     def show_plan(self, plan: Plan | None) -> None:
         self.plan = plan

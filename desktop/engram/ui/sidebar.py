@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from engram.memory.episodes import Conversation
+from engram.ui.i18n import Retranslating
 
 SEARCH_DEBOUNCE_MS = 200
 DATE_ROLE = Qt.ItemDataRole.UserRole + 1  # the time or date shown at the right of a chat
@@ -89,7 +90,7 @@ class _ChatDelegate(QStyledItemDelegate):
         painter.restore()
 
 
-class Sidebar(QWidget):
+class Sidebar(Retranslating, QWidget):
     """Lists conversations; changes go out as signals (the window routes writes to its worker)."""
 
     selected = Signal(int)
@@ -101,15 +102,12 @@ class Sidebar(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("sidebar")
-        self.new_button = QPushButton(self.tr("New chat"))
+        self._shown: tuple[list[Conversation], dt.datetime | None] | None = None  # listed last
+        self.new_button = QPushButton()
         self.new_button.setObjectName("new_chat")
-        self.new_button.setAccessibleName(self.tr("Start a new chat"))
         self.search = QLineEdit()
-        self.search.setPlaceholderText(self.tr("Search chats"))
-        self.search.setAccessibleName(self.tr("Search chats"))
         self.search.setClearButtonEnabled(True)
         self.list = QListWidget()
-        self.list.setAccessibleName(self.tr("Chats"))
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -130,11 +128,25 @@ class Sidebar(QWidget):
         self.new_button.clicked.connect(self.new_requested)
         self.list.itemClicked.connect(self._on_clicked)
         self.list.customContextMenuRequested.connect(self._menu)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.new_button.setText(self.tr("New chat"))
+        self.new_button.setAccessibleName(self.tr("Start a new chat"))
+        self.search.setPlaceholderText(self.tr("Search chats"))
+        self.search.setAccessibleName(self.tr("Search chats"))
+        self.list.setAccessibleName(self.tr("Chats"))
+        if self._shown is not None:  # headings, untitled chats and the empty line again
+            current = self.list.currentItem()
+            chosen = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
+            conversations, now = self._shown
+            self.show_conversations(conversations, int(chosen or 0), now)
 
     def show_conversations(
         self, conversations: list[Conversation], current: int, now: dt.datetime | None = None
     ) -> None:
         """List the chats (newest first) under a heading per date group."""
+        self._shown = (conversations, now)
         self.list.clear()
         now = now or dt.datetime.now()
         heading = ""

@@ -9,27 +9,32 @@ from engram.assistant.consolidation import Status
 from engram.ui import errors, labels
 from engram.ui.buttons import name_buttons
 from engram.ui.elided import ElidedLabel
+from engram.ui.i18n import Retranslating
 
 MODEL_STATE_MAX_WIDTH = 320
 
 
-class StatusLine(QStatusBar):
+class StatusLine(Retranslating, QStatusBar):
     """A status bar whose parts say what the models and learning are doing; ``learning_note``
     (the welcome panel's line while learning waits for a larger model) comes first."""
 
     def __init__(self, learning_note: QLabel) -> None:
         super().__init__()
-        self.model_state = ElidedLabel(self.tr("Starting…"), min_width=120)
+        self._model = ("starting", "")  # the small model's state, and its name once loaded
+        self._status: Status | None = None  # what learning reported last
+        self.model_state = ElidedLabel(min_width=120)
         # Its whole name when there is room; "…" rather than running off the window's edge.
         self.model_state.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.model_state.setMaximumWidth(MODEL_STATE_MAX_WIDTH)
         self.learning_state = QLabel()
         self.learning_state.setObjectName("learning_state")
-        self.retry_button = QPushButton(self.tr("Retry"))
-        self.retry_button.setAccessibleName(self.tr("Retry learning"))
+        self.retry_button = QPushButton()
         self.retry_button.hide()
         self.large_state = QLabel()
         self.large_state.setObjectName("large_state")
+        self.settings_button = QPushButton()
+        self.models_button = QPushButton()
+        self.memories_button = QPushButton()
         for part in (
             learning_note,
             self.learning_state,
@@ -38,15 +43,12 @@ class StatusLine(QStatusBar):
             self.model_state,
         ):
             self.addPermanentWidget(part)
-        self.settings_button = QPushButton()
-        self.models_button = QPushButton()
-        self.memories_button = QPushButton()
         for button in (self.settings_button, self.models_button, self.memories_button):
             self.addWidget(button)
         self.retranslate()
 
     def retranslate(self) -> None:
-        """The buttons in the current language."""
+        """Every text in the current language: the buttons and the states."""
         name_buttons((
             (self.settings_button, self.tr("Settings"), self.tr("Open the settings"),
              self.tr("Models, memory, cloud, appearance (Ctrl+,)")),
@@ -54,21 +56,44 @@ class StatusLine(QStatusBar):
              self.tr("Download, import and choose models")),
             (self.memories_button, self.tr("Memories"), self.tr("Open the memory browser"),
              self.tr("See and edit what Engram remembers (Ctrl+M)")),
+            (self.retry_button, self.tr("Retry"), self.tr("Retry learning"),
+             self.tr("Try the lessons that failed again")),
         ))  # fmt: skip
+        self._show_model()
+        if self._status is not None:
+            self.show_learning(self._status)
+
+    # -- the small model ------------------------------------------------------------------
 
     def model_loading(self) -> None:
-        self.model_state.setText(self.tr("Loading model…"))
+        self._model = ("loading", "")
+        self._show_model()
 
     def model_loaded(self, name: str) -> None:
-        self.model_state.setText(self.tr("Model: {name}").format(name=name))
+        self._model = ("loaded", name)
+        self._show_model()
 
     def model_failed(self) -> None:
-        self.model_state.setText(self.tr("No model loaded"))
+        self._model = ("failed", "")
+        self._show_model()
+
+    def _show_model(self) -> None:
+        state, name = self._model
+        texts = {
+            "starting": self.tr("Starting…"),
+            "loading": self.tr("Loading model…"),
+            "loaded": self.tr("Model: {name}").format(name=name),
+            "failed": self.tr("No model loaded"),
+        }
+        self.model_state.setText(texts[state])
+
+    # -- learning -------------------------------------------------------------------------
 
     def show_learning(self, status: Status) -> None:
         """What consolidation is doing; a failure or parked jobs offer a retry. A large model
         too small to learn from is said by the welcome panel's note instead (a retry cannot
         help it)."""
+        self._status = status
         too_small = status.model == "too small"
         if status.state == "distilling":
             text = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))

@@ -74,10 +74,13 @@ def current() -> str:
 
 
 def apply(app: QApplication, theme: str) -> None:
+    """Switch the whole app to ``theme`` now. Widgets hear of it by the palette and style
+    change events it sends; :func:`current` already names the new theme when they do (answers
+    render their code blocks again in its colours)."""
+    _current["theme"] = resolve(theme)
     app.setStyle("Fusion")
     app.setPalette(palette(theme))
     app.setStyleSheet(stylesheet(theme))
-    _current["theme"] = resolve(theme)
 
 
 _default_font: list[QFont] = []

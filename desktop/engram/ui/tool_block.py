@@ -10,6 +10,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
 
 from engram.assistant.tools.base import BUILT_IN
+from engram.ui.i18n import Retranslating
 
 RESULT_CHARS = 4_000  # shown in the block; the model got its own cut of the result
 
@@ -20,7 +21,7 @@ def _arguments_text(arguments: object) -> str:
     return json.dumps(arguments, ensure_ascii=False, indent=1)
 
 
-class ToolBlock(QFrame):
+class ToolBlock(Retranslating, QFrame):
     """One tool call: a header line that unfolds to the arguments and the result."""
 
     def __init__(self, name: str, arguments: object, error: str = "") -> None:
@@ -29,6 +30,7 @@ class ToolBlock(QFrame):
         self.name = name
         self.arguments = _arguments_text(arguments)
         self.result = ""
+        self._outcome: tuple[bool, float | None] | None = None  # (failed, seconds) once done
         self.header = QToolButton()
         self.header.setObjectName("tool_header")
         self.header.setCheckable(True)
@@ -50,8 +52,28 @@ class ToolBlock(QFrame):
         if error:
             self.set_result(error, is_error=True, duration_s=None)
         else:
-            self.header.setText(self.tr("Tool: {name} · running…").format(name=name))
-            self._fill()
+            self.retranslate()
+
+    def retranslate(self) -> None:
+        """The header line and the body's headings in the current language."""
+        if self._outcome is None:
+            head = self.tr("Tool: {name} · running…").format(name=self.name)
+        elif self._outcome[0]:
+            head = self.tr("Tool: {name} · failed").format(name=self.name)
+        elif self._outcome[1] is None:
+            head = self.tr("Tool: {name}").format(name=self.name)
+        else:
+            head = self.tr("Tool: {name} · {seconds:.2f} s").format(
+                name=self.name, seconds=self._outcome[1]
+            )
+        self.header.setText(head)
+        result = self.result
+        if len(result) > RESULT_CHARS:
+            result = result[:RESULT_CHARS] + "…"
+        parts = [self.tr("Arguments:"), self.arguments]
+        if self.result:
+            parts += ["", self.tr("Result:"), result]
+        self.body.setText("\n".join(parts))
 
     @classmethod
     def from_stored(cls, text: str) -> ToolBlock:
@@ -65,35 +87,18 @@ class ToolBlock(QFrame):
 
     def set_result(self, text: str, is_error: bool, duration_s: float | None) -> None:
         self.result = text
-        if is_error:
-            head = self.tr("Tool: {name} · failed").format(name=self.name)
-        elif duration_s is None:
-            head = self.tr("Tool: {name}").format(name=self.name)
-        else:
-            head = self.tr("Tool: {name} · {seconds:.2f} s").format(
-                name=self.name, seconds=duration_s
-            )
-        self.header.setText(head)
+        self._outcome = (is_error, duration_s)
+        self.retranslate()
         self.setProperty("failed", is_error)
         self.style().unpolish(self)
         self.style().polish(self)
-        self._fill()
-
-    def _fill(self) -> None:
-        result = self.result
-        if len(result) > RESULT_CHARS:
-            result = result[:RESULT_CHARS] + "…"
-        parts = [self.tr("Arguments:"), self.arguments]
-        if self.result:
-            parts += ["", self.tr("Result:"), result]
-        self.body.setText("\n".join(parts))
 
     def _fold(self, unfolded: bool) -> None:
         self.body.setVisible(unfolded)
         self.header.setArrowType(Qt.ArrowType.DownArrow if unfolded else Qt.ArrowType.RightArrow)
 
 
-class PermissionPrompt(QFrame):
+class PermissionPrompt(Retranslating, QFrame):
     """Asks in the chat whether a tool may run; ``answered(choice)`` with "once", "always" or
     "deny", then it shows what was chosen."""
 
@@ -102,24 +107,15 @@ class PermissionPrompt(QFrame):
     def __init__(self, name: str, source: str, arguments: object) -> None:
         super().__init__()
         self.setObjectName("permission_prompt")
-        if source == BUILT_IN:  # else the MCP server's name, as the user gave it
-            source = self.tr("built-in")
-        self.question = QLabel(
-            self.tr("Engram wants to use the tool {name} ({source}):").format(
-                name=name, source=source
-            )
-        )
+        self.name, self.source = name, source
+        self.question = QLabel()
         self.question.setWordWrap(True)
         details = QLabel(_arguments_text(arguments))
         details.setObjectName("tool_body")
         details.setTextFormat(Qt.TextFormat.PlainText)
         details.setWordWrap(True)
         details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.buttons = {
-            "once": QPushButton(self.tr("Allow once")),
-            "always": QPushButton(self.tr("Always allow this tool")),
-            "deny": QPushButton(self.tr("Deny")),
-        }
+        self.buttons = {choice: QPushButton() for choice in ("once", "always", "deny")}
         row = QHBoxLayout()
         for choice, button in self.buttons.items():
             button.clicked.connect(lambda _=False, c=choice: self.answer(choice=c))
@@ -130,6 +126,23 @@ class PermissionPrompt(QFrame):
         layout.addWidget(details)
         layout.addLayout(row)
         self.choice = ""
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The question, its buttons and the choice made, in the current language."""
+        source = self.tr("built-in") if self.source == BUILT_IN else self.source  # or the server
+        question = self.tr("Engram wants to use the tool {name} ({source}):").format(
+            name=self.name, source=source
+        )
+        said = {
+            "once": self.tr("Allowed once."),
+            "always": self.tr("Always allowed (change it in Settings → Tools)."),
+            "deny": self.tr("Denied."),
+        }
+        self.question.setText(f"{question} {said[self.choice]}" if self.choice else question)
+        self.buttons["once"].setText(self.tr("Allow once"))
+        self.buttons["always"].setText(self.tr("Always allow this tool"))
+        self.buttons["deny"].setText(self.tr("Deny"))
 
     def answer(self, choice: str) -> None:
         """Record the choice once (a click, or "deny" when the answer ends first)."""
@@ -138,10 +151,5 @@ class PermissionPrompt(QFrame):
         self.choice = choice
         for button in self.buttons.values():
             button.setEnabled(False)
-        said = {
-            "once": self.tr("Allowed once."),
-            "always": self.tr("Always allowed (change it in Settings → Tools)."),
-            "deny": self.tr("Denied."),
-        }
-        self.question.setText(self.question.text() + " " + said[choice])
+        self.retranslate()
         self.answered.emit(choice)
