@@ -4,11 +4,16 @@ python tests/mcp_server.py                 # stdio
 python tests/mcp_server.py --http PORT     # Streamable HTTP at http://127.0.0.1:PORT/mcp
 python tests/mcp_server.py --garbage       # prints non-protocol output and never answers
 python tests/mcp_server.py --exit          # exits at once
+python tests/mcp_server.py --stubborn      # never answers, ignores SIGTERM and a closed stdin,
+                                           # and starts a child process that does the same
+... --pidfile PATH                         # each process adds its pid to PATH as it starts
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 import time
 
@@ -49,6 +54,15 @@ def crash() -> str:
 
 
 def main(argv: list[str]) -> None:
+    if "--pidfile" in argv:
+        with open(argv[argv.index("--pidfile") + 1], "a", encoding="utf-8") as pids:
+            pids.write(f"{os.getpid()}\n")
+    if "--stubborn" in argv:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if "--child" not in argv:
+            subprocess.Popen([sys.executable, __file__, *argv, "--child"], stdin=subprocess.DEVNULL)
+        time.sleep(600)
+        return
     if "--exit" in argv:
         sys.exit(1)
     if "--garbage" in argv:

@@ -3,6 +3,9 @@ and over Streamable HTTP on 127.0.0.1, and servers that exit, hang or print garb
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,8 +16,11 @@ from pathlib import Path
 import pytest
 
 from engram.assistant.tools import builtins
+from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.base import ToolContext
 from engram.assistant.tools.mcp import McpError, McpHub, ServerConfig, import_claude_config
+from engram.core.settings import ToolSettings
+from waiting import wait_until
 
 SERVER = str(Path(__file__).parent / "mcp_server.py")
 
@@ -42,7 +48,7 @@ def test_a_stdio_server_lists_and_runs_its_tools(hub: McpHub) -> None:
     wrong = registry.call("add", {"a": "two", "b": 1}, ToolContext())
     assert wrong.is_error and "expected number" in wrong.text  # checked before the server runs
     failed = registry.call("fail", {"reason": "no luck"}, ToolContext())
-    assert failed.is_error and "fail reported an error" in failed.text
+    assert failed.is_error and "fail of the MCP server 'test' reported an error" in failed.text
 
 
 @pytest.mark.slow
@@ -50,7 +56,7 @@ def test_a_hung_tool_times_out_and_a_crash_is_reported(hub: McpHub) -> None:
     hub.call_timeout = 1.5
     registry = builtins.registry(more=hub.tools("test"))
     hung = registry.call("sleep", {"seconds": 30}, ToolContext())
-    assert hung.is_error and "did not answer within 2 s" in hung.text
+    assert hung.is_error and "sleep of the MCP server 'test' did not answer within 2 s" in hung.text
     crashed = registry.call("crash", {}, ToolContext())
     assert crashed.is_error and "crash" in crashed.text
     # The next call starts the server again.
@@ -173,3 +179,83 @@ def test_clashing_names_are_prefixed_with_the_server(hub: McpHub) -> None:
         assert out.text == "echo: hi"
     finally:
         other.close()
+
+
+def _gone(pid: int) -> bool:
+    """The process ended (a zombie nobody reaped yet counts: it runs nothing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def _pids(pidfile: Path) -> list[int]:
+    return [int(line) for line in pidfile.read_text(encoding="utf-8").split()]
+
+
+BROKEN_RUN = """
+import sys
+from engram.core import log
+from engram.assistant.tools.mcp import McpHub, ServerConfig
+
+server, pidfile, close = sys.argv[1], sys.argv[2], sys.argv[3] == "close"
+log.setup()
+hub = McpHub(
+    [ServerConfig(name, sys.executable, (server, flag, "--pidfile", pidfile))
+     for name, flag in (("junk", "--garbage"), ("stuck", "--stubborn"), ("gone", "--exit"))],
+    start_timeout=5,
+)
+print(len(hub.all_tools()))
+if close:  # else the hub is left open, as by a command that fails on its way out
+    hub.close()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("close", ["close", "exit"])
+def test_broken_servers_are_named_with_their_reason_and_none_outlives_engram(
+    close: str, engram_home: Path, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "pids"
+    pidfile.touch()
+    ran = subprocess.run(
+        [sys.executable, "-c", BROKEN_RUN, SERVER, str(pidfile), close],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    pids = _pids(pidfile)
+    try:
+        assert ran.returncode == 0 and ran.stdout == "0\n", ran.stderr
+        assert "Traceback" not in ran.stderr, ran.stderr
+        assert len(pids) == 4  # junk, stuck and the child it started, gone
+        assert [pid for pid in pids if not _gone(pid)] == []  # all stopped, the child too
+        logged = (engram_home / "data" / "logs" / "engram.log").read_text(encoding="utf-8")
+        assert "MCP server junk left out: The MCP server 'junk' did not answer within 5 s" in logged
+        assert "MCP server stuck left out: The MCP server 'stuck' did not answer" in logged
+        assert "MCP server gone left out: The MCP server 'gone' could not start (" in logged
+        assert "ExceptionGroup" not in logged and "TimeoutError" not in logged
+    finally:
+        for pid in pids:  # whatever happened, leave no process behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_a_session_starts_its_servers_together_in_the_background(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    pidfile.touch()
+    servers = {
+        name: {"command": sys.executable, "args": [SERVER, "--garbage", "--pidfile", str(pidfile)]}
+        for name in ("first", "second")
+    }
+    box, hub = tool_setup.toolbox(ToolSettings(mcp_servers=servers))
+    assert box is not None and hub is not None
+    try:
+        # Nothing asked for their tools yet; neither waits for the other to answer (they never do).
+        wait_until(lambda: len(_pids(pidfile)) == 2)
+    finally:
+        hub.close()
+    assert all(_gone(pid) for pid in _pids(pidfile))

@@ -1,19 +1,24 @@
 """MCP servers as tool sources: stdio (command, arguments, environment) or Streamable HTTP.
 
 The SDK is asyncio; :class:`McpHub` runs it on one background thread it owns and offers plain
-blocking calls with timeouts. A server starts when its tools are first needed and stops with the
-hub. A server that crashes, hangs or writes garbage gives a clear :class:`McpError` after a
-timeout; it never blocks the caller longer than that.
+blocking calls with timeouts. The servers start together when the session opens (or when their
+tools are first needed) and stop with the hub. A server that crashes, hangs or writes garbage
+gives a clear :class:`McpError` naming it and why, after a timeout at most, and is stopped: the
+SDK runs each stdio server in a process group of its own and stops the whole group (stdin closed,
+then SIGTERM, then SIGKILL), and the hub waits until it is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib
 import json
 import logging
+import math
 import os
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -28,9 +33,9 @@ from engram.core import log
 from engram.core.errors import EngramError, tr
 
 _log = log.get("assistant.tools.mcp")
-START_TIMEOUT_S = 20.0
+START_TIMEOUT_S = 10.0  # for all servers together, from the session's start
 CALL_TIMEOUT_S = 60.0
-STOP_TIMEOUT_S = 5.0
+STOP_TIMEOUT_S = 10.0  # the SDK stops a server in at most ~7 s: stdin closed, SIGTERM, SIGKILL
 SDK_LOGGER = "mcp"  # the MCP SDK's loggers (it logs a server's garbage with a traceback)
 HINT = tr("Check the server with `engram tools call`, or remove it with `engram tools remove`.")
 
@@ -98,11 +103,15 @@ def import_claude_config(text: str) -> list[ServerConfig]:
 
 @dataclass
 class _Connection:
+    """One server's process and session, held open by ``task`` inside ``scope``: cancelling the
+    scope (its start-up deadline, a stop) ends the session and the SDK stops the process group."""
+
     config: ServerConfig
+    ready: asyncio.Future[None]  # its tools are listed, or why not
+    scope: Any  # anyio.CancelScope
+    task: asyncio.Task[None] | None = None
     session: Any = None
     tools: list[Any] = field(default_factory=list)
-    closing: asyncio.Event | None = None
-    task: asyncio.Task[None] | None = None
 
 
 def _text_of(result: Any) -> str:
@@ -142,7 +151,14 @@ def _import_sdk() -> None:
 
 
 class McpHub:
-    """The MCP servers of one session, on one asyncio thread; close it when done."""
+    """The MCP servers of one session, on one asyncio thread; close it when done.
+
+    :meth:`start` starts every server at once, in the background (a session does it when it
+    opens); a server that has not listed its tools within ``start_timeout`` of its start is
+    stopped and left out, so the first answer waits at most that long, for all servers together.
+    Stopping a server (:meth:`close`, a failed start or call) stops its whole process group and
+    waits for it: no server outlives the hub, nor the process (an open hub is closed at exit).
+    """
 
     def __init__(
         self,
@@ -172,6 +188,7 @@ class McpHub:
                     target=self._loop.run_forever, name="engram-mcp", daemon=True
                 )
                 self._thread.start()
+                _OPEN.add(self)
         future: Future[Any] = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:
             return future.result(timeout)
@@ -180,19 +197,20 @@ class McpHub:
             raise
 
     def close(self) -> None:
-        """Stop every server and the thread (waits at most a few seconds per server)."""
+        """Stop every server, waiting until its processes are gone, and the thread."""
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
         try:
             self._run(self._stop_all(), STOP_TIMEOUT_S + 2)
         except (FutureTimeout, Exception) as exc:  # stopping must not fail the session's close
-            _log.warning("MCP servers did not stop cleanly: %s", type(exc).__name__)
+            _log.warning("MCP servers did not stop cleanly: %s", _reason(exc))
         loop.call_soon_threadsafe(loop.stop)
         thread.join(STOP_TIMEOUT_S)
         if not thread.is_alive():
             loop.close()
         self._loop = self._thread = None
+        _OPEN.discard(self)
         self._connections.clear()
         self._dropped.clear()
         if self._errlog is not None:
@@ -202,13 +220,14 @@ class McpHub:
     async def _stop_all(self) -> None:
         every = [*self._connections.values(), *self._dropped]
         for connection in every:
-            if connection.closing is not None:
-                connection.closing.set()
-        tasks = [c.task for c in every if c.task is not None and not c.task.done()]
-        if tasks:
-            await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
-            for task in tasks:
-                task.cancel()
+            connection.scope.cancel()
+        running = {c.task: c.config.name for c in every if c.task is not None and not c.task.done()}
+        if running:
+            _done, left = await asyncio.wait(running, timeout=STOP_TIMEOUT_S)
+            for task in left:
+                _log.warning(
+                    "MCP server %s did not stop within %.0f s", running[task], STOP_TIMEOUT_S
+                )
 
     # -- connections -------------------------------------------------------------------------
 
@@ -218,16 +237,39 @@ class McpHub:
             self._errlog = Path(os.devnull).open("w", encoding="utf-8")  # noqa: SIM115
         return self._errlog
 
-    async def _open(self, config: ServerConfig, connection: _Connection) -> None:
-        """Open a session, list its tools, then hold it open until asked to close."""
+    def _launch(self, name: str) -> _Connection:
+        """The connection of server ``name``: the one starting or open, else a new one (on the
+        loop thread)."""
+        connection = self._connections.get(name)
+        if connection is not None and connection.task is not None and not connection.task.done():
+            return connection
+        import anyio
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.start_timeout
+        connection = _Connection(
+            self.servers[name], loop.create_future(), anyio.CancelScope(deadline=deadline)
+        )
+        self._connections[name] = connection
+        late = McpError(
+            tr("The MCP server {name!r} did not answer within {seconds:.0f} s."),
+            HINT,
+            name=name,
+            seconds=self.start_timeout,
+        )
+        timer = loop.call_at(deadline, _settle, connection.ready, late)
+        connection.ready.add_done_callback(lambda _ready: timer.cancel())
+        connection.task = loop.create_task(self._hold(connection))
+        return connection
+
+    async def _hold(self, connection: _Connection) -> None:
+        """Open a session, list its tools, then hold it open until the scope is cancelled."""
         from mcp import ClientSession, StdioServerParameters, stdio_client
         from mcp.client.streamable_http import streamable_http_client
 
-        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        connection.closing = asyncio.Event()
-
-        async def hold() -> None:
-            try:
+        config = connection.config
+        try:
+            with connection.scope:
                 async with AsyncExitStack() as stack:
                     if config.url:
                         streams = await stack.enter_async_context(
@@ -248,61 +290,73 @@ class McpHub:
                     await session.initialize()
                     listed = await session.list_tools()
                     connection.session, connection.tools = session, list(listed.tools)
-                    ready.set_result(None)
-                    assert connection.closing is not None
-                    await connection.closing.wait()
-            except BaseException as exc:
-                if not ready.done():
-                    ready.set_exception(exc)
-                if not isinstance(exc, Exception):
-                    raise
-            finally:
-                connection.session = None
-
-        connection.task = asyncio.create_task(hold())
-        await ready
-
-    def _connect(self, name: str) -> _Connection:
-        connection = self._connections.get(name)
-        if connection is not None and connection.session is not None:
-            return connection
-        config = self.servers.get(name)
-        if config is None:
-            raise McpError(tr("There is no MCP server named {name!r}."), HINT, name=name)
-        connection = _Connection(config)
-        self._connections[name] = connection
-        try:
-            self._run(self._open(config, connection), self.start_timeout)
-        except FutureTimeout as exc:
-            raise McpError(
-                tr("The MCP server {name!r} did not answer within {seconds:.0f} s."),
-                HINT,
-                name=name,
-                seconds=self.start_timeout,
-            ) from exc
+                    connection.scope.deadline = math.inf  # started: it runs until stopped
+                    _settle(connection.ready, None)
+                    _log.info("MCP server %s started with %d tools", config.name, len(listed.tools))
+                    await asyncio.Event().wait()  # until the scope is cancelled
         except Exception as exc:
-            raise McpError(
+            failed = McpError(
                 tr("The MCP server {name!r} could not start ({error})."),
                 HINT,
-                name=name,
+                name=config.name,
                 error=_reason(exc),
-            ) from exc
-        _log.info("MCP server %s started with %d tools", name, len(connection.tools))
-        return connection
+            )
+            if not _settle(connection.ready, failed):
+                _log.info("MCP server %s ended: %s", config.name, _reason(exc))
+        finally:
+            connection.session = None
+            stopped = McpError(tr("The MCP server {name!r} was stopped."), HINT, name=config.name)
+            _settle(connection.ready, stopped)  # stopped before it was ready: tell its waiters
+
+    async def _started(self, names: Sequence[str]) -> dict[str, _Connection | McpError]:
+        """Each server of ``names``, started or the reason it is not (on the loop thread)."""
+        connections = {name: self._launch(name) for name in names}
+        if connections:
+            await asyncio.wait([c.ready for c in connections.values()])
+        outcomes: dict[str, _Connection | McpError] = {}
+        for name, connection in connections.items():
+            error = connection.ready.exception()
+            outcomes[name] = error if isinstance(error, McpError) else connection
+        return outcomes
+
+    def start(self) -> None:
+        """Start every server in the background (returns at once)."""
+        if self.servers:
+            self._run(self._launch_all(), STOP_TIMEOUT_S)
+
+    async def _launch_all(self) -> None:
+        for name in self.servers:
+            self._launch(name)
+
+    def _connect(self, name: str) -> _Connection:
+        """Server ``name``, started (now, or earlier by :meth:`start`); else :class:`McpError`."""
+        if name not in self.servers:
+            raise McpError(tr("There is no MCP server named {name!r}."), HINT, name=name)
+        for _attempt in range(2):  # one that ended since it started (a crash) starts afresh
+            started = self._run(self._started([name]), self.start_timeout + STOP_TIMEOUT_S)
+            found: _Connection | McpError = started[name]
+            if isinstance(found, McpError):
+                raise found
+            if found.session is not None:
+                return found
+            self._drop(name)
+        raise McpError(tr("The MCP server {name!r} was stopped."), HINT, name=name)
 
     def _drop(self, name: str) -> None:
-        """Forget a server's connection and let its task stop the process."""
+        """Forget a server's connection and stop its process group (waited for at close)."""
         connection = self._connections.pop(name, None)
         loop = self._loop
-        if connection is not None and connection.closing is not None and loop is not None:
+        if connection is not None and loop is not None:
             self._dropped.append(connection)
-            loop.call_soon_threadsafe(connection.closing.set)
+            loop.call_soon_threadsafe(connection.scope.cancel)
 
     # -- what the assistant uses -------------------------------------------------------------
 
     def tools(self, name: str) -> list[Tool]:
         """The tools of one server (starting it when needed), as Engram tools."""
-        connection = self._connect(name)
+        return self._tools_of(name, self._connect(name))
+
+    def _tools_of(self, name: str, connection: _Connection) -> list[Tool]:
         return [
             Tool(
                 name=tool.name,
@@ -318,13 +372,15 @@ class McpHub:
         ]
 
     def all_tools(self) -> list[Tool]:
-        """The tools of every server; a server that fails is left out (and logged)."""
+        """The tools of every server, all started together; a server that fails or does not
+        answer in time is left out, and the log says which and why."""
         found: list[Tool] = []
-        for name in self.servers:
-            try:
-                found += self.tools(name)
-            except McpError as exc:
-                _log.warning("MCP server %s left out: %s", name, type(exc.__cause__).__name__)
+        started = self._run(self._started(list(self.servers)), self.start_timeout + STOP_TIMEOUT_S)
+        for name, connection in started.items():
+            if isinstance(connection, McpError):
+                _log.warning("MCP server %s left out: %s", name, connection.message)
+            else:
+                found += self._tools_of(name, connection)
         return found
 
     def _call_for_tool(
@@ -340,22 +396,53 @@ class McpHub:
         except FutureTimeout as exc:
             self._drop(server)  # a hung or dead server is started afresh next time
             raise ToolError(
-                tr("The MCP tool {name} did not answer within {seconds:.0f} s."),
+                tr("The tool {name} of the MCP server {server!r} did not answer within "
+                   "{seconds:.0f} s; the server was stopped."),
                 HINT,
                 name=tool,
+                server=server,
                 seconds=self.call_timeout,
-            ) from exc
+            ) from exc  # fmt: skip
         except Exception as exc:
             self._drop(server)  # reconnect next time: the server may be gone
             raise ToolError(
-                tr("The MCP tool {name} failed ({error})."), HINT, name=tool, error=_reason(exc)
+                tr("The tool {name} of the MCP server {server!r} failed ({error})."),
+                HINT,
+                name=tool,
+                server=server,
+                error=_reason(exc),
             ) from exc
         text = _text_of(result)
         if result.is_error:
             raise ToolError(
-                tr("The MCP tool {name} reported an error: {text}"), name=tool, text=text
+                tr("The tool {name} of the MCP server {server!r} reported an error: {text}"),
+                name=tool,
+                server=server,
+                text=text,
             )
         return text
+
+
+def _settle(ready: asyncio.Future[None], error: McpError | None) -> bool:
+    """Give ``ready`` its outcome unless it has one; True when this was it."""
+    if ready.done():
+        return False
+    if error is None:
+        ready.set_result(None)
+    else:
+        ready.set_exception(error)
+        ready.exception()  # read here, so asyncio never logs it as "never retrieved"
+    return True
+
+
+_OPEN: weakref.WeakSet[McpHub] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_hubs() -> None:
+    """At exit, stop the servers of a hub nobody closed: none outlives Engram."""
+    for hub in list(_OPEN):
+        hub.close()
 
 
 def _reason(exc: BaseException) -> str:

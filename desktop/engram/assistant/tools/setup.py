@@ -38,6 +38,8 @@ def toolbox(
     if not settings.enabled:
         return None, None
     hub = McpHub(servers(settings)) if settings.mcp_servers else None
+    if hub is not None:
+        hub.start()  # in the background: by the first answer they have had time to start
     disabled = set(settings.disabled)
     more = (lambda: [t for t in hub.all_tools() if t.name not in disabled]) if hub else None
     box = Toolbox(
