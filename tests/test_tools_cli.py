@@ -154,3 +154,21 @@ def test_unknown_and_disabled_tools_and_unsafe_folders_are_refused(
     assert _run(capsys, "tools", "folders", "list")[1] == f"{notes.resolve()}\n"
     code, out, _err = _run(capsys, "tools", "call", "files_read", '{"path": "Notes/short.txt"}')
     assert code == 0 and "(characters 0–13 of 13)" in out
+
+
+def test_add_mcp_takes_its_options_before_or_after_the_name(
+    engram_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = ["--env", "TOKEN=t1", "--env", "MODE=a=b"]
+    for name, args in (
+        ("after", ["after", *env, "--", sys.executable, "-u", SERVER]),
+        ("before", [*env, "before", "--", sys.executable, "-u", SERVER]),
+        ("bare", ["bare", *env, sys.executable, SERVER]),  # no "--": no option in the command
+    ):
+        code, out, err = _run(capsys, "tools", "add-mcp", *args)
+        assert code == 0 and f"added MCP server {name}" in out, err
+        server = _servers()[name]
+        assert server["command"] == sys.executable and server["args"][-1] == SERVER
+        assert server["env"] == {"TOKEN": "t1", "MODE": "a=b"}
+    code, _out, err = _run(capsys, "tools", "add-mcp", "late", "--", "node", "--env", "X=1")
+    assert code == 0 and _servers()["late"]["args"] == ["--env", "X=1"], err  # the command's own

@@ -25,9 +25,30 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # an MCP server's name
 ANSWERS = {"o": ONCE, "once": ONCE, "a": ALWAYS, "always": ALWAYS, "d": DENY, "deny": DENY}
 
 
+class _OptionsAnywhere(argparse.ArgumentParser):
+    """An action's parser that takes its options before, between or after its positional
+    arguments: ``add-mcp NAME --env K=V -- COMMAND`` (plain argparse binds an empty COMMAND at
+    NAME, then refuses what follows the option)."""
+
+    _inside = False  # parse_known_intermixed_args calls parse_known_args itself
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: list[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._inside:
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd = sub.add_parser("tools", help="the tools the assistant can call, and MCP servers")
-    actions = cmd.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions = cmd.add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_OptionsAnywhere
+    )
     actions.add_parser("list", help="list the tools with their source and state").set_defaults(
         run=_list
     )
