@@ -4,6 +4,26 @@
 <context>
     <name></name>
     <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="1"/>
+        <source>The MCP server {name!r} was stopped.</source>
+        <translation>MCP 服务器 {name!r} 已被停止。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="1"/>
+        <source>The tool {name} of the MCP server {server!r} did not answer within {seconds:.0f} s; the server was stopped.</source>
+        <translation>MCP 服务器 {server!r} 的工具 {name} 在 {seconds:.0f} 秒内没有响应；该服务器已被停止。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="1"/>
+        <source>The tool {name} of the MCP server {server!r} failed ({error}).</source>
+        <translation>MCP 服务器 {server!r} 的工具 {name} 失败（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="1"/>
+        <source>The tool {name} of the MCP server {server!r} reported an error: {text}</source>
+        <translation>MCP 服务器 {server!r} 的工具 {name} 报告了错误：{text}</translation>
+    </message>
+    <message>
         <location filename="../../desktop/engram/assistant/tools/files.py" line="48"/>
         <source>{path} holds Engram&apos;s own folder {own}: its settings, memories, chats, logs, backups or models would be readable.</source>
         <translation>{path} 包含 Engram 自己的文件夹 {own}：其中的设置、记忆、对话、日志、备份或模型都会变得可读。</translation>
@@ -1834,21 +1854,6 @@
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="285"/>
         <source>The MCP server {name!r} could not start ({error}).</source>
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="343"/>
-        <source>The MCP tool {name} did not answer within {seconds:.0f} s.</source>
-        <translation>MCP 工具 {name} 在 {seconds:.0f} 秒内没有响应。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="351"/>
-        <source>The MCP tool {name} failed ({error}).</source>
-        <translation>MCP 工具 {name} 失败（{error}）。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="356"/>
-        <source>The MCP tool {name} reported an error: {text}</source>
-        <translation>MCP 工具 {name} 报告了错误：{text}</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/tools.py" line="126"/>
