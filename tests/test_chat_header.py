@@ -1,68 +1,130 @@
-"""The chat header in the main window: model switchers as wide as their names when there is
-room, shortened in the middle (whole in the tooltip) when not, and never over the buttons."""
+"""The chat header in the main window: the model switchers and the last answer's numbers whole
+whenever the window has room for them, wrapping onto a second line (the buttons at its right end)
+rather than shortening; shortened in the middle (whole in the tooltip) only when a line is too
+narrow for a name, and never over the buttons."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.session import LoadedModels
 from engram.core import settings
+from engram.ui.chat_actions import CHAT_MIN_WIDTH
+from engram.ui.chat_header import ChatHeader
 from engram.ui.main_window import MainWindow
+from engram.ui.sidebar import SIDEBAR_MIN_WIDTH
 
+TINY = "smollm2-135m-instruct"
 STARTER_NAME = "SmolLM2 135M Instruct (Q4_1)"
+LONG = {"small": "Qwen2.5 Coder 1.5B Instruct (Q4_K_M) (imported)", "large": STARTER_NAME}
+NUMBERS = "2.6 tokens/s · context 1,268 of 4,096"
 
 
-def _window(qtbot: QtBot, loaded_models: LoadedModels, width: int) -> MainWindow:
-    window = MainWindow(settings.Settings(language="en"), loaded_models)
+def _settle() -> None:
+    """Run the posted layout requests (no waiting on a clock)."""
+    for _ in range(3):
+        QApplication.processEvents()
+
+
+def _window(qtbot: QtBot, loaded_models: LoadedModels, width: int, height: int = 700) -> MainWindow:
+    prefs = settings.Settings(language="en", small_model=TINY, large_model=TINY)
+    window = MainWindow(prefs, loaded_models)
     qtbot.addWidget(window)
-    window.resize(width, 700)
+    window.resize(width, height)
     window.show()
     qtbot.waitUntil(lambda: window._ready, timeout=30_000)
     qtbot.waitUntil(lambda: window.header.combos["small"].count() > 0, timeout=5_000)
-    window.header.stats.setText("48.4 tokens/s · context 1,268 of 4,096")  # after an answer
-    qtbot.wait(50)  # one layout pass
+    window.header.stats.setText(NUMBERS)  # after an answer
+    _settle()
     return window
 
 
-def _parts(window: MainWindow) -> list[QWidget]:
-    """The header's visible widgets: captions, switchers, the answer's numbers and buttons."""
-    header = window.header
-    return [w for w in header.findChildren(QWidget) if w.isVisible() and w.parent() is header]
+def _long_names(window: MainWindow) -> None:
+    """An imported model with a long name answers; the starter learns."""
+    models = [("imported", LONG["small"], ("small",)), (TINY, STARTER_NAME, ("small", "large"))]
+    window.header.show_models(models, {"small": "imported", "large": TINY})
+    _settle()
 
 
-def test_at_1200_px_the_switchers_show_the_whole_starter_name(
+def _parts(header: ChatHeader) -> list[QWidget]:
+    """The header's visible leaves: captions, switchers, the answer's numbers and buttons."""
+    widgets = header.findChildren(QWidget)
+    return [w for w in widgets if w.isVisible() and not w.findChildren(QWidget)]
+
+
+def _box(widget: QWidget, header: ChatHeader) -> QRect:
+    """Where ``widget`` is in the header."""
+    return QRect(widget.mapTo(header, QPoint(0, 0)), widget.size())
+
+
+def _no_overlap(header: ChatHeader) -> None:
+    boxes = [(w, _box(w, header)) for w in _parts(header)]
+    for i, (one, box) in enumerate(boxes):
+        assert box.right() < header.width(), one.objectName()
+        for other, other_box in boxes[i + 1 :]:
+            assert not box.intersects(other_box), (one.objectName(), other.objectName())
+
+
+def test_at_1440_px_long_names_and_the_numbers_are_whole_even_with_the_plan_open(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    window = _window(qtbot, loaded_models, 1200)
-    for combo in window.header.combos.values():
-        assert combo.currentText() == STARTER_NAME
-        assert combo.shown_text() == STARTER_NAME
-        assert STARTER_NAME in combo.toolTip()
+    window = _window(qtbot, loaded_models, 1440, 900)
+    _long_names(window)
+    header = window.header
+    for open_plan in (False, True):
+        window.plan_button.setChecked(open_plan)
+        _settle()
+        for role, combo in header.combos.items():
+            assert combo.shown_text() == LONG[role], (open_plan, role)
+        assert header.stats.text() == NUMBERS
+        _no_overlap(header)
     window.close()
 
 
-def test_at_700_px_the_switchers_shorten_and_nothing_overlaps_the_buttons(
+def test_at_900_px_the_header_wraps_instead_of_shortening_and_the_plan_squeezes_nothing(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    window = _window(qtbot, loaded_models, 700)
+    window = _window(qtbot, loaded_models, 900)
     header = window.header
-    assert header.geometry().right() <= window.centralWidget().width()
+    for combo in header.combos.values():
+        assert combo.shown_text() == STARTER_NAME
+    assert header.stats.text() == NUMBERS  # the numbers wrapped onto a line of their own
+    assert _box(window.export_button, header).top() > _box(header.combos["small"], header).bottom()
+    assert _box(window.plan_button, header).right() > header.width() - 20  # at the right end
+    _no_overlap(header)
+
+    window.plan_button.setChecked(True)  # the plan opens beside a chat still wide enough
+    _settle()
+    sidebar, chat, plan = window._splitter.sizes()
+    assert sidebar >= SIDEBAR_MIN_WIDTH and chat >= CHAT_MIN_WIDTH
+    assert plan >= window.plan_panel.minimumWidth()
+    assert header.stats.text() == NUMBERS
+    for combo in header.combos.values():
+        shown = combo.shown_text()  # shortened in the middle, still telling the model apart
+        assert len(shown) >= 16 and shown.startswith("SmolLM2 1") and shown.endswith("(Q4_1)")
+        assert STARTER_NAME in combo.toolTip()
+    assert not window.chat.horizontalScrollBar().isVisible()
+    _no_overlap(header)
+    window.close()
+
+
+def test_a_header_narrower_than_a_name_shortens_it_in_the_middle(qtbot: QtBot) -> None:
+    header = ChatHeader()
+    qtbot.addWidget(header)
+    models = [(TINY, STARTER_NAME, ("small", "large"))]
+    header.show_models(models, {"small": TINY, "large": TINY})
+    header.stats.setText(NUMBERS)
+    header.resize(300, 200)
+    header.show()
+    _settle()
     for combo in header.combos.values():
         shown = combo.shown_text()
-        assert shown != STARTER_NAME and "…" in shown  # shortened in the middle
+        assert shown != STARTER_NAME and "…" in shown
         assert shown.startswith(STARTER_NAME[:2]) and shown.endswith(STARTER_NAME[-2:])
         assert STARTER_NAME in combo.toolTip()  # the whole name
-    parts = _parts(window)
-    assert window.export_button in parts and len(parts) >= 8
-    for i, one in enumerate(parts):
-        assert one.geometry().right() < header.width(), one.objectName()
-        for other in parts[i + 1 :]:
-            assert not one.geometry().intersects(other.geometry()), (
-                one.objectName(),
-                other.objectName(),
-            )
-    window.close()
+    _no_overlap(header)
 
 
 def test_before_any_answer_the_numbers_take_no_room(
@@ -71,12 +133,12 @@ def test_before_any_answer_the_numbers_take_no_room(
     window = _window(qtbot, loaded_models, 1000)
     header = window.header
     header.stats.setText("")
-    qtbot.wait(50)
+    _settle()
     assert not header.stats.isVisible()
-    assert window.plan_button.geometry().right() > header.width() - 20  # at the end still
+    assert _box(window.plan_button, header).right() > header.width() - 20  # at the end still
     widths = {role: combo.width() for role, combo in header.combos.items()}
-    header.stats.setText("48.4 tokens/s · context 1,268 of 4,096")
-    qtbot.wait(50)
+    header.stats.setText(NUMBERS)
+    _settle()
     assert header.stats.isVisible()
     assert all(header.combos[role].width() <= width for role, width in widths.items())
     window.close()

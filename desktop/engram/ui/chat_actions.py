@@ -19,6 +19,9 @@ from engram.ui.chat_header import ChatHeader
 from engram.ui.chat_view import ChatView
 from engram.ui.notices import Notices
 from engram.ui.plan_panel import PLAN_WIDTH, PlanPanel
+from engram.ui.sidebar import SIDEBAR_MIN_WIDTH
+
+CHAT_MIN_WIDTH = 480  # the chat's width kept when the plan opens, as far as the window allows
 
 
 class ChatActions(QObject):
@@ -96,10 +99,21 @@ class ChatActions(QObject):
             self.notices.problem(exc.problem)
 
     def _toggle_plan(self, on: bool) -> None:
+        """The plan opens beside the chat, taking its room from the chat while the chat keeps
+        CHAT_MIN_WIDTH; in a smaller window the plan narrows, then the sidebar, each to its
+        minimum, before the chat gives more."""
         self.plan_panel.setVisible(on)
         if on:
             sidebar, chat, _plan = self.splitter.sizes()
-            self.splitter.setSizes([sidebar, max(0, chat - PLAN_WIDTH), PLAN_WIDTH])
+            chat -= self.splitter.handleWidth()  # the plan's handle, about to show
+            plan = PLAN_WIDTH
+            short = max(0, CHAT_MIN_WIDTH - (chat - plan))
+            for_plan = min(short, plan - self.plan_panel.minimumWidth())
+            for_sidebar = max(0, min(short - for_plan, sidebar - SIDEBAR_MIN_WIDTH))
+            plan -= for_plan
+            self.splitter.setSizes(
+                [sidebar - for_sidebar, chat - PLAN_WIDTH + for_plan + for_sidebar, plan]
+            )
             self.plan_requested.emit()
 
     def export_chat(self, path: str = "") -> Path | None:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from engram.ui.elided import ElidedLabel
+from engram.ui.flow_layout import FlowLayout
 from engram.ui.i18n import Retranslating
 
 ROLES = ("small", "large")
@@ -81,6 +82,10 @@ class ModelCombo(QComboBox):
 class AnswerNumbers(ElidedLabel):
     """The last answer's speed and context use; hidden, taking no room, until there are some."""
 
+    def __init__(self, min_width: int) -> None:
+        super().__init__(min_width=min_width)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
     def setText(self, text: str) -> None:  # noqa: N802 (Qt API)
         super().setText(text)
         self.setVisible(bool(text))
@@ -97,27 +102,29 @@ class ChatHeader(Retranslating, QWidget):
         self.combos: dict[str, ModelCombo] = {}
         self.captions: dict[str, QLabel] = {}
         self._models: tuple[list[tuple[str, str, tuple[str, ...]]], dict[str, str]] | None = None
-        layout = QHBoxLayout(self)
+        # Two parts, the switchers and the actions (the last answer's numbers, the buttons), side
+        # by side while they fit; with less room the actions wrap onto a second line, at its
+        # right end. The header never widens the window: a part wider than a whole line gives
+        # way (names shortened in the middle, the numbers ending in "…").
+        layout = FlowLayout(self, spacing=12, last_right=True)
         layout.setContentsMargins(4, 0, 4, 0)
-        layout.setSpacing(6)
+        switchers = QHBoxLayout()
         for role in ROLES:
             caption = QLabel()
             caption.setObjectName("header_caption")
             combo = ModelCombo()
             combo.setObjectName(f"{role}_model")
             combo.activated.connect(lambda _index, r=role: self._chosen(r))
-            layout.addWidget(caption)
-            layout.addWidget(combo)
+            switchers.addWidget(caption)
+            switchers.addWidget(combo)
             self.captions[role] = caption
             self.combos[role] = combo
-        # the header never widens the window: the numbers give way first (the tooltip keeps them)
         self.stats = AnswerNumbers(min_width=STATS_MIN_WIDTH)
         self.stats.setObjectName("answer_stats")
-        layout.addWidget(self.stats, 1)
-        layout.addStretch(0)  # the buttons stay at the right end while the numbers are hidden
         self.tools = QHBoxLayout()
-        self.tools.setSpacing(4)
-        layout.addLayout(self.tools)
+        self.tools.addWidget(self.stats, 1)
+        layout.addWidget(_part(switchers))
+        layout.addWidget(_part(self.tools))
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -162,3 +169,12 @@ class ChatHeader(Retranslating, QWidget):
         model_id = self.combos[role].currentData()
         if isinstance(model_id, str):
             self.model_chosen.emit(role, model_id)
+
+
+def _part(row: QHBoxLayout) -> QWidget:
+    """One part of the header: its widgets side by side."""
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(4)
+    part = QWidget()
+    part.setLayout(row)
+    return part

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QPlainTextEdit
 
 from engram.ui.i18n import Retranslating
@@ -32,10 +32,23 @@ class Composer(Retranslating, QPlainTextEdit):
         self._fit_height()
 
     def _fit_height(self) -> None:
-        """Grow with the text from one line up to eight, then scroll."""
-        lines = max(1, min(MAX_LINES, int(self.document().size().height())))
+        """Grow with the text from one line up to eight, then scroll; empty, as tall as its
+        placeholder wrapped to the box's width (it is never cut off)."""
+        lines = int(self.document().size().height())
+        if self.document().isEmpty():
+            margin = int(self.document().documentMargin() * 2)
+            area = QRect(0, 0, max(1, self.viewport().width() - margin), 10_000)
+            flags = int(Qt.TextFlag.TextWordWrap.value)
+            wrapped = self.fontMetrics().boundingRect(area, flags, self.placeholderText())
+            lines = -(-wrapped.height() // self.fontMetrics().lineSpacing())
+        lines = max(1, min(MAX_LINES, lines))
         chrome = int(self.document().documentMargin() * 2) + self.frameWidth() * 2 + PADDING
         self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + chrome)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        if self.document().isEmpty():  # the placeholder may wrap differently now
+            self._fit_height()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)

@@ -7,11 +7,16 @@ from PySide6.QtWidgets import QLayout, QLayoutItem, QWidget
 
 
 class FlowLayout(QLayout):
-    """Items keep their size hint and wrap at the available width (height follows width)."""
+    """Items keep their size hint and wrap at the available width (height follows width); the
+    items of a line are centred on it, hidden items take no room, and with ``last_right`` the
+    last item sits at the right end of its line (a header's buttons)."""
 
-    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, spacing: int = 6, last_right: bool = False
+    ) -> None:
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
+        self._last_right = last_right
         self.setSpacing(spacing)
 
     def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 (Qt API)
@@ -46,7 +51,8 @@ class FlowLayout(QLayout):
         """As wide as the widest item: anything wider wraps instead of widening the parent."""
         size = QSize()
         for item in self._items:
-            size = size.expandedTo(item.minimumSize())
+            if not item.isEmpty():
+                size = size.expandedTo(item.minimumSize())
         margins: QMargins = self.contentsMargins()
         return size + QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
 
@@ -54,15 +60,26 @@ class FlowLayout(QLayout):
         """Lay the items out in ``rect`` (or only measure); returns the height used."""
         margins = self.contentsMargins()
         area = rect.adjusted(margins.left(), margins.top(), -margins.right(), -margins.bottom())
-        x, y, line_height = area.x(), area.y(), 0
         gap = self.spacing()
-        for item in self._items:
-            hint = item.sizeHint()
-            if x + hint.width() > area.right() + 1 and line_height > 0:
-                x, y, line_height = area.x(), y + line_height + gap, 0
-            if move:
-                width = min(hint.width(), area.width())
-                item.setGeometry(QRect(QPoint(x, y), QSize(width, hint.height())))
-            x += hint.width() + gap
-            line_height = max(line_height, hint.height())
-        return y + line_height - rect.y() + margins.bottom()
+        lines: list[list[tuple[QLayoutItem, int]]] = [[]]  # each line's items and their x
+        x = area.x()
+        shown = [item for item in self._items if not item.isEmpty()]
+        for item in shown:
+            width = item.sizeHint().width()
+            if x + width > area.right() + 1 and lines[-1]:
+                lines.append([])
+                x = area.x()
+            if self._last_right and item is shown[-1]:
+                x = max(x, area.right() + 1 - width)
+            lines[-1].append((item, x))
+            x += width + gap
+        y = area.y()
+        for line in lines:
+            height = max((item.sizeHint().height() for item, _x in line), default=0)
+            for item, left in line if move else ():
+                hint = item.sizeHint()
+                top = y + (height - hint.height()) // 2
+                width = min(hint.width(), area.right() + 1 - left)
+                item.setGeometry(QRect(QPoint(left, top), QSize(width, hint.height())))
+            y += height + gap
+        return max(0, y - gap) - rect.y() + margins.bottom()

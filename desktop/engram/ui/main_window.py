@@ -135,6 +135,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.sidebar = Sidebar()
         for part in (self.sidebar, chat_column, self.plan_panel):
             self._splitter.addWidget(part)
+        self._splitter.setChildrenCollapsible(False)  # no part vanishes while dragging
         self._splitter.setStretchFactor(1, 1)
         self._splitter.setSizes([240, 760])
         self.setCentralWidget(self._splitter)

@@ -36,6 +36,8 @@ class PlanPanel(Retranslating, QWidget):
         self.empty = QLabel()
         self.empty.setWordWrap(True)
         self.empty.setObjectName("plan_empty")
+        # Without a plan the line takes the panel's height, so the title stays at the top.
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.goal = QLineEdit()
         self.steps = QListWidget()
         self.steps.setWordWrap(True)
@@ -56,7 +58,7 @@ class PlanPanel(Retranslating, QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.title)
-        layout.addWidget(self.empty)
+        layout.addWidget(self.empty, 1)
         layout.addWidget(self.goal)
         layout.addWidget(self.steps, 1)
         layout.addLayout(buttons)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QThread, QUrl, Signal
+from PySide6.QtCore import QSize, QThread, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
@@ -41,6 +41,8 @@ _log = log.get("ui.settings")
 _WARN_STYLE = "color: #c62828; font-weight: bold;"
 _AMBER_STYLE = "color: #b26a00;"
 ANSWERS_TAB, CLOUD_TAB, APPEARANCE_TAB = 1, 3, 4
+OPENING_SIZE = QSize(760, 620)
+FRAME = 8  # the tab widget's frame and the page's margin, each side
 MORE_MODELS = "\x00more"  # the combo item that opens the model manager instead of choosing
 
 
@@ -98,6 +100,23 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
+        self.resize(self._opening_size(layout))
+
+    def _opening_size(self, layout: QVBoxLayout) -> QSize:
+        """Every tab's title in view (no scroll arrows), the Tools page without sideways
+        scrolling, and OPENING_SIZE otherwise, as far as the screen allows. The width is
+        also the dialog's minimum, so the pages never scroll sideways."""
+        bar = self.tabs.tabBar()
+        tabs = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
+        page = self.tools_page.widget()
+        tools = page.minimumSizeHint().width() if page is not None else 0
+        tools += self.tools_page.verticalScrollBar().sizeHint().width()
+        margins = layout.contentsMargins()
+        chrome = margins.left() + margins.right() + 2 * FRAME
+        width = max(OPENING_SIZE.width(), tabs + chrome, tools + chrome)
+        screen = self.screen().availableGeometry().size()
+        self.setMinimumWidth(min(width, screen.width()))
+        return OPENING_SIZE.expandedTo(QSize(width, 0)).boundedTo(screen)
 
     # -- tabs ---------------------------------------------------------------------------------
 

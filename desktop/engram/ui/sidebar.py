@@ -27,6 +27,7 @@ from engram.memory.episodes import Conversation
 from engram.ui.i18n import Retranslating
 
 SEARCH_DEBOUNCE_MS = 200
+SIDEBAR_MIN_WIDTH = 180  # titles stay readable when the plan panel opens beside a small window
 DATE_ROLE = Qt.ItemDataRole.UserRole + 1  # the time or date shown at the right of a chat
 
 
@@ -102,6 +103,7 @@ class Sidebar(Retranslating, QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("sidebar")
+        self.setMinimumWidth(SIDEBAR_MIN_WIDTH)
         self._shown: tuple[list[Conversation], dt.datetime | None] | None = None  # listed last
         self.new_button = QPushButton()
         self.new_button.setObjectName("new_chat")

@@ -1,9 +1,11 @@
-"""The main window's status bar: Settings, Models and Memories on the left; on the right what
-learning does (with a retry for parked jobs), the large model's state and the small model."""
+"""The main window's status bar: Settings, Models and Memories on the left, then a passing message;
+on the right what learning does (with a retry for parked jobs), the large model's state and the
+small model. Every part is a permanent widget, so a message never hides the buttons."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStatusBar
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStatusBar, QWidget
 
 from engram.assistant.consolidation import Status
 from engram.ui import errors, labels
@@ -35,6 +37,18 @@ class StatusLine(Retranslating, QStatusBar):
         self.settings_button = QPushButton()
         self.models_button = QPushButton()
         self.memories_button = QPushButton()
+        self.buttons = QWidget()
+        row = QHBoxLayout(self.buttons)
+        row.setContentsMargins(0, 0, 0, 0)
+        for button in (self.settings_button, self.models_button, self.memories_button):
+            row.addWidget(button)
+        self.message = ElidedLabel(min_width=0)  # a passing message, beside the buttons
+        self.message.setObjectName("status_message")
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(self.clearMessage)
+        self.addPermanentWidget(self.buttons)
+        self.addPermanentWidget(self.message, 1)
         for part in (
             learning_note,
             self.learning_state,
@@ -43,8 +57,6 @@ class StatusLine(Retranslating, QStatusBar):
             self.model_state,
         ):
             self.addPermanentWidget(part)
-        for button in (self.settings_button, self.models_button, self.memories_button):
-            self.addWidget(button)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -62,6 +74,26 @@ class StatusLine(Retranslating, QStatusBar):
         self._show_model()
         if self._status is not None:
             self.show_learning(self._status)
+
+    # -- a passing message ----------------------------------------------------------------
+
+    def showMessage(self, text: str, timeout: int | None = 0) -> None:  # noqa: N802 (Qt API)
+        """Say ``text`` beside the buttons for ``timeout`` ms (0: until the next message);
+        QStatusBar's own message would hide the buttons meanwhile."""
+        self.message.setText(text)
+        self.message.setToolTip(text)
+        if timeout:
+            self._message_timer.start(timeout)
+        else:
+            self._message_timer.stop()
+
+    def clearMessage(self) -> None:  # noqa: N802 (Qt API)
+        self._message_timer.stop()
+        self.message.setText("")
+        self.message.setToolTip("")
+
+    def currentMessage(self) -> str:  # noqa: N802 (Qt API)
+        return self.message.full_text()
 
     # -- the small model ------------------------------------------------------------------
 
