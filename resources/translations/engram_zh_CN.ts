@@ -4,22 +4,23 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="308"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="343"/>
         <source>The MCP server {name!r} was stopped.</source>
         <translation>MCP 服务器 {name!r} 已被停止。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="399"/>
         <source>The tool {name} of the MCP server {server!r} did not answer within {seconds:.0f} s; the server was stopped.</source>
         <translation>MCP 服务器 {server!r} 的工具 {name} 在 {seconds:.0f} 秒内没有响应；该服务器已被停止。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="409"/>
         <source>The tool {name} of the MCP server {server!r} failed ({error}).</source>
         <translation>MCP 服务器 {server!r} 的工具 {name} 失败（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="1"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="418"/>
         <source>The tool {name} of the MCP server {server!r} reported an error: {text}</source>
         <translation>MCP 服务器 {server!r} 的工具 {name} 报告了错误：{text}</translation>
     </message>
@@ -1805,125 +1806,125 @@
         <translation>{path}：任务 {task}：{field} 不是有效的正则表达式（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="35"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="40"/>
         <source>Check the server with `engram tools call`, or remove it with `engram tools remove`.</source>
         <translation>请用 `engram tools call` 检查该服务器，或用 `engram tools remove` 移除它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="67"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="72"/>
         <source>The MCP server {name!r} needs either a command (with string args and env) or a url.</source>
         <translation>MCP 服务器 {name!r} 需要一个命令（参数和环境变量均为文本）或一个 URL。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="69"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="74"/>
         <source>Write it as {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} or {{&quot;url&quot;: &quot;http://…&quot;}}.</source>
         <translation>请写成 {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} 或 {{&quot;url&quot;: &quot;http://…&quot;}}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="86"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="91"/>
         <source>The MCP configuration is not JSON ({error}).</source>
         <translation>MCP 配置不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="87"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="92"/>
         <source>Copy the whole claude_desktop_config.json file.</source>
         <translation>请复制完整的 claude_desktop_config.json 文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="93"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="98"/>
         <source>The MCP configuration has no mcpServers object.</source>
         <translation>MCP 配置中没有 mcpServers 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="94"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="99"/>
         <source>Use the format of Claude Desktop&apos;s claude_desktop_config.json.</source>
         <translation>请使用 Claude Desktop 的 claude_desktop_config.json 格式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="271"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="203"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="334"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="224"/>
         <source>There is no MCP server named {name!r}.</source>
         <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="278"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="255"/>
         <source>The MCP server {name!r} did not answer within {seconds:.0f} s.</source>
         <translation>MCP 服务器 {name!r} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="285"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="299"/>
         <source>The MCP server {name!r} could not start ({error}).</source>
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="126"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="147"/>
         <source>The arguments are not JSON ({error}).</source>
         <translation>参数不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="127"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="148"/>
         <source>Quote them for the shell, e.g. &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;.</source>
         <translation>请为命令行加上引号，例如 &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="133"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="154"/>
         <source>The tool {name!r} is turned off.</source>
         <translation>工具 {name!r} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="134"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="155"/>
         <source>Turn it on with `engram tools enable {name}`.</source>
         <translation>用 `engram tools enable {name}` 打开它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="155"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="176"/>
         <source>{name!r} is not a usable server name.</source>
         <translation>{name!r} 不能用作服务器名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="156"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="177"/>
         <source>Use letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;, e.g. web-search.</source>
         <translation>请使用字母、数字、“-”、“_”和“.”，例如 web-search。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="162"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="183"/>
         <source>{url!r} is not an http:// or https:// address.</source>
         <translation>{url!r} 不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="163"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="169"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="184"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="190"/>
         <source>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</source>
         <translation>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="168"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="189"/>
         <source>Give either --url or a command, not both.</source>
         <translation>请只给出 --url 或命令中的一个，不要同时给出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="175"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="196"/>
         <source>Add --replace to replace it, or choose another name.</source>
         <translation>加上 --replace 来替换它，或换一个名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="204"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="250"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="225"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="271"/>
         <source>List them with `engram tools list`.</source>
         <translation>用 `engram tools list` 列出它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="216"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="237"/>
         <source>Give the folder&apos;s path.</source>
         <translation>请给出文件夹的路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="216"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="237"/>
         <source>engram tools folders add ~/Notes</source>
         <translation>engram tools folders add ~/Notes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="249"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="270"/>
         <source>There is no tool named {name!r}.</source>
         <translation>没有名为 {name!r} 的工具。</translation>
     </message>
@@ -2018,7 +2019,7 @@
         <translation>例如：notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="174"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="195"/>
         <location filename="../../desktop/engram/ui/tools_settings.py" line="359"/>
         <source>There is already an MCP server named {name!r}.</source>
         <translation>已经有一个名为 {name!r} 的 MCP 服务器。</translation>
@@ -2210,67 +2211,67 @@
 <context>
     <name>ChatActions</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="69"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="72"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="65"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="68"/>
         <source>Save this chat as a Markdown file</source>
         <translation>将此对话保存为 Markdown 文件</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="70"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="73"/>
         <source>Temporary</source>
         <translation>临时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="66"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="69"/>
         <source>A chat that is not remembered and is deleted when you leave it</source>
         <translation>不会被记住、离开后即删除的对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="71"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="74"/>
         <source>Plan</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="67"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="70"/>
         <source>Show your plan: goal, steps and where you are</source>
         <translation>显示你的计划：目标、步骤和当前进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="74"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="77"/>
         <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
         <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="111"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="125"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="117"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="131"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="119"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="133"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="123"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="137"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="130"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="144"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="133"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="147"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
@@ -2278,27 +2279,27 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="124"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="131"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="125"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="132"/>
         <source>Large:</source>
         <translation>大模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="126"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="133"/>
         <source>The model that answers (installed models only)</source>
         <translation>回答问题的模型（仅列出已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="128"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="135"/>
         <source>The model for “Ask large model” and learning (installed only)</source>
         <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="154"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="161"/>
         <source>{id} (not installed)</source>
         <translation>{id}（未安装）</translation>
     </message>
@@ -2306,7 +2307,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="265"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="277"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -2482,17 +2483,17 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="300"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="301"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="329"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="337"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="286"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="287"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -2844,86 +2845,86 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="106"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
         <source>Copy this message</source>
         <translation>复制这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
         <source>Answer this message again</source>
         <translation>重新回答这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="110"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="113"/>
         <source>Good</source>
         <translation>好</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="110"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="113"/>
         <source>A good answer: Engram learns from it</source>
         <translation>好回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="111"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="114"/>
         <source>Bad</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="111"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="114"/>
         <source>A bad answer: Engram learns from it</source>
         <translation>差回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
         <source>Show the prompt of this answer</source>
         <translation>显示这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="199"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="210"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="204"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="215"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="220"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="231"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="222"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="233"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="106"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="224"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="235"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="226"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="237"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -3163,49 +3164,64 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>Notices</name>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="49"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="52"/>
+        <source>Memory is paused: Engram learns nothing new until you resume it in Settings → Memory.</source>
+        <translation>记忆已暂停：在“设置 → 记忆”中恢复之前，Engram 不会学习新内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="59"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="52"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="62"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="77"/>
+        <source>Engram could not learn from this chat: {error}</source>
+        <translation>Engram 没能从这个对话中学习：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="86"/>
+        <source>Nothing new to learn from this chat: your memories are up to date.</source>
+        <translation>这个对话里没有新的可学内容：你的记忆已是最新。</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/notices.py" line="65"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="103"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="66"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="104"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="71"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="109"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="77"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="115"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="81"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="119"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="82"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="120"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="92"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="130"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
@@ -3256,54 +3272,54 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>PlanPanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="68"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="70"/>
         <source>Plan</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="71"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="73"/>
         <source>No plan yet. Tell Engram about a goal and its steps; it keeps track of where you are and follows it in every chat.</source>
         <translation>还没有计划。告诉 Engram 你的目标和步骤；它会记录你的进度，并在每个对话中遵循它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="75"/>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="76"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="77"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="78"/>
         <source>Goal</source>
         <translation>目标</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="77"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="79"/>
         <source>Steps</source>
         <translation>步骤</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="78"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="80"/>
         <source>Step done</source>
         <translation>完成此步</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="79"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="81"/>
         <source>Tick off the current step and go to the next</source>
         <translation>勾选当前步骤并进入下一步</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="80"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="82"/>
         <source>Drop step</source>
         <translation>删除步骤</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="81"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="83"/>
         <source>Remove the selected step from the plan</source>
         <translation>从计划中删除所选步骤</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="82"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="84"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="86"/>
-        <location filename="../../desktop/engram/ui/plan_panel.py" line="115"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="88"/>
+        <location filename="../../desktop/engram/ui/plan_panel.py" line="117"/>
         <source>The current step</source>
         <translation>当前步骤</translation>
     </message>
@@ -3665,88 +3681,88 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="134"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="136"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="135"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="137"/>
         <source>Start a new chat</source>
         <translation>开始新对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="136"/>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="137"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="138"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="139"/>
         <source>Search chats</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="138"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="140"/>
         <source>Chats</source>
         <translation>对话列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="159"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="161"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="173"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="175"/>
         <source>No chat matches “{query}”.</source>
         <translation>没有与“{query}”匹配的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="175"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="177"/>
         <source>Your chats will appear here.</source>
         <translation>你的对话会显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="183"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="185"/>
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="184"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="186"/>
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="185"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="187"/>
         <source>Previous 7 days</source>
         <translation>过去 7 天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="186"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="188"/>
         <source>Previous 30 days</source>
         <translation>过去 30 天</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="215"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="217"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="216"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="218"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="220"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="222"/>
         <source>Rename chat</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="220"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="222"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="227"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="229"/>
         <source>Delete chat</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/sidebar.py" line="229"/>
+        <location filename="../../desktop/engram/ui/sidebar.py" line="231"/>
         <source>Delete “{title}” and all its messages? Memories learned from it are kept (you can erase them in the memory browser).</source>
         <translation>删除“{title}”及其所有消息？从中学到的记忆会保留（可以在记忆浏览器中删除）。</translation>
     </message>
@@ -3772,112 +3788,112 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>StatusLine</name>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="115"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="59"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="71"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="59"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="71"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="65"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="53"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="65"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="54"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="66"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="67"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="55"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="67"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="56"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="68"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="57"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="69"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="57"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="69"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="58"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="70"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="60"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="72"/>
         <source>Try the lessons that failed again</source>
         <translation>重新尝试失败的学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="84"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="116"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="117"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="86"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="118"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="99"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="131"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="101"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="133"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="106"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="138"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="108"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="140"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="110"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="142"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="113"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="145"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
@@ -4117,57 +4133,62 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>TurnControls</name>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="70"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="72"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="72"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="72"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="78"/>
+        <source>Temporary chats are not learned from.</source>
+        <translation>Engram 不会从临时对话中学习。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="79"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>

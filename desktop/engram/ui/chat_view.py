@@ -33,8 +33,9 @@ DISPLAY_CHARS = 20_000
 class MessageBubble(Retranslating, QFrame):
     """One message: the user's as typed, the assistant's rendered from Markdown, in a coloured
     :attr:`frame` as tall as its content; under the frame, a row of buttons that shows while the
-    pointer is over the message (copy, regenerate or edit, thumbs, prompt). A language or theme
-    change renders it again (code blocks take the theme's colours)."""
+    pointer is over the message (copy, regenerate or edit — on the latest turn only —, thumbs,
+    prompt). A language or theme change renders it again (code blocks take the theme's
+    colours)."""
 
     # "regenerate" | "edit" | "prompt" | "thumbs_up" | "thumbs_down", the bubble
     action = Signal(str, object)
@@ -45,6 +46,7 @@ class MessageBubble(Retranslating, QFrame):
         self.episode_id = episode_id
         self.prompt: PromptParts | None = None
         self.code_blocks: list[str] = []
+        self.changeable = False  # the latest turn, no answer running: regenerate or edit
         self._rendered_theme = ""
         self._caption: Text = ""
         self._marker: Text = ""
@@ -80,6 +82,7 @@ class MessageBubble(Retranslating, QFrame):
         outer.addWidget(self.frame)
         outer.addWidget(self.actions_row)
         self.set_text(text)
+        self.set_changeable(False)
 
     def retranslate(self) -> None:
         """The buttons, the caption, the marker and the message (its "Copy code" links and
@@ -114,6 +117,14 @@ class MessageBubble(Retranslating, QFrame):
         elif self.role == "user":
             texts["edit"] = (self.tr("Edit"), self.tr("Edit and resend"))
         return texts
+
+    def set_changeable(self, changeable: bool) -> None:
+        """Regenerate (an answer) and Edit (the user's message) are offered only where they
+        work: on the latest turn while no answer is running."""
+        self.changeable = changeable
+        for name in ("regenerate", "edit"):
+            if name in self.buttons:
+                self.buttons[name].setVisible(changeable)
 
     def _actions(self) -> QWidget:
         """The hover row under the frame, on the message's side; it keeps its height while
@@ -218,11 +229,11 @@ class MessageBubble(Retranslating, QFrame):
         """The bubble's menu: copy, and the actions that fit this message."""
         menu = QMenu(self)
         menu.addAction(self.tr("Copy message"), self._copy)
-        if self.role == "assistant":
+        if self.role == "assistant" and self.changeable:
             menu.addAction(self.tr("Regenerate"), lambda: self.action.emit("regenerate", self))
-            if self.prompt is not None:
-                menu.addAction(self.tr("Show prompt…"), lambda: self.action.emit("prompt", self))
-        elif self.role == "user":
+        if self.role == "assistant" and self.prompt is not None:
+            menu.addAction(self.tr("Show prompt…"), lambda: self.action.emit("prompt", self))
+        elif self.role == "user" and self.changeable:
             menu.addAction(self.tr("Edit and resend"), lambda: self.action.emit("edit", self))
         return menu
 
@@ -258,11 +269,23 @@ class ChatView(Retranslating, QScrollArea):
         self._frame.setInterval(FRAME_MS)
         self._frame.timeout.connect(self._flush)
         self._follow = True
+        self._changes_allowed = False  # no answer running: the latest turn may be changed
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
     def retranslate(self) -> None:
         self.setAccessibleName(self.tr("Conversation"))
+
+    def allow_changes(self, allowed: bool) -> None:
+        """While an answer runs (or no model is ready) no message offers Regenerate or Edit."""
+        self._changes_allowed = allowed
+        self._offer_changes()
+
+    def _offer_changes(self) -> None:
+        """Regenerate and Edit on the latest turn's messages, nowhere else."""
+        latest = (self.latest("user"), self.latest("assistant"))
+        for bubble in self._bubbles:
+            bubble.set_changeable(self._changes_allowed and bubble in latest)
 
     def clear(self) -> None:
         self._frame.stop()
@@ -285,6 +308,7 @@ class ChatView(Retranslating, QScrollArea):
             self._layout.removeWidget(bubble)
             bubble.deleteLater()
         del self._bubbles[self._bubbles.index(user) :]
+        self._offer_changes()
 
     def add(self, role: str, text: str, episode_id: int = 0) -> MessageBubble:
         bubble = MessageBubble(role, text, episode_id)
@@ -292,6 +316,7 @@ class ChatView(Retranslating, QScrollArea):
         self._layout.insertWidget(self._layout.count() - 1, bubble)
         self._bubbles.append(bubble)
         self._follow = True
+        self._offer_changes()
         return bubble
 
     def begin_answer(self) -> MessageBubble:

@@ -303,6 +303,7 @@ class MainWindow(Retranslating, QMainWindow):
     def _on_temporary_started(self, conversation_id: int) -> None:
         self.conversation_id = self._temporary_id = conversation_id
         self.chat_actions.show_temporary(True)
+        self.turns.temporary = True  # Remember is off: nothing here is learned
         self.turns.update_buttons()
 
     def _leave(self) -> None:
@@ -311,11 +312,17 @@ class MainWindow(Retranslating, QMainWindow):
             self.leave_requested.emit(self._temporary_id)
             self._temporary_id = 0
             self.chat_actions.show_temporary(False)
+            self.turns.temporary = False
+            self.turns.update_buttons()
 
     def _remember(self) -> None:
-        if self.conversation_id:
+        """Learn from the chat shown now; a toast says so, and later how it ended."""
+        if not self.conversation_id or self._temporary_id:
+            return
+        paused = self.settings.current.memory_paused
+        if not paused:
             self.remember_requested.emit(self.conversation_id)
-            self.notices.remembering(self._learning)
+        self.notices.remembering(self._learning, paused)
 
     # -- worker reports -------------------------------------------------------------------
 
@@ -358,6 +365,7 @@ class MainWindow(Retranslating, QMainWindow):
             if self.plan_panel.isVisible():  # learning may have moved the plan on
                 self.chat_actions.plan_requested.emit()
         self.status.show_learning(status)
+        self.notices.learning_reported(status)
         self.welcome.learning_waits(status.error if status.model == "too small" else None)
 
     def _on_forgotten(self, forgotten: Forgotten | None) -> None:

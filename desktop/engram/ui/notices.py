@@ -31,6 +31,8 @@ class Notices(QObject):
         self.show_memories = show_memories
         self._learned: tuple[Learned, ...] = ()
         self._forgotten: Forgotten | None = None  # while its undo is offered
+        # After Remember, until learning ends in a result: (work seen, memories learned)
+        self._remembering: tuple[bool, int] | None = None
         notice.link.connect(self._on_link)
         notice.hidden.connect(self._on_hidden)
 
@@ -42,14 +44,50 @@ class Notices(QObject):
         """Something happened: passes after a few seconds."""
         self.notice.show_toast(lambda: _text(message))
 
-    def remembering(self, learning: Status) -> None:
-        """Remember was clicked: say when learning from this chat starts."""
+    def remembering(self, learning: Status, paused: bool = False) -> None:
+        """Remember was clicked: say when learning from this chat starts (or that memory is
+        paused); :meth:`learning_reported` then says how it ended."""
+        if paused:
+            self.toast(
+                lambda: self.tr("Memory is paused: Engram learns nothing new until you resume "
+                                "it in Settings → Memory.")
+            )  # fmt: skip
+            return
+        self._remembering = (False, 0)
         if learning.state in ("distilling", "waiting"):
             self.toast(
                 lambda: self.tr("Engram will learn from this chat when the current lesson is done.")
             )
         else:
             self.toast(lambda: self.tr("Learning from this chat…"))
+
+    def learning_reported(self, status: Status) -> None:
+        """After Remember, learning ends in a result: "Memory updated" (said by
+        :meth:`learned`), nothing new, or why it failed."""
+        if self._remembering is None:
+            return
+        worked, learned = self._remembering
+        learned += len(status.learned)
+        if status.state in ("distilling", "waiting"):
+            self._remembering = (True, learned)
+        elif status.state == "failed":
+            self._remembering = None
+            error = status.error
+            self.toast(
+                lambda: self.tr("Engram could not learn from this chat: {error}").format(
+                    error=errors.translate(error)[0] if error else ""
+                )
+            )
+        elif worked and not status.queued:  # idle, the queue empty: this chat's job is done
+            self._remembering = None
+            if not learned:
+                self.toast(
+                    lambda: self.tr(
+                        "Nothing new to learn from this chat: your memories are up to date."
+                    )
+                )
+        else:
+            self._remembering = (worked, learned)
 
     def learned(self, learned: tuple[Learned, ...]) -> None:
         """A toast saying what learning just added or changed, with a way to review it."""

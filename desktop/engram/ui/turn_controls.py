@@ -33,6 +33,7 @@ class TurnControls(QObject):
         self.conversation = conversation
         self.busy = False  # an answer is running
         self.ready = False  # a model is loaded
+        self.temporary = False  # a temporary chat is shown: nothing in it is learned
         self._cancel = CancelToken()
         self._prefetch_cancel = CancelToken()
         self.composer = Composer()
@@ -69,8 +70,13 @@ class TurnControls(QObject):
              self.tr("Answer this message with the large model, slower but stronger "
                      "(Ctrl+Enter)")),
             (self.remember_button, self.tr("Remember"), self.tr("Learn from this chat now"),
-             self.tr("Learn from this chat now (or start a message with “remember this:”)")),
+             self._remember_tip()),
         ))  # fmt: skip
+
+    def _remember_tip(self) -> str:
+        if self.temporary:
+            return self.tr("Temporary chats are not learned from.")
+        return self.tr("Learn from this chat now (or start a message with “remember this:”)")
 
     def submit(self, text: str) -> None:
         """Send the composer's text, unless it is blank or an answer is running."""
@@ -134,4 +140,8 @@ class TurnControls(QObject):
         self.send_button.setEnabled(self.ready and not self.busy)
         self.large_button.setEnabled(self.ready and not self.busy)
         self.stop_button.setEnabled(self.busy)
-        self.remember_button.setEnabled(self.ready and bool(self.conversation()))
+        self.remember_button.setEnabled(
+            self.ready and bool(self.conversation()) and not self.temporary
+        )
+        self.remember_button.setToolTip(self._remember_tip())
+        self.chat.allow_changes(self.ready and not self.busy)
