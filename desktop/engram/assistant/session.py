@@ -186,7 +186,7 @@ class Session:
             self.learning.settings = settings
 
     def _retool(self, settings: Settings) -> None:
-        """New tool settings: a new toolbox (MCP servers restart when next needed), keeping
+        """New tool settings: a new toolbox (its MCP servers restart in the background), keeping
         who is asked for permission and where choices are saved."""
         before = self.assistant.tools
         if self.hub is not None:
