@@ -39,8 +39,9 @@ class Composer(Retranslating, QPlainTextEdit):
             margin = int(self.document().documentMargin() * 2)
             area = QRect(0, 0, max(1, self.viewport().width() - margin), 10_000)
             flags = int(Qt.TextFlag.TextWordWrap.value)
-            wrapped = self.fontMetrics().boundingRect(area, flags, self.placeholderText())
-            lines = -(-wrapped.height() // self.fontMetrics().lineSpacing())
+            metrics = self.fontMetrics()
+            wrapped = metrics.boundingRect(area, flags, self.placeholderText())
+            lines = 1 + round((wrapped.height() - metrics.height()) / metrics.lineSpacing())
         lines = max(1, min(MAX_LINES, lines))
         chrome = int(self.document().documentMargin() * 2) + self.frameWidth() * 2 + PADDING
         self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + chrome)
