@@ -339,8 +339,7 @@ def settings_dialog(language: str, out: Path) -> Path:
 
     cloud = settings.CloudSettings(True, "https://api.example.com/v1", "example-large")
     prefs = settings.Settings(language=language, cloud=cloud)
-    dialog = SettingsDialog(prefs)
-    dialog.resize(720, 560)
+    dialog = SettingsDialog(prefs)  # at the size it opens with
     dialog.show()
     dialog.tabs.setCurrentIndex(CLOUD_TAB)
     try:
@@ -386,7 +385,6 @@ def settings_answers(language: str, out: Path) -> Path:
 
     about = "I am a nurse in Hangzhou." if language == "en" else "我是杭州的一名护士。"
     dialog = SettingsDialog(settings.Settings(language=language, about_you=about))
-    dialog.resize(720, 560)
     dialog.show()
     dialog.tabs.setCurrentIndex(ANSWERS_TAB)
     try:
