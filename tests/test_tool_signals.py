@@ -5,6 +5,7 @@ Both ride with the conversation's next job, which then asks the distiller for a 
 
 from __future__ import annotations
 
+import tiny
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished, Recalling
 from engram.assistant.jobs import JobQueue
@@ -13,7 +14,6 @@ from engram.assistant.scheduler import Scheduler
 from engram.assistant.tools import loop
 from engram.assistant.turn import Assistant
 from engram.core.cancel import CancelToken
-from engram.core.settings import Settings
 from engram.memory.episodes import EpisodeLog
 from engram.memory.outcomes import Outcomes, waiting_kinds
 from engram.memory.store import MemoryStore
@@ -49,7 +49,7 @@ def test_tool_errors_and_accepted_results_are_signals_on_the_answer(
         conversation = outcomes.conversation_of(done.episode_id) or 0
         return done.episode_id
 
-    failed = ask("Blow something up", '{"tool": "boom", "arguments": {}}', "It failed.")
+    failed = ask("Boom: blow something up", '{"tool": "boom", "arguments": {}}', "It failed.")
     assert outcomes.kinds_on(failed) == {"tool_error"}  # at once, before any reply
     echoed = ask("Echo the fruit", ECHO_CALL, "It echoed kumquat.")
     assert outcomes.kinds_on(failed) == {"tool_error"}  # an error result is never accepted
@@ -100,7 +100,7 @@ def test_lessons_are_chosen_by_the_message_and_the_tools_used_in_the_conversatio
     _plain, block = lessons_for(plain, question, "Banana.")
     assert not any(lesson in block for lesson in TOOL_LESSONS)  # no tool used in this chat
 
-    used, _block = lessons_for(0, "Hello there", ECHO_CALL, "It echoed kumquat.")
+    used, _block = lessons_for(0, "Hello there, echo kumquat", ECHO_CALL, "It echoed kumquat.")
     _used, block = lessons_for(used, question, "Banana.")
     chosen = [lesson for lesson in TOOL_LESSONS if lesson in block]
     assert len(chosen) == 3  # chosen by the tool used, at most three
@@ -114,7 +114,7 @@ def test_accepted_tool_results_ride_with_the_next_job_which_asks_for_a_lesson(
 ) -> None:
     model = ScriptedModel([])
     queue = JobQueue(store.conn)
-    scheduler = Scheduler(queue, settings=lambda: Settings(consolidate_every_turns=4))
+    scheduler = Scheduler(queue, settings=lambda: tiny.settings(consolidate_every_turns=4))
     assistant = Assistant(
         EpisodeLog(store.conn),
         model,  # type: ignore[arg-type]
@@ -131,7 +131,8 @@ def test_accepted_tool_results_ride_with_the_next_job_which_asks_for_a_lesson(
         return outcomes.conversation_of(done.episode_id) or 0, done.episode_id
 
     # Four calls in one answer, accepted by going on: one signal on that answer, no job yet.
-    chat, four = ask(0, "Echo the fruit four times", *[ECHO_CALL] * 4, "Echoed it four times.")
+    calls = [ECHO_CALL.replace("kumquat", fruit) for fruit in ("fig", "lime", "plum", "kiwi")]
+    chat, four = ask(0, "Echo the fruit four times", *calls, "Echoed it four times.")
     assert len(assistant.log.tool_steps(four)) == 4
     _chat, once = ask(chat, "Now echo it once", ECHO_CALL, "Echoed once.")
     assert outcomes.kinds_on(four) == {"tool_accepted"}

@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engram.assistant.events import ToolCalled, ToolResult
-from engram.assistant.tools import builtins, calculator, calls, clock, loop
+from engram.assistant.events import ToolResult
+from engram.assistant.tools import builtins, calculator, calls, clock, loop, route
 from engram.assistant.tools.base import (
     MAX_RESULT_CHARS,
     Registry,
@@ -49,7 +49,8 @@ class ScriptedModel:
     """Replies with the scripted texts in order (in small pieces), recording every prompt.
 
     Asked again under a grammar (a call being written again constrained), it repeats the reply
-    it was giving: the constrained call is the one the model started.
+    it was giving: the constrained call is the one the model started (a call asked for at once,
+    under a grammar, is the next reply).
     """
 
     n_ctx = 4096
@@ -73,7 +74,8 @@ class ScriptedModel:
     ) -> Iterator[str]:
         self.prompts.append([dict(m) for m in messages])
         self.options.append(options)
-        reply = self.last if "grammar" in options else self.replies.pop(0)
+        again = "grammar" in options and self.last  # else a call the loop asked for at once
+        reply = self.last if again else self.replies.pop(0)
         self.last = reply
         for start in range(0, len(reply), 3):
             yield reply[start : start + 3]
@@ -93,13 +95,17 @@ def _registry(*tools: Tool) -> Registry:
     return found
 
 
-def _run(model: ScriptedModel, toolbox: loop.Toolbox) -> tuple[list[object], list[loop.Step]]:
+def _run(
+    model: ScriptedModel, toolbox: loop.Toolbox, request: str = "echo it, then calculate"
+) -> tuple[list[object], list[loop.Step]]:
+    """One answer to ``request`` (the default routes to the echo tool and the calculator)."""
     steps: list[loop.Step] = []
     events = list(
         loop.answer(
             toolbox,
             model,
-            [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}],
+            [{"role": "system", "content": "sys"}, {"role": "user", "content": request}],
+            request=request,
             language="en",
             conversation_id=1,
             max_tokens=64,
@@ -485,35 +491,85 @@ def test_call_observe_call_again_then_answer() -> None:
 
 
 def test_the_step_limit_ends_with_an_answer() -> None:
-    call = '{"tool": "echo", "arguments": {"text": "again"}}'
-    model = ScriptedModel([call, call, "Final words."])
+    model = ScriptedModel(
+        ['{"tool": "echo", "arguments": {"text": 1}}', '{"tool": "echo", "arguments": {"text": 2}}',
+         "Final words."]
+    )  # fmt: skip
     toolbox = loop.Toolbox(_registry(ECHO), max_steps=2)
     events, steps = _run(model, toolbox)
     assert len(steps) == 2 and len(model.prompts) == 5
+    assert model.options[-1].get("text_only")  # the last step may not call
     assert "".join(e for e in events if isinstance(e, str)) == "Final words."
 
 
 def test_errors_go_back_to_the_model_and_the_turn_goes_on() -> None:
     model = ScriptedModel(
         [
-            '{"tool": "echo", "arguments": {"text": ',  # truncated
-            '{"tool": "nope", "arguments": {}}',  # unknown
             '{"tool": "echo", "arguments": {"text": 3}}',  # wrong type
             '{"tool": "boom", "arguments": {}}',  # raises
             "Sorry, the tools failed.",
         ]
     )
     toolbox = loop.Toolbox(_registry(ECHO, BOOM), max_steps=4)
-    events, _steps = _run(model, toolbox)
+    events, _steps = _run(model, toolbox, "echo, then boom")
     results = [e for e in events if isinstance(e, ToolResult)]
-    assert [r.is_error for r in results] == [True, True, True, True]
-    assert "could not be read" in results[0].text
-    assert "no tool named 'nope'" in results[1].text
-    assert "expected string" in results[2].text
-    assert "RuntimeError" in results[3].text
-    called = [e for e in events if isinstance(e, ToolCalled)]
-    assert called[0].error and called[0].name == ""
+    assert [r.is_error for r in results] == [True, True]
+    assert "expected string" in results[0].text
+    assert "RuntimeError" in results[1].text
     assert "".join(e for e in events if isinstance(e, str)) == "Sorry, the tools failed."
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        '{"tool": "echo", "arguments": {"text": ',  # cut off
+        '{"tool": "nope", "arguments": {}}',  # no such tool
+        '{"tool": "calculator", "arguments": {"expression": "1+1"}}',  # not asked for
+    ],
+)
+def test_a_call_that_cannot_or_may_not_run_becomes_a_text_answer(call: str) -> None:
+    model = ScriptedModel([call, "Plain words."])
+    events, steps = _run(model, loop.Toolbox(_registry(ECHO, calculator.TOOL)), "echo hello")
+    assert not steps and not [e for e in events if not isinstance(e, str)]
+    assert "".join(e for e in events if isinstance(e, str)) == "Plain words."
+    assert model.options[-1].get("text_only")
+
+
+def test_a_message_that_asks_for_no_tool_is_answered_in_text() -> None:
+    """A made-up call ("What is the capital of France?" as a calculator call) never runs and
+    is never shown: the answer is written again, and its first token may not open a call."""
+    model = ScriptedModel(['{"name": "calculator", "arguments": {"expression": "Paris"}}',
+                           "Paris."])  # fmt: skip
+    events, steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)),
+                         "What is the capital of France?")  # fmt: skip
+    assert "".join(e for e in events if isinstance(e, str)) == "Paris." and not steps
+    assert model.options[-1] == {"text_only": True}
+
+
+def test_an_expression_is_computed_by_the_calculator_at_once() -> None:
+    """A message that plainly asks for a tool gets its call generated under that tool's grammar
+    before the model writes anything, then the answer in words."""
+    model = ScriptedModel(['{"tool": "calculator", "arguments": {"expression": "17.5% of 240"}}',
+                           "It is 42."])  # fmt: skip
+    events, steps = _run(model, loop.Toolbox(_registry(ECHO, calculator.TOOL)),
+                         "What is 17.5% of 240?")  # fmt: skip
+    assert [s.output.text for s in steps] == ["17.5% of 240 = 42"]
+    assert "grammar" in model.options[0] and model.options[0]["temperature"] == 0.0
+    assert "".join(e for e in events if isinstance(e, str)) == "It is 42."
+    # Then nothing is left to call: the answer is asked for in words, naming the question.
+    assert model.prompts[-1][-1] == {
+        "role": "user",
+        "content": 'Answer my question "What is 17.5% of 240?" in words, using the tool\'s result.',
+    }
+    assert model.options[-1].get("text_only")
+
+
+def test_the_same_call_twice_is_not_run_again() -> None:
+    call = '{"tool": "echo", "arguments": {"text": 1}}'  # an error: echo may be called again
+    model = ScriptedModel([call, call, "Done."])
+    events, steps = _run(model, loop.Toolbox(_registry(ECHO)))
+    assert len(steps) == 1
+    assert "".join(e for e in events if isinstance(e, str)) == "Done."
 
 
 def test_a_denied_tool_does_not_run() -> None:
@@ -526,14 +582,14 @@ def test_a_denied_tool_does_not_run() -> None:
     guarded = Tool("guarded", "Needs a yes.", "", TEXT, record, needs_permission=True)
     model = ScriptedModel(['{"tool": "guarded", "arguments": {"text": "x"}}', "OK."])
     toolbox = loop.Toolbox(_registry(guarded), Permissions(ask=lambda _t, _a: DENY))
-    events, _steps = _run(model, toolbox)
+    events, _steps = _run(model, toolbox, "the guarded one")
     result = next(e for e in events if isinstance(e, ToolResult))
     assert result.is_error and "did not allow guarded" in result.text and not ran
 
 
 def test_a_huge_result_is_cut_before_the_model_sees_it() -> None:
     model = ScriptedModel(['{"tool": "huge", "arguments": {}}', "Done."])
-    _events, steps = _run(model, loop.Toolbox(_registry(HUGE)))
+    _events, steps = _run(model, loop.Toolbox(_registry(HUGE)), "something huge")
     assert steps[0].output.cut_chars > 0
     assert len(model.prompts[2][-1]["content"]) < MAX_RESULT_CHARS + 300
 
@@ -547,7 +603,7 @@ def test_results_are_sanitised_before_they_enter_the_prompt() -> None:
 
     tool = Tool("hostile", "Returns a trick.", "", NONE, hostile)
     model = ScriptedModel(['{"tool": "hostile", "arguments": {}}', "Done."])
-    _run(model, loop.Toolbox(_registry(tool)))
+    _run(model, loop.Toolbox(_registry(tool)), "the hostile tool")
     seen = model.prompts[2][-1]["content"]
     assert "<|im_end|>" not in seen and "tool_call" not in seen and seen.count("tool_result") == 2
 
@@ -577,13 +633,70 @@ def test_results_are_shortened_to_leave_room_for_the_answer() -> None:
         return "word " * 5000
 
     tool = Tool("wordy", "Says a lot.", "", NONE, wordy)
-    call = '{"tool": "wordy", "arguments": {}}'
-    model = ScriptedModel([call, call, "Done."])
+    model = ScriptedModel(['{"tool": "wordy", "arguments": {}}', "Done."])
     model.n_ctx = 600
-    events, steps = _run(model, loop.Toolbox(_registry(tool)))
-    assert [s.output.cut_chars > 0 for s in steps] == [True, True]
+    events, steps = _run(model, loop.Toolbox(_registry(tool)), "be wordy")
+    assert [s.output.cut_chars > 0 for s in steps] == [True]
     last = model.prompts[-1]
     words = sum(model.count_tokens(str(m["content"])) + loop.MESSAGE_OVERHEAD_TOKENS for m in last)
     assert words <= model.n_ctx - 64
     assert "left out: the context is full" in last[-1]["content"]
     assert "".join(e for e in events if isinstance(e, str)) == "Done."
+
+
+# -- routing: which tools a message may lead to -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "allowed", "expected"),
+    [
+        ("What is the capital of France?", set(), None),
+        ("用一句话介绍杭州。", set(), None),
+        ("Write a Python function that adds two numbers.", set(), None),
+        ("It takes 3-5 days to ship, is that normal?", set(), None),
+        ("What is 17.5% of 240?", {"calculator"}, "calculator"),
+        ("12 乘以 7 等于多少？", {"calculator"}, "calculator"),
+        ("2的10次方是多少", {"calculator"}, "calculator"),
+        ("How much is 3 h 20 min in minutes", {"calculator"}, "calculator"),
+        ("What day of the week is 2027-03-14?", {"datetime"}, "datetime"),
+        ("距离2027年1月1日还有多少天？", {"calculator", "datetime"}, "datetime"),
+        ("What time is it in Tokyo?", {"datetime"}, "datetime"),
+        ("Remember that my locker code is 4711", {"remember"}, None),
+        ("记住：我每周六上午十点上小提琴课", {"remember"}, None),
+        ("Did I tell you my sister's name?", {"recall"}, None),
+        ("Summarize my notes about Rust", {"files_list", "files_search", "files_read"}, None),
+    ],
+)
+def test_a_message_is_routed_to_the_tools_it_asks_for(
+    message: str, allowed: set[str], expected: str | None
+) -> None:
+    routed = route.route(message, builtins.registry())
+    assert routed.allowed == allowed and routed.expected == expected
+
+
+def test_a_tool_of_an_mcp_server_is_allowed_when_its_name_is_said() -> None:
+    weather = Tool("get_weather", "Current weather for a city.", "", TEXT, _echo)
+    registry = _registry(weather, calculator.TOOL)
+    assert route.route("What's the weather in Oslo?", registry).allowed == {"get_weather"}
+    assert route.route("Tell me a joke", registry).allowed == set()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "pieces", "shown", "call"),
+    [
+        (calls.HERMES, ['{"name": "calculator", ', '"arguments": {}}'], "",
+         '{"name": "calculator", "arguments": {}}'),
+        (calls.HERMES, ["```json\n", '{"name": "x"}\n```'], "", '```json\n{"name": "x"}\n```'),
+        (calls.HERMES, ["```python\nprint(1)\n```"], "```python\nprint(1)\n```", ""),
+        (calls.HERMES, ["The result:\n", '{"name": "x"}'], "The result:\n", '{"name": "x"}'),
+        (calls.HERMES, ['Use {"name": 1} here'], 'Use {"name": 1} here', ""),
+    ],
+)  # fmt: skip
+def test_calls_of_every_shape_the_qwen_family_writes_are_never_shown(
+    fmt: str, pieces: list[str], shown: str, call: str
+) -> None:
+    splitter = calls.Splitter(fmt)
+    out = "".join(splitter.feed(p) for p in pieces)
+    tail, found = splitter.finish()
+    assert out + tail == shown and found == call
+    assert splitter.opened_with_call == (call != "" and not shown)

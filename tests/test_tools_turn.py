@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.assistant.events import Finished, Recalling, Token, ToolCalled, ToolResult, TurnEvent
 from engram.assistant.jobs import JobQueue
 from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
 from engram.assistant.turn import Assistant
-from engram.core import paths, settings
+from engram.core import paths
 from engram.memory import db
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
@@ -24,7 +25,7 @@ from test_tools import ECHO, ScriptedModel, _registry
 
 @pytest.fixture
 def session(starter_models: Path) -> Iterator[Session]:
-    opened = open_session(settings.Settings(max_answer_tokens=48))
+    opened = open_session(tiny.settings(max_answer_tokens=48))
     assert opened.store is not None, opened.memory_problem
     yield opened
     opened.close()
@@ -36,8 +37,8 @@ def test_steps_are_stored_as_tool_episodes_linked_to_the_answer() -> None:
         log = EpisodeLog(conn)
         model = ScriptedModel(
             [
+                '{"tool": "echo", "arguments": {"text": 3}}',
                 '{"tool": "echo", "arguments": {"text": "kumquat"}}',
-                '{"tool": "nope", "arguments": {}}',
                 "It echoed kumquat.",
             ]
         )
@@ -54,8 +55,8 @@ def test_steps_are_stored_as_tool_episodes_linked_to_the_answer() -> None:
         ]
         stored = log.episodes(events[0].conversation_id)  # type: ignore[union-attr]
         assert [e.role for e in stored] == ["user", "tool", "tool", "assistant"]
-        assert stored[1].content == 'echo {"text": "kumquat"}\n→ echo: kumquat'
-        assert stored[2].content.startswith("nope {}\n→ error: There is no tool named 'nope'")
+        assert stored[1].content.startswith('echo {"text": 3}\n→ error: The arguments of echo')
+        assert stored[2].content == 'echo {"text": "kumquat"}\n→ echo: kumquat'
         steps = log.tool_steps(finished.episode_id)
         assert [s.id for s in steps] == [stored[1].id, stored[2].id]
         # The next turn's history shows the conversation, not the tool steps.

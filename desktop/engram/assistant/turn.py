@@ -239,6 +239,7 @@ class Assistant:
             self.tools,
             model,
             parts.messages(),
+            request=parts.user,
             language=self.language,
             conversation_id=conversation_id,
             max_tokens=self.max_answer_tokens,

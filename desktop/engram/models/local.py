@@ -33,6 +33,10 @@ MIN_ANSWER_TOKENS = 16
 # Token counts remembered per model, for texts up to this many characters.
 COUNT_CACHE_ENTRIES = 4096
 COUNT_CACHE_CHARS = 4000
+# How a tool call opens, in any family's format, bare or in a Markdown fence.
+CALL_OPENINGS = ("{", "<tool_call>", "<|python_tag|>", "```json\n{", "```\n{")
+# Tokens a text-only answer may not start with (it may use none of the first three anywhere).
+_NOT_TEXT = ("{", "<tool_call>", "<|python_tag|>", "```")
 
 
 @atexit.register
@@ -181,6 +185,7 @@ class LocalModel:
         # What the prompt sanitiser removes from untrusted text for this model.
         self.prompt_markers = sanitize.model_markers(self._splicer.control_texts, template)
         self._token_counts = functools.lru_cache(maxsize=COUNT_CACHE_ENTRIES)(self._tokenized)
+        self._not_text: Any = None  # the token ids text_only bans (found when first needed)
         _log.info("loaded %s (ctx %d, %d threads)", path.name, n_ctx, threads)
 
     @property
@@ -277,9 +282,12 @@ class LocalModel:
         temperature: float | None = None,
         grammar: Any = None,
         tools: Tools = None,
+        text_only: bool = False,
     ) -> Iterator[str]:
         """Yield the answer's text pieces as they are generated; stop early when cancelled.
         ``temperature`` None samples as the user chose (:attr:`temperature`, :attr:`top_p`).
+        ``text_only``: no token opens a tool call (``{``, ``<tool_call>``), and the first is
+        neither a Markdown fence nor only white space, so the answer is text.
 
         Per-call numbers (prompt tokens, reused tokens, time to first token) are in
         :attr:`last_stats` once the stream ends.
@@ -297,7 +305,8 @@ class LocalModel:
             start = time.perf_counter()
             try:
                 heat = self.temperature if temperature is None else temperature
-                yield from self._generate(tokens, stats, cancelled, heat, grammar, start)
+                ban = self._text_only(len(tokens)) if text_only else None
+                yield from self._generate(tokens, stats, cancelled, heat, grammar, start, ban)
             finally:
                 stats.total_s = time.perf_counter() - start
 
@@ -344,6 +353,7 @@ class LocalModel:
         temperature: float,
         grammar: Any,
         start: float,
+        processor: Any = None,
     ) -> Iterator[str]:
         gate = self.gate if self.background else None
         while True:  # runs again only after yielding a prompt evaluation to the foreground
@@ -355,6 +365,7 @@ class LocalModel:
                 top_p=self.top_p,
                 stop=[self._eos_text] if self._eos_text else [],
                 grammar=grammar,
+                logits_processor=processor,
                 stream=True,
             )
             try:
@@ -385,6 +396,28 @@ class LocalModel:
             finally:
                 self._set_abort(None)
                 stream.close()
+
+    def _text_only(self, prompt_len: int) -> Any:
+        """A logits processor that keeps an answer from being a tool call (see stream_chat)."""
+        import numpy as np
+        from llama_cpp import LogitsProcessorList
+
+        if self._not_text is None:
+            llm, anywhere, first = self._llm, [], []
+            for token in range(llm.n_vocab()):
+                text = llm.detokenize([token], special=True).decode("utf-8", "replace")
+                if text.lstrip().startswith(_NOT_TEXT[:3]):
+                    anywhere.append(token)
+                elif text.lstrip().startswith(_NOT_TEXT[3:]) or (text and not text.strip()):
+                    first.append(token)
+            self._not_text = (np.array(anywhere, np.intc), np.array(anywhere + first, np.intc))
+        anywhere_ids, first_ids = self._not_text
+
+        def text_only(input_ids: Any, scores: Any) -> Any:
+            scores[first_ids if len(input_ids) == prompt_len else anywhere_ids] = -np.inf
+            return scores
+
+        return LogitsProcessorList([text_only])
 
     def structured(
         self,

@@ -22,20 +22,22 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engram.assistant.tools.base import Registry, ToolOutput
 from engram.core import resources
 from engram.models import schema_check
+from engram.models.local import CALL_OPENINGS
 
 HERMES, LLAMA3, JSON = "hermes", "llama3", "json"
 OPEN_TAG, CLOSE_TAG = "<tool_call>", "</tool_call>"
 PYTHON_TAG = "<|python_tag|>"
 RESULT_OPEN, RESULT_CLOSE = "<tool_result>", "</tool_result>"
-# How a call opens in the json and llama3 formats (spaces removed): a later line opening so is held
-_CALL_STARTS = ('{"tool"', '{"name"')
+# How a call opens an answer, and a later line of it (spaces removed), in any format.
+_OPENINGS = CALL_OPENINGS
+_LINE_OPENINGS = ('{"tool"', '{"name"', OPEN_TAG)
 # The tags that delimit calls and results: a result must not close its block or open a call.
 _TAGS = re.compile(r"</?\s*(?:tool_call|tool_response|tool_result)\s*>", re.IGNORECASE)
 
@@ -104,6 +106,11 @@ class Splitter:
 
     ``feed`` returns the text that is surely answer (nothing of a call is ever shown);
     ``finish`` returns the rest of the answer and the call's text ('' when there was none).
+
+    Whatever the format, an answer that opens with ``{``, ``<tool_call>`` or ``<|python_tag|>``
+    is a call (:attr:`opened_with_call`: models of every family write bare JSON calls, with or
+    without their tags), and so is a later line opening with ``{"tool"``, ``{"name"`` or
+    ``<tool_call>``; in the ``hermes`` format the tag anywhere opens one.
     """
 
     def __init__(self, fmt: str, calls: bool = True) -> None:
@@ -111,59 +118,51 @@ class Splitter:
         self.calls = calls
         self._held = ""
         self._call: str | None = None
-        self._decided = not calls
-        self._line_start = False  # the held text starts a line
+        self._started = not calls  # the answer's first characters are known not to be a call
+        self._line_start = True  # the held text begins a line
+        self.opened_with_call = False
 
     def feed(self, piece: str) -> str:
         if self._call is not None:
             self._call += piece
             return ""
-        if self._decided and self.fmt != HERMES:
-            if not self.calls:
-                return piece
-            self._held += piece
-            return self._release_lines()
+        if not self.calls:
+            return piece
         self._held += piece
-        if self.fmt != HERMES:
+        if not self._started:
             start = self._held.lstrip()
             if not start:
                 return ""
-            self._decided = True
-            if start.startswith("{") or start.startswith(PYTHON_TAG[: len(start)]):
-                self._call, self._held = self._held, ""
+            if start.startswith(_OPENINGS):
+                self._call, self._held, self.opened_with_call = self._held, "", True
                 return ""
-            self._line_start = True
-            return self._release_lines()
-        return self._release_hermes()
+            if any(opening.startswith(start) for opening in _OPENINGS):
+                return ""  # may still become one
+            self._started = True
+        return self._release()
 
-    def _release_lines(self) -> str:
-        """The held text, except a last line that opens (or may still open) a call."""
-        newline = self._held.rfind("\n")
-        start = newline + 1 if newline >= 0 else (0 if self._line_start else len(self._held))
-        line = self._held[start:]
-        compact = "".join(line.split())
-        if any(compact.startswith(opening) for opening in _CALL_STARTS):
-            out, self._call, self._held = self._held[:start], line, ""
+    def _release(self) -> str:
+        """The held text, except what opens (or may still open) a call."""
+        held = self._held
+        if self.fmt == HERMES and (at := held.find(OPEN_TAG)) >= 0:
+            out, self._call, self._held = held[:at], held[at:], ""
             return out
-        keep = line if any(opening.startswith(compact) for opening in _CALL_STARTS) else ""
-        out = self._held[: len(self._held) - len(keep)]
-        self._held = keep
-        self._line_start = bool(keep) or out.endswith("\n") or (not out and self._line_start)
-        return out
-
-    def _release_hermes(self) -> str:
-        at = self._held.find(OPEN_TAG)
-        if at >= 0:
-            out, self._call, self._held = self._held[:at], self._held[at:], ""
-            return out
-        # Keep back only what could still grow into the opening tag.
-        keep = next(
-            (n for n in range(min(len(OPEN_TAG) - 1, len(self._held)), 0, -1)
-             if OPEN_TAG.startswith(self._held[-n:])),
-            0,
-        )  # fmt: skip
-        out = self._held[: len(self._held) - keep]
-        self._held = self._held[len(out) :]
+        newline = held.rfind("\n")
+        begin = newline + 1 if newline >= 0 else (0 if self._line_start else None)
+        keep = 0
+        if begin is not None:
+            line = held[begin:]
+            compact = "".join(line.split())
+            if compact.startswith(_LINE_OPENINGS):
+                out, self._call, self._held = held[:begin], line, ""
+                return out
+            if any(opening.startswith(compact) for opening in _LINE_OPENINGS):
+                keep = len(line)
+        if self.fmt == HERMES:  # the tag may be cut between two pieces anywhere
+            keep = max(keep, _partial_tail(held, OPEN_TAG))
+        out = held[: len(held) - keep]
+        self._held = held[len(out) :]
+        self._line_start = out.endswith("\n") if out else self._line_start
         return out
 
     @property
@@ -173,9 +172,14 @@ class Splitter:
 
     def finish(self) -> tuple[str, str]:
         held, self._held = self._held, ""
-        if self._call is None and self.fmt == LLAMA3 and held.lstrip().startswith(PYTHON_TAG):
-            return "", held
         return held, self._call or ""
+
+
+def _partial_tail(text: str, tag: str) -> int:
+    """How many of ``text``'s last characters could still grow into ``tag``."""
+    return next(
+        (n for n in range(min(len(tag) - 1, len(text)), 0, -1) if tag.startswith(text[-n:])), 0
+    )
 
 
 def without_tags(text: str) -> str:
@@ -220,6 +224,14 @@ def instructions(registry: Registry, language: str) -> str:
     return head + "\n" + "\n".join(lines)
 
 
+def answer_note(language: str, request: str) -> str:
+    """What follows the results when the answer is due: answer ``request`` (the user's message,
+    already sanitised) in words, from the results."""
+    suffix = "zh_CN" if language.startswith("zh") else "en"
+    note = resources.read_text("prompts", f"tool_answer_{suffix}.txt").strip()
+    return note.replace("{request}", " ".join(request.split()))
+
+
 def _compact(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The argument names and types only: fewer tokens in every prompt."""
     props: Mapping[str, Any] = schema.get("properties", {})
@@ -230,18 +242,21 @@ def _compact(schema: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def grammar(registry: Registry) -> str:
-    """A llama.cpp grammar for one JSON call of a registered tool (the ``json`` format)."""
+def grammar(registry: Registry, names: Collection[str] | None = None, key: str = "tool") -> str:
+    """A llama.cpp grammar for one JSON call ``{key: name, "arguments": {…}}`` of a registered
+    tool (of ``names`` only, when given): ``tool`` in the ``json`` format, ``name`` where the
+    family's own calls say ``name``."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     alternatives = [
         {
             "type": "object",
-            "properties": {"tool": {"const": tool.name}, "arguments": _loose(tool.schema)},
-            "required": ["tool", "arguments"],
+            "properties": {key: {"const": tool.name}, "arguments": _loose(tool.schema)},
+            "required": [key, "arguments"],
             "additionalProperties": False,
         }
         for tool in registry
+        if names is None or tool.name in names
     ]
     return str(json_schema_to_gbnf(json.dumps({"oneOf": alternatives})))
 

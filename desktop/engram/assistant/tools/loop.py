@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -26,6 +26,7 @@ from engram.assistant.tools.base import (
     cut,
 )
 from engram.assistant.tools.permissions import Permissions
+from engram.assistant.tools.route import Route, route
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
 
@@ -112,7 +113,7 @@ class Toolbox:
     context: ToolContext = field(default_factory=ToolContext)
     max_steps: int = DEFAULT_MAX_STEPS
     more: Callable[[], Iterable[Tool]] | None = None  # MCP tools, listed when first needed
-    _grammar: Any = field(default=None, repr=False)
+    _grammars: dict[tuple[frozenset[str], str], Any] = field(default_factory=dict, repr=False)
 
     def tools(self) -> Registry:
         """The registry, with the tools of ``more`` added the first time it is asked for."""
@@ -140,14 +141,19 @@ class Toolbox:
             return None
         return self.registry.specs(language)
 
-    def grammar(self) -> Any:
-        """The llama.cpp grammar of one call in the ``json`` format (built once)."""
-        if self._grammar is None:
-            from llama_cpp.llama_grammar import LlamaGrammar
+    def route(self, message: str) -> Route:
+        """The tools an answer to ``message`` may call (see :mod:`.route`)."""
+        return route(message, self.tools())
 
-            text = calls.grammar(self.tools())
-            self._grammar = LlamaGrammar.from_string(text, verbose=False)
-        return self._grammar
+    def grammar(self, names: Collection[str], fmt: str) -> Any:
+        """The llama.cpp grammar of one call of one of ``names`` (built once per set)."""
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        key = (frozenset(names), "tool" if fmt == calls.JSON else "name")
+        if key not in self._grammars:
+            text = calls.grammar(self.tools(), key[0], key[1])
+            self._grammars[key] = LlamaGrammar.from_string(text, verbose=False)
+        return self._grammars[key]
 
     def run(self, call: calls.ToolCall, conversation_id: int) -> ToolOutput:
         """Run one call the model made: unreadable, unknown, wrongly typed or denied calls
@@ -177,6 +183,7 @@ def answer(
     model: Any,
     messages: list[Message],
     *,
+    request: str,
     language: str,
     conversation_id: int,
     max_tokens: int,
@@ -187,37 +194,68 @@ def answer(
     """Stream an answer that may call tools: its text pieces, and an event for each call and
     result (each step is also appended to ``steps``).
 
-    In the ``json`` format the model starts freely; once its first characters show a call (a
-    ``{``), that stream stops and the call is generated again under the call grammar, so a
-    text answer never pays for grammar sampling and a call is always well-formed JSON.
+    ``request`` (the user's own words) is routed once (:mod:`.route`): a call the message
+    plainly asks for is generated at once under a grammar of that tool; otherwise the model
+    starts freely, and once its first characters show a call, that stream stops and the call is
+    generated again under a grammar of the tools the message allows, so a call is always
+    well-formed JSON and a text answer never pays for grammar sampling. When the message allows
+    no tool, an answer that opened with a call is written again as text (its first token may not
+    open a call); a later line that is a call of a tool not allowed is dropped, never shown.
     """
     fmt = toolbox.format_of(model)
     tools = toolbox.template_tools(model, language)
+    routed = toolbox.route(request)
     made: list[tuple[Message, str, ToolOutput, str]] = []  # call, tool, output, text shown
+    answered: set[str] = set()  # the expected tool once its call gave a result
+    done: set[str] = set()  # the calls made so far, to refuse the same call again
+    note = {"role": "user", "content": calls.answer_note(language, clean(request))}
     for step in range(toolbox.max_steps + 1):
-        splitter = calls.Splitter(fmt, calls=step < toolbox.max_steps)
+        open_tools = routed.allowed - answered
+        may_call = step < toolbox.max_steps and bool(open_tools)
+        # After a result, with nothing left to call, the answer is text, asked for in words:
+        # small models otherwise call the same tool again instead of reading its result.
+        text_only = bool(made) and not may_call
         preface: list[str] = []
-        prompt = messages + _fitted(fmt, made, messages, model, max_tokens)
+        fitted = messages + _fitted(fmt, made, messages, model, max_tokens)
+        prompt = [*fitted, note] if text_only else fitted
         options: dict[str, Any] = {"tools": tools} if tools else {}
-        with closing(model.stream_chat(prompt, max_tokens, cancelled, **options)) as stream:
-            for piece in stream:
-                shown = splitter.feed(piece)
-                if shown:
-                    preface.append(shown)
-                    yield shown
-                if fmt == calls.JSON and splitter.calling:
-                    break
-        tail, call_text = splitter.finish()
-        if call_text and fmt == calls.JSON and not cancelled():
-            constrained = model.stream_chat(
-                prompt, max_tokens, cancelled, temperature=0.0, grammar=toolbox.grammar()
-            )
-            call_text = "".join(constrained)
+        if step == 0 and may_call and routed.expected:
+            call_text, tail = _constrained(toolbox, model, prompt, {routed.expected}, fmt,
+                                           max_tokens, cancelled, options), ""  # fmt: skip
+        else:
+            splitter = calls.Splitter(fmt)
+            stream = model.stream_chat(prompt, max_tokens, cancelled, text_only=text_only,
+                                       **options)  # fmt: skip
+            with closing(stream):
+                for piece in stream:
+                    shown = splitter.feed(piece)
+                    if shown:
+                        preface.append(shown)
+                        yield shown
+                    if splitter.opened_with_call:
+                        break  # generated again: under the grammar, or as text
+            tail, call_text = splitter.finish()
+            if call_text and splitter.opened_with_call and not cancelled():
+                if not may_call:
+                    _log.debug("step %d: a call nobody asked for; written as text", step + 1)
+                    yield from _as_text(model, prompt, max_tokens, cancelled, options)
+                    return
+                # A free call is generated again under the grammar of the tools still open.
+                call_text = _constrained(toolbox, model, prompt, open_tools, fmt, max_tokens,
+                                         cancelled, options)  # fmt: skip
         if tail:
             yield tail
         if not call_text or cancelled():
             return
         call = calls.parse(call_text, fmt)
+        key = _call_key(toolbox, call)
+        if not may_call or call.name not in open_tools or key in done:
+            _log.debug("step %d: a call not wanted here is dropped", step + 1)
+            if not preface:
+                asked = [*fitted, note] if made else fitted
+                yield from _as_text(model, asked, max_tokens, cancelled, options)
+            return
+        done.add(key)
         yield ToolCalled(step + 1, call.name, call.arguments, call.error)
         output = toolbox.run(call, conversation_id)
         _log.debug("step %d: error=%s in %.3f s", step + 1, output.is_error, output.duration_s)
@@ -225,7 +263,48 @@ def answer(
         yield ToolResult(
             step + 1, call.name, output.text, output.is_error, output.duration_s, output.cut_chars
         )
+        if not output.is_error and call.name == routed.expected:
+            answered.add(call.name)
         said = calls.call_message(fmt, call)
         if preface and said.get("tool_calls"):
             said["content"] = "".join(preface)
         made.append((said, call.name, output, calls.without_tags(clean(output.text))))
+
+
+def _call_key(toolbox: Toolbox, call: calls.ToolCall) -> str:
+    """A call as the tool sees it (arguments outside its schema left out): the same call made
+    twice has the same key."""
+    tool = toolbox.registry.get(call.name)
+    known = set(tool.schema.get("properties", {})) if tool is not None else set()
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    kept = {k: v for k, v in arguments.items() if k in known}
+    return json.dumps([call.name, kept], sort_keys=True, default=str)
+
+
+def _as_text(
+    model: Any,
+    prompt: list[Message],
+    max_tokens: int,
+    cancelled: Callable[[], bool],
+    options: dict[str, Any],
+) -> Iterator[str]:
+    """The answer written again as text: no token of it may open a call."""
+    return iter(model.stream_chat(prompt, max_tokens, cancelled, text_only=True, **options))
+
+
+def _constrained(
+    toolbox: Toolbox,
+    model: Any,
+    prompt: list[Message],
+    names: Collection[str],
+    fmt: str,
+    max_tokens: int,
+    cancelled: Callable[[], bool],
+    options: dict[str, Any],
+) -> str:
+    """One call of one of ``names``, generated under their grammar at temperature 0."""
+    grammar = toolbox.grammar(names, fmt)
+    return "".join(
+        model.stream_chat(prompt, max_tokens, cancelled, temperature=0.0, grammar=grammar,
+                          **options)
+    )  # fmt: skip
