@@ -16,7 +16,7 @@ from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
 from engram.assistant.turn import Assistant
-from engram.core import paths
+from engram.core import paths, resources
 from engram.memory import db
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
@@ -194,4 +194,28 @@ def test_a_real_model_with_a_hermes_template_gets_the_tools_from_its_template(
         assert [e.role for e in stored].count("tool") == len(results)
     finally:
         conn.close()
+        model.close()
+
+
+def test_the_prompt_keeps_its_guards_after_a_tool_call(small_model_path: Path) -> None:
+    """An assistant turn that only calls a tool has no text: it must not send the prompt down
+    the path for templates that rewrite text, which cleans every part, Engram's own markers in
+    the system part included (the memory block's guards vanished after any call with Qwen)."""
+    from engram.models.local import LocalModel
+
+    template = (Path(__file__).parent / "data" / "templates" / "tools-qwen2.5.jinja").read_text()
+    model = LocalModel(small_model_path, n_ctx=2048, chat_template=template, state_cache_mb=0)
+    try:
+        header = resources.read_text("prompts", "memory_header_en.txt").strip()
+        block = f"{header}\n<memory>\n1. The user likes tea.\n</memory>"
+        call = {"type": "function", "function": {"name": "calculator", "arguments": {"a": 1}}}
+        chat = [
+            {"role": "system", "content": "Rules."},
+            {"role": "user", "content": f"{block}\n\nWhat is 6 times 7?"},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "name": "calculator", "content": "42"},
+        ]
+        text = model._llm.detokenize(model.prompt_tokens(chat), special=True).decode()
+        assert block in text and "<tool_call>" in text and "42" in text
+    finally:
         model.close()

@@ -213,7 +213,11 @@ class LocalModel:
         (see :mod:`engram.models.splice`).
         """
         chat = chat_shape.fit(list(messages), self._shape)
+        # An empty text (a turn that only calls a tool) is left as it is: a sentinel there would
+        # be rendered where the template renders nothing, and the prompt would fall back to the
+        # path that cleans every part, Engram's own headers and delimiters included.
         texts = [m.get("content") if isinstance(m.get("content"), str) else None for m in chat]
+        texts = [t if t else None for t in texts]
         # The second attempt is for templates that trim contents (Llama 3's "| trim").
         for attempt in (texts, [t.strip() if t is not None else None for t in texts]):
             real = [
