@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import functools
 import json
+import logging
 import sys
 import threading
 import time
@@ -57,6 +58,29 @@ class StructuredOutputError(EngramError):
 
 class GenerationCancelledError(EngramError):
     """A generation whose result the caller needs was cancelled before it finished."""
+
+
+_LLAMA_LEVELS = {2: logging.WARNING, 3: logging.ERROR}  # ggml's WARN and ERROR
+
+
+@functools.cache  # once per process; the cache keeps the ctypes callback alive
+def _route_llama_log() -> Any:
+    """Send llama.cpp's own warnings and errors to Engram's log, not to the terminal: an aborted
+    prompt evaluation (a cancel, or the background model yielding) is routine, yet llama.cpp
+    reports it as an error ("decode: removing memory module entries ...") on stderr."""
+    import ctypes
+
+    import llama_cpp
+
+    logger = log.get("models.llama_cpp")
+
+    def forward(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+        if level in _LLAMA_LEVELS:
+            logger.log(_LLAMA_LEVELS[level], "%s", text.decode("utf-8", "replace").rstrip())
+
+    callback = llama_cpp.llama_log_callback(forward)
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
+    return callback
 
 
 def default_threads() -> int:
@@ -118,6 +142,7 @@ class LocalModel:
 
         from engram.models.compact_llama import CompactLlama
 
+        _route_llama_log()
         self.path = path
         self.chat_template = template
         self.gate = gate
