@@ -19,7 +19,7 @@ from engram.assistant.scheduler import Scheduler, is_correction, remember_comman
 from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import ModelLoadError, StoreError
-from engram.core.settings import CloudSettings, Settings
+from engram.core.settings import CloudSettings
 from engram.memory import embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -116,7 +116,9 @@ def test_scheduler_queues_every_n_turns_without_overlap(store: MemoryStore) -> N
     conversation = log.new_conversation()
     woken: list[int] = []
     scheduler = Scheduler(
-        JobQueue(store.conn), lambda: Settings(consolidate_every_turns=3), lambda: woken.append(1)
+        JobQueue(store.conn),
+        lambda: tiny.settings(consolidate_every_turns=3),
+        lambda: woken.append(1),
     )
     triggers = []
     for i in range(7):
@@ -146,7 +148,7 @@ def test_remember_and_corrections_queue_at_once_and_pause_stops_everything(
 ) -> None:
     log = EpisodeLog(store.conn)
     conversation = log.new_conversation()
-    settings = Settings(consolidate_every_turns=50)
+    settings = tiny.settings(consolidate_every_turns=50)
     scheduler = Scheduler(JobQueue(store.conn), lambda: settings)  # read live, at each trigger
     first = log.append(conversation.id, "user", "记住：我对花生过敏")
     trigger = scheduler.on_user_turn(conversation.id, first.id, first.content)
@@ -160,7 +162,7 @@ def test_remember_and_corrections_queue_at_once_and_pause_stops_everything(
     idle = scheduler.on_idle(conversation.id)
     assert idle is not None and idle.reason == "idle"
     assert (idle.job.first_episode_id, idle.job.last_episode_id) == (answer.id, answer.id)
-    settings = Settings(consolidate_every_turns=50, memory_paused=True)
+    settings = tiny.settings(consolidate_every_turns=50, memory_paused=True)
     more = log.append(conversation.id, "user", "remember this: I am vegetarian")
     assert scheduler.on_user_turn(conversation.id, more.id, more.content) is None
     assert scheduler.remember(conversation.id) is None
@@ -549,20 +551,53 @@ def test_the_distiller_follows_the_settings(starter_models: Path) -> None:
     with pytest.raises(distiller_backends.DistillerUnavailableError, match="Learning starts"):
         too_small.acquire(never)  # the 135M starter as the large model invents memories
     assert too_small.state() == "too small"  # the status bar: "Large model: too small to learn"
-    demo = Settings(learn_with_small_models=True)
+    demo = tiny.settings(learn_with_small_models=True)
     local = distiller_backends.from_settings(demo, ForegroundGate(), lambda: None)
     assert isinstance(local, LocalDistiller) and local.state() == "not loaded"
     model = local.acquire(never)
     assert local.state() == "loaded" and hasattr(model, "structured")
     assert local.lazy is not None
     local.lazy.release()
-    unknown = distiller_backends.from_settings(Settings(large_model="nope"), None, lambda: None)
+    unknown = distiller_backends.from_settings(
+        tiny.settings(large_model="nope"), None, lambda: None
+    )
     with pytest.raises(distiller_backends.DistillerUnavailableError, match="nope"):
         unknown.acquire(never)
-    cloud = Settings(cloud=CloudSettings(enabled=True))
+    cloud = tiny.settings(cloud=CloudSettings(enabled=True))
     with pytest.raises(distiller_backends.DistillerUnavailableError, match="API key"):
         distiller_backends.from_settings(cloud, None, lambda: None).acquire(never)
-    cloud = Settings(cloud=CloudSettings(True, "http://127.0.0.1:9/v1", "m"))
+    cloud = tiny.settings(cloud=CloudSettings(True, "http://127.0.0.1:9/v1", "m"))
     source = distiller_backends.from_settings(cloud, None, lambda: "sk-test", names=["Lena"])
     assert isinstance(source, distiller_backends.CloudDistiller) and source.redact
     assert isinstance(source.acquire(never), RedactingModel)
+
+
+def test_ordinary_long_sentences_are_not_taken_for_a_loop() -> None:
+    """A share of distinct characters called every English sentence over ~95 characters garbage
+    and threw lessons, summaries and plans away; a loop is a run repeated in a row."""
+    long = (
+        "When the user asks how far one city is from another, give the distance in kilometres "
+        "first, because they corrected an answer in miles."
+    )
+    assert not distill.is_garbage(long)
+    assert not distill.is_garbage(
+        "用户每周六上午十点上小提琴课，周日下午练琴两个小时，平时晚上会听古典音乐。"
+    )
+    assert distill.is_garbage("哈哈哈哈哈哈哈哈")
+    assert distill.is_garbage("The user said ok ok ok ok ok ok ok ok ok")
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("When the user asks how far a place is, give kilometres, because they said so.", ""),
+        ("当用户问温度时，用摄氏度回答，因为用户纠正过华氏度。", ""),
+        ("The user is interested in distances.", "no situation"),
+        ("Give answers in km.", "no situation"),
+        ("When the user states a goal, write the goal, the steps and the current step.",
+         "a sentence of the prompt"),
+    ],
+)  # fmt: skip
+def test_a_lesson_is_kept_by_its_form_and_content(content: str, problem: str) -> None:
+    language = "zh_CN" if distill.text_language(content) == "zh_CN" else "en"
+    assert distill.lesson_problem(content, language) == problem

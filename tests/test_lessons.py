@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import tiny
 from engram.assistant import prompt
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished, Recalling
@@ -22,7 +23,6 @@ from engram.cli import learn
 from engram.cli.main import main
 from engram.core import paths
 from engram.core.cancel import CancelToken
-from engram.core.settings import Settings
 from engram.memory import db, embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
@@ -91,7 +91,7 @@ def test_a_signal_on_an_answer_that_was_never_stored_is_ignored(store: MemorySto
 
 def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: MemoryStore) -> None:
     queue = JobQueue(store.conn)
-    scheduler = Scheduler(queue, settings=lambda: Settings(consolidate_every_turns=50))
+    scheduler = Scheduler(queue, settings=lambda: tiny.settings(consolidate_every_turns=50))
     chat = KmChat()
     assistant = Assistant(
         EpisodeLog(store.conn), chat, recall=Recall(store, chat.count_tokens), scheduler=scheduler
@@ -118,7 +118,7 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
         run_job(claimed, store, queue, ScriptedSource(distiller), CancelToken()).outcome == "done"
     )
     system, request = distiller.calls[0][1]
-    assert "situation, action and outcome" in system["content"]
+    assert "in the same situation" in system["content"]
     assert f"[{answer.episode_id}] correction" in request["content"]
     [lesson] = store.memories(kinds=["lesson"])
     assert lesson.content == LESSON
@@ -329,7 +329,7 @@ def test_the_starter_model_learns_from_a_correction_end_to_end(
             model,
             max_answer_tokens=32,
             recall=Recall(store, model.count_tokens),
-            scheduler=Scheduler(queue, settings=lambda: Settings(consolidate_every_turns=50)),
+            scheduler=Scheduler(queue, settings=lambda: tiny.settings(consolidate_every_turns=50)),
         )
         first = next(
             e for e in assistant.turn(0, "How long is a half marathon?") if isinstance(e, Finished)

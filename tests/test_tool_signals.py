@@ -153,7 +153,7 @@ def test_accepted_tool_results_ride_with_the_next_job_which_asks_for_a_lesson(
     result = run_job(claimed, store, queue, ScriptedSource(distiller), CancelToken())
     assert result.outcome == "done"
     system, request = distiller.calls[0][1]
-    assert "situation, action and outcome" in system["content"]
+    assert "in the same situation" in system["content"]
     assert f"[{four}] tool_accepted\n[{once}] tool_accepted" in request["content"]
 
     # An explicit signal in the same path queues its job at once, taking a waiting tool outcome.

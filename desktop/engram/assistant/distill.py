@@ -7,13 +7,14 @@ contents are dropped, and everything is written in the user's language (detected
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engram.core import resources, sanitize
+from engram.core import log, resources, sanitize
 from engram.memory.episodes import Episode
 from engram.memory.text import normalized
 
@@ -21,9 +22,20 @@ Message = dict[str, str]
 MEMORY_KINDS = ("fact", "preference", "profile", "lesson", "plan")
 MAX_CONTENT_CHARS = 400
 MAX_EPISODE_CHARS = 1500
+_log = log.get("assistant.distill")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+_LOOP = re.compile(r"(\S.{0,11}?)\1{4,}", re.DOTALL)
+_CONDITION = re.compile(r"(?i)(?:when(?:ever)?|if|before|after|once)\b|(?:当|如果|每当|在)")
+_USER_FACT = re.compile(r"(?i)(?:the user|user) (?:is|was|has|lives|likes|works)\b")
+_WORDS = re.compile(r"[a-z]{3,}|[\u4e00-\u9fff]")
+# Words every lesson shares (its frame), left out when a lesson is compared with the prompts.
+_FRAME = (
+    "when whenever the user users asks asked ask because they and for how with that this then "
+    "their them its are was has have not but you your 当 时 用 户 因 为 问 的 了 是 要 给"
+)
+_FUNCTION_WORDS = frozenset(_FRAME.split())
 _PLACEHOLDER_WORDS = {"string", "content", "memory", "none", "null", "n/a", "todo", "...", "无"}
 
 
@@ -206,12 +218,41 @@ def is_garbage(content: str) -> bool:
 
 
 def is_repetitive(text: str) -> bool:
-    """A small model's loop: the same words or characters over and over."""
+    """A small model's loop: the same words, or the same run of up to 12 characters five times
+    in a row ("......", "哈哈哈哈哈", ".1.1.1.1.1"). Never a share of distinct characters: every
+    ordinary sentence of some length has few distinct letters."""
     words = text.lower().split()
     if len(words) >= 8 and len(set(words)) / len(words) < 0.4:
         return True
-    chars = [c for c in text if not c.isspace()]
-    return len(chars) >= 16 and len(set(chars)) / len(chars) < 0.25
+    return _LOOP.search(text) is not None
+
+
+def lesson_problem(content: str, language: str) -> str:
+    """Why a proposed lesson is not one ('' when it is): a lesson is a rule with its situation
+    ("When …, …" / "当……时，……"), about what the assistant does, neither a fact about the user
+    nor a sentence of Engram's own prompts (small models copy their instructions and examples)."""
+    text = content.strip()
+    if not _CONDITION.match(text):
+        return "no situation"
+    if _USER_FACT.match(text):
+        return "a fact, not a rule"
+    words = _content_words(text)
+    for sentence in _prompt_sentences(language):
+        if words and len(words & sentence) / len(words) >= 0.6:
+            return "a sentence of the prompt"
+    return ""
+
+
+def _content_words(text: str) -> set[str]:
+    return set(_WORDS.findall(text.lower())) - _FUNCTION_WORDS
+
+
+@functools.cache
+def _prompt_sentences(language: str) -> tuple[frozenset[str], ...]:
+    """The content words of each sentence of the distill and lesson prompts."""
+    text = f"{prompt('distill', language)}\n{prompt('lesson', language)}"
+    sentences = re.split(r"[.。;；:：\n]+", text)
+    return tuple(frozenset(w) for s in sentences if len(w := _content_words(s)) >= 3)
 
 
 def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Distillation:
@@ -227,6 +268,10 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
         content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
         key = normalized(content)
         if kind not in (*MEMORY_KINDS, "summary") or is_garbage(content) or key in seen:
+            dropped += 1
+            return
+        if kind == "lesson" and (why := lesson_problem(content, language)):
+            _log.info("a proposed lesson was dropped: %s", why)
             dropped += 1
             return
         valid = tuple(sorted({i for i in ids if isinstance(i, int) and i in allowed}))
