@@ -12,7 +12,6 @@ import tiny
 from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import CatalogueError, InputError, ModelFileError, ModelLoadError
-from engram.core.settings import Settings
 from engram.models import catalogue, gguf_import, roles
 
 VALID = """\
@@ -186,7 +185,7 @@ def test_import_registers_a_selectable_model(
     assert entry.context_length == 8192 and "llama" in entry.notes
     assert entry.imported_from == str(source.resolve())
     source.unlink()  # the imported copy does not depend on the original
-    chosen = roles.entry_for(Settings(small_model=entry.id), "small")
+    chosen = roles.entry_for(tiny.settings(small_model=entry.id), "small")
     assert chosen.main_file().is_file()
     with pytest.raises(InputError, match="already in the catalogue"):
         gguf_import.import_file(chosen.main_file(), ("small",), entry.id)
@@ -263,7 +262,7 @@ def test_learning_waits_for_a_large_model_of_at_least_1b(starter_models: Path) -
     problem = roles.learning_problem(starter)
     assert problem is not None and "Learning starts with a larger model" in str(problem)
     assert "135M" in str(problem) and "remember this:" in problem.hint
-    cloud = Settings(cloud=dataclasses.replace(Settings().cloud, enabled=True))
+    cloud = tiny.settings(cloud=dataclasses.replace(tiny.settings().cloud, enabled=True))
     assert roles.learning_problem(cloud) is None
     # Not installed yet: nothing to judge (the distiller reports the missing file itself).
-    assert roles.learning_problem(Settings(large_model="qwen3-4b-instruct-2507")) is None
+    assert roles.learning_problem(tiny.settings(large_model="qwen3-4b-instruct-2507")) is None

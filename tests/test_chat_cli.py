@@ -76,7 +76,7 @@ def test_missing_model_is_a_clear_error_not_a_traceback(tmp_path: Path, engram_h
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "SmolLM2-135M-Instruct.Q4_1.gguf is missing" in result.stderr
-    assert "engram models fetch-starter" in result.stderr
+    assert "engram models download smollm2-135m-instruct" in result.stderr
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.assistant.session import LoadedModels
-from engram.core import settings
 from engram.ui.chat_actions import CHAT_MIN_WIDTH
 from engram.ui.chat_header import ChatHeader
 from engram.ui.main_window import MainWindow
@@ -29,7 +29,7 @@ def _settle() -> None:
 
 
 def _window(qtbot: QtBot, loaded_models: LoadedModels, width: int, height: int = 700) -> MainWindow:
-    prefs = settings.Settings(language="en", small_model=TINY, large_model=TINY)
+    prefs = tiny.settings(language="en", small_model=TINY, large_model=TINY)
     window = MainWindow(prefs, loaded_models)
     qtbot.addWidget(window)
     window.resize(width, height)

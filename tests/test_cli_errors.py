@@ -63,11 +63,11 @@ def test_memory_export_to_a_folder_or_into_a_missing_one_is_refused_without_a_st
 
 
 def test_a_failed_rename_leaves_no_temporary_file(tmp_path: Path) -> None:
-    target = tmp_path / "target"
+    target = tmp_path / "work" / "target"
     (target / "inside").mkdir(parents=True)  # a non-empty folder cannot be replaced by a file
     with pytest.raises(OSError), atomic_write(target) as handle:
         handle.write("text")
-    assert [p.name for p in tmp_path.iterdir()] == ["target"]
+    assert [p.name for p in target.parent.iterdir()] == ["target"]
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.core.errors import CloudError
 from engram.models.cloud import CloudClient, ServedModel, destination, is_own_server
 from openai_server import KEY, ChatServer, running
@@ -241,15 +242,15 @@ def test_a_local_server_distills_and_answers_turns(llama_server: str, starter_mo
     from engram.assistant import distiller_backends
     from engram.assistant.events import Finished, Token
     from engram.assistant.session import open_session
-    from engram.core.settings import CloudSettings, Settings
+    from engram.core.settings import CloudSettings
 
-    prefs = Settings(cloud=CloudSettings(enabled=True, base_url=llama_server, model="starter"))
+    prefs = tiny.settings(cloud=CloudSettings(enabled=True, base_url=llama_server, model="starter"))
     source = distiller_backends.from_settings(prefs, None, lambda: None)  # no key stored
     assert isinstance(source, distiller_backends.CloudDistiller)
     facts = source.acquire(lambda: False).structured(MESSAGES, SCHEMA, max_tokens=64)
     assert isinstance(facts["facts"], list)
 
-    session = open_session(Settings(max_answer_tokens=16))
+    session = open_session(tiny.settings(max_answer_tokens=16))
     try:
         served = ServedModel(llama_server, "starter", n_ctx=2048)
         events = list(session.assistant.turn(0, "Hello there!", escalate_to=served))  # type: ignore[arg-type]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError
-from engram.core.settings import Settings
 from engram.models import download, hardware
 from engram.models.catalogue import ModelEntry, ModelFile
 from engram.models.download import JobState
@@ -58,7 +58,7 @@ def hub(models_dir: Path) -> Iterator[HubServer]:
 
 
 def _options(hub: HubServer, **overrides: object) -> download.Options:
-    settings = Settings(hf_endpoint=hub.url + "/")
+    settings = tiny.settings(hf_endpoint=hub.url + "/")
     defaults: dict[str, object] = {
         "timeout": 5.0,
         "retries": 2,
@@ -239,7 +239,7 @@ def test_entry_without_hub_source_is_refused() -> None:
 
 def test_disable_xet_setting_reaches_huggingface_hub(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HF_HUB_DISABLE_XET", raising=False)
-    options = download.Options.from_settings(Settings(disable_xet=True))
+    options = download.Options.from_settings(tiny.settings(disable_xet=True))
     download._hub(options)
     assert os.environ["HF_HUB_DISABLE_XET"] == "1"
 

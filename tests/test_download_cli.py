@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.cli.main import main
 from engram.cli.models import ProgressPrinter
 from engram.core import settings
@@ -34,7 +35,7 @@ def user_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubS
     )
     server = HubServer().start()
     server.add("me/tiny", "tiny.gguf", b"GGUF" + bytes(300_000))
-    settings.save(settings.Settings(hf_endpoint=server.url))
+    settings.save(tiny.settings(hf_endpoint=server.url))
     yield server
     server.stop()
 

@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtWidgets import QScrollArea, QWidget
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.assistant.session import LoadedModels
 from engram.core import settings
 from engram.core.errors import ModelFileError
@@ -35,7 +36,7 @@ WAITS = {"en": "Learning starts with a larger model", "zh_CN": "更大的模型"
 def test_the_empty_chat_welcomes_and_says_learning_waits_for_a_larger_model(
     qtbot: QtBot, ui_language: str, loaded_models: LoadedModels
 ) -> None:
-    window = MainWindow(settings.Settings(language=ui_language), loaded_models)
+    window = MainWindow(tiny.settings(language=ui_language), loaded_models)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -59,7 +60,7 @@ def test_the_empty_chat_welcomes_and_says_learning_waits_for_a_larger_model(
 
 def _panel(qtbot: QtBot) -> tuple[settings.SettingsStore, WelcomePanel]:
     """A panel of its own on the starter models, in English."""
-    store = settings.SettingsStore(settings.Settings(language="en"))
+    store = settings.SettingsStore(tiny.settings(language="en"))
     panel = WelcomePanel(store, QScrollArea(), lambda: pytest.fail("no models window"))
     qtbot.addWidget(panel)
     return store, panel
@@ -132,7 +133,7 @@ def test_one_click_fetches_the_recommended_pair_with_progress_and_uses_it(
     qtbot: QtBot, tiny_pair: tuple[HubServer, Pair]
 ) -> None:
     hub, _pair = tiny_pair
-    prefs = settings.Settings(hf_endpoint=hub.url)
+    prefs = tiny.settings(hf_endpoint=hub.url)
     settings.save(prefs)
     store = settings.SettingsStore.load()
     options = Options.from_settings(prefs, timeout=5.0, retries=1, report_every=0.0)
@@ -165,11 +166,9 @@ def test_a_missing_starter_model_is_fetched_from_the_window(
     qtbot: QtBot, starter_models: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cat = catalogue.load()
-    small, embedding = cat.get("smollm2-135m-instruct"), cat.get("all-minilm-l6-v2-int8")
+    embedding = cat.get("all-minilm-l6-v2-int8")
     monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
-    present = [(small, spec) for spec in small.files] + [
-        (embedding, s) for s in embedding.files[1:]
-    ]
+    present = [(e, spec) for e in cat.starters() for spec in e.files if spec != embedding.files[0]]
     for entry, spec in present:  # everything but the embedding model's weights is there
         entry.folder().mkdir(parents=True, exist_ok=True)
         os.link(starter_models / entry.id / spec.path, entry.folder() / spec.path)

@@ -6,15 +6,15 @@ from collections.abc import Iterator
 
 import pytest
 
+import tiny
 from engram.assistant import forget
 from engram.assistant.events import Finished, Remembered, TurnEvent
 from engram.assistant.session import LoadedModels, Session, open_session
-from engram.core import settings
 
 
 @pytest.fixture
 def session(loaded_models: LoadedModels) -> Iterator[Session]:
-    opened = open_session(settings.Settings(max_answer_tokens=16), models=loaded_models)
+    opened = open_session(tiny.settings(max_answer_tokens=16), models=loaded_models)
     assert opened.store is not None, opened.memory_problem
     yield opened
     opened.close()

@@ -36,7 +36,7 @@ def test_fit_levels_and_reasons() -> None:
     assert hardware.fit(entry, _machine(32, disk_gb=1), installed=True).level == hardware.FITS
 
 
-@pytest.mark.parametrize(("ram_gb", "tier"), [(1, 2), (3.5, 2), (7.6, 8), (15.5, 16), (64, 32)])
+@pytest.mark.parametrize(("ram_gb", "tier"), [(1, 4), (3.5, 4), (7.6, 8), (15.5, 16), (64, 32)])
 def test_recommend_picks_the_tier_the_machine_reaches(ram_gb: float, tier: int) -> None:
     pair = hardware.recommend(catalogue.load(), _machine(ram_gb))
     assert pair is not None and pair.ram_gb == tier
@@ -64,9 +64,8 @@ def test_every_pair_together_fits_the_smallest_machine_of_its_tier() -> None:
         assert hardware.recommend(cat, smallest) == pair
         fit = hardware.pair_fit(cat, pair, smallest)
         assert fit.level == hardware.FITS, (pair.ram_gb, str(fit.reason))
-    four = next(p for p in cat.pairs if p.ram_gb == 4)
-    assert four.small == four.large  # one model for both roles where RAM is tight
-    assert len(hardware.pair_models(cat, four)) == 2
+    four = next(p for p in cat.pairs if p.ram_gb == 4)  # the offline starter pair
+    assert {four.small, four.large, four.embedding} == {e.id for e in cat.starters()}
 
 
 def test_a_pair_that_does_not_fit_says_so() -> None:
@@ -79,7 +78,7 @@ def test_a_pair_that_does_not_fit_says_so() -> None:
 def test_the_offer_counts_what_is_missing_and_estimates_the_time(starter_models: object) -> None:
     cat = catalogue.load()
     starter = hardware.offer(cat, _machine(1))
-    assert starter is not None and starter.pair.ram_gb == 2
+    assert starter is not None and starter.pair.ram_gb == 4
     assert starter.missing == () and starter.download_bytes == 0  # the starters are installed
     eight = hardware.offer(cat, _machine(8))
     assert eight is not None and eight.pair.ram_gb == 8

@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, Qt, QTranslator
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.assistant.events import Failed
 from engram.assistant.session import LoadedModels
 from engram.core import settings
@@ -93,7 +94,7 @@ def chinese(qapp: QApplication) -> Iterator[None]:
 def test_the_window_speaks_chinese_when_chosen(
     qtbot: QtBot, chinese: None, loaded_models: LoadedModels
 ) -> None:
-    window = MainWindow(settings.Settings(language="zh_CN"), loaded_models)
+    window = MainWindow(tiny.settings(language="zh_CN"), loaded_models)
     qtbot.addWidget(window)
     assert window.send_button.text() == "发送"
     assert window.stop_button.text() == "停止"
@@ -151,12 +152,12 @@ def test_a_broken_small_model_is_reported_in_chinese_with_its_file_name(
         problem = _zh(
             "{path} has {size} bytes, expected {expected} (truncated or replaced)"
         ).format(path=path, size=4100, expected=entry.files[0].size)
-    window = MainWindow(settings.Settings(language="zh_CN"))
+    window = MainWindow(tiny.settings(language="zh_CN"))
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(window.notice.isVisible, timeout=30_000)
     message = _zh("Model {name}: {problem}.").format(name=entry.name, problem=problem)
-    hint = _zh("Run `engram models fetch-starter` to fetch it again.")
+    hint = _zh("Run `engram models download {id}` to fetch it again.").format(id=tiny.MODEL)
     assert window.notice.text() == f"{message}\n{hint}"
     assert "SmolLM2-135M-Instruct.Q4_1.gguf" in window.notice.text()
     assert window.model_state.full_text() == _zh("No model loaded", "StatusLine")
@@ -168,7 +169,7 @@ def test_a_failed_turn_and_a_failed_learning_job_are_shown_in_chinese(
 ) -> None:
     # A 64-token context cannot even hold the system prompt: the turn fails with a known error.
     # Without a large model, the consolidation job the Remember button queues fails as well.
-    prefs = settings.Settings(
+    prefs = tiny.settings(
         language="zh_CN", context_size=64, max_answer_tokens=16, large_model=""
     )
     window = MainWindow(prefs)
@@ -261,7 +262,7 @@ def test_the_model_manager_describes_the_machine_and_roles_in_chinese(
 ) -> None:
     from engram.ui.model_manager import ModelManager
 
-    manager = ModelManager(settings.Settings(language="zh_CN"))
+    manager = ModelManager(tiny.settings(language="zh_CN"))
     qtbot.addWidget(manager)
     machine = manager.machine_label.text()
     assert "内存" in machine and "GB free" not in machine
@@ -292,7 +293,7 @@ def test_switching_the_language_retranslates_the_open_windows_at_once(
 ) -> None:
     from engram.ui.appearance import Appearance
 
-    store = settings.SettingsStore(settings.Settings(language="en"))
+    store = settings.SettingsStore(tiny.settings(language="en"))
     appearance = Appearance(qapp, store)
     window = MainWindow(store, loaded_models)
     qtbot.addWidget(window)
@@ -318,7 +319,7 @@ def test_the_memory_browser_follows_a_language_change(
     from engram.ui.appearance import Appearance
     from engram.ui.memory_browser import MemoryBrowser
 
-    store = settings.SettingsStore(settings.Settings(language="en"))
+    store = settings.SettingsStore(tiny.settings(language="en"))
     appearance = Appearance(qapp, store)
     browser = MemoryBrowser(store)
     qtbot.addWidget(browser)

@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
+import tiny
 from engram.assistant.consolidation import Status
 from engram.assistant.events import Finished, Recalling, Remembered, TurnEvent
 from engram.assistant.session import LoadedModels, open_session
-from engram.core import settings
 from engram.memory.injections import Injections
 
 JOB_TIMEOUT = 180.0
@@ -23,7 +23,7 @@ def _events(session_turn: object) -> list[TurnEvent]:
 def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(
     loaded_models: LoadedModels,
 ) -> None:
-    session = open_session(settings.Settings(max_answer_tokens=24), models=loaded_models)
+    session = open_session(tiny.settings(max_answer_tokens=24), models=loaded_models)
     try:
         told = _events(session.assistant.turn(0, "Remember this: my dog is called Biscuit."))
         remembered = [e for e in told if isinstance(e, Remembered)]
@@ -55,7 +55,7 @@ def test_turns_feed_the_background_distiller_which_learns_with_the_starter_model
         if status.state == "idle" and any(s.state == "distilling" for s in states):
             done.set()
 
-    prefs = settings.Settings(
+    prefs = tiny.settings(
         max_answer_tokens=24, consolidate_every_turns=1, learn_with_small_models=True
     )
     session = open_session(prefs, on_status=on_status, models=loaded_models)

@@ -20,6 +20,7 @@ from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.models import catalogue, hardware
 from engram.ui import toast
 from engram.ui.main_window import MainWindow
 from engram.ui.plan_panel import PLAN_WIDTH
@@ -120,7 +121,7 @@ def test_stop_ends_a_running_answer_within_a_few_tokens(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
     # How fast, in seconds, is bench/ui.py's business (stop latency).
-    window = _open(qtbot, settings.Settings(max_answer_tokens=3000), models=loaded_models)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=3000), models=loaded_models)
     tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
     qtbot.waitUntil(lambda: len(tokens) >= 5, timeout=ANSWER_TIMEOUT_MS)
@@ -140,7 +141,7 @@ def test_stop_ends_a_running_answer_within_a_few_tokens(
 
 @pytest.mark.slow
 def test_escape_stops_too(qtbot: QtBot, loaded_models: LoadedModels) -> None:
-    window = _open(qtbot, settings.Settings(max_answer_tokens=3000), models=loaded_models)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=3000), models=loaded_models)
     tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long story about a dragon and a knight.")
     qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=ANSWER_TIMEOUT_MS)
@@ -171,7 +172,7 @@ def test_restart_shows_the_conversation_again(qtbot: QtBot, loaded_models: Loade
 def test_closing_mid_answer_keeps_the_text_and_stops_the_thread(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    window = _open(qtbot, settings.Settings(max_answer_tokens=3000), models=loaded_models)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=3000), models=loaded_models)
     tokens = _collect(window, Token)
     _type_and_enter(qtbot, window, "Write a very long poem about the sea.")
     qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=ANSWER_TIMEOUT_MS)
@@ -187,7 +188,7 @@ def test_a_huge_paste_is_accepted_and_truncated_with_a_notice(
     qtbot: QtBot, starter_models: Path
 ) -> None:
     # A small context keeps the prompt evaluation (about 250 tokens/s here) short.
-    window = _open(qtbot, settings.Settings(context_size=1024, max_answer_tokens=16))
+    window = _open(qtbot, tiny.settings(context_size=1024, max_answer_tokens=16))
     notices = _collect(window, Truncated)
     huge = "The quick brown fox jumps over the lazy dog. " * 23_000  # about 1 MB
     window.composer.setPlainText(huge)
@@ -209,7 +210,7 @@ def test_missing_model_still_opens_the_window_and_says_how_to_fix_it(
     window = _open(qtbot, wait_loaded=False)
     qtbot.waitUntil(window.notice.isVisible, timeout=LOAD_TIMEOUT_MS)
     assert "SmolLM2-135M-Instruct.Q4_1.gguf is missing" in window.notice.text()
-    assert "engram models fetch-starter" in window.notice.text()
+    assert f"engram models download {tiny.MODEL}" in window.notice.text()
     assert not window.send_button.isEnabled()
     window.close()
 
@@ -225,7 +226,7 @@ def test_corrupt_model_file_is_named(
     window = _open(qtbot, wait_loaded=False)
     qtbot.waitUntil(window.notice.isVisible, timeout=LOAD_TIMEOUT_MS)
     assert "SmolLM2-135M-Instruct.Q4_1.gguf" in window.notice.text()
-    assert "fetch-starter" in window.notice.text()
+    assert f"engram models download {tiny.MODEL}" in window.notice.text()
     window.close()
 
 
@@ -258,7 +259,7 @@ def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
     dog = _seed_memory("The user's dog is called Biscuit.")
-    window = _open(qtbot, settings.Settings(max_answer_tokens=32), models=loaded_models)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=32), models=loaded_models)
     _type_and_enter(qtbot, window, "What is my dog called?")
     qtbot.waitUntil(lambda: window._busy, timeout=5_000)
     qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
@@ -411,7 +412,7 @@ def test_the_model_manager_opens_from_the_main_window(qtbot: QtBot, window: Main
 def test_the_status_bar_follows_learning_and_the_large_model(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    window = _open(qtbot, settings.Settings(learn_with_small_models=True), models=loaded_models)
+    window = _open(qtbot, tiny.settings(learn_with_small_models=True), models=loaded_models)
     seen: list[tuple[str, str, str]] = []  # (state, learning label, large-model label)
 
     class Watcher(QObject):
@@ -452,7 +453,7 @@ def test_remembered_is_a_passing_toast_and_remember_says_when_it_will_learn(
     qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(toast, "TOAST_MS", 600_000)  # however slow the answer, still showing
-    window = _open(qtbot, settings.Settings(max_answer_tokens=8), models=loaded_models)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=8), models=loaded_models)
     _answer(qtbot, window, "remember this: my cat is called Miso")
     assert window.notice.isVisible() and window.notice.kind == "toast"
     assert window.notice.text() == "Remembered: my cat is called Miso"
@@ -501,7 +502,7 @@ def _signals() -> list[tuple[int, str, str | None]]:
 def test_hover_buttons_copy_and_thumb_an_answer_cut_at_its_limit_with_its_numbers(
     qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    window = _open(qtbot, settings.Settings(max_answer_tokens=4), models=loaded_models)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=4), models=loaded_models)
     _answer(qtbot, window, "Write a very long story about a dragon and a knight.")
     answer = window.chat.bubbles()[-1]
     assert answer.marker.isVisible()
@@ -549,7 +550,7 @@ def test_the_header_switches_between_installed_models_and_names_a_separate_large
     log.append(chat, "user", "Explain tides")
     log.append(chat, "assistant", "The moon pulls the sea.", model="large")
     conn.close()
-    store = settings.SettingsStore(settings.Settings(large_model="qwen2.5-3b-instruct"))
+    store = settings.SettingsStore(tiny.settings(large_model="qwen2.5-3b-instruct"))
     window = _open(qtbot, store, models=loaded_models)
     captions = [
         w.text()
@@ -559,7 +560,9 @@ def test_the_header_switches_between_installed_models_and_names_a_separate_large
     assert captions == ["Answered by the large model"]  # another file than the small model
     small, large = window.header.combos["small"], window.header.combos["large"]
     qtbot.waitUntil(lambda: small.count() > 0, timeout=5_000)
-    assert [small.itemData(i) for i in range(small.count())] == ["smollm2-135m-instruct"]
+    installed = [e.id for e in catalogue.load().for_role("small") if hardware.installed(e)]
+    assert [small.itemData(i) for i in range(small.count())] == installed
+    assert "smollm2-135m-instruct" in installed
     assert large.currentText() == "qwen2.5-3b-instruct (not installed)"
     index = large.findData("smollm2-135m-instruct")
     large.setCurrentIndex(index)
@@ -592,7 +595,7 @@ def test_tool_calls_show_as_folded_blocks_and_permission_is_asked_inside_the_cha
         _registry(guarded, ECHO),
         Permissions(ask=window.worker._ask, on_change=window.worker.permissions_changed.emit),
     )
-    _type_and_enter(qtbot, window, "Use the tools")
+    _type_and_enter(qtbot, window, "Use the guarded tool, then echo")
     qtbot.waitUntil(lambda: bool(window._pending_prompts), timeout=ANSWER_TIMEOUT_MS)
     prompt = window._pending_prompts[0]
     assert "guarded" in prompt.question.text()
@@ -666,7 +669,7 @@ def test_forget_that_in_the_chat_offers_an_undo_and_deletes_when_it_is_gone(
     qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(toast, "TOAST_MS", 600_000)
-    window = _open(qtbot, settings.Settings(max_answer_tokens=8), models=loaded_models)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=8), models=loaded_models)
     _say(qtbot, window, "remember this: my locker code is 4711")
     (code,) = _memory_ids()
     _say(qtbot, window, "forget that")
@@ -700,7 +703,7 @@ def _conversations() -> list[tuple[int, int]]:
 def test_a_temporary_chat_is_marked_remembers_nothing_and_is_gone_when_left(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    window = _open(qtbot, settings.Settings(max_answer_tokens=8), models=loaded_models)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=8), models=loaded_models)
     qtbot.mouseClick(window.temporary_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.conversation_id != 0, timeout=5_000)
     assert window.temporary_marker.isVisible() and window.temporary_button.isChecked()

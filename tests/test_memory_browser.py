@@ -195,7 +195,7 @@ EMPTY = {"en": "No memories yet", "zh_CN": "还没有记忆"}
 def test_an_empty_browser_says_what_memories_are_and_how_to_add_one(
     qtbot: QtBot, ui_language: str, store: MemoryStore
 ) -> None:
-    window = MemoryBrowser(settings.Settings(language=ui_language))
+    window = MemoryBrowser(tiny.settings(language=ui_language))
     qtbot.addWidget(window)
     window.show()
     assert window.empty_state.isVisible() and not window.table.isVisible()
@@ -217,7 +217,7 @@ def test_the_table_and_its_sources_follow_the_dark_theme(
     before = (app.palette(), app.styleSheet())
     theme.apply(app, "dark")
     try:
-        window = MemoryBrowser(settings.Settings(theme="dark"))
+        window = MemoryBrowser(tiny.settings(theme="dark"))
         qtbot.addWidget(window)
         window.resize(1100, 700)
         window.show()

@@ -14,6 +14,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QMessageBox, QStyle
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.core import settings
 from engram.models import catalogue, hardware
 from engram.models.catalogue import Pair
@@ -69,7 +70,7 @@ def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]:
 
 @pytest.fixture
 def manager(qtbot: QtBot, hub: HubServer) -> Iterator[ModelManager]:
-    prefs = settings.Settings(hf_endpoint=hub.url, small_model="qwen2.5-0.5b-instruct")
+    prefs = tiny.settings(hf_endpoint=hub.url, small_model="qwen2.5-0.5b-instruct")
     options = Options.from_settings(prefs, timeout=5.0, retries=1, backoff=0.01, report_every=0.0)
     window = ModelManager(prefs, options)
     qtbot.addWidget(window)
@@ -216,7 +217,7 @@ def test_import_of_a_damaged_file_shows_the_problem(
 def test_every_action_is_visible_at_the_default_size_and_the_pair_says_its_cost(
     qtbot: QtBot, ui_language: str, starter_models: Path
 ) -> None:
-    window = ModelManager(settings.Settings(language=ui_language))
+    window = ModelManager(tiny.settings(language=ui_language))
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -258,7 +259,7 @@ def test_every_cell_is_readable_at_the_default_size(
 ) -> None:
     """Each cell's whole text shows in the cell (wrapped, not cut) or in its tooltip; sizes
     read like people write them."""
-    window = ModelManager(settings.Settings(language=ui_language))
+    window = ModelManager(tiny.settings(language=ui_language))
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)

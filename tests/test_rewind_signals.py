@@ -4,6 +4,7 @@ lesson job is queued once the answer that replaces it is stored."""
 
 from __future__ import annotations
 
+import tiny
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished
 from engram.assistant.jobs import JobQueue
@@ -11,7 +12,6 @@ from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core.cancel import CancelToken
-from engram.core.settings import Settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
@@ -23,7 +23,7 @@ from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 def _assistant(store: MemoryStore) -> tuple[Assistant, JobQueue]:  # noqa: F811
     queue = JobQueue(store.conn)
-    scheduler = Scheduler(queue, settings=lambda: Settings(consolidate_every_turns=50))
+    scheduler = Scheduler(queue, settings=lambda: tiny.settings(consolidate_every_turns=50))
     chat = KmChat()
     recall = Recall(store, chat.count_tokens)
     return Assistant(EpisodeLog(store.conn), chat, recall=recall, scheduler=scheduler), queue

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.assistant.events import Finished
 from engram.assistant.session import LoadedModels, embedder_for, open_session
-from engram.core import settings
 from engram.models import roles
 
 
 @pytest.mark.slow
 def test_a_session_uses_lent_models_and_leaves_them_open(starter_models: Path) -> None:
-    prefs = settings.Settings(max_answer_tokens=8)
+    prefs = tiny.settings(max_answer_tokens=8)
     small = roles.load_local(prefs, "small")
     embedder = embedder_for(prefs)
     try:

@@ -233,7 +233,7 @@ def test_theme_applies_at_once_and_cancel_restores_it(
     qtbot: QtBot, restore_style: QApplication
 ) -> None:
     app = restore_style
-    dialog = open_dialog(qtbot, settings.Settings(theme="light"))
+    dialog = open_dialog(qtbot, tiny.settings(theme="light"))
     saved = paths.settings_path().read_bytes()
     dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
     assert app.styleSheet() == theme.stylesheet("dark")
@@ -339,10 +339,10 @@ def test_custom_instructions_enter_the_system_part_as_quoted_data() -> None:
 
 
 def test_custom_instructions_and_sampling_reach_the_session(loaded_models: LoadedModels) -> None:
-    session = open_session(settings.Settings(max_answer_tokens=8), models=loaded_models)
+    session = open_session(tiny.settings(max_answer_tokens=8), models=loaded_models)
     try:
         assert session.model.temperature == 0.7 and session.assistant.custom == ("", "")
-        chosen = settings.Settings(
+        chosen = tiny.settings(
             max_answer_tokens=8, about_you="I live in Oslo.", temperature=0.2, top_p=0.5
         )
         session.apply(chosen)
@@ -350,7 +350,7 @@ def test_custom_instructions_and_sampling_reach_the_session(loaded_models: Loade
         prepared = session.assistant.prepare("Hello", [])
         assert '[About me] "I live in Oslo."' in prepared.parts.system
     finally:
-        session.apply(settings.Settings(max_answer_tokens=8))  # the lent model is shared
+        session.apply(tiny.settings(max_answer_tokens=8))  # the lent model is shared
         session.close()
 
 

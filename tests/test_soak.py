@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import tiny
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished
 from engram.assistant.jobs import JobQueue
@@ -17,7 +18,6 @@ from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core import paths
 from engram.core.cancel import CancelToken
-from engram.core.settings import Settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -65,7 +65,7 @@ def _distiller(messages: list[dict[str, str]]) -> dict[str, Any]:
 def test_five_hundred_turns_with_learning_stay_bounded(starter_models: Path) -> None:
     store = MemoryStore.open(paths.database_path(), minilm(starter_models))
     queue = JobQueue(store.conn)
-    scheduler = Scheduler(queue, lambda: Settings(consolidate_every_turns=5))
+    scheduler = Scheduler(queue, lambda: tiny.settings(consolidate_every_turns=5))
     assistant = Assistant(
         EpisodeLog(store.conn),
         KmChat(),

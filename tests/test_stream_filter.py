@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import tiny
 from engram.core import stream_filter
 from engram.core.stream_filter import StreamFilter, engram_headers, split, visible
 
@@ -111,9 +112,8 @@ def test_a_turn_streams_stores_and_finishes_without_reasoning_or_markup(
 ) -> None:
     from engram.assistant.events import Finished, Token
     from engram.assistant.session import open_session
-    from engram.core import settings
 
-    session = open_session(settings.Settings(max_answer_tokens=48))
+    session = open_session(tiny.settings(max_answer_tokens=48))
     try:
         model = _ThinkingModel(session.assistant.model, THINKING + "\n" + ECHO)
         events = list(session.assistant.turn(0, "hello", escalate_to=model))  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QTabWidget
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.core import paths, settings
 from engram.ui import tools_settings
 from engram.ui.settings_dialog import SettingsDialog
@@ -36,7 +37,7 @@ def saved_tools() -> dict[str, Any]:
 
 @pytest.fixture
 def page(qtbot: QtBot, ui_language: str) -> Iterator[ToolsPage]:
-    settings.save(settings.Settings(language=ui_language))
+    settings.save(tiny.settings(language=ui_language))
     shown = ToolsPage(settings.SettingsStore.load(), start_timeout=2.0)
     qtbot.addWidget(shown)
     shown.show()
@@ -221,7 +222,7 @@ def test_a_remembered_permission_is_listed_and_revoked(page: ToolsPage, qtbot: Q
 
 
 def test_the_settings_dialog_has_the_tools_tab(qtbot: QtBot, ui_language: str) -> None:
-    settings.save(settings.Settings(language=ui_language))
+    settings.save(tiny.settings(language=ui_language))
     dialog = SettingsDialog(settings.SettingsStore.load())
     qtbot.addWidget(dialog)
     tabs = dialog.findChild(QTabWidget)

@@ -10,6 +10,7 @@ from pathlib import Path
 import apsw
 import pytest
 
+import tiny
 from engram.assistant import distill
 from engram.assistant.events import Finished, NotRemembered, Remembered, TurnEvent
 from engram.assistant.jobs import JobQueue
@@ -44,7 +45,7 @@ class Memory:
         self.paused = False
 
     def settings(self) -> Settings:
-        return Settings(memory_paused=self.paused, consolidate_every_turns=2)
+        return tiny.settings(memory_paused=self.paused, consolidate_every_turns=2)
 
 
 @pytest.fixture

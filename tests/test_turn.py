@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.assistant import prompt, utilization
 from engram.assistant.events import Finished, Recalling, TurnEvent
 from engram.assistant.recall import PROFILE_LIMIT
 from engram.assistant.session import LoadedModels, Session, open_session
-from engram.core import settings
 from engram.memory.injections import Injections
 
 HOSTILE = (
@@ -22,7 +22,7 @@ HOSTILE = (
 
 @pytest.fixture
 def session(loaded_models: LoadedModels) -> Iterator[Session]:
-    opened = open_session(settings.Settings(max_answer_tokens=48), models=loaded_models)
+    opened = open_session(tiny.settings(max_answer_tokens=48), models=loaded_models)
     assert opened.store is not None, opened.memory_problem
     yield opened
     opened.close()
@@ -202,7 +202,7 @@ def test_escalation_answers_with_the_large_model_role_and_can_be_cancelled(
     from engram.models import gguf_import
 
     large = gguf_import.import_file(small_model_path, roles=("large",), model_id="large-copy")
-    prefs = settings.Settings(max_answer_tokens=400, large_model=large.id)
+    prefs = tiny.settings(max_answer_tokens=400, large_model=large.id)
     session = open_session(prefs, models=loaded_models)
     try:
         model = session.large_model()
@@ -286,7 +286,7 @@ def test_a_cancelled_prefetch_evaluates_nothing(session: Session) -> None:
 def test_the_memory_block_with_its_header_and_quoting_stays_within_the_budget(
     loaded_models: LoadedModels,
 ) -> None:
-    prefs = settings.Settings(max_answer_tokens=16, memory_budget_tokens=120)
+    prefs = tiny.settings(max_answer_tokens=16, memory_budget_tokens=120)
     opened = open_session(prefs, models=loaded_models)
     try:
         assert opened.store is not None

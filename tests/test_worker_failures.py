@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 import tiny
 from engram.assistant.events import Failed, Token, TurnEvent
 from engram.assistant.session import LoadedModels
-from engram.core import paths, settings
+from engram.core import paths
 from engram.core.errors import Problem, StoreError, tr
 from engram.memory import db
 from engram.ui.main_window import MainWindow
@@ -31,7 +31,7 @@ SECRET = "my-secret-password-4711"
 
 @pytest.fixture
 def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
-    win = MainWindow(settings.Settings(max_answer_tokens=64), loaded_models)
+    win = MainWindow(tiny.settings(max_answer_tokens=64), loaded_models)
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(lambda: win._ready, timeout=LOAD_TIMEOUT_MS)
@@ -137,7 +137,7 @@ def test_windows_on_an_unusable_database_open_and_say_why(
 
 
 def test_the_memory_browser_alone_reports_a_missing_embedding_model(qtbot: QtBot) -> None:
-    browser = MemoryBrowser(settings.Settings(embedding_model="no-such-model"))
+    browser = MemoryBrowser(tiny.settings(embedding_model="no-such-model"))
     qtbot.addWidget(browser)
     assert browser.problem is not None and "no-such-model" in str(browser.problem)
     browser.close()
@@ -162,6 +162,7 @@ def test_the_settings_dialog_and_model_manager_open_with_a_broken_catalogue(
 def test_settings_that_cannot_be_saved_are_reported_in_the_dialog(
     qtbot: QtBot, engram_home: Path
 ) -> None:
+    paths.settings_path().unlink()
     paths.settings_path().mkdir(parents=True)  # a folder where the file should be
     dialog = SettingsDialog(tiny.settings())
     qtbot.addWidget(dialog)

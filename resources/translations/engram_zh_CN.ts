@@ -423,7 +423,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="186"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="424"/>
+        <location filename="../../desktop/engram/models/local.py" line="457"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -686,27 +686,27 @@
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="419"/>
         <source>a table with package, version, member and count</source>
-        <translation type="unfinished"></translation>
+        <translation>一个包含 package、version、member 和 count 的表</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="429"/>
         <source>&apos;count&apos; must be between 1 and {most}</source>
-        <translation type="unfinished"></translation>
+        <translation>&apos;count&apos; 必须在 1 到 {most} 之间</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="434"/>
         <source>{path!r} comes in chunks, so it needs its sha256</source>
-        <translation type="unfinished"></translation>
+        <translation>{path!r} 分块下载，因此必须给出它的 sha256</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="444"/>
         <source>&apos;package&apos; and &apos;member&apos; may use only {{n}} ({error})</source>
-        <translation type="unfinished"></translation>
+        <translation>&apos;package&apos; 和 &apos;member&apos; 只能使用 {{n}}（{error}）</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="448"/>
         <source>&apos;package&apos; must contain {n}: each chunk is a package</source>
-        <translation type="unfinished"></translation>
+        <translation>&apos;package&apos; 必须包含 {n}：每个分块是一个包</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="457"/>
@@ -871,7 +871,7 @@
     <message>
         <location filename="../../desktop/engram/models/download.py" line="118"/>
         <source>{name} has no download source in the catalogue.</source>
-        <translation type="unfinished"></translation>
+        <translation>模型目录中没有 {name} 的下载来源。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/download.py" line="119"/>
@@ -1147,72 +1147,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="139"/>
+        <location filename="../../desktop/engram/models/local.py" line="143"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="141"/>
+        <location filename="../../desktop/engram/models/local.py" line="145"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="162"/>
+        <location filename="../../desktop/engram/models/local.py" line="166"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="164"/>
+        <location filename="../../desktop/engram/models/local.py" line="168"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="248"/>
+        <location filename="../../desktop/engram/models/local.py" line="253"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="249"/>
+        <location filename="../../desktop/engram/models/local.py" line="254"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="261"/>
+        <location filename="../../desktop/engram/models/local.py" line="266"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="264"/>
+        <location filename="../../desktop/engram/models/local.py" line="269"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="289"/>
+        <location filename="../../desktop/engram/models/local.py" line="297"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="289"/>
+        <location filename="../../desktop/engram/models/local.py" line="297"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="411"/>
+        <location filename="../../desktop/engram/models/local.py" line="444"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="417"/>
+        <location filename="../../desktop/engram/models/local.py" line="450"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="429"/>
+        <location filename="../../desktop/engram/models/local.py" line="462"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="430"/>
+        <location filename="../../desktop/engram/models/local.py" line="463"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1304,28 +1304,28 @@
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="233"/>
         <source>{path} of {name}, put together from {count} package-index chunks, does not match the sha256 the catalogue gives for it; it was deleted.</source>
-        <translation type="unfinished"></translation>
+        <translation>由 {count} 个软件包索引分块拼成的 {name} 的 {path} 与模型目录给出的 sha256 不符，已删除。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="236"/>
         <location filename="../../desktop/engram/models/starter.py" line="285"/>
         <source>A chunk on the package index is not what it should be; do not use it.</source>
-        <translation type="unfinished"></translation>
+        <translation>软件包索引上的某个分块内容不对，请不要使用它。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="284"/>
         <source>The package-index chunks of {path} hold more than its {size} bytes.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path} 的软件包索引分块超过了它的 {size} 字节。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="297"/>
         <source>Could not write {path} ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入 {path}（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="298"/>
         <source>Free some disk space and fetch again; it resumes after the last whole chunk.</source>
-        <translation type="unfinished"></translation>
+        <translation>请释放一些磁盘空间后再次下载；会从最后一个完整分块之后继续。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/starter.py" line="329"/>
@@ -1710,12 +1710,12 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="158"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="164"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="167"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="173"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
@@ -2097,42 +2097,42 @@
     <message>
         <location filename="../../desktop/engram/models/build_check.py" line="32"/>
         <source>Install Engram again for this computer: from a source checkout, delete .venv/.engram-llama and run installer/run.sh (it compiles llama.cpp with the portable flags of installer/llama_flags.sh); for the packaged app, download the build for this kind of computer.</source>
-        <translation type="unfinished"></translation>
+        <translation>请为这台电脑重新安装 Engram：如果是源码目录，删除 .venv/.engram-llama 后运行 installer/run.sh（它会用 installer/llama_flags.sh 中的通用编译选项编译 llama.cpp）；如果是打包的应用，请下载适合这类电脑的版本。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/build_check.py" line="74"/>
         <source>llama.cpp did not decode one token of {model} within {seconds:.0f} s.</source>
-        <translation type="unfinished"></translation>
+        <translation>llama.cpp 在 {seconds:.0f} 秒内没能用 {model} 解码出一个词元。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/build_check.py" line="75"/>
         <source>The computer may be very busy; close other programs and try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>电脑可能非常忙；请关闭其他程序后重试。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/build_check.py" line="81"/>
         <source>The llama.cpp check could not start ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>无法启动 llama.cpp 检查（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/build_check.py" line="91"/>
         <source>llama.cpp stopped with an illegal instruction: it was compiled for a different processor than this one.</source>
-        <translation type="unfinished"></translation>
+        <translation>llama.cpp 因非法指令而停止：它是为另一种处理器编译的，不适用于这台电脑。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/build_check.py" line="97"/>
         <source>llama.cpp crashed ({signal}) decoding one token of {model}.</source>
-        <translation type="unfinished"></translation>
+        <translation>llama.cpp 在用 {model} 解码一个词元时崩溃（{signal}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/build_check.py" line="104"/>
         <source>llama.cpp could not decode one token of {model} ({error}).</source>
-        <translation type="unfinished"></translation>
+        <translation>llama.cpp 无法用 {model} 解码一个词元（{error}）。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/models/build_check.py" line="105"/>
         <source>Download the model again, or choose another one.</source>
-        <translation type="unfinished"></translation>
+        <translation>请重新下载该模型，或选择其他模型。</translation>
     </message>
 </context>
 <context>
@@ -4196,57 +4196,62 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="164"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="165"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="167"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="168"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="172"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="173"/>
         <source>Looking at this computer and its models…</source>
         <translation>正在查看这台电脑和它的模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="177"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="179"/>
+        <source>You are chatting with {name}, the offline starter: quick on any computer, good at short answers and at using its tools. A larger model answers better.</source>
+        <translation>你正在与离线入门模型 {name} 对话：在任何电脑上都很快，擅长简短回答和使用工具。更大的模型回答得更好。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="186"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="184"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="193"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="188"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="197"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="258"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="267"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="262"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="271"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="265"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="274"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="267"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="276"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="321"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="330"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

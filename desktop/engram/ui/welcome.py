@@ -1,6 +1,7 @@
-"""The welcome panel of an empty chat: what Engram is, that the starter model is a small demo, the
-recommended models for this machine (size, time, one click, progress) and, while no large model
-of at least 1B parameters is installed, that learning starts with a larger model.
+"""The welcome panel of an empty chat: what Engram is, which model answers (the offline starter
+pair, or a tiny demo model), the recommended models for this machine (size, time, one click,
+progress) and, while no large model of at least 1B parameters is installed, that learning starts
+with a larger model.
 
 It also offers the starter download when the starter model is missing. Everything it shows is
 set in :meth:`WelcomePanel.refresh`, so a language change retranslates it. What it says is read
@@ -171,13 +172,21 @@ class WelcomePanel(QFrame):
         )
         self.checking.setText(self.tr("Looking at this computer and its models…"))
         self.checking.setVisible(self._facts is None)
-        is_demo = small is not None and small.starter
-        self.demo.setText(
-            self.tr(
-                "You are chatting with {name}, a tiny demo model: quick, but often wrong."
-            ).format(name=small.name if small else prefs.small_model)
-        )
-        self.demo.setVisible(is_demo)
+        name = small.name if small else prefs.small_model
+        if small is not None and small.starter:
+            self.demo.setText(
+                self.tr(
+                    "You are chatting with {name}, the offline starter: quick on any computer, "
+                    "good at short answers and at using its tools. A larger model answers better."
+                ).format(name=name)
+            )
+        else:
+            self.demo.setText(
+                self.tr(
+                    "You are chatting with {name}, a tiny demo model: quick, but often wrong."
+                ).format(name=name)
+            )
+        self.demo.setVisible(small is not None and (small.demo or small.starter))
         why = errors.translate(problem)[0] if problem else ""
         self.learning.setText(why)
         self.learning.setVisible(problem is not None)
