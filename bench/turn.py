@@ -1,12 +1,14 @@
 """Turn benchmark: time to first token with memory against raw llama-cpp-python, and its parts.
 
-Run: ``.venv/bin/python bench/turn.py [--quick] [--reps N]``. In one run, on the starter model and
-a temporary ENGRAM_HOME holding 100k memories (10k with ``--quick``): random unit vectors plus a
-few hundred really embedded facts the conversation asks about. Measures (1) time from message to
-first token of the real ``open_session`` -> ``Assistant.turn`` pipeline against raw
-``create_chat_completion`` on the same conversation without memory, at turns 1, 10 and 30;
-(2) recall + memory block + prompt counting p50/p95, apart from generation; (3) prompt tokens
-llama.cpp re-evaluated per turn against the prompt's total.
+Run: ``.venv/bin/python bench/turn.py [--quick] [--reps N] [--model ID]``. In one run, on the
+small model (the starter pair's Qwen2.5-Coder-0.5B unless ``--model`` names another, e.g. the
+tests' ``smollm2-135m-instruct``) and a temporary ENGRAM_HOME holding 100k memories (10k with
+``--quick``): random unit vectors plus a few hundred really embedded facts the conversation asks
+about. Measures (1) time from message to first token of the real ``open_session`` ->
+``Assistant.turn`` pipeline against raw ``create_chat_completion`` on the same conversation
+without memory, at turns 1, 10 and 30; (2) recall + memory block + prompt counting p50/p95, apart
+from generation; (3) prompt tokens llama.cpp re-evaluated per turn against the prompt's total;
+(4) decode tokens/s of a longer answer, Engram's against raw llama-cpp-python's, same model.
 """
 
 from __future__ import annotations
@@ -192,12 +194,13 @@ def assembly(session: Session, conversation: int, samples: Samples) -> None:
         del recall.recall
 
 
-def run_turns(model_path: Path, reps: int, samples: Samples) -> None:
+def run_turns(model_id: str, reps: int, samples: Samples) -> None:
     from llama_cpp import Llama
 
     from engram.models.background import thread_plan
 
-    settings = Settings(language="en", max_answer_tokens=8)
+    settings = Settings(language="en", max_answer_tokens=8, small_model=model_id)
+    model_path = roles.entry_for(settings, "small").main_file()
     session = open_session(settings)
     heap.settle()  # as the app and `engram chat` do once their models are loaded
     threads = thread_plan().foreground
@@ -232,9 +235,35 @@ def run_turns(model_path: Path, reps: int, samples: Samples) -> None:
                 samples.add(f"{key}_prompt_all", stats.prompt_tokens)
                 samples.add(f"{key}_evaluated_all", stats.evaluated_tokens)
             assembly(session, conversation, samples)
+        decode_speed(session, raw, samples)
     finally:
         raw.close()
         session.close()
+
+
+def decode_speed(session: Session, raw: Any, samples: Samples, tokens: int = 96) -> None:
+    """Decode tokens/s of a longer answer at temperature 0: Engram's turn, then raw
+    llama-cpp-python on the same model and question, three times each, alternating."""
+    question = "Write a short story about a lighthouse keeper and a storm."
+    session.model.temperature = 0.0
+    session.assistant.max_answer_tokens = tokens
+    for _ in range(3):
+        list(session.assistant.turn(0, question))
+        stats = session.model.last_stats
+        assert stats is not None
+        samples.add("decode_engram", stats.decode_tokens_per_s)
+        first, count = 0.0, 0
+        stream = raw.create_chat_completion(
+            messages=[{"role": "user", "content": question}],
+            max_tokens=tokens,
+            temperature=0.0,
+            stream=True,
+        )
+        for chunk in stream:
+            if chunk["choices"][0]["delta"].get("content"):
+                count += 1
+                first = first or time.perf_counter()
+        samples.add("decode_raw", (count - 1) / (time.perf_counter() - first))
 
 
 def report(samples: Samples, memories: int) -> None:
@@ -264,6 +293,11 @@ def report(samples: Samples, memories: int) -> None:
         plain = samples.median(f"engram{t}") / samples.median(f"raw{t}")
         print(f"  turn {t:>2}: typed / raw TTFT = {typed:.2f}x   engram / raw = {plain:.2f}x")
     print(f"  assembly p95 = {samples.pct('total', 95):.1f} ms")
+    ours, theirs = samples.median("decode_engram"), samples.median("decode_raw")
+    print(
+        f"  decode: engram {ours:.1f} tok/s, raw {theirs:.1f} tok/s = {ours / theirs:.2f}x"
+        " (target >= 0.95)"
+    )
     for key in ("typed", "engram"):
         evaluated = sum(samples.values[f"{key}_evaluated_all"])
         total = sum(samples.values[f"{key}_prompt_all"])
@@ -277,15 +311,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10k memories instead of 100k")
     parser.add_argument("--reps", type=int, default=2, help="conversations of 32 turns each")
+    parser.add_argument("--model", default=Settings().small_model, help="the small model's id")
     args = parser.parse_args()
     memories = 10_000 if args.quick else 100_000
     with temp_home():
         start = time.perf_counter()
         build_store(paths.database_path(), memories)
         print(f"built {memories:,} memories in {time.perf_counter() - start:.1f} s", flush=True)
-        model_path = roles.entry_for(Settings(), "small").main_file()
         samples = Samples()
-        run_turns(model_path, args.reps, samples)
+        run_turns(args.model, args.reps, samples)
+    print(f"model: {args.model}")
     report(samples, memories)
     return 0
 
