@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engram.core import paths, settings
 from engram.core.errors import ModelFileError
 
@@ -58,3 +60,16 @@ def test_settling_the_heap_freezes_what_start_up_made_once() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_damaged_settings_in_a_folder_that_cannot_be_written_give_the_defaults(
+    engram_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths.settings_path().write_text("{not json", encoding="utf-8")
+
+    def read_only(*_args: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(settings.os, "replace", read_only)
+    assert settings.load() == settings.Settings()
+    assert paths.settings_path().read_text(encoding="utf-8") == "{not json"

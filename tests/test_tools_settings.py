@@ -65,6 +65,9 @@ def test_folders_and_built_in_switches_are_saved(
     assert [page.folders.item(i).text() for i in range(page.folders.count())] == [
         str(notes.resolve())
     ]
+    page.add_folder(paths.data_dir().parent)  # holds Engram's own data: refused, with the reason
+    assert saved_tools()["folders"] == [str(notes.resolve())]
+    assert page.folders.count() == 1 and page.status.text()
     page.builtin_switches["files_read"].click()
     assert saved_tools()["disabled"] == ["files_read"]
     page.builtin_switches["files_read"].click()

@@ -151,8 +151,15 @@ def load(path: Path | None = None) -> Settings:
         return Settings.from_json(data)
     except (ValueError, TypeError, OSError) as exc:
         backup = path.with_suffix(".damaged.json")
-        os.replace(path, backup)
-        _log.warning("settings file %s was unreadable (%s); kept as %s", path, exc, backup)
+        try:
+            os.replace(path, backup)
+        except OSError as moved:  # a read-only config folder: the file stays where it is
+            _log.warning(
+                "settings file %s is unreadable (%s) and cannot be moved aside (%s)",
+                path, type(exc).__name__, moved.strerror or type(moved).__name__,
+            )  # fmt: skip
+        else:
+            _log.warning("settings file %s was unreadable (%s); kept as %s", path, exc, backup)
         return Settings()
 
 

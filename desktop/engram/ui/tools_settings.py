@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.assistant.tools import builtins
+from engram.assistant.tools import builtins, files
 from engram.assistant.tools.mcp import (
     START_TIMEOUT_S,
     McpError,
@@ -339,7 +339,13 @@ class ToolsPage(QScrollArea):
             self.add_folder(Path(path))
 
     def add_folder(self, path: Path) -> None:
-        """Share a folder with the files tools (read-only)."""
+        """Share a folder with the files tools (read-only); Engram's own folders, their parents
+        and the filesystem's root are refused with the reason, as on the command line."""
+        try:
+            files.check_shareable(path.expanduser())
+        except EngramError as exc:
+            self._say(errors.text(exc), problem=True)
+            return
         folder = str(path.expanduser().resolve())
         self._change(folders=tuple(dict.fromkeys([*self.store.current.tools.folders, folder])))
 
