@@ -60,7 +60,9 @@ class GenerationCancelledError(EngramError):
     """A generation whose result the caller needs was cancelled before it finished."""
 
 
-_LLAMA_LEVELS = {2: logging.WARNING, 3: logging.ERROR}  # ggml's WARN and ERROR
+# ggml's WARN and ERROR, one level lower in Engram's log: llama.cpp calls routine events (its
+# graph sizes, an aborted decode) warnings and errors; a real failure raises in Python anyway.
+_LLAMA_LEVELS = {2: logging.DEBUG, 3: logging.INFO}
 
 
 @functools.cache  # once per process; the cache keeps the ctypes callback alive
