@@ -7,14 +7,25 @@ cost of the state snapshots that cache keeps (Engram's compact ones against llam
 foreground speed while a background generation runs behind the gate (and the share of a
 foreground answer's time the background spends paused at the gate), and RSS over repeated
 load/close.
+
+``--native [DIR]`` measures instead what the portable llama.cpp (installer/llama_flags.sh) costs:
+decode and prompt-evaluation tokens/s of the venv's library against one built with
+``-DGGML_NATIVE=ON`` from the same sdist (``bench/build_native.sh DIR``). Each build runs in its
+own child process (llama-cpp-python loads the library named by ``LLAMA_CPP_LIB_PATH`` at import),
+both load the same GGUF with the same threads and context, and the runs alternate between them::
+
+    .venv/bin/python bench/runtime.py --native [DIR] [--model ID ...] [--threads N ...]
+        [--tokens 64] [--ctx 1024] [--reps 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -32,6 +43,8 @@ from engram.models.local import LocalModel  # noqa: E402
 SYSTEM = {"role": "system", "content": "You are Engram, a helpful personal assistant."}
 TURNS = (1, 10, 30)
 WINDOW = 2  # turns measured either side of 10 and 30
+NATIVE_DIR = REPO / ".cache" / "llama-native"  # bench/build_native.sh's default, git-ignored
+DECODE_CHILD = "--decode-child"  # hidden: the child process of --native
 
 
 def conversation(topic: str, turns: int) -> list[dict[str, str]]:
@@ -269,11 +282,177 @@ def bench_rss(path: Path, cycles: int) -> dict[str, float]:
     }
 
 
+def decode_child(path: str, threads: int, ctx: int) -> None:
+    """Child of ``--native``: load once; per "run N" line on stdin, evaluate the prompt and
+    decode N greedy tokens, and answer with one JSON line (the library is the one
+    ``LLAMA_CPP_LIB_PATH`` names, or the venv's)."""
+    import hashlib
+
+    import llama_cpp
+    import numpy as np
+
+    llm = llama_cpp.Llama(
+        path, n_ctx=ctx, n_threads=threads, n_threads_batch=threads, verbose=False
+    )
+    text = "\n".join(m["content"] for m in conversation("the sea", 8))
+    prompt = llm.tokenize(f"{text}\nWrite a long essay about the sea.".encode())
+    maps = Path("/proc/self/maps").read_text().split("\n")
+    library = next((line.split()[-1] for line in maps if "libggml-cpu" in line), "?")
+    system = llama_cpp.llama_print_system_info().decode().strip(" |")
+    print(json.dumps({"library": library, "system": system}), flush=True)
+    for line in sys.stdin:
+        if not line.startswith("run "):
+            break
+        llm.reset()  # the next eval drops the whole KV cache
+        start = time.perf_counter()
+        llm.eval(prompt)
+        evaluated = time.perf_counter()
+        out: list[int] = []
+        for _ in range(int(line.split()[1])):
+            logits = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
+            out.append(int(np.ctypeslib.as_array(logits, shape=(llm.n_vocab(),)).argmax()))
+            llm.eval(out[-1:])
+        end = time.perf_counter()
+        result = {
+            "prompt_tokens": len(prompt),
+            "prompt_tps": len(prompt) / (evaluated - start),
+            "decode_tps": len(out) / (end - evaluated),
+            "digest": hashlib.sha256(str(out).encode()).hexdigest()[:12],
+        }
+        print(json.dumps(result), flush=True)
+    llm.close()
+
+
+def _child_answer(proc: subprocess.Popen[str], name: str) -> dict[str, Any]:
+    """The child's next JSON line (llama.cpp may print other lines to stdout)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("{"):
+            return dict(json.loads(line))
+    raise RuntimeError(f"{name} build: child exited with {proc.wait()} (see its stderr above)")
+
+
+def bench_native(
+    path: Path, threads: int, ctx: int, tokens: int, reps: int, native: Path
+) -> dict[str, Any]:
+    """Portable (venv) vs native llama.cpp, one child each, runs alternating ABBA."""
+    builds = {"portable": None, "native": native}
+    procs: dict[str, subprocess.Popen[str]] = {}
+    for name, lib in builds.items():
+        env = {k: v for k, v in os.environ.items() if k != "LLAMA_CPP_LIB_PATH"}
+        if lib is not None:
+            env["LLAMA_CPP_LIB_PATH"] = str(lib)
+        command = [sys.executable, __file__, DECODE_CHILD, str(path), str(threads), str(ctx)]
+        procs[name] = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in procs}
+
+    def run(name: str, n: int) -> dict[str, Any]:
+        proc = procs[name]
+        assert proc.stdin is not None
+        proc.stdin.write(f"run {n}\n")
+        proc.stdin.flush()
+        return _child_answer(proc, name)
+
+    try:
+        info = {name: _child_answer(proc, name) for name, proc in procs.items()}
+        for name in procs:  # warm-up: page in the weights, first-call allocations
+            run(name, 4)
+        for rep in range(reps):
+            order = ("portable", "native") if rep % 2 == 0 else ("native", "portable")
+            for name in order:
+                runs[name].append(run(name, tokens))
+    finally:
+        for proc in procs.values():
+            assert proc.stdin is not None
+            proc.stdin.close()
+            proc.wait()
+    result: dict[str, Any] = {"info": info, "prompt_tokens": runs["portable"][0]["prompt_tokens"]}
+    for name, rows in runs.items():
+        for key in ("decode_tps", "prompt_tps"):
+            result[f"{key}_{name}"] = statistics.median(r[key] for r in rows)
+    pairs = zip(runs["portable"], runs["native"], strict=True)
+    ratios = [a["decode_tps"] / b["decode_tps"] for a, b in pairs]  # each pair ran back to back
+    result["decode_ratio_range"] = (min(ratios), max(ratios))
+    digests = {name: {r["digest"] for r in rows} for name, rows in runs.items()}
+    if any(len(d) > 1 for d in digests.values()):
+        result["tokens"] = "tokens differ between runs of one build"
+    elif digests["portable"] != digests["native"]:
+        result["tokens"] = "tokens differ between builds"
+    else:
+        result["tokens"] = ""
+    return result
+
+
+def _cpu() -> str:
+    """Model name and the SIMD flags that matter for ggml, from /proc/cpuinfo."""
+    fields: dict[str, str] = {}
+    for line in Path("/proc/cpuinfo").read_text().split("\n"):
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())  # the first CPU's
+    flags = set(fields.get("flags", "").split())
+    wanted = ("avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+    have = " ".join(f"{f}{'+' if f in flags else '-'}" for f in wanted)
+    return f"{fields.get('model name', '?')}, {os.cpu_count()} CPUs; {have}"
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main_native(args: argparse.Namespace) -> None:
+    native = Path(args.native)
+    if not any(native.glob("libllama.so*")):
+        sys.exit(f"no libllama.so in {native}: run bench/build_native.sh {native} first")
+    models = catalogue.load()
+    print(f"cpu: {_cpu()}")
+    print(f"load average before: {_load()}")
+    print(f"{args.tokens} tokens decoded, context {args.ctx}, median of {args.reps} runs each\n")
+    head = ("decode p", "decode n", "ratio", "prompt p", "prompt n", "ratio", "pairs")
+    first = True
+    for model_id in args.model:
+        path = models.get(model_id).main_file()
+        for threads in args.threads:
+            r = bench_native(path, threads, args.ctx, args.tokens, args.reps, native)
+            if first:
+                first = False
+                for name, info in r["info"].items():
+                    print(f"{name}: {info['library']}\n  {info['system']}")
+                print(f"prompt: {r['prompt_tokens']} tokens\n")
+                print(f"{'model':30} {'threads':>7} " + " ".join(f"{h:>9}" for h in head))
+            decode = (r["decode_tps_portable"], r["decode_tps_native"])
+            prompt = (r["prompt_tps_portable"], r["prompt_tps_native"])
+            cells = (*decode, decode[0] / decode[1], *prompt, prompt[0] / prompt[1])
+            note = f"  ({r['tokens']})" if r["tokens"] else ""
+            spread = "{:.2f}-{:.2f}".format(*r["decode_ratio_range"])
+            numbers = " ".join(f"{c:>9.2f}" for c in cells)
+            print(f"{model_id:30} {threads:>7} {numbers} {spread:>9}{note}")
+    print("\ntok/s, p = portable, n = native; ratio = p / n of the medians (decode goal >= 0.90);")
+    print("pairs: lowest and highest decode p / n of the runs made back to back")
+    print(f"load average after: {_load()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cycles", type=int, default=10)
+    native = parser.add_argument_group("portable against native llama.cpp")
+    native.add_argument(
+        "--native",
+        nargs="?",
+        const=str(NATIVE_DIR),
+        metavar="DIR",
+        help=f"compare with the library in DIR (default {NATIVE_DIR}) instead of the suite",
+    )
+    native.add_argument("--model", nargs="+", default=["qwen2.5-coder-0.5b-instruct"])
+    native.add_argument("--threads", nargs="+", type=int, default=[thread_plan().foreground])
+    native.add_argument("--tokens", type=int, default=64, help="decoded per run")
+    native.add_argument("--ctx", type=int, default=1024)
     args = parser.parse_args()
+    if args.native is not None:
+        main_native(args)
+        return
     path = catalogue.load().get("smollm2-135m-instruct").main_file()
     threads = thread_plan().foreground
     print(f"model {path.name}, {threads} foreground thread(s), reps {args.reps}\n")
@@ -312,4 +491,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == [DECODE_CHILD]:
+        decode_child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    else:
+        main()
