@@ -16,7 +16,7 @@ import pytest
 import tiny
 
 if TYPE_CHECKING:
-    from engram.assistant.session import LoadedModels
+    from engram.assistant.app import LoadedModels
     from engram.models.local import LocalModel
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,7 +70,8 @@ def starter_pair(
 ) -> Iterator[tuple[LoadedModels, int]]:
     """The starter small model and embedder, loaded once for the whole run, and the sampling
     seed a fresh load starts from."""
-    from engram.assistant.session import LoadedModels, embedder_for
+    from engram.assistant.app import LoadedModels
+    from engram.assistant.session import embedder_for
     from engram.models import roles
 
     with pytest.MonkeyPatch.context() as env:  # loading reads settings and catalogues from here

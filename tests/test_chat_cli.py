@@ -110,18 +110,22 @@ def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
     starter_models: Path, engram_home: Path
 ) -> None:
     said = (
-        "/remember my bike is blue\n/forget\n/remember I live in Oslo\n"
-        "What colour is the sky?\n/help\n/quit\nNever sent.\n"
+        "/remember my bike is blue\nforget that\n/undo\n/remember my car is green\n/forget\n"
+        "/remember I live in Oslo\nWhat colour is the sky?\n/help\n/quit\nNever sent.\n"
     )
     result = _engram("chat", stdin=said, env_home=engram_home)
     assert result.returncode == 0, result.stderr
+    # "forget that" and /forget archive with an undo, as in the window; what stays forgotten
+    # is deleted when the chat ends.
     assert "[forgot: my bike is blue]" in result.stdout
+    assert "[brought back: my bike is blue]" in result.stdout
+    assert "[forgot: my car is green]" in result.stdout
     assert "Commands (never sent to the model)" in result.stdout
-    memories = _db_rows("SELECT content, origin FROM memories WHERE status = 'active'")
-    assert memories == [("I live in Oslo", "user")]
+    memories = _db_rows("SELECT content, origin FROM memories ORDER BY id")
+    assert memories == [("my bike is blue", "user"), ("I live in Oslo", "user")]
     users = _db_rows("SELECT content FROM episodes WHERE role = 'user'")
-    remembered = ("/remember my bike is blue",), ("/remember I live in Oslo",)
-    assert users == [*remembered, ("What colour is the sky?",)]  # nothing after /quit
+    remembered = [(f"/remember {it}",) for it in ("my bike is blue", "my car is green")]
+    assert users == [*remembered, ("/remember I live in Oslo",), ("What colour is the sky?",)]
     assert _db_rows("SELECT id, title FROM conversations") == [(1, "my bike is blue")]
     # /remember records where the memory came from, as "remember this:" does.
     assert _db_rows(
@@ -135,7 +139,7 @@ def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
 
     resumed = _engram("chat", "--resume", "1", stdin="Thanks.\n", env_home=engram_home)
     assert resumed.returncode == 0, resumed.stderr
-    assert _db_rows("SELECT conversation_id, COUNT(*) FROM episodes GROUP BY 1") == [(1, 6)]
+    assert _db_rows("SELECT conversation_id, COUNT(*) FROM episodes GROUP BY 1") == [(1, 7)]
     # On a terminal, the resumed chat shows its earlier messages before the prompt.
     out, _err = _on_a_terminal(b"/quit\n", "--resume", "1")
     assert "you> /remember I live in Oslo\nyou> What colour is the sky?\nengram> " in out

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.assistant.session import LoadedModels
+from engram.assistant.app import LoadedModels
 from engram.ui.chat_actions import CHAT_MIN_WIDTH
 from engram.ui.chat_header import ChatHeader
 from engram.ui.main_window import MainWindow

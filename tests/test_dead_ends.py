@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.assistant.app import LoadedModels
 from engram.assistant.consolidation import Learned, Status
-from engram.assistant.session import LoadedModels
 from engram.core import paths
 from engram.core.errors import EngramError, tr
 from engram.memory import db

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import tiny
+from engram.assistant.app import LoadedModels
 from engram.assistant.evaluation import locomo
 from engram.assistant.events import Failed, Finished
 from engram.assistant.recall import Recall
-from engram.assistant.session import LoadedModels, open_session
+from engram.assistant.session import open_session
 from engram.assistant.turn import Assistant
 from engram.cli.main import main
 from engram.core import paths
@@ -78,7 +79,9 @@ def test_a_damaged_page_is_found_at_open_and_reset_keeps_what_is_readable(
     damaged = path.read_bytes()
 
     with pytest.raises(StoreCorruptError) as caught:  # at open, not on every turn later
-        open_session(tiny.settings(), models=loaded_models).close()
+        open_session(
+            tiny.settings(), small=loaded_models.small, embedder=loaded_models.embedder
+        ).close()
     assert "reset-damaged" in caught.value.hint
 
     assert main(["memory", "reset-damaged"]) == 0

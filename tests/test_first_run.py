@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QScrollArea, QWidget
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.assistant.session import LoadedModels
+from engram.assistant.app import LoadedModels
 from engram.core import settings
 from engram.core.errors import ModelFileError
 from engram.models import catalogue, hardware

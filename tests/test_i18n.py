@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.assistant.app import LoadedModels
 from engram.assistant.events import Failed
-from engram.assistant.session import LoadedModels
 from engram.core import settings
 from engram.core.errors import ModelFileError, Problem, tr
 from engram.models import catalogue
@@ -169,9 +169,7 @@ def test_a_failed_turn_and_a_failed_learning_job_are_shown_in_chinese(
 ) -> None:
     # A 64-token context cannot even hold the system prompt: the turn fails with a known error.
     # Without a large model, the consolidation job the Remember button queues fails as well.
-    prefs = tiny.settings(
-        language="zh_CN", context_size=64, max_answer_tokens=16, large_model=""
-    )
+    prefs = tiny.settings(language="zh_CN", context_size=64, max_answer_tokens=16, large_model="")
     window = MainWindow(prefs)
     qtbot.addWidget(window)
     window.show()

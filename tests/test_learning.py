@@ -7,9 +7,11 @@ import threading
 import pytest
 
 import tiny
+from engram.assistant.app import Engram, LoadedModels
 from engram.assistant.consolidation import Status
 from engram.assistant.events import Finished, Recalling, Remembered, TurnEvent
-from engram.assistant.session import LoadedModels, open_session
+from engram.assistant.session import open_session
+from engram.core.cancel import CancelToken
 from engram.memory.injections import Injections
 
 JOB_TIMEOUT = 180.0
@@ -23,24 +25,27 @@ def _events(session_turn: object) -> list[TurnEvent]:
 def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(
     loaded_models: LoadedModels,
 ) -> None:
-    session = open_session(tiny.settings(max_answer_tokens=24), models=loaded_models)
+    app = Engram(tiny.settings(max_answer_tokens=24), models=loaded_models)
+    app.open()
     try:
-        told = _events(session.assistant.turn(0, "Remember this: my dog is called Biscuit."))
+        told = list(app.send(0, "Remember this: my dog is called Biscuit.", CancelToken()))
         remembered = [e for e in told if isinstance(e, Remembered)]
         assert [r.content for r in remembered] == ["my dog is called Biscuit."]
-        memory = session.store.get(remembered[0].memory_id)  # type: ignore[union-attr]
+        store = app.session.store  # type: ignore[union-attr]
+        assert store is not None
+        memory = store.get(remembered[0].memory_id)
         assert memory is not None and memory.origin == "user"
-        sources = session.store.sources(memory.id)  # type: ignore[union-attr]
+        sources = store.sources(memory.id)
         assert [s.episode_id for s in sources] == [told[0].user_episode_id]  # type: ignore[union-attr]
 
-        asked = _events(session.assistant.turn(0, "What is my dog called?"))
+        asked = list(app.send(0, "What is my dog called?", CancelToken()))
         recalling = next(e for e in asked if isinstance(e, Recalling))
         finished = next(e for e in asked if isinstance(e, Finished))
         assert memory.id in [item.memory_id for item in recalling.items]
-        injected = Injections(session.store.conn).of(finished.episode_id)  # type: ignore[union-attr]
+        injected = Injections(store.conn).of(finished.episode_id)
         assert memory.id in [m.id for m, _rank, _score in injected]
     finally:
-        session.close()
+        app.close()
 
 
 @pytest.mark.slow
@@ -58,7 +63,9 @@ def test_turns_feed_the_background_distiller_which_learns_with_the_starter_model
     prefs = tiny.settings(
         max_answer_tokens=24, consolidate_every_turns=1, learn_with_small_models=True
     )
-    session = open_session(prefs, on_status=on_status, models=loaded_models)
+    session = open_session(
+        prefs, on_status=on_status, small=loaded_models.small, embedder=loaded_models.embedder
+    )
     try:
         assert session.learning is not None
         _events(session.assistant.turn(0, "My sister lives in Hangzhou and works as a nurse."))

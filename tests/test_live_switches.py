@@ -14,11 +14,11 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.assistant.app import LoadedModels
 from engram.assistant.consolidation import Status
 from engram.assistant.events import Finished
 from engram.assistant.plans import Plan
 from engram.assistant.prompt import Recalled
-from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog

@@ -14,9 +14,9 @@ from pytestqt.exceptions import TimeoutError
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.assistant.app import LoadedModels
 from engram.assistant.consolidation import Learned, Status
 from engram.assistant.events import Token, Truncated
-from engram.assistant.session import LoadedModels
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
@@ -378,8 +378,8 @@ def test_settings_open_with_ctrl_comma_and_saving_restarts_the_assistant(
         dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
     qtbot.waitUntil(lambda: window._ready, timeout=LOAD_TIMEOUT_MS)
     assert window.settings.current.max_answer_tokens == 64
-    assert window.worker._session is not None
-    assert window.worker._session.assistant.max_answer_tokens == 64
+    assert window.worker.app.session is not None
+    assert window.worker.app.session.assistant.max_answer_tokens == 64
     _type_and_enter(qtbot, window, "Hi")
     qtbot.waitUntil(lambda: window._busy, timeout=5_000)
     qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
@@ -582,7 +582,7 @@ def test_tool_calls_show_as_folded_blocks_and_permission_is_asked_inside_the_cha
     from test_tools import ECHO, TEXT, ScriptedModel, _echo, _registry
 
     guarded = Tool("guarded", "Needs a yes.", "需要同意。", TEXT, _echo, needs_permission=True)
-    session = window.worker._session
+    session = window.worker.app.session
     assert session is not None
     session.assistant.model = ScriptedModel(  # type: ignore[assignment]
         [

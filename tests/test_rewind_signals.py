@@ -5,6 +5,7 @@ lesson job is queued once the answer that replaces it is stored."""
 from __future__ import annotations
 
 import tiny
+from engram.assistant.app import TEMPORARY
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished
 from engram.assistant.jobs import JobQueue
@@ -137,7 +138,7 @@ def test_edit_and_resend_is_its_own_signal_and_a_quiet_chat_gives_none(
     temporary = assistant.new_conversation(temporary=True)
     _ask(assistant, temporary, "How long is a marathon?")
     asked = next(e for e in assistant.log.episodes(temporary) if e.role == "user")
-    assistant.rewind(temporary, asked.id, asked.content)
+    assistant.rewind(temporary, asked.id, asked.content, quiet=TEMPORARY)  # the app's rule
     assert stored(temporary) == []
 
     assistant.delete_conversation(conversation)  # the chat's signals go with it

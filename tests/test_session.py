@@ -8,7 +8,7 @@ import pytest
 
 import tiny
 from engram.assistant.events import Finished
-from engram.assistant.session import LoadedModels, embedder_for, open_session
+from engram.assistant.session import embedder_for, open_session
 from engram.models import roles
 
 
@@ -19,7 +19,7 @@ def test_a_session_uses_lent_models_and_leaves_them_open(starter_models: Path) -
     embedder = embedder_for(prefs)
     try:
         for _ in range(2):  # a second session on the same models: still loaded, still answering
-            session = open_session(prefs, models=LoadedModels(small, embedder))
+            session = open_session(prefs, small=small, embedder=embedder)
             assert session.model is small and session.store is not None
             assert session.store.embedder is embedder
             assert small.gate is session.gate

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.assistant.session import LoadedModels, open_session
+from engram.assistant.app import LoadedModels
+from engram.assistant.session import open_session
 from engram.core import paths, settings
 from engram.models.secrets import CLOUD_KEY, KeyStore
 from engram.ui import theme
@@ -339,7 +340,11 @@ def test_custom_instructions_enter_the_system_part_as_quoted_data() -> None:
 
 
 def test_custom_instructions_and_sampling_reach_the_session(loaded_models: LoadedModels) -> None:
-    session = open_session(tiny.settings(max_answer_tokens=8), models=loaded_models)
+    session = open_session(
+        tiny.settings(max_answer_tokens=8),
+        small=loaded_models.small,
+        embedder=loaded_models.embedder,
+    )
     try:
         assert session.model.temperature == 0.7 and session.assistant.custom == ("", "")
         chosen = tiny.settings(

@@ -14,7 +14,8 @@ from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
-from engram.assistant.session import LoadedModels, needs_reopen
+from engram.assistant.app import LoadedModels
+from engram.assistant.session import needs_reopen
 from engram.core import paths, settings
 from engram.core.errors import SettingsError
 from engram.core.settings import CloudSettings, Settings, SettingsStore
@@ -160,7 +161,7 @@ def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
 
 
 def _session_settings(window: MainWindow) -> Settings:
-    session = window.worker._session
+    session = window.worker.app.session
     assert session is not None
     return session.settings
 
@@ -215,11 +216,11 @@ def test_appearance_applies_without_reloading_and_a_budget_reloads(
     window.worker.loading.connect(lambda: loads.append(1))
     window.settings.update(theme="dark", language="zh_CN", memory_paused=True)
     qtbot.waitUntil(lambda: _session_settings(window).memory_paused, timeout=5_000)
-    session = window.worker._session
+    session = window.worker.app.session
     assert session is not None and session.assistant.language == "zh_CN"
     assert loads == []
     with qtbot.waitSignal(window.worker.loaded, timeout=LOAD_TIMEOUT_MS):
         window.settings.update(memory_budget_tokens=200)
     assert loads == [1]
-    assert window.worker._session is not session
+    assert window.worker.app.session is not session
     assert _session_settings(window).memory_budget_tokens == 200

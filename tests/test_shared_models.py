@@ -8,7 +8,7 @@ import pytest
 
 import tiny
 from conftest import as_freshly_loaded
-from engram.assistant.session import LoadedModels
+from engram.assistant.app import LoadedModels
 from engram.models import roles
 from engram.models.background import ForegroundGate
 

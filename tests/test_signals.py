@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engram.assistant import signals
-from engram.assistant.signals import Signal, detect, is_correction, is_praise, is_repeat
+from engram.assistant.intent import read
+from engram.assistant.signals import Signal, detect, is_repeat
 
 PRAISE = [
     "That worked, thanks!",
@@ -36,13 +37,13 @@ QUESTIONS = [
 
 @pytest.mark.parametrize("text", PRAISE)
 def test_praise_and_thanks_are_positive_signals(text: str) -> None:
-    found = detect(text, 7, recent=["How do I restart the router?"])
+    found = detect(read(text), 7, recent=["How do I restart the router?"])
     assert found == Signal("praise", 7, text) and found.positive
 
 
 @pytest.mark.parametrize("text", NOT_PRAISE)
 def test_ordinary_messages_and_polite_refusals_are_not_praise(text: str) -> None:
-    assert not is_praise(text)
+    assert not read(text).praise
 
 
 @pytest.mark.parametrize(
@@ -56,25 +57,25 @@ def test_ordinary_messages_and_polite_refusals_are_not_praise(text: str) -> None
     ],
 )
 def test_instructions_for_next_time_are_corrections(text: str) -> None:
-    assert is_correction(text)
-    assert not is_correction("What is the difference between a stoat, not a weasel and a ferret?")
+    assert read(text).correction
+    assert not read("What is the difference between a stoat, not a weasel and a ferret?").correction
 
 
 def test_a_correction_carries_its_text_and_wins_over_thanks() -> None:
     text = "No, that's wrong, thanks anyway: I live in Shanghai."
-    assert detect(text, 3) == Signal("correction", 3, text)
+    assert detect(read(text), 3) == Signal("correction", 3, text)
     assert not Signal("correction", 3).positive
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_the_same_question_asked_again_is_an_implicit_negative(question: str) -> None:
     again = question.rstrip("?？") + "??"
-    found = detect(again, 11, recent=["hello there", question])
+    found = detect(read(again), 11, recent=["hello there", question])
     assert found == Signal("repeat", 11, again) and not found.positive
 
 
 def test_a_new_question_on_another_subject_is_no_signal() -> None:
-    assert detect("How many kilometres is a marathon?", 2, recent=QUESTIONS[2:]) is None
+    assert detect(read("How many kilometres is a marathon?"), 2, recent=QUESTIONS[2:]) is None
     assert not is_repeat("ok", ["ok"])  # too short to count as a question asked again
 
 
@@ -95,7 +96,7 @@ def test_overlap_is_symmetric_and_bounded(a: str, b: str) -> None:
 
 @given(st.text(max_size=120), st.integers(min_value=1, max_value=10**6))
 def test_detection_never_fails_and_links_the_answer(text: str, answer: int) -> None:
-    found = detect(text, answer, recent=[text[::-1]])
+    found = detect(read(text), answer, recent=[text[::-1]])
     assert found is None or (found.answer_episode_id == answer and found.text == text)
 
 

@@ -21,7 +21,7 @@ from engram.assistant.tools.base import (
     ToolContext,
     ToolError,
 )
-from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE, Permissions
+from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE, Permissions, Question
 
 TEMPLATES = Path(__file__).parent / "data" / "templates"
 
@@ -241,8 +241,8 @@ def test_permission_once_always_deny_and_revoke() -> None:
     answers = iter([ONCE, ALWAYS, DENY])
     saved: list[dict[str, str]] = []
 
-    def ask(tool: Tool, _arguments: dict[str, Any]) -> str:
-        asked.append(tool.name)
+    def ask(question: Question) -> str:
+        asked.append(question.name)
         return next(answers)
 
     guarded = Tool("guarded", "Needs a yes.", "", TEXT, _echo, needs_permission=True)
@@ -581,7 +581,7 @@ def test_a_denied_tool_does_not_run() -> None:
 
     guarded = Tool("guarded", "Needs a yes.", "", TEXT, record, needs_permission=True)
     model = ScriptedModel(['{"tool": "guarded", "arguments": {"text": "x"}}', "OK."])
-    toolbox = loop.Toolbox(_registry(guarded), Permissions(ask=lambda _t, _a: DENY))
+    toolbox = loop.Toolbox(_registry(guarded), Permissions(ask=lambda _question: DENY))
     events, _steps = _run(model, toolbox, "the guarded one")
     result = next(e for e in events if isinstance(e, ToolResult))
     assert result.is_error and "did not allow guarded" in result.text and not ran

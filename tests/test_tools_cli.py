@@ -69,13 +69,13 @@ def test_the_terminal_asks_until_it_gets_an_answer(monkeypatch: pytest.MonkeyPat
     import io
 
     from engram.assistant.events import ToolCalled, ToolResult
-    from engram.assistant.tools import files
-    from engram.assistant.tools.permissions import ALWAYS, DENY
+    from engram.assistant.tools.permissions import ALWAYS, DENY, Question
     from engram.cli import tools as tools_cli
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("maybe\nA\n\n"))
-    assert tools_cli._ask(files.READ, {"path": "Notes/a.md"}) == ALWAYS
-    assert tools_cli._ask(files.READ, {"path": "Notes/a.md"}) == DENY  # no answer: deny
+    question = Question("files_read", "built-in", {"path": "Notes/a.md"})
+    assert tools_cli.ask(question) == ALWAYS
+    assert tools_cli.ask(question) == DENY  # no answer: deny
     called = tools_cli.line(ToolCalled(1, "calculator", {"expression": "2+2"}))
     assert called == '[tool 1] calculator {"expression": "2+2"}'
     result = tools_cli.line(ToolResult(1, "calculator", "2+2 = 4", False, 0.0123))
@@ -89,7 +89,7 @@ def test_permission_choices_are_saved_in_the_settings_and_revocable(engram_home:
     from engram.core import settings
 
     store = settings.SettingsStore.load()
-    permissions = Permissions(ask=lambda _t, _a: ALWAYS, on_change=tool_setup.saving_to(store))
+    permissions = Permissions(ask=lambda _question: ALWAYS, on_change=tool_setup.saving_to(store))
     assert permissions.allowed(files.READ, {"path": "x"})
     assert settings.load().tools.permissions == {"files_read": ALWAYS}
     listed = _engram("tools", "list", env_home=engram_home)

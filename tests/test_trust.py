@@ -11,13 +11,15 @@ import apsw
 import pytest
 
 import tiny
-from engram.assistant import distill
-from engram.assistant.events import Finished, NotRemembered, Remembered, TurnEvent
+from engram.assistant import distill, remembering
+from engram.assistant.app import PAUSED, TEMPORARY
+from engram.assistant.events import Finished, Remembered, TurnEvent
 from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core import log, paths
+from engram.core.errors import Problem
 from engram.core.settings import Settings
 from engram.memory import changes, transfer
 from engram.memory.episodes import EpisodeLog
@@ -39,13 +41,17 @@ def model(starter_models: Path) -> Iterator[LocalModel]:
 
 
 class Memory:
-    """A switchable pause, as the settings hold it."""
+    """A switchable pause, as the settings hold it, and what the application's rule makes of it
+    for each message (test_app.py holds the rule itself)."""
 
     def __init__(self) -> None:
         self.paused = False
 
     def settings(self) -> Settings:
         return tiny.settings(memory_paused=self.paused, consolidate_every_turns=2)
+
+    def quiet(self) -> Problem | None:
+        return PAUSED if self.paused else None
 
 
 @pytest.fixture
@@ -64,13 +70,14 @@ def build(store: MemoryStore, model: LocalModel, memory: Memory) -> tuple[Assist
         max_answer_tokens=12,
         recall=Recall(store, model.count_tokens),
         scheduler=scheduler,
-        paused=lambda: memory.paused,
     )
     return assistant, queue
 
 
-def run(assistant: Assistant, conversation_id: int, text: str) -> list[TurnEvent]:
-    events = list(assistant.turn(conversation_id, text))
+def run(
+    assistant: Assistant, conversation_id: int, text: str, quiet: Problem | None = None
+) -> list[TurnEvent]:
+    events = list(assistant.turn(conversation_id, text, quiet=quiet))
     assert any(isinstance(e, Finished) for e in events), events
     return events
 
@@ -111,11 +118,8 @@ def test_nothing_said_while_paused_is_ever_learned(store: MemoryStore, model: Lo
     conversation = assistant.new_conversation("bank")
     run(assistant, conversation, "My favourite colour is green.")
     memory.paused = True
-    events = run(assistant, conversation, f"remember this: my bank PIN is {PIN}")
-    refused = [e for e in events if isinstance(e, NotRemembered)]
-    assert len(refused) == 1 and "paused" in refused[0].problem.message
-    assert not any(isinstance(e, Remembered) for e in events)
-    run(assistant, conversation, f"My passport number is {PASSPORT}.")
+    run(assistant, conversation, f"remember this: my bank PIN is {PIN}", memory.quiet())
+    run(assistant, conversation, f"My passport number is {PASSPORT}.", memory.quiet())
     memory.paused = False
     run(assistant, conversation, "I like hiking on weekends.")
     assert assistant.scheduler is not None
@@ -142,10 +146,8 @@ def test_a_temporary_chat_is_not_learned_not_recalled_and_deleted(
     temporary = assistant.new_conversation("scratch", temporary=True)
     conversation = assistant.log.conversation(temporary)
     assert conversation is not None and conversation.temporary
-    events = run(assistant, temporary, "remember this: my locker code is 9911")
-    refused = [e for e in events if isinstance(e, NotRemembered)]
-    assert len(refused) == 1 and "temporary" in refused[0].problem.message
-    run(assistant, temporary, "The locker code 9911 opens the blue locker.")
+    run(assistant, temporary, "remember this: my locker code is 9911", TEMPORARY)
+    run(assistant, temporary, "The locker code 9911 opens the blue locker.", TEMPORARY)
     assert queue.jobs() == [] and queue.enqueue_all() == []
 
     normal = assistant.new_conversation("normal")
@@ -177,16 +179,16 @@ def test_temporary_chats_left_by_a_crash_are_deleted_at_the_next_start(
     assert again.scrub_temporary() == 0
 
 
-@pytest.mark.slow
 def test_a_corrected_dose_supersedes_the_old_one_and_says_what_changed(
-    store: MemoryStore, model: LocalModel
+    store: MemoryStore,
 ) -> None:
-    assistant, _queue = build(store, model, Memory())
-    conversation = assistant.new_conversation("health")
-    first = run(assistant, conversation, "remember this: I take 5 mg of warfarin daily")
-    old = next(e for e in first if isinstance(e, Remembered))
-    events = run(assistant, conversation, "remember this: I take 50 mg of warfarin daily")
-    new = next(e for e in events if isinstance(e, Remembered))
+    conversation = EpisodeLog(store.conn).new_conversation("health").id
+
+    def said(text: str) -> Remembered:  # "remember this: …", as the application keeps it
+        return remembering.remember(store, conversation, None, text)
+
+    old = said("I take 5 mg of warfarin daily")
+    new = said("I take 50 mg of warfarin daily")
     assert new.memory_id != old.memory_id
     assert new.content == "I take 50 mg of warfarin daily"
     assert new.replaced_id == old.memory_id and new.change == ("5 mg", "50 mg")
@@ -196,8 +198,7 @@ def test_a_corrected_dose_supersedes_the_old_one_and_says_what_changed(
     hits = [hit.memory.content for hit in store.search("warfarin dose", k=5)]
     assert hits[0] == "I take 50 mg of warfarin daily" and before.content not in hits
     # Said again, it is known: no new version.
-    again = run(assistant, conversation, "remember this: I take 50 mg of warfarin daily")
-    same = next(e for e in again if isinstance(e, Remembered))
+    same = said("I take 50 mg of warfarin daily")
     assert same.memory_id == new.memory_id and same.replaced_id is None
 
 
@@ -358,33 +359,32 @@ def test_forgetting_everything_also_empties_the_log(store: MemoryStore) -> None:
     assert PIN not in (folder / "engram.log").read_text()
 
 
-@pytest.mark.slow
 def test_the_remember_tool_keeps_nothing_said_while_paused_or_in_a_temporary_chat(
-    store: MemoryStore, model: LocalModel
+    store: MemoryStore,
 ) -> None:
+    from engram.assistant.events import ToolResult
+    from engram.assistant.tools import loop
     from engram.assistant.tools import memory as memory_tools
-    from engram.assistant.tools.base import ToolContext, ToolError
+    from engram.assistant.tools.base import ToolContext
+    from test_tools import ScriptedModel, _registry
 
-    memory = Memory()
-    assistant, _queue = build(store, model, memory)
-    conversation = assistant.new_conversation("bank")
-    memory.paused = True
-    run(assistant, conversation, f"My bank PIN is {PIN}, keep it.")
-    remember = {"content": f"The user's bank PIN is {PIN}."}
-    with pytest.raises(ToolError, match="paused"):
-        memory_tools.REMEMBER.run(remember, ToolContext(store=store, conversation_id=conversation))
-    memory.paused = False
-    temporary = assistant.new_conversation("scratch", temporary=True)
-    run(assistant, temporary, "My locker code is 9911.")
-    with pytest.raises(ToolError, match="temporary"):
-        memory_tools.REMEMBER.run(
-            {"content": "The locker code is 9911."},
-            ToolContext(store=store, conversation_id=temporary),
+    def kept(conversation: int, fact: str, quiet: Problem | None) -> ToolResult:
+        """The model calls remember while it answers; the turn hands the tool the app's rule."""
+        model = ScriptedModel(
+            [f'{{"tool": "remember", "arguments": {{"content": "{fact}"}}}}', "Done."]
         )
+        tools = loop.Toolbox(_registry(*memory_tools.TOOLS), context=ToolContext(store=store))
+        assistant = Assistant(EpisodeLog(store.conn), model, tools=tools)  # type: ignore[arg-type]
+        events = assistant.turn(conversation, f"Keep in mind: {fact}", quiet=quiet)
+        return next(e for e in events if isinstance(e, ToolResult))
+
+    log = EpisodeLog(store.conn)
+    bank, scratch = log.new_conversation("bank").id, log.new_conversation("s", temporary=True).id
+    paused = kept(bank, f"The user's bank PIN is {PIN}.", PAUSED)
+    assert paused.is_error and "paused" in paused.text
+    temporary = kept(scratch, "The locker code is 9911.", TEMPORARY)
+    assert temporary.is_error and "temporary" in temporary.text
     assert all(PIN not in m.content and "9911" not in m.content for m in store.memories())
-    run(assistant, conversation, "I like hiking on weekends.")
-    stored = memory_tools.REMEMBER.run(
-        {"content": "The user likes hiking."},
-        ToolContext(store=store, conversation_id=conversation),
-    )
-    assert "hiking" in stored
+    stored = kept(bank, "The user likes hiking.", None)
+    assert not stored.is_error and "hiking" in stored.text
+    assert [m.origin for m in store.memories()] == ["user"]

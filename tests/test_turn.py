@@ -9,9 +9,10 @@ import pytest
 
 import tiny
 from engram.assistant import prompt, utilization
+from engram.assistant.app import LoadedModels
 from engram.assistant.events import Finished, Recalling, TurnEvent
 from engram.assistant.recall import PROFILE_LIMIT
-from engram.assistant.session import LoadedModels, Session, open_session
+from engram.assistant.session import Session, open_session
 from engram.memory.injections import Injections
 
 HOSTILE = (
@@ -22,7 +23,11 @@ HOSTILE = (
 
 @pytest.fixture
 def session(loaded_models: LoadedModels) -> Iterator[Session]:
-    opened = open_session(tiny.settings(max_answer_tokens=48), models=loaded_models)
+    opened = open_session(
+        tiny.settings(max_answer_tokens=48),
+        small=loaded_models.small,
+        embedder=loaded_models.embedder,
+    )
     assert opened.store is not None, opened.memory_problem
     yield opened
     opened.close()
@@ -203,7 +208,7 @@ def test_escalation_answers_with_the_large_model_role_and_can_be_cancelled(
 
     large = gguf_import.import_file(small_model_path, roles=("large",), model_id="large-copy")
     prefs = tiny.settings(max_answer_tokens=400, large_model=large.id)
-    session = open_session(prefs, models=loaded_models)
+    session = open_session(prefs, small=loaded_models.small, embedder=loaded_models.embedder)
     try:
         model = session.large_model()
         assert model is not session.model and model.path == large.main_file()
@@ -287,7 +292,7 @@ def test_the_memory_block_with_its_header_and_quoting_stays_within_the_budget(
     loaded_models: LoadedModels,
 ) -> None:
     prefs = tiny.settings(max_answer_tokens=16, memory_budget_tokens=120)
-    opened = open_session(prefs, models=loaded_models)
+    opened = open_session(prefs, small=loaded_models.small, embedder=loaded_models.embedder)
     try:
         assert opened.store is not None
         for i in range(12):

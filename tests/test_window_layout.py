@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QToolButton
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.assistant.session import LoadedModels
+from engram.assistant.app import LoadedModels
 from engram.ui import i18n
 from engram.ui.main_window import MainWindow
 from engram.ui.settings_dialog import SettingsDialog

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.assistant.app import LoadedModels
 from engram.assistant.events import Failed, Token, TurnEvent
-from engram.assistant.session import LoadedModels
 from engram.core import paths
 from engram.core.errors import Problem, StoreError, tr
 from engram.memory import db
@@ -41,7 +41,7 @@ def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
 
 def _fail_mid_answer(window: MainWindow, error: Exception) -> list[TurnEvent]:
     """Make the session's turns raise ``error`` after the first token; collect the events."""
-    session = window.worker._session
+    session = window.worker.app.session
     assert session is not None
     real = session.assistant.turn
 
@@ -87,7 +87,7 @@ def test_an_unexpected_error_mid_answer_closes_the_answer_and_says_where_the_log
 def test_a_known_error_in_a_worker_slot_is_shown_translated(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    session = window.worker._session
+    session = window.worker.app.session
     assert session is not None
 
     def rename(conversation_id: int, title: str) -> None:

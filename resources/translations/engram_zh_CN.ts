@@ -75,12 +75,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="55"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="56"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="56"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="57"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -95,24 +95,39 @@
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="59"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="52"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="60"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="53"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="63"/>
-        <source>Memory is paused: this was not remembered.</source>
-        <translation>记忆已暂停：这条没有被记住。</translation>
+        <location filename="../../desktop/engram/assistant/app.py" line="56"/>
+        <source>Memory is paused: Engram learns nothing new until you resume it.</source>
+        <translation>记忆已暂停：恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/events.py" line="65"/>
-        <source>The message stays in this chat but is never learned from. Resume memory (the memory browser, or engram memory resume), then say it again.</source>
-        <translation>这条消息仍保留在本对话中，但不会被学习。请恢复记忆（在记忆浏览器中，或运行 engram memory resume），然后再说一遍。</translation>
+        <location filename="../../desktop/engram/assistant/app.py" line="57"/>
+        <source>Resume it in Settings → Memory, in the memory browser or with engram memory resume.</source>
+        <translation>可以在“设置 → 记忆”、记忆浏览器中恢复，或运行 engram memory resume。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="81"/>
+        <source>Memory is off: {why}</source>
+        <translation>记忆已关闭：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="205"/>
+        <source>Engram is not ready: no model is loaded.</source>
+        <translation>Engram 还没有准备好：没有加载模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="206"/>
+        <source>Wait until the model has loaded, or see why it could not load.</source>
+        <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="137"/>
@@ -423,7 +438,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="186"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="457"/>
+        <location filename="../../desktop/engram/models/local.py" line="488"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1147,72 +1162,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="143"/>
+        <location filename="../../desktop/engram/models/local.py" line="170"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="145"/>
+        <location filename="../../desktop/engram/models/local.py" line="172"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="166"/>
+        <location filename="../../desktop/engram/models/local.py" line="193"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="168"/>
+        <location filename="../../desktop/engram/models/local.py" line="195"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="253"/>
+        <location filename="../../desktop/engram/models/local.py" line="284"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="254"/>
+        <location filename="../../desktop/engram/models/local.py" line="285"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="266"/>
+        <location filename="../../desktop/engram/models/local.py" line="297"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="269"/>
+        <location filename="../../desktop/engram/models/local.py" line="300"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="297"/>
+        <location filename="../../desktop/engram/models/local.py" line="328"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="297"/>
+        <location filename="../../desktop/engram/models/local.py" line="328"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="444"/>
+        <location filename="../../desktop/engram/models/local.py" line="475"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="450"/>
+        <location filename="../../desktop/engram/models/local.py" line="481"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="462"/>
+        <location filename="../../desktop/engram/models/local.py" line="493"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="463"/>
+        <location filename="../../desktop/engram/models/local.py" line="494"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1510,27 +1525,27 @@
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="115"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="118"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
         <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="116"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="119"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="145"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="148"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="150"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="153"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="154"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="157"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
@@ -1710,32 +1725,32 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="164"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="167"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="173"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="176"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="23"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="21"/>
         <source>Memory is off, so there is nothing to search or keep.</source>
         <translation>记忆已关闭，因此无法搜索或保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="24"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="22"/>
         <source>Check the embedding model in Settings.</source>
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="214"/>
+        <location filename="../../desktop/engram/core/settings.py" line="221"/>
         <source>Could not save the settings ({error}). Nothing was changed.</source>
         <translation>无法保存设置（{error}），未做任何更改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="215"/>
+        <location filename="../../desktop/engram/core/settings.py" line="222"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
@@ -1842,7 +1857,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="334"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="224"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="216"/>
         <source>There is no MCP server named {name!r}.</source>
         <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
@@ -1857,74 +1872,74 @@
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="147"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="139"/>
         <source>The arguments are not JSON ({error}).</source>
         <translation>参数不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="148"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="140"/>
         <source>Quote them for the shell, e.g. &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;.</source>
         <translation>请为命令行加上引号，例如 &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="154"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="146"/>
         <source>The tool {name!r} is turned off.</source>
         <translation>工具 {name!r} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="155"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="147"/>
         <source>Turn it on with `engram tools enable {name}`.</source>
         <translation>用 `engram tools enable {name}` 打开它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="176"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="168"/>
         <source>{name!r} is not a usable server name.</source>
         <translation>{name!r} 不能用作服务器名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="177"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="169"/>
         <source>Use letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;, e.g. web-search.</source>
         <translation>请使用字母、数字、“-”、“_”和“.”，例如 web-search。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="183"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="175"/>
         <source>{url!r} is not an http:// or https:// address.</source>
         <translation>{url!r} 不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="184"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="190"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="176"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="182"/>
         <source>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</source>
         <translation>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="189"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="181"/>
         <source>Give either --url or a command, not both.</source>
         <translation>请只给出 --url 或命令中的一个，不要同时给出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="196"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="188"/>
         <source>Add --replace to replace it, or choose another name.</source>
         <translation>加上 --replace 来替换它，或换一个名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="225"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="271"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="217"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="263"/>
         <source>List them with `engram tools list`.</source>
         <translation>用 `engram tools list` 列出它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="237"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="229"/>
         <source>Give the folder&apos;s path.</source>
         <translation>请给出文件夹的路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="237"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="229"/>
         <source>engram tools folders add ~/Notes</source>
         <translation>engram tools folders add ~/Notes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="270"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="262"/>
         <source>There is no tool named {name!r}.</source>
         <translation>没有名为 {name!r} 的工具。</translation>
     </message>
@@ -1949,12 +1964,12 @@
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="196"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="214"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="197"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="215"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -2009,48 +2024,48 @@
         <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="356"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="362"/>
         <source>Give the MCP server a name.</source>
         <translation>请给这个 MCP 服务器起个名字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="356"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="362"/>
         <source>For example: notes.</source>
         <translation>例如：notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="195"/>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="359"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="187"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="365"/>
         <source>There is already an MCP server named {name!r}.</source>
         <translation>已经有一个名为 {name!r} 的 MCP 服务器。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="360"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="366"/>
         <source>Remove it first, or choose another name.</source>
         <translation>请先移除它，或换一个名字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="517"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="523"/>
         <source>The arguments cannot be split into words ({error}).</source>
         <translation>无法把参数拆分成单词（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="518"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="524"/>
         <source>Close every quote, or put a backslash before a quote that is part of a word.</source>
         <translation>请把每个引号都配对闭合，或在属于单词一部分的引号前加反斜杠。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="530"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="536"/>
         <source>The environment line “{line}” is not KEY=VALUE.</source>
         <translation>环境变量行“{line}”不是 KEY=VALUE 的形式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="531"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="537"/>
         <source>Write one variable a line, e.g. API_TOKEN=abc123.</source>
         <translation>每行写一个变量，例如 API_TOKEN=abc123。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="543"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="549"/>
         <source>It could not be read ({error}).</source>
         <translation>无法读取（{error}）。</translation>
     </message>
@@ -2138,72 +2153,72 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="156"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="163"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="92"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="99"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="110"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="117"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="159"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="166"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="173"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="180"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="181"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="188"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="185"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="192"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="215"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="222"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="238"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="245"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="243"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="250"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="243"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="250"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="257"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="264"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="258"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="265"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="262"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="273"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2483,17 +2498,17 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="301"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="302"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="337"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="340"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="287"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="288"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -3164,64 +3179,59 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>Notices</name>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="52"/>
-        <source>Memory is paused: Engram learns nothing new until you resume it in Settings → Memory.</source>
-        <translation>记忆已暂停：在“设置 → 记忆”中恢复之前，Engram 不会学习新内容。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="59"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="56"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="62"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="59"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="77"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="74"/>
         <source>Engram could not learn from this chat: {error}</source>
         <translation>Engram 没能从这个对话中学习：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="86"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="83"/>
         <source>Nothing new to learn from this chat: your memories are up to date.</source>
         <translation>这个对话里没有新的可学内容：你的记忆已是最新。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/notices.py" line="103"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="100"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="104"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="101"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="109"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="106"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="115"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="112"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="119"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="116"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="120"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="117"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="130"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="127"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
@@ -4090,42 +4100,42 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>与工具共享一个文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="381"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="387"/>
         <source>Added {name}. Start it to see its tools.</source>
         <translation>已添加 {name}。启动它即可看到其工具。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="385"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="391"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="385"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="391"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="396"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="402"/>
         <source>{file}: {why}</source>
         <translation>{file}：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="401"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="407"/>
         <source>Imported {count} server(s) from {file}: {names}</source>
         <translation>已从 {file} 导入 {count} 个服务器：{names}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="420"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="426"/>
         <source>Removed {name}.</source>
         <translation>已移除 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="445"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="451"/>
         <source>Starting {name} and asking for its tools…</source>
         <translation>正在启动 {name} 并获取其工具…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="457"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="463"/>
         <source>{name} offers {count} tool(s).</source>
         <translation>{name} 提供 {count} 个工具。</translation>
     </message>

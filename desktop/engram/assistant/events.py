@@ -1,4 +1,5 @@
-"""The typed events of one turn, consumed alike by the desktop UI and the terminal."""
+"""What Engram tells its front ends: the typed events of a message, consumed alike by the desktop
+UI and the terminal, and the values they are handed (a plan)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from engram.assistant.prompt import PromptParts, Recalled
-from engram.core.errors import Problem, tr
+from engram.core.errors import Problem
 
 if TYPE_CHECKING:
     from engram.models.local import CallStats
@@ -46,26 +47,24 @@ class Remembered:
 
 @dataclass(frozen=True)
 class NotRemembered:
-    """The user said "remember this: …" but nothing was stored: memory is paused or the chat
-    is temporary (``problem`` says which, for the user)."""
+    """The user said "remember this: …" but nothing was stored: memory is off or paused, or the
+    chat is temporary (``problem`` says which, for the user)."""
 
     problem: Problem
 
 
-def quiet_problem(temporary: bool) -> Problem:
-    """Why nothing said now is stored as a memory: a temporary chat, or memory paused."""
-    if temporary:
-        return Problem(
-            tr("This is a temporary chat: nothing said in it is remembered."),
-            tr("Start a normal chat for what Engram should remember."),
-        )
-    return Problem(
-        tr("Memory is paused: this was not remembered."),
-        tr(
-            "The message stays in this chat but is never learned from. Resume memory (the memory"
-            " browser, or engram memory resume), then say it again."
-        ),
-    )
+@dataclass(frozen=True)
+class Forgotten:
+    """ "forget that": the memory it meant is archived; the undo brings it back, and it is
+    deleted for good once the undo is no longer offered."""
+
+    memory_id: int
+    content: str
+
+
+@dataclass(frozen=True)
+class NothingToForget:
+    """ "forget that", but nothing was just remembered and the last answer used no memory."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +154,20 @@ class Failed:
     text: str = ""
 
 
+@dataclass(frozen=True)
+class Plan:
+    """A plan memory's goal, steps and the step the user is on (``len(steps)``: all done)."""
+
+    memory_id: int
+    goal: str
+    steps: tuple[str, ...]
+    current: int
+
+    @property
+    def done(self) -> bool:
+        return bool(self.steps) and self.current >= len(self.steps)
+
+
 TurnEvent = (
     TurnStarted
     | Remembered
@@ -168,3 +181,5 @@ TurnEvent = (
     | Cancelled
     | Failed
 )
+# What sending a message gives: a turn's events, or what "forget that" did.
+Event = TurnEvent | Forgotten | NothingToForget

@@ -7,25 +7,10 @@ ticked past its last step is done (archived: out of the system part, kept in the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engram.assistant.distill import plan_text, text_language
+from engram.assistant.events import Plan
 from engram.memory.records import plan_of
 from engram.memory.store import MemoryStore
-
-
-@dataclass(frozen=True)
-class Plan:
-    """A plan memory's goal, steps and the step the user is on (``len(steps)``: all done)."""
-
-    memory_id: int
-    goal: str
-    steps: tuple[str, ...]
-    current: int
-
-    @property
-    def done(self) -> bool:
-        return bool(self.steps) and self.current >= len(self.steps)
 
 
 def current(store: MemoryStore) -> Plan | None:

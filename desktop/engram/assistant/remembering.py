@@ -1,57 +1,69 @@
-""" "forget that" / "忘掉这个" said in a chat: which memory it means, forgetting it with an undo.
+"""The user's own words about their memory, said in a chat: "remember this: …" keeps the text
+at once, "forget that" / "忘掉这个" takes a memory back with an undo.
 
-The memory meant is the one last remembered in the chat ("remember this: …") when that came
-after the last answer, else the memory the last answer used (its recorded injections, checked
-against the answer's words). Forgetting archives it at once (never recalled again); an undo
-makes it active again; :func:`purge` deletes what was not undone, text and all.
+What "remember this" keeps is a fact of the user's own (origin ``user``), more important than
+what the distiller infers; when it corrects a memory (a different number, date, name or a
+negation) the old one is kept as superseded and the event says what changed.
+The memory "forget that" means is the one last remembered in the chat when that came after the
+last answer, else the memory the last answer used (its recorded injections, checked against the
+answer's words). Forgetting archives it at once (never recalled again); an undo makes it active
+again; :func:`purge` deletes what was not undone, text and all.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+import time
 
 from engram.assistant import utilization
-from engram.assistant.events import Remembered, TurnEvent, TurnStarted
+from engram.assistant.events import Forgotten, Remembered
 from engram.assistant.recall import Recall
+from engram.memory import changes
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 
-_EN = re.compile(
-    r"^\s*(?:please\s+)?forget\s+(?:that|this|it|about\s+(?:that|it))(?:,?\s*please)?\s*[.!]*\s*$",
-    re.IGNORECASE,
-)
-_ZH = re.compile(
-    r"^\s*请?(?:忘掉|忘记|忘了|删掉|别记着?)(?:这个|这条|那个|它|吧)?吧?\s*[。！!.]*\s*$"
-)
+# What the user explicitly asks to remember matters more than what the distiller infers.
+USER_IMPORTANCE = 0.8
 
 
-def is_request(text: str) -> bool:
-    """Whether the whole message asks to forget what was just remembered or used."""
-    return bool(_EN.match(text) or _ZH.match(text))
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    """A memory "forget that" archived; ``undo`` with :func:`undo`."""
-
-    memory_id: int
-    content: str
+def remember(
+    store: MemoryStore,
+    conversation_id: int,
+    episode_id: int | None,
+    content: str,
+    kind: str = "fact",
+) -> Remembered:
+    """Keep ``content`` as the user's own memory (of ``kind``), said in message ``episode_id``
+    of the chat (None: asked for through the remember tool, whose call is stored with the
+    answer)."""
+    asked = time.time()
+    memory = store.add(
+        content,
+        kind,
+        importance=USER_IMPORTANCE,
+        origin="user",
+        conversation_id=conversation_id or None,
+        source_episodes=[episode_id] if episode_id is not None else [],
+    )
+    old = store.replaced_by(memory.id) if memory.created_at >= asked else None
+    if old is None:
+        return Remembered(memory.id, memory.content)
+    return Remembered(
+        memory.id, memory.content, old.id, changes.update_between(old.content, memory.content)
+    )
 
 
 class LastMentioned:
-    """Follows a chat's turn events: the memory last remembered in it, per conversation."""
+    """What "that" can mean in each chat: the memory last remembered in it, until the next turn."""
 
     def __init__(self) -> None:
         self._remembered: dict[int, int] = {}
-        self._conversation = 0
 
-    def see(self, event: TurnEvent) -> None:
-        if isinstance(event, TurnStarted):  # a new turn: "that" now means what it brings
-            self._conversation = event.conversation_id
-            self._remembered.pop(event.conversation_id, None)
-        elif isinstance(event, Remembered):
-            self._remembered[self._conversation] = event.memory_id
+    def turn(self, conversation_id: int) -> None:
+        """A new message in the chat: "that" now means what it brings."""
+        self._remembered.pop(conversation_id, None)
+
+    def remembered(self, conversation_id: int, memory_id: int) -> None:
+        self._remembered[conversation_id] = memory_id
 
     def target(self, conversation_id: int, log: EpisodeLog, recall: Recall) -> int | None:
         """The memory "forget that" means in this conversation, or None."""

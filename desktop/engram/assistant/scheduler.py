@@ -3,36 +3,25 @@
 Triggers: every N user turns, a conversation going idle, an explicit "remember this" (a button, or a
 message starting with "remember this:" / "记住："), the user correcting the assistant (a lesson
 candidate), and app exit (the job is persisted and run on the next start). Pure Python, no threads:
-``wake`` tells the worker that new work is queued.
+``wake`` tells the worker that new work is queued. Whether anything may be learned now (memory
+off or paused, a temporary chat) is decided before the scheduler hears of it, by the one rule of
+:mod:`engram.assistant.app`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from engram.assistant.intent import Intent
 from engram.assistant.jobs import Job, JobQueue
-from engram.assistant.signals import AT_ONCE, is_correction
+from engram.assistant.signals import AT_ONCE
 from engram.core import log
 from engram.core.settings import Settings
 from engram.memory.outcomes import waiting_kinds
 
 _log = log.get("consolidation")
-
-_REMEMBER = re.compile(
-    r"^\s*(?:please\s+)?remember(?:\s+(?:this|that))?\s*[:：,，]\s*"
-    r"|^\s*(?:请)?(?:帮我)?记住(?:这个|这一点|这件事)?\s*[:：,，]\s*",
-    re.IGNORECASE,
-)
-
-
-def remember_command(text: str) -> str | None:
-    """The text after a leading "remember this:" / "记住：" command, or None without one."""
-    match = _REMEMBER.match(text)
-    return text[match.end() :].strip() if match else None
-
 
 # Why a job is queued: every N turns, an idle chat, "remember", a correction, another outcome
 # signal (thumbs, praise, a question asked again), the app exiting. The job stores it.
@@ -66,17 +55,17 @@ class Scheduler:
         """How long a conversation must be quiet before :meth:`on_idle` should be called."""
         return self._settings().consolidate_idle_seconds
 
-    def on_user_turn(self, conversation_id: int, episode_id: int, text: str) -> Trigger | None:
-        """A user message was answered (``episode_id``: the answer); queue a job when it
-        triggers one.
+    def on_user_turn(self, conversation_id: int, episode_id: int, said: Intent) -> Trigger | None:
+        """A user message (``said``: what it asks for) was answered (``episode_id``: the answer);
+        queue a job when it triggers one.
 
         A signal waiting in the conversation that asks for a lesson at once (:data:`AT_ONCE`:
         praise or the same question again in this message, a regenerate or an edit that this
         answer replaces) queues an ``outcome`` job; tool outcomes wait for the next job.
         """
-        if remember_command(text) is not None:
+        if said.remember is not None:
             return self._queue("remember", conversation_id, episode_id)
-        if is_correction(text):
+        if said.correction:
             return self._queue("correction", conversation_id, episode_id)
         if waiting_kinds(self.queue.conn, conversation_id) & AT_ONCE:
             return self._queue("outcome", conversation_id, episode_id)
@@ -101,8 +90,6 @@ class Scheduler:
 
     def on_exit(self) -> list[Trigger]:
         """Persist jobs for everything not yet consolidated; they run on the next start."""
-        if self._settings().memory_paused:
-            return []
         jobs = self.queue.enqueue_all()
         self._turns.clear()
         return [Trigger("exit", job) for job in jobs]
@@ -110,9 +97,6 @@ class Scheduler:
     def _queue(
         self, reason: Reason, conversation_id: int, episode_id: int | None
     ) -> Trigger | None:
-        if self._settings().memory_paused:
-            _log.info("memory is paused: no %s job for conversation %d", reason, conversation_id)
-            return None
         job = self.queue.enqueue(conversation_id, episode_id, reason)
         self._turns[conversation_id] = 0
         if job is None:

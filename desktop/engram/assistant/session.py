@@ -1,6 +1,7 @@
 """Building a ready assistant from settings: the small model, the store, the embedder, recall.
 
-The desktop worker and ``engram chat`` both start here, each on the thread that will use it.
+The application (:class:`engram.assistant.app.Engram`) opens its session here, on the thread
+that will use it.
 """
 
 from __future__ import annotations
@@ -91,9 +92,7 @@ class Learning:
         self.worker.start()
 
     def close(self) -> None:
-        """Persist a job for what was said since the last one; stop the thread (work resumes
-        on the next start)."""
-        self.scheduler.on_exit()
+        """Stop the thread (queued work resumes on the next start)."""
         self.worker.stop()
 
 
@@ -122,25 +121,6 @@ def needs_reopen(old: Settings, new: Settings) -> bool:
     return not REOPEN_FIELDS.isdisjoint(changed_fields(old, new))
 
 
-@dataclass(frozen=True)
-class LoadedModels:
-    """Models already loaded by a longer-lived owner (tests share them between windows).
-
-    A session uses them and leaves them open: their owner closes them. The small model gets
-    the session's foreground gate when it has none.
-    """
-
-    small: LocalModel
-    embedder: FastEmbedder | None = None
-
-    def suit(self, old: Settings, new: Settings) -> bool:
-        """Were models that suited ``old`` loaded for ``new`` too? Not when the small or the
-        embedding model, the context or the threads changed."""
-        return {"small_model", "embedding_model", "context_size", "threads"}.isdisjoint(
-            changed_fields(old, new)
-        )
-
-
 @dataclass
 class Session:
     """What one thread needs to run turns; close it on that thread."""
@@ -153,7 +133,7 @@ class Session:
     store: MemoryStore | None
     memory_problem: Problem | None = None  # why the assistant answers without memory
     learning: Learning | None = None
-    owns_model: bool = True  # False when the small model was lent by ``LoadedModels``
+    owns_model: bool = True  # False when the small model was lent
     _large: LocalModel | None = None
     hub: McpHub | None = None  # the MCP servers of the session's tools
     backups: AutoBackup | None = None  # today's automatic backup, when one was due
@@ -232,13 +212,16 @@ def open_session(
     settings: Settings,
     on_status: Callable[[Status], None] | None = None,
     *,
-    models: LoadedModels | None = None,
+    small: LocalModel | None = None,
+    embedder: FastEmbedder | None = None,
 ) -> Session:
     """Open the database and load the small model; memory is attached when it can be.
 
     With ``on_status`` the session also learns: a consolidation thread distills the
     conversation in the background and reports its state through that callback. With
-    ``models`` the session uses those instead of loading its own, and does not close them.
+    a ``small`` model or an ``embedder`` already loaded (lent by a longer-lived owner) the
+    session uses those instead of loading its own, and does not close them; a lent small model
+    gets the session's foreground gate when it has none.
     """
     conn = db.connect(paths.database_path())
     try:
@@ -247,9 +230,9 @@ def open_session(
         conn.close()
         raise
     model: LocalModel | ServedModel
-    if models is not None:
-        model = models.small
-        gate = models.small.gate = models.small.gate or ForegroundGate()
+    if small is not None:
+        model = small
+        gate = small.gate = small.gate or ForegroundGate()
     else:
         gate = ForegroundGate()
         try:
@@ -261,12 +244,12 @@ def open_session(
     learning: Learning | None = None
     problem: Problem | None = None
     try:
-        embedder = (models and models.embedder) or embedder_for(settings)
+        embedder = embedder or embedder_for(settings)
         store = MemoryStore(conn, embedder)
     except EngramError as exc:
         problem = exc.problem
         _log.warning("answering without memory: %s %s", exc.message, exc.hint)
-    if store is not None and on_status is not None:
+    if embedder is not None and store is not None and on_status is not None:
         learning = Learning(settings, conn, embedder, gate, on_status)
     tools, hub = tool_setup.toolbox(settings.tools, store, prompt_language(settings.language))
     assistant = Assistant(
@@ -280,7 +263,7 @@ def open_session(
         tools=tools,
     )
     _personalise(assistant, model, settings)
-    owns_model = models is None
+    owns_model = small is None
     session = Session(settings, gate, conn, model, assistant, store, problem, learning, owns_model)
     session.hub = hub
     if store is not None:
@@ -288,5 +271,4 @@ def open_session(
         every, keep = settings.backup_every_hours, settings.backups_kept
         session.backups = AutoBackup(path, backup.folder_of(path), every, keep)
         session.backfill = Backfill(path, store.embedder)
-    assistant.paused = lambda: session.settings.memory_paused  # follows Session.apply
     return session

@@ -2,19 +2,19 @@
 
 A signal is a typed record linked to the answer episode it judges. The window and the terminal
 send the explicit ones (thumbs, "this memory is wrong", regenerate, edit and resend);
-:func:`detect` finds the implicit ones in the next user message with regular expressions and
-word overlap only (no model call on the foreground path): a correction, praise or thanks, and the
-same question asked again.
+:func:`detect` finds the implicit ones in the next user message, from what it was read to say
+(:mod:`engram.assistant.intent`: a correction, praise or thanks) and by word overlap (the same
+question asked again); no model call on the foreground path.
 Tool outcomes (an error, a result the user accepted) use the same record.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from engram.assistant.intent import Intent
 from engram.memory.text import query_terms
 
 SignalKind = Literal[
@@ -44,36 +44,6 @@ REPEAT_OVERLAP = 0.6
 # ... and the earlier one has at least this many terms (short replies like "ok" never repeat).
 REPEAT_MIN_TERMS = 3
 
-_CORRECTION_EN = re.compile(
-    r"^\s*(?:no|nope)\b[\s,.!]*(?:that'?s|that is|it'?s|you'?re|you are)?\s*"
-    r"(?:wrong|not (?:right|correct|true)|incorrect|mistaken)"
-    r"|^\s*(?:that'?s|that is|you'?re|you are)\s+(?:wrong|not (?:right|correct)|incorrect|mistaken)"
-    r"|^\s*actually\b[\s,]"
-    r"|^\s*(?:wrong|incorrect)\b"
-    r"|^\s*no\s*[,.!]\s*(?:I|it|the|my)\b"
-    # how to answer from now on: "please always …", "next time …", "in kilometres, not miles"
-    r"|^\s*(?:please\s+)?(?:always|never|from now on|next time|in (?:the )?future)\b"
-    r"|\w,\s*not\s+(?:in\s+)?\w+\s*[.!]?\s*$"
-    r"|\w,\s*not\s+(?:in\s+)?\w+[.;]",
-    re.IGNORECASE,
-)
-_CORRECTION_ZH = re.compile(
-    r"不对|错了|不是这样|说错|搞错|不正确|其实(?:是|不)|以后(?:请|要|都|用)|下次|不要用|别用"
-)
-_PRAISE_EN = re.compile(
-    r"\b(?:thanks?(?:\s+you)?|thx|ty)\b(?!-)"
-    r"|\b(?:that|it|this)\s+(?:worked|works|helped|helps|did it|did the trick)\b"
-    r"|\b(?:perfect|exactly(?:\s+(?:right|what I (?:wanted|needed)))?|spot on|well done)\b"
-    r"|\b(?:great|good|nice|excellent|helpful|useful)\s+(?:answer|job|work|one)\b"
-    r"|^\s*(?:great|awesome|excellent|brilliant|nice)\s*[!.]*\s*$",
-    re.IGNORECASE,
-)
-_PRAISE_ZH = re.compile(
-    r"谢谢|多谢|感谢|有用|有帮助|管用|好用|成功了|解决了|可以了|完美|太好了|很好|非常好|正是我要的|没错"
-)
-# Thanks that only close a request ("no thanks", "thanks anyway") are not praise.
-_NOT_PRAISE = re.compile(r"\bno,?\s+thanks?\b|\bthanks?\s+anyway\b|不用了?谢谢|不谢", re.IGNORECASE)
-
 
 @dataclass(frozen=True)
 class Signal:
@@ -91,18 +61,6 @@ class Signal:
     def positive(self) -> bool:
         """Whether the signal says the answer went well."""
         return self.kind in POSITIVE
-
-
-def is_correction(text: str) -> bool:
-    """Does the message correct the assistant ("no, that's wrong", "actually, …", "不对")?"""
-    return bool(_CORRECTION_EN.search(text) or _CORRECTION_ZH.search(text[:12]))
-
-
-def is_praise(text: str) -> bool:
-    """Does the message praise or thank ("that worked, thanks", "谢谢，很有用") and not correct?"""
-    if is_correction(text) or _NOT_PRAISE.search(text):
-        return False
-    return bool(_PRAISE_EN.search(text) or _PRAISE_ZH.search(text[:40]))
 
 
 def overlap(a: str, b: str) -> float:
@@ -123,16 +81,17 @@ def is_repeat(text: str, recent: Sequence[str]) -> bool:
     )
 
 
-def detect(text: str, answer_episode_id: int, recent: Sequence[str] = ()) -> Signal | None:
-    """The signal a new user message gives about the answer before it, if any.
+def detect(said: Intent, answer_episode_id: int, recent: Sequence[str] = ()) -> Signal | None:
+    """The signal a new user message (read once, :func:`engram.assistant.intent.read`) gives
+    about the answer before it, if any.
 
     ``recent`` are the user's earlier messages of the conversation (the question that answer
     replied to among them). A correction wins over a repeat, a repeat over praise.
     """
-    if is_correction(text):
-        return Signal("correction", answer_episode_id, text)
-    if is_repeat(text, recent):
-        return Signal("repeat", answer_episode_id, text)
-    if is_praise(text):
-        return Signal("praise", answer_episode_id, text)
+    if said.correction:
+        return Signal("correction", answer_episode_id, said.text)
+    if is_repeat(said.text, recent):
+        return Signal("repeat", answer_episode_id, said.text)
+    if said.praise:
+        return Signal("praise", answer_episode_id, said.text)
     return None

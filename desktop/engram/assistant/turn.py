@@ -8,33 +8,29 @@ chat with the conversation so far.
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engram.assistant import context, prompt, signals, utilization
+from engram.assistant import context, intent, prompt, signals, utilization
 from engram.assistant.events import (
     Cancelled,
     Failed,
     Finished,
-    NotRemembered,
     Recalling,
-    Remembered,
     Token,
     Truncated,
     TurnEvent,
     TurnStarted,
-    quiet_problem,
 )
+from engram.assistant.intent import Intent
 from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
-from engram.assistant.scheduler import Scheduler, remember_command
+from engram.assistant.scheduler import Scheduler
 from engram.assistant.tools import loop as tool_loop
 from engram.core import log
 from engram.core.errors import EngramError, Problem, StoreError, tr
 from engram.core.stream_filter import StreamFilter
-from engram.memory import changes
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.outcomes import Credit, Outcomes
 from engram.memory.text import query_terms
@@ -44,8 +40,6 @@ TITLE_CHARS = 60
 REPEAT_WINDOW = 5  # a message repeats one of the user's last this many messages
 # A message with fewer content words than this is searched together with the previous one.
 SHORT_QUERY_TERMS = 4
-# What the user explicitly asks to remember matters more than what the distiller infers.
-USER_IMPORTANCE = 0.8
 LARGE = "large"  # the episodes.model marker of an escalated answer
 
 
@@ -119,7 +113,6 @@ class Assistant:
         recall: Recall | None = None,
         memory_budget: int = 384,
         scheduler: Scheduler | None = None,
-        paused: Callable[[], bool] = lambda: False,
         tools: tool_loop.Toolbox | None = None,
     ) -> None:
         self.log = log_
@@ -131,23 +124,30 @@ class Assistant:
         self.memory_budget = memory_budget if recall else 0
         self.scheduler = scheduler
         self.tools = tools  # the model may call these while it answers
-        self.paused = paused  # memory paused: nothing said now is stored as or becomes a memory
         self._answer_excluded = False  # the message being answered is never learned from
         self._prefetched: tuple[int, str, list[prompt.Recalled], prompt.PromptParts] | None = None
 
     def turn(
         self,
         conversation_id: int,
-        text: str,
+        message: str | Intent,
         cancelled: Callable[[], bool] = lambda: False,
         escalate_to: ChatModel | None = None,
+        *,
+        quiet: Problem | None = None,
     ) -> Iterator[TurnEvent]:
-        """Answer one user message, yielding events as they happen.
+        """Answer one user message, yielding events as they happen. The message is read for
+        what it asks once: by the caller (an :class:`~engram.assistant.intent.Intent`, as the
+        application passes it) or here.
 
         ``conversation_id`` 0 starts a new conversation titled after the message.
         ``escalate_to`` answers this one message with another (larger) model, with the same
-        memory; the answer is marked as the large model's.
+        memory; the answer is marked as the large model's. With ``quiet`` (why nothing said now
+        may be learned, decided by :mod:`engram.assistant.app`) the message and its answer are
+        stored excluded: never judged, distilled or counted towards learning.
         """
+        said = message if isinstance(message, Intent) else intent.read(message)
+        text = said.text
         model = escalate_to or self.model
         marker = LARGE if escalate_to is not None else None
         if not text.strip():
@@ -162,16 +162,12 @@ class Assistant:
         fitted, items, parts = prepared.fitted, prepared.items, prepared.parts
         if model is self.model:
             items, parts = self._reuse_prefetched(conversation_id, text, items, parts)
-        quiet = self._quiet(conversation_id)
         self._answer_excluded = quiet is not None
         user_episode = self.log.append(conversation_id, "user", text, excluded=quiet is not None)
         if quiet is None:
-            self._judge_previous(earlier, text)
+            self._judge_previous(earlier, said)
         self._plan_in_use(prepared.in_system)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
-        remembered = self._remember(conversation_id, user_episode.id, text, quiet)
-        if remembered is not None:
-            yield remembered
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
         yield Recalling(tuple(items), parts)
         if fitted.truncated_chars:
@@ -181,7 +177,7 @@ class Assistant:
         steps: list[tool_loop.Step] = []  # tool calls made for this answer, with their results
         shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
         try:
-            for piece in self._stream(model, parts, conversation_id, cancelled, steps):
+            for piece in self._stream(model, parts, conversation_id, cancelled, steps, quiet):
                 if not isinstance(piece, str):
                     yield piece
                 elif visible := shown.feed(piece):
@@ -206,7 +202,7 @@ class Assistant:
             episode_id = self._store(conversation_id, pieces, status, items, marker, steps)
             if quiet is None and any(step.output.is_error for step in steps):
                 self._record_signal(signals.Signal("tool_error", episode_id))
-            self._learn(conversation_id, episode_id, text)
+            self._learn(conversation_id, episode_id, said)
         except StoreError as exc:  # a full disk: the answer stays on screen, said unsaved
             _log.warning("answer of conversation %d not saved: %s", conversation_id, type(exc))
             yield Failed(exc.problem, answer)
@@ -228,6 +224,7 @@ class Assistant:
         conversation_id: int,
         cancelled: Callable[[], bool],
         steps: list[tool_loop.Step],
+        quiet: Problem | None,
     ) -> Iterator[tool_loop.LoopEvent]:
         """The answer's text pieces; with tools, also each call the model makes and its result."""
         if self.tools is None or not tool_loop.can_call(model):
@@ -246,6 +243,7 @@ class Assistant:
             cancelled=cancelled,
             clean=lambda text: prompt.sanitize(text, markers),
             steps=steps,
+            quiet=quiet,
         )
 
     def _template_tools(self, model: ChatModel) -> dict[str, object]:
@@ -254,10 +252,18 @@ class Assistant:
         specs = tools.template_tools(model, self.language) if tools else None
         return {"tools": specs} if specs else {}
 
-    def rewind(self, conversation_id: int, from_episode_id: int, resent: str | None = None) -> None:
+    def rewind(
+        self,
+        conversation_id: int,
+        from_episode_id: int,
+        resent: str | None = None,
+        *,
+        quiet: Problem | None = None,
+    ) -> None:
         """Forget a message and everything after it (to regenerate or edit and resend).
 
-        The answer it replaces is judged first, like a thumb: ``regenerate`` when the same
+        Unless nothing may be learned now (``quiet``), the answer it replaces is judged first,
+        like a thumb: ``regenerate`` when the same
         message is sent again (``resent`` None or unchanged), ``edit_resend`` when it was edited.
         The signal outlives the answer (keeping its text), and its lesson job waits for the
         answer that replaces it: the next turn queues it (``Scheduler.on_user_turn``), so the
@@ -275,7 +281,7 @@ class Assistant:
             ),
             None,
         )
-        if replaced is not None and self._quiet(conversation_id) is None:
+        if replaced is not None and quiet is None:
             edited = resent is not None and episode.role == "user" and resent != episode.content
             kind: signals.SignalKind = "edit_resend" if edited else "regenerate"
             self._record_signal(signals.Signal(kind, replaced.id, resent if edited else None))
@@ -306,12 +312,6 @@ class Assistant:
             self._scrub()
             _log.info("deleted %d temporary conversation(s) left from an earlier run", len(ids))
         return len(ids)
-
-    def _quiet(self, conversation_id: int) -> Problem | None:
-        """Why nothing said now may be learned (memory paused, a temporary chat), or None."""
-        conversation = self.log.conversation(conversation_id)
-        temporary = conversation is not None and conversation.temporary
-        return quiet_problem(temporary) if temporary or self.paused() else None
 
     def delete_conversation(self, conversation_id: int) -> None:
         """Delete a conversation and its messages; memories keep their provenance."""
@@ -447,49 +447,20 @@ class Assistant:
             block = prompt.memory_block(items, self.language, markers)
         return items, block
 
-    def _remember(
-        self, conversation_id: int, episode_id: int, text: str, quiet: Problem | None
-    ) -> Remembered | NotRemembered | None:
-        """Store the text of a "remember this: …" message as the user's own memory."""
-        content = remember_command(text)
-        if not content or self.recall is None:
-            return None
-        if quiet is not None:
-            return NotRemembered(quiet)
-        asked = time.time()
-        try:
-            memory = self.recall.store.add(
-                content,
-                "fact",
-                importance=USER_IMPORTANCE,
-                origin="user",
-                conversation_id=conversation_id,
-                source_episodes=[episode_id],
-            )
-        except EngramError as exc:
-            _log.warning("could not remember message %d: %s", episode_id, type(exc).__name__)
-            return None
-        old = self.recall.store.replaced_by(memory.id) if memory.created_at >= asked else None
-        if old is None:
-            return Remembered(memory.id, memory.content)
-        return Remembered(
-            memory.id, memory.content, old.id, changes.update_between(old.content, memory.content)
-        )
-
-    def _learn(self, conversation_id: int, answer_episode_id: int, text: str) -> None:
+    def _learn(self, conversation_id: int, answer_episode_id: int, said: Intent) -> None:
         """Tell the consolidation scheduler a turn is complete (it may queue a job; the signals
         this turn recorded wait for it in the store)."""
         if self.scheduler is not None and not self._answer_excluded:
-            self.scheduler.on_user_turn(conversation_id, answer_episode_id, text)
+            self.scheduler.on_user_turn(conversation_id, answer_episode_id, said)
 
-    def _judge_previous(self, earlier: list[Episode], text: str) -> None:
+    def _judge_previous(self, earlier: list[Episode], said: Intent) -> None:
         """Store the outcome signals the new message gives on the answer before it (cheap:
         regular expressions and word overlap, no model call)."""
         answer = next((e for e in reversed(earlier) if e.role == "assistant"), None)
         if answer is None or self.recall is None:
             return
         asked = [e.content for e in earlier if e.role == "user"][-REPEAT_WINDOW:]
-        found = signals.detect(text, answer.id, asked)
+        found = signals.detect(said, answer.id, asked)
         if found is not None:
             self._record_signal(found)
         if (found is None or found.positive) and self._tools_succeeded(answer.id):

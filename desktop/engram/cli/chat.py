@@ -1,8 +1,10 @@
 """``engram chat``: the assistant in the terminal; one input line is one user turn.
 
-Lines that are a command (``/help``, ``/new``, ``/remember TEXT``, ``/forget``, ``/good``,
-``/bad [WHY]``, ``/quit``) are handled here and never reach the model. ``--list`` shows the
-chats, ``--resume ID`` continues one.
+A terminal adapter over :class:`~engram.assistant.app.Engram`, as the window's model worker
+is: a message means here what it means there ("remember this: …", "forget that"), and the
+commands (``/help``, ``/new``, ``/remember TEXT``, ``/forget``, ``/undo``, ``/good``,
+``/bad [WHY]``, ``/quit``) call the same use cases as the window's buttons; they never reach
+the model. ``--list`` shows the chats, ``--resume ID`` continues one.
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TextIO
 
 from engram import __version__
+from engram.assistant.app import Engram
 from engram.assistant.events import (
     Cancelled,
+    Event,
     Failed,
     Finished,
+    Forgotten,
     NotRemembered,
     Recalling,
     Remembered,
@@ -26,12 +32,10 @@ from engram.assistant.events import (
     ToolCalled,
     ToolResult,
     Truncated,
-    TurnEvent,
     TurnStarted,
 )
-from engram.assistant.session import Session, open_session
 from engram.assistant.signals import SignalKind
-from engram.assistant.turn import USER_IMPORTANCE, Assistant, title_for
+from engram.assistant.tools import setup as tool_setup
 from engram.cli import terminal
 from engram.cli import tools as tools_cli
 from engram.core import heap, paths, settings
@@ -39,17 +43,18 @@ from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, StoreError, tr
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
-from engram.models import roles
 
 HELP = """Commands (never sent to the model):
   /help           this list
   /new            start a new chat
   /remember TEXT  remember TEXT as your own words
-  /forget         forget what was last remembered in this chat
+  /forget         forget what was last remembered in this chat, or what the last answer used
+                  (so does the message "forget that")
+  /undo           bring back what was last forgotten (kept until the chat ends)
   /good           the last answer was good (Engram learns what worked)
   /bad [WHY]      the last answer was wrong, and why (Engram learns a lesson)
   /quit           leave (or Ctrl+D)"""
-COMMANDS = ("/help", "/new", "/remember", "/forget", "/good", "/bad", "/quit")
+COMMANDS = ("/help", "/new", "/remember", "/forget", "/undo", "/good", "/bad", "/quit")
 EARLIER_SHOWN = 10  # messages of a resumed chat printed before its prompt
 THUMBS: dict[str, SignalKind] = {"/good": "thumbs_up", "/bad": "thumbs_down"}
 
@@ -85,13 +90,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 @dataclass
 class _Chat:
-    """The terminal chat's state: its conversation (0 until the first message names it) and the
-    memory it last remembered (for /forget)."""
+    """The terminal chat's state: its conversation (0 until the first message names it), the
+    last answer (for /good and /bad) and what was last forgotten (for /undo)."""
 
+    app: Engram
     conversation_id: int = 0
     temporary: bool = False
-    last_remembered: int | None = None
     last_answer: int | None = None
+    forgotten: Forgotten | None = None
+
+    def start(self) -> None:
+        """A new chat: a temporary one is made at once, a normal one by its first message."""
+        self.conversation_id, self.last_answer, self.forgotten = 0, None, None
+        if self.temporary:
+            self.conversation_id = self.app.new_chat("Temporary chat", temporary=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,24 +114,31 @@ def run(args: argparse.Namespace) -> int:
     store = settings.SettingsStore.load()
     # It learns like the window: consolidation runs in the background while you chat, and what
     # is left is queued when the chat ends (`engram learn` runs it at once).
-    session = open_session(store.current, on_status=lambda _status: None)
+    app = Engram(
+        store.current,
+        on_status=lambda _status: None,
+        ask=tools_cli.ask if sys.stdin.isatty() else None,
+        on_permissions=tool_setup.saving_to(store),
+    )
+    opened = app.open()
     heap.settle()
-    tools_cli.ask_here(session.assistant.tools, store)
-    problem = session.memory_problem
-    if problem:
-        why = f"{problem.message} {problem.hint}".strip()
+    off = opened.memory.problem
+    if off is not None:
+        why = f"{off.message} {off.hint}".strip()
         print(f"engram: answering without memory: {why}", file=sys.stderr)
-    elif not args.temporary and not store.current.learn_with_small_models:
-        too_small = roles.learning_problem(store.current)
-        if too_small is not None:  # said once here; the learning jobs wait without a word
-            print(f"engram: {too_small.message} {too_small.hint}", file=sys.stderr)
-    assistant = session.assistant
-    chat = _Chat(args.resume or 0, args.temporary)
+    elif not args.temporary and opened.learning is not None:
+        # said once here; the learning jobs wait without a word
+        print(f"engram: {opened.learning.message} {opened.learning.hint}", file=sys.stderr)
+    chat = _Chat(app, temporary=args.temporary)
+    if args.resume:
+        chat.conversation_id = args.resume
+    else:
+        chat.start()
     interactive = sys.stdin.isatty()
     if interactive:
-        print(_banner(session, chat))
-        if chat.conversation_id:
-            _earlier(assistant.log, chat.conversation_id)
+        print(_banner(app, chat))
+        if args.resume:
+            _earlier(app, chat.conversation_id)
     status = 0
     number = 0
     try:
@@ -147,12 +166,12 @@ def run(args: argparse.Namespace) -> int:
                 break
             try:
                 if command:
-                    _run_command(command, text, session, chat)
+                    _run_command(command, text, chat)
                     continue
                 if interactive:
                     print("engram> ", end="", flush=True)
                 shown = (args.show_memories, args.show_tools)
-                status = max(status, _answer(assistant, chat, text, *shown))
+                status = max(status, _answer(chat, text, *shown))
             except StoreError as exc:  # a full or read-only disk: say so, go on with the next line
                 if interactive:
                     print()  # after the "engram> " prompt
@@ -163,9 +182,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print()
     finally:
-        if chat.conversation_id:
-            assistant.close_conversation(chat.conversation_id)  # deletes a temporary chat
-        session.close()
+        app.leave(chat.conversation_id)  # deletes a temporary chat
+        app.close()
     return status
 
 
@@ -199,8 +217,8 @@ def _check_exists(conversation_id: int) -> None:
         )
 
 
-def _banner(session: Session, chat: _Chat) -> str:
-    chosen = session.settings
+def _banner(app: Engram, chat: _Chat) -> str:
+    chosen = app.settings
     where = f"chat {chat.conversation_id}" if chat.conversation_id else "a new chat"
     kind = "temporary chat (nothing is learned or kept)" if chat.temporary else where
     return (
@@ -209,9 +227,9 @@ def _banner(session: Session, chat: _Chat) -> str:
     )
 
 
-def _earlier(log: EpisodeLog, conversation_id: int) -> None:
+def _earlier(app: Engram, conversation_id: int) -> None:
     """Print the last turns of a resumed chat, and how many earlier ones are not shown."""
-    said = [e for e in log.episodes(conversation_id) if e.role in ("user", "assistant")]
+    said = app.messages(conversation_id)
     if len(said) > EARLIER_SHOWN:
         print(f"[{len(said) - EARLIER_SHOWN} earlier messages not shown]")
     for episode in said[-EARLIER_SHOWN:]:
@@ -230,87 +248,84 @@ def _command(text: str, interactive: bool) -> str | None:
     return None
 
 
-def _run_command(command: str, text: str, session: Session, chat: _Chat) -> None:
+def _run_command(command: str, text: str, chat: _Chat) -> None:
+    rest = text.strip()[len(command) :].strip()
     if command == "/help":
         print(HELP)
     elif command == "/new":
-        if chat.conversation_id:
-            session.assistant.close_conversation(chat.conversation_id)
-        chat.conversation_id, chat.last_remembered, chat.last_answer = 0, None, None
+        chat.app.leave(chat.conversation_id)
+        chat.start()
         print("[new chat]")
     elif command == "/remember":
-        _remember(text.split(maxsplit=1)[1].strip() if " " in text.strip() else "", session, chat)
+        _remember(chat, text.strip(), rest)
     elif command == "/forget":
-        _forget(session, chat)
+        _said(chat, chat.app.forget_last(chat.conversation_id))
+    elif command == "/undo":
+        _undo(chat)
     elif command in THUMBS:
-        _judge(THUMBS[command], text.strip()[len(command) :].strip(), session, chat)
+        _judge(chat, THUMBS[command], rest)
     else:
         print(f"[unknown command {text.split(maxsplit=1)[0]!r}; /help lists the commands]")
 
 
-def _remember(content: str, session: Session, chat: _Chat) -> None:
+def _remember(chat: _Chat, said: str, content: str) -> None:
     if not content:
         print("[/remember needs the text to remember, e.g. /remember I am vegetarian]")
-    elif session.store is None:
-        print("[not remembered: this chat has no memory]")
-    elif chat.temporary or session.settings.memory_paused:
-        print("[not remembered: memory is paused or this chat is temporary]")
-    else:
-        # The command is said in the chat like "remember this: …", and is the memory's source.
-        assistant = session.assistant
-        if not chat.conversation_id:
-            chat.conversation_id = assistant.new_conversation(title_for(content))
-        said = assistant.log.append(chat.conversation_id, "user", f"/remember {content}")
-        memory = session.store.add(
-            content,
-            "fact",
-            importance=USER_IMPORTANCE,
-            origin="user",
-            conversation_id=chat.conversation_id,
-            source_episodes=[said.id],
-        )
-        chat.last_remembered = memory.id
-        print(f"[remembered: {terminal.safe(memory.content)}]")
+        return
+    chat.conversation_id, result = chat.app.remember(chat.conversation_id, said, content)
+    _said(chat, result)
 
 
-def _judge(kind: SignalKind, why: str, session: Session, chat: _Chat) -> None:
+def _undo(chat: _Chat) -> None:
+    if chat.forgotten is None:
+        print("[nothing to bring back: nothing was forgotten in this chat]")
+        return
+    chat.app.undo_forget(chat.forgotten)
+    print(f"[brought back: {terminal.safe(chat.forgotten.content)}]")
+    chat.forgotten = None
+
+
+def _judge(chat: _Chat, kind: SignalKind, why: str) -> None:
     if chat.last_answer is None:
         print("[no answer to judge yet in this chat]")
-    elif session.store is None or chat.temporary or session.settings.memory_paused:
-        print("[not noted: memory is off or paused, or this chat is temporary]")
+    elif (problem := chat.app.judge(chat.last_answer, kind, why or None)) is not None:
+        print(f"[not noted: {problem.message}]")
     else:
-        session.assistant.signal(chat.last_answer, kind, why or None)
         print("[noted: Engram learns from it]")
 
 
-def _forget(session: Session, chat: _Chat) -> None:
-    memory = None
-    if session.store is not None and chat.last_remembered is not None:
-        memory = session.store.get(chat.last_remembered)
-    if memory is None or session.store is None:
-        print("[nothing remembered in this chat yet; engram memory forget ID forgets any memory]")
-        return
-    session.store.delete(memory.id)
-    chat.last_remembered = None
-    print(f"[forgot: {terminal.safe(memory.content)}]")
+def _said(chat: _Chat, event: Event, out: TextIO = sys.stdout) -> None:
+    """What the user's own words about memory did (remember, forget), in brackets."""
+    if isinstance(event, Remembered):
+        said = f"updated: {event.change[0]} → {event.change[1]}" if event.change else ""
+        print(f"[{terminal.safe(said or 'remembered: ' + event.content)}]", file=out)
+    elif isinstance(event, NotRemembered):
+        print(f"[not remembered: {event.problem.message}]", file=out)
+    elif isinstance(event, Forgotten):
+        chat.forgotten = event
+        print(f"[forgot: {terminal.safe(event.content)}] (/undo brings it back)", file=out)
+    else:
+        print(
+            "[there is nothing to forget here: nothing was remembered since the last answer, "
+            "and it used no memory; engram memory forget ID forgets any memory]",
+            file=out,
+        )
 
 
-def _answer(assistant: Assistant, chat: _Chat, text: str, *shown: bool) -> int:
-    if chat.temporary and not chat.conversation_id:
-        chat.conversation_id = assistant.new_conversation("Temporary chat", temporary=True)
+def _answer(chat: _Chat, text: str, *shown: bool) -> int:
     # Ctrl+C during an answer stops it (kept as cancelled, like Esc in the window) and the chat
     # goes on; at the prompt it quits. The handler only sets the token: a KeyboardInterrupt
     # raised inside llama.cpp's abort callback would be lost and the answer would go on.
     stop = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda _sig, _frame: stop.cancel())
     try:
-        return _shown(assistant.turn(chat.conversation_id, text, stop), chat, *shown)
+        return _shown(chat.app.send(chat.conversation_id, text, stop), chat, *shown)
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def _shown(events: Iterator[TurnEvent], chat: _Chat, show_memories: bool, show_tools: bool) -> int:
-    """Print a turn's events as they come; 1 when it failed."""
+def _shown(events: Iterator[Event], chat: _Chat, show_memories: bool, show_tools: bool) -> int:
+    """Print a message's events as they come; 1 when it failed."""
     for event in events:  # chat 0: a new chat titled after the message
         if isinstance(event, TurnStarted):
             chat.conversation_id = event.conversation_id
@@ -324,12 +339,6 @@ def _shown(events: Iterator[TurnEvent], chat: _Chat, show_memories: bool, show_t
             sys.stdout.flush()
         elif isinstance(event, Truncated):
             print(f"[{event.text}]", file=sys.stderr)
-        elif isinstance(event, Remembered):
-            chat.last_remembered = event.memory_id
-            said = f"updated: {event.change[0]} → {event.change[1]}" if event.change else ""
-            print(f"[{terminal.safe(said or 'remembered: ' + event.content)}]", file=sys.stderr)
-        elif isinstance(event, NotRemembered):
-            print(f"[{event.problem.message} {event.problem.hint}]", file=sys.stderr)
         elif isinstance(event, Finished | Cancelled):
             chat.last_answer = event.episode_id
             if isinstance(event, Cancelled):
@@ -340,4 +349,8 @@ def _shown(events: Iterator[TurnEvent], chat: _Chat, show_memories: bool, show_t
             problem = event.problem
             print(f"engram: {problem.message} {problem.hint}".strip(), file=sys.stderr)
             return 1
+        elif isinstance(event, Remembered | NotRemembered):
+            _said(chat, event, sys.stderr)  # beside the answer, as its notes are
+        else:
+            _said(chat, event)  # "forget that" is answered by what it did
     return 0

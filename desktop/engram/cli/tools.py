@@ -14,10 +14,10 @@ from typing import Any
 from engram.assistant.events import ToolCalled, ToolResult
 from engram.assistant.tools import builtins, files
 from engram.assistant.tools import setup as tool_setup
-from engram.assistant.tools.base import Tool, ToolContext
+from engram.assistant.tools.base import ToolContext
 from engram.assistant.tools.loop import Toolbox
 from engram.assistant.tools.mcp import ServerConfig, import_claude_config
-from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE
+from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE, Question
 from engram.core import settings
 from engram.core.errors import InputError, tr
 
@@ -93,18 +93,10 @@ def line(event: ToolCalled | ToolResult) -> str:
     return f"[tool {event.step}] {state} in {event.duration_s * 1000:.0f} ms: {event.text}"
 
 
-def ask_here(toolbox: Toolbox | None, store: settings.SettingsStore) -> None:
-    """Ask for permission on this terminal (when it is one) and keep choices in the settings."""
-    if toolbox is None:
-        return
-    toolbox.permissions.on_change = tool_setup.saving_to(store)
-    if sys.stdin.isatty():
-        toolbox.permissions.ask = _ask
-
-
-def _ask(tool: Tool, arguments: dict[str, Any]) -> str:
-    said = json.dumps(arguments, ensure_ascii=False)
-    print(f"\n[{tool.source}] {tool.name} {said}", file=sys.stderr)
+def ask(question: Question) -> str:
+    """Ask on this terminal whether a tool may run (``engram chat`` on a terminal)."""
+    said = json.dumps(question.arguments, ensure_ascii=False)
+    print(f"\n[{question.source}] {question.name} {said}", file=sys.stderr)
     while True:
         print("Allow? [o]nce, [a]lways, [d]eny: ", end="", file=sys.stderr, flush=True)
         answer = sys.stdin.readline().strip().lower()

@@ -12,8 +12,11 @@ from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
 from engram.assistant import utilization
 from engram.assistant.events import (
     Cancelled,
+    Event,
     Failed,
     Finished,
+    Forgotten,
+    NothingToForget,
     NotRemembered,
     Recalling,
     Remembered,
@@ -21,18 +24,17 @@ from engram.assistant.events import (
     ToolCalled,
     ToolResult,
     Truncated,
-    TurnEvent,
     TurnStarted,
 )
 from engram.assistant.prompt import PromptParts, Recalled
+from engram.core.errors import Problem
 from engram.memory.episodes import Episode
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.elided import ElidedLabel
 from engram.ui.i18n import Text
 from engram.ui.notices import Notices
 from engram.ui.prompt_dialog import PromptDialog
-from engram.ui.tool_block import PermissionPrompt, ToolBlock
-from engram.ui.worker import PermissionRequest
+from engram.ui.tool_block import PermissionPrompt, PermissionRequest, ToolBlock
 
 
 class AnswerView(QObject):
@@ -76,8 +78,12 @@ class AnswerView(QObject):
 
     # -- a live answer -------------------------------------------------------------------
 
-    def on_event(self, event: TurnEvent) -> None:
-        if isinstance(event, TurnStarted):
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, Forgotten | NothingToForget):
+            # "forget that" is no turn: the message goes; a toast says what went, with an undo
+            self.chat.drop_latest_turn()
+            self.notices.forgotten(event if isinstance(event, Forgotten) else None)
+        elif isinstance(event, TurnStarted):
             self.turn_started.emit(event.conversation_id)
             self._recalled = ()
             self._tool_blocks = {}
@@ -259,7 +265,13 @@ class AnswerView(QObject):
             )
             text = said.strip() or None if ok else None
         self.judge_requested.emit(bubble.episode_id, kind, text)
-        self._say(self.tr("Thanks: Engram will learn from this."), 4000)
+
+    def judged(self, why_not: Problem | None) -> None:
+        """A verdict was noted (or why not: memory is paused, a temporary chat)."""
+        if why_not is None:
+            self._say(self.tr("Thanks: Engram will learn from this."), 4000)
+        else:
+            self.notices.toast(why_not)
 
     def _say(self, text: str, ms: int) -> None:
         self._window.statusBar().showMessage(text, ms)

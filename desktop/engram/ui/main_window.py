@@ -14,9 +14,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
+from engram.assistant.app import LoadedModels, MemoryState
 from engram.assistant.consolidation import Status
-from engram.assistant.forget import Forgotten
-from engram.assistant.session import LoadedModels
 from engram.assistant.tools import setup as tool_setup
 from engram.core import log, paths
 from engram.core.errors import EngramError, Problem
@@ -51,7 +50,7 @@ class MainWindow(Retranslating, QMainWindow):
     load_requested = Signal()
     shutdown_requested = Signal()
     history_requested = Signal(object)
-    feedback_requested = Signal(int, int)
+    memory_wrong_requested = Signal(int)  # memory id
     rename_requested = Signal(int, str)
     delete_requested = Signal(int)
     idle_reached = Signal(int)
@@ -88,6 +87,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.conversation_id = latest.id if latest else 0
         self._closed = False
         self._learning = Status("idle")
+        self._memory = MemoryState("on")  # as the worker reports it once loaded
         self._temporary_id = 0  # the temporary chat shown, deleted when left
         self._build()
         self._wire(models)
@@ -166,12 +166,12 @@ class MainWindow(Retranslating, QMainWindow):
         self.worker = worker = ModelWorker(self.settings.current, models)
         self._thread = worker_thread(self, worker, "engram-foreground-model")
         status.memories_button.clicked.connect(lambda: self.show_memories())  # noqa: PLW0108
-        self.chat.memory_wrong.connect(lambda memory: self.feedback_requested.emit(memory, -1))
         for signal, slot in (
             (status.settings_button.clicked, self.show_settings),
             (status.models_button.clicked, self.show_models),
             (status.retry_button.clicked, self.retry_learning_requested),
             (self.chat.open_memory, self.show_memories),
+            (self.chat.memory_wrong, self.memory_wrong_requested),
             (sidebar.new_requested, self.new_conversation),
             (sidebar.selected, self.open_conversation),
             (sidebar.search_changed, self._refresh_sidebar),
@@ -186,7 +186,7 @@ class MainWindow(Retranslating, QMainWindow):
             (turns.prefetch_requested, worker.prefetch), (turns.resend_requested, worker.resend),
             (self.load_requested, worker.load), (self.shutdown_requested, worker.shutdown),
             (self.history_requested, worker.recall_history),
-            (self.feedback_requested, worker.feedback),
+            (self.memory_wrong_requested, worker.memory_wrong),
             (self.rename_requested, worker.rename_conversation),
             (self.delete_requested, worker.delete_conversation), (self.idle_reached, worker.idle),
             (self.remember_requested, worker.remember),
@@ -208,7 +208,8 @@ class MainWindow(Retranslating, QMainWindow):
             (worker.learning_status, self._on_learning),
             (worker.models_listed, actions.show_models),
             (worker.permission_asked, answers.ask_permission),
-            (worker.forgotten, self._on_forgotten),
+            (worker.judged, answers.judged), (worker.refused, notices.toast),
+            (worker.memory_changed, self._on_memory_changed),
             (worker.temporary_started, self._on_temporary_started),
             (worker.plan_loaded, self.plan_panel.show_plan),
             (worker.permissions_changed, self._on_permissions_changed),
@@ -316,13 +317,13 @@ class MainWindow(Retranslating, QMainWindow):
             self.turns.update_buttons()
 
     def _remember(self) -> None:
-        """Learn from the chat shown now; a toast says so, and later how it ended."""
-        if not self.conversation_id or self._temporary_id:
+        """Learn from the chat shown now; a toast says so (or why not), and later how it ended."""
+        if not self.conversation_id:
             return
-        paused = self.settings.current.memory_paused
-        if not paused:
+        why_not = self._memory.quiet(temporary=self._temporary_id != 0)
+        if why_not is None:
             self.remember_requested.emit(self.conversation_id)
-        self.notices.remembering(self._learning, paused)
+        self.notices.remembering(self._learning, why_not)
 
     # -- worker reports -------------------------------------------------------------------
 
@@ -330,13 +331,13 @@ class MainWindow(Retranslating, QMainWindow):
         self.turns.set_ready(False)
         self.status.model_loading()
 
-    def _on_loaded(self, name: str, memory_problem: Problem | None) -> None:
+    def _on_loaded(self, name: str, memory: MemoryState) -> None:
         self.turns.ready = True
-        if memory_problem is not None:
+        self._memory = memory
+        off = memory.problem
+        if off is not None:
             self.notices.problem(
-                lambda: self.tr("Answering without memory: {why}").format(
-                    why=errors.text(memory_problem)
-                )
+                lambda: self.tr("Answering without memory: {why}").format(why=errors.text(off))
             )
         elif self.notice.kind == "problem":  # what kept the model from loading is solved
             self.notice.dismiss()
@@ -368,10 +369,8 @@ class MainWindow(Retranslating, QMainWindow):
         self.notices.learning_reported(status)
         self.welcome.learning_waits(status.error if status.model == "too small" else None)
 
-    def _on_forgotten(self, forgotten: Forgotten | None) -> None:
-        """After "forget that": the message is no turn; a toast says what went, with an undo."""
-        self.chat.drop_latest_turn()
-        self.notices.forgotten(forgotten)
+    def _on_memory_changed(self, memory: MemoryState) -> None:
+        self._memory = memory
 
     def _on_permissions_changed(self, choices: dict[str, str]) -> None:
         """ "Always allow" or a stored deny: kept in the settings (on the UI thread)."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from engram.assistant.consolidation import Learned, Status
-from engram.assistant.forget import Forgotten
+from engram.assistant.events import Forgotten
 from engram.core.errors import Problem
 from engram.ui import errors
 from engram.ui.i18n import Text, said
@@ -44,14 +44,11 @@ class Notices(QObject):
         """Something happened: passes after a few seconds."""
         self.notice.show_toast(lambda: _text(message))
 
-    def remembering(self, learning: Status, paused: bool = False) -> None:
-        """Remember was clicked: say when learning from this chat starts (or that memory is
-        paused); :meth:`learning_reported` then says how it ended."""
-        if paused:
-            self.toast(
-                lambda: self.tr("Memory is paused: Engram learns nothing new until you resume "
-                                "it in Settings → Memory.")
-            )  # fmt: skip
+    def remembering(self, learning: Status, why_not: Problem | None = None) -> None:
+        """Remember was clicked: say when learning from this chat starts (or why it may not,
+        e.g. memory is paused); :meth:`learning_reported` then says how it ended."""
+        if why_not is not None:
+            self.toast(why_not)
             return
         self._remembering = (False, 0)
         if learning.state in ("distilling", "waiting"):

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.assistant.plans import Plan
+from engram.assistant.events import Plan
 from engram.ui.i18n import Retranslating
 
 PLAN_WIDTH = 280  # the panel's width when it opens beside the chat

@@ -1,18 +1,23 @@
 """Tools inside an answer: a compact block per call (tool, arguments, result, time), folded by
-default, and the inline question whether a tool may run (allow once, always, deny)."""
+default, and the inline question whether a tool may run (allow once, always, deny), with the
+request the model thread waits on meanwhile."""
 
 from __future__ import annotations
 
 import json
+import threading
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
 
 from engram.assistant.tools.base import BUILT_IN
+from engram.assistant.tools.permissions import DENY, Question
+from engram.core.cancel import CancelToken
 from engram.ui.i18n import Retranslating
 
 RESULT_CHARS = 4_000  # shown in the block; the model got its own cut of the result
+ANSWER_POLL_S = 0.05  # how often a tool waiting for permission checks for Stop
 
 
 def _arguments_text(arguments: object) -> str:
@@ -96,6 +101,27 @@ class ToolBlock(Retranslating, QFrame):
     def _fold(self, unfolded: bool) -> None:
         self.body.setVisible(unfolded)
         self.header.setArrowType(Qt.ArrowType.DownArrow if unfolded else Qt.ArrowType.RightArrow)
+
+
+class PermissionRequest:
+    """A tool waiting for the user's choice: the model thread waits, the window answers."""
+
+    def __init__(self, question: Question) -> None:
+        self.name, self.source, self.arguments = question.name, question.source, question.arguments
+        self.choice = DENY
+        self._answered = threading.Event()
+
+    def answer(self, choice: str) -> None:
+        """From the UI thread: "once", "always" or "deny"."""
+        self.choice = choice
+        self._answered.set()
+
+    def wait(self, cancel: CancelToken) -> str:
+        """The user's choice; "deny" when the answer is stopped first."""
+        while not self._answered.wait(ANSWER_POLL_S):
+            if cancel.cancelled:
+                return DENY
+        return self.choice
 
 
 class PermissionPrompt(Retranslating, QFrame):

@@ -136,7 +136,7 @@ class TaskRunner:
         if any(t.check.tool is not None for t in task_set.tasks):
             tools = Toolbox(
                 builtins.registry(),
-                Permissions(ask=lambda _tool, _arguments: ONCE),
+                Permissions(ask=lambda _question: ONCE),
                 ToolContext(store=store if recall else None, language=task_set.language),
             )
         return Assistant(

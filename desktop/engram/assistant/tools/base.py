@@ -34,6 +34,9 @@ class ToolContext:
 
     store: Any = None  # engram.memory.store.MemoryStore, when memory is on
     conversation_id: int = 0
+    # Why nothing may be learned from the message being answered (memory off or paused, a
+    # temporary chat: the application's one rule), or None: the tools keep no memory then.
+    quiet: Problem | None = None
     folders: tuple[Path, ...] = ()
     language: str = "en"
     now: Callable[[], float] = time.time

@@ -155,8 +155,11 @@ class Toolbox:
             self._grammars[key] = LlamaGrammar.from_string(text, verbose=False)
         return self._grammars[key]
 
-    def run(self, call: calls.ToolCall, conversation_id: int) -> ToolOutput:
-        """Run one call the model made: unreadable, unknown, wrongly typed or denied calls
+    def run(
+        self, call: calls.ToolCall, conversation_id: int, quiet: Problem | None = None
+    ) -> ToolOutput:
+        """Run one call the model made for an answer in ``conversation_id`` (``quiet``: why
+        nothing may be learned from it): unreadable, unknown, wrongly typed or denied calls
         give an error output the model can read."""
         start = time.perf_counter()
         if not call.ok:
@@ -174,7 +177,7 @@ class Toolbox:
             )
         if found is not None:
             return ToolOutput(found.message, True, time.perf_counter() - start)
-        ctx = replace(self.context, conversation_id=conversation_id)
+        ctx = replace(self.context, conversation_id=conversation_id, quiet=quiet)
         return self.registry.call(call.name, call.arguments, ctx)
 
 
@@ -190,6 +193,7 @@ def answer(
     cancelled: Callable[[], bool],
     clean: Callable[[str], str],
     steps: list[Step],
+    quiet: Problem | None = None,
 ) -> Iterator[LoopEvent]:
     """Stream an answer that may call tools: its text pieces, and an event for each call and
     result (each step is also appended to ``steps``).
@@ -257,7 +261,7 @@ def answer(
             return
         done.add(key)
         yield ToolCalled(step + 1, call.name, call.arguments, call.error)
-        output = toolbox.run(call, conversation_id)
+        output = toolbox.run(call, conversation_id, quiet)
         _log.debug("step %d: error=%s in %.3f s", step + 1, output.is_error, output.duration_s)
         steps.append(Step(call, output))
         yield ToolResult(

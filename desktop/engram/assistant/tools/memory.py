@@ -5,15 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engram.assistant.events import quiet_problem
+from engram.assistant import remembering
 from engram.assistant.recall import INDEX_PER_TURN
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
-from engram.core.errors import Problem, tr
+from engram.core.errors import tr
 from engram.memory.episode_index import EpisodeIndex
-from engram.memory.episodes import EpisodeLog
 
 RECALL_K = 6
-USER_IMPORTANCE = 0.8
 SNIPPET_CHARS = 300
 
 
@@ -56,32 +54,13 @@ def _recall(arguments: dict[str, Any], ctx: ToolContext) -> str:
     return "\n".join(lines) or f"Nothing in memory matches {query!r}."
 
 
-def _quiet(store: Any, conversation_id: int) -> Problem | None:
-    """Why nothing may be stored now: the message being answered was said while memory was
-    paused (it is stored excluded) or in a temporary chat; None when memory may be written."""
-    log = EpisodeLog(store.conn)
-    conversation = log.conversation(conversation_id) if conversation_id else None
-    if conversation is None:
-        return None
-    said = [e for e in log.episodes(conversation_id) if e.role == "user"]
-    if conversation.temporary or (said and said[-1].excluded):
-        return quiet_problem(conversation.temporary)
-    return None
-
-
 def _remember(arguments: dict[str, Any], ctx: ToolContext) -> str:
     store = _store(ctx)
-    quiet = _quiet(store, ctx.conversation_id)
-    if quiet is not None:
+    if (quiet := ctx.quiet) is not None:  # the application's rule, for this answer
         raise ToolError(quiet.template, quiet.hint_template, **quiet.params)
-    memory = store.add(
-        str(arguments["content"]),
-        str(arguments.get("kind") or "fact"),
-        importance=USER_IMPORTANCE,
-        origin="user",
-        conversation_id=ctx.conversation_id or None,
-    )
-    return f"Stored as memory #{memory.id} ({memory.kind}): {memory.content}"
+    kind = str(arguments.get("kind") or "fact")
+    kept = remembering.remember(store, ctx.conversation_id, None, str(arguments["content"]), kind)
+    return f"Stored as memory #{kept.memory_id} ({kind}): {kept.content}"
 
 
 RECALL = Tool(

@@ -8,6 +8,7 @@ the answer. Without a callback an unanswered tool is denied.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engram.assistant.tools.base import Tool
@@ -15,7 +16,19 @@ from engram.assistant.tools.base import Tool
 ONCE, ALWAYS, DENY = "once", "always", "deny"
 CHOICES = (ONCE, ALWAYS, DENY)
 STORED = (ALWAYS, DENY)
-Ask = Callable[[Tool, dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A tool that wants to run, as the user is asked about it: its name, where it comes from
+    (built in, or an MCP server's name) and the arguments it would run with."""
+
+    name: str
+    source: str
+    arguments: dict[str, Any]
+
+
+Ask = Callable[[Question], str]
 
 
 class Permissions:
@@ -37,7 +50,8 @@ class Permissions:
             return True
         choice = self.stored.get(tool.name)
         if choice is None:
-            choice = self.ask(tool, arguments) if self.ask is not None else DENY
+            asked = Question(tool.name, tool.source, arguments)
+            choice = self.ask(asked) if self.ask is not None else DENY
             if choice not in CHOICES:
                 choice = DENY
             if choice in STORED:

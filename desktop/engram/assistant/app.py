@@ -1,0 +1,421 @@
+"""The application: every use case of Engram's two front ends, in one place.
+
+The window's model worker (:mod:`engram.ui.worker`) and ``engram chat`` (:mod:`engram.cli.chat`)
+are adapters over :class:`Engram`: they turn clicks, keys and lines into its calls and show what
+comes back, so the window and the terminal behave the same. The application owns three rules:
+
+- what a message asks for is read once, here (:func:`engram.assistant.intent.read`): "remember
+  this: …" keeps the user's words, "forget that" archives a memory with an undo, anything else
+  is answered;
+- whether anything may be learned is decided once, by :meth:`MemoryState.quiet`: not while
+  memory is off or paused, nor in a temporary chat; a message, a thumb, "this memory is wrong",
+  Remember and an idle chat all ask it;
+- whether memory is on is one :class:`MemoryState`: on, off (with the reason) or paused.
+
+One :class:`Engram` lives on one thread: the one that opened it uses it and closes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from engram.assistant import intent, plans, remembering
+from engram.assistant.consolidation import Status
+from engram.assistant.events import (
+    Event,
+    Forgotten,
+    NothingToForget,
+    NotRemembered,
+    Plan,
+    Remembered,
+    TurnStarted,
+)
+from engram.assistant.prompt import Recalled
+from engram.assistant.session import Session, needs_reopen, open_session
+from engram.assistant.signals import SignalKind
+from engram.assistant.tools.permissions import Ask
+from engram.assistant.turn import title_for
+from engram.core import log
+from engram.core.cancel import CancelToken
+from engram.core.errors import EngramError, Problem, tr
+from engram.core.settings import Settings, changed_fields
+from engram.memory.embed import FastEmbedder
+from engram.memory.episodes import Episode
+from engram.models import roles
+from engram.models.local import LocalModel
+
+_log = log.get("assistant.app")
+
+TEMPORARY = Problem(
+    tr("This is a temporary chat: nothing said in it is remembered."),
+    tr("Start a normal chat for what Engram should remember."),
+)
+PAUSED = Problem(
+    tr("Memory is paused: Engram learns nothing new until you resume it."),
+    tr("Resume it in Settings → Memory, in the memory browser or with engram memory resume."),
+)
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    """Whether Engram remembers: ``on``; ``off``, with ``problem`` saying why (no embedding
+    model, a damaged file); or ``paused`` by the user (nothing new is learned until resumed)."""
+
+    mode: Literal["on", "off", "paused"]
+    problem: Problem | None = None
+
+    @classmethod
+    def of(cls, off: Problem | None, settings: Settings) -> MemoryState:
+        """The state of a session that opened without memory for ``off`` (None: with it)."""
+        if off is not None:
+            return cls("off", off)
+        return cls("paused") if settings.memory_paused else cls("on")
+
+    def quiet(self, temporary: bool = False) -> Problem | None:
+        """The one "may this be learned?" rule: why nothing said now may become a memory or
+        teach Engram anything (memory off or paused, a ``temporary`` chat), or None when it
+        may. What is said meanwhile is kept in its chat and never learned from."""
+        if self.mode == "off":
+            return Problem(tr("Memory is off: {why}"), why=self.problem)
+        if temporary:
+            return TEMPORARY
+        return PAUSED if self.mode == "paused" else None
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A ready session: what answers (``model``), whether memory is on, and why learning waits
+    for a larger model (``learning``; None when it learns or memory is off)."""
+
+    model: str
+    memory: MemoryState
+    learning: Problem | None = None
+
+
+@dataclass(frozen=True)
+class LoadedModels:
+    """Models already loaded by a longer-lived owner (tests share them between windows):
+    Engram uses them and leaves them open, their owner closes them."""
+
+    small: LocalModel
+    embedder: FastEmbedder | None = None
+
+    def suit(self, old: Settings, new: Settings) -> bool:
+        """Were models that suited ``old`` loaded for ``new`` too? Not when the small or the
+        embedding model, the context or the threads changed."""
+        return {"small_model", "embedding_model", "context_size", "threads"}.isdisjoint(
+            changed_fields(old, new)
+        )
+
+
+class NotReadyError(EngramError):
+    """A use case that needs the session was asked for before it opened (or after it failed)."""
+
+
+class Engram:
+    """Engram for one front end: open it, call its use cases, close it (all on one thread).
+
+    ``models`` are lent by a longer-lived owner (tests), who closes them; with ``on_status``
+    Engram also learns in the background and reports its state there; ``ask`` asks the user
+    whether a tool may run and ``on_permissions`` keeps the choices made (else a tool that needs
+    permission is denied and nothing is kept).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        models: LoadedModels | None = None,
+        on_status: Callable[[Status], None] | None = None,
+        ask: Ask | None = None,
+        on_permissions: Callable[[dict[str, str]], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self._models = models
+        self._on_status = on_status
+        self._ask = ask
+        self._on_permissions = on_permissions
+        self.session: Session | None = None  # open between open() and close()
+        self._mentioned = remembering.LastMentioned()  # what "forget that" means in each chat
+        self._forgotten: list[Forgotten] = []  # archived, deleted unless undone
+
+    # -- the session -----------------------------------------------------------------------
+
+    def open(self) -> Opened:
+        """Load the models and open the database (raises the problem when it cannot)."""
+        lent = self._models
+        session = open_session(
+            self.settings,
+            self._on_status,
+            small=lent.small if lent else None,
+            embedder=lent.embedder if lent else None,
+        )
+        self.session = session
+        tools = session.assistant.tools
+        if tools is not None:
+            tools.permissions.ask = self._ask
+            tools.permissions.on_change = self._on_permissions
+        memory = self.memory
+        learning = None
+        if memory.mode != "off" and not self.settings.learn_with_small_models:
+            try:
+                learning = roles.learning_problem(self.settings)
+            except EngramError as exc:  # the large model is unknown or cannot learn
+                learning = exc.problem
+        return Opened(session.model_name, memory, learning)
+
+    @property
+    def memory(self) -> MemoryState:
+        """Whether memory is on, off (and why) or paused, now."""
+        off = self.session.memory_problem if self.session is not None else None
+        return MemoryState.of(off, self.settings)
+
+    def apply_settings(self, new: Settings) -> bool:
+        """Follow new settings. True when a field the session reads at opening changed
+        (:func:`~engram.assistant.session.needs_reopen`): the session is closed, and
+        :meth:`open` takes the new settings (the models reload)."""
+        old, self.settings = self.settings, new
+        if not needs_reopen(old, new):
+            if self.session is not None:
+                self.session.apply(new)
+            return False
+        if self._models is not None and not self._models.suit(old, new):
+            self._models = None  # lent for other settings: load the session's own
+        self.close()
+        return True
+
+    def close(self) -> None:
+        """Delete what "forget that" archived; persist a learning job for what was said since
+        the last one (unless nothing may be learned); free the models and the connection."""
+        session, self.session = self.session, None
+        if session is None:
+            return
+        if session.store is not None and self._forgotten:
+            remembering.purge(session.store, self._forgotten)
+        self._forgotten = []
+        if session.learning is not None and self.memory.quiet() is None:
+            session.learning.scheduler.on_exit()
+        session.close()
+
+    def _open(self) -> Session:
+        if self.session is None:
+            raise NotReadyError(
+                tr("Engram is not ready: no model is loaded."),
+                tr("Wait until the model has loaded, or see why it could not load."),
+            )
+        return self.session
+
+    def _quiet(self, conversation_id: int) -> Problem | None:
+        """:meth:`MemoryState.quiet` for a chat (0: a new one, never temporary)."""
+        log_ = self._open().assistant.log
+        chat = log_.conversation(conversation_id) if conversation_id else None
+        return self.memory.quiet(temporary=chat is not None and chat.temporary)
+
+    # -- messages --------------------------------------------------------------------------
+
+    def send(
+        self, conversation_id: int, text: str, cancel: CancelToken, *, large: bool = False
+    ) -> Iterator[Event]:
+        """Do what a message asks: "forget that" forgets, anything else is answered (``large``:
+        by the large model, with the same memory), "remember this: …" keeping its text at once.
+
+        Conversation 0 starts a new chat titled after the message. ``cancel`` stops the answer
+        between tokens (what was said so far is kept).
+        """
+        session = self._open()
+        said = intent.read(text)
+        if said.forget:
+            yield self.forget_last(conversation_id)
+            return
+        quiet = self._quiet(conversation_id)
+        model = session.large_model() if large else None
+        for event in session.assistant.turn(conversation_id, said, cancel, model, quiet=quiet):
+            yield event
+            if isinstance(event, TurnStarted):
+                self._mentioned.turn(event.conversation_id)
+                if said.remember:
+                    chat, episode = event.conversation_id, event.user_episode_id
+                    yield self._remember(chat, episode, said.remember, quiet)
+
+    def resend(
+        self, conversation_id: int, from_episode_id: int, text: str, cancel: CancelToken
+    ) -> Iterator[Event]:
+        """Drop a message and what followed (judged first: regenerated or edited), then send
+        ``text`` in its place."""
+        quiet = self._quiet(conversation_id)
+        self._open().assistant.rewind(conversation_id, from_episode_id, text, quiet=quiet)
+        yield from self.send(conversation_id, text, cancel)
+
+    def prefetch(self, conversation_id: int, draft: str, cancel: CancelToken) -> None:
+        """Evaluate the prompt of a message being typed, so its answer starts sooner."""
+        if self.session is None or cancel.cancelled:
+            return
+        try:
+            self.session.assistant.prefetch(conversation_id, draft, cancel)
+        except EngramError as exc:  # a draft that cannot be prepared is no reason to bother
+            _log.debug("prefetch skipped: %s", type(exc).__name__)
+
+    # -- the user's own words --------------------------------------------------------------
+
+    def remember(
+        self, conversation_id: int, said: str, content: str
+    ) -> tuple[int, Remembered | NotRemembered]:
+        """Keep ``content`` as the user's own memory now, without an answer (the terminal's
+        ``/remember``); the line ``said`` stays in the chat as where it came from (conversation
+        0: a new chat, titled after ``content``). Returns the chat and what happened."""
+        assistant = self._open().assistant
+        quiet = self._quiet(conversation_id)
+        if quiet is not None:
+            return conversation_id, NotRemembered(quiet)
+        if not conversation_id:
+            conversation_id = assistant.new_conversation(title_for(content))
+        self._mentioned.turn(conversation_id)
+        episode = assistant.log.append(conversation_id, "user", said)
+        return conversation_id, self._remember(conversation_id, episode.id, content, quiet)
+
+    def _remember(
+        self, conversation_id: int, episode_id: int, content: str, quiet: Problem | None
+    ) -> Remembered | NotRemembered:
+        if quiet is not None:
+            return NotRemembered(quiet)
+        store = self._open().store
+        assert store is not None  # memory is on: quiet is not None without a store
+        try:
+            remembered = remembering.remember(store, conversation_id, episode_id, content)
+        except EngramError as exc:  # e.g. too long to be one memory
+            return NotRemembered(exc.problem)
+        self._mentioned.remembered(conversation_id, remembered.memory_id)
+        return remembered
+
+    def forget_last(self, conversation_id: int) -> Forgotten | NothingToForget:
+        """ "forget that": archive the memory just remembered in the chat, or else the one its
+        last answer used; :meth:`undo_forget` brings it back, :meth:`purge_forgotten` (or
+        :meth:`close`) deletes it for good."""
+        assistant = self._open().assistant
+        if assistant.recall is None:
+            return NothingToForget()
+        found = self._mentioned.forget(conversation_id, assistant.log, assistant.recall)
+        if found is None:
+            return NothingToForget()
+        self._forgotten.append(found)
+        return found
+
+    def undo_forget(self, forgotten: Forgotten) -> None:
+        """Bring back what "forget that" archived."""
+        if self.session is not None and self.session.store is not None:
+            remembering.undo(self.session.store, forgotten)
+            self._forgotten = [f for f in self._forgotten if f != forgotten]
+
+    def purge_forgotten(self) -> None:
+        """The undo is no longer offered: delete what was forgotten, text and all."""
+        if self.session is not None and self.session.store is not None and self._forgotten:
+            remembering.purge(self.session.store, self._forgotten)
+        self._forgotten = []
+
+    # -- judging answers and memories ------------------------------------------------------
+
+    def judge(
+        self, answer_episode_id: int, kind: SignalKind, text: str | None = None
+    ) -> Problem | None:
+        """The user's verdict on an answer (a thumb, and what was wrong when said): Engram
+        learns from it. Returns why it was not noted (the one rule), or None."""
+        assistant = self._open().assistant
+        quiet = self._quiet(self._chat_of(answer_episode_id))
+        if quiet is None:
+            assistant.signal(answer_episode_id, kind, text)
+        return quiet
+
+    def memory_wrong(self, memory_id: int) -> None:
+        """The user marked a memory an answer was given as wrong."""
+        store = self._open().store
+        if store is not None:
+            store.feedback(memory_id, -1)
+
+    def _chat_of(self, answer_episode_id: int) -> int:
+        found = self._open().assistant.log.by_id([answer_episode_id]).get(answer_episode_id)
+        return found.conversation_id if found is not None else 0
+
+    def recalled(self, answer_episode_ids: list[int]) -> dict[int, list[Recalled]]:
+        """The memories each of these stored answers was given (for their chips)."""
+        recall = self.session.assistant.recall if self.session is not None else None
+        if recall is None or not answer_episode_ids:
+            return {}
+        return recall.injected(answer_episode_ids)
+
+    # -- learning --------------------------------------------------------------------------
+
+    def learn_now(self, conversation_id: int) -> Problem | None:
+        """Remember: learn from this chat now. Returns why not (the one rule), or None."""
+        session = self._open()
+        quiet = self._quiet(conversation_id)
+        if quiet is None and session.learning is not None and conversation_id:
+            session.learning.scheduler.remember(conversation_id)
+        return quiet
+
+    def idle(self, conversation_id: int) -> None:
+        """The chat has gone quiet: a good moment to learn from it (when it may be)."""
+        learning = self.session.learning if self.session is not None else None
+        if learning is not None and conversation_id and self._quiet(conversation_id) is None:
+            learning.scheduler.on_idle(conversation_id)
+
+    def retry_learning(self) -> None:
+        """Give the learning jobs that failed too often another chance."""
+        learning = self._open().learning
+        if learning is not None:
+            learning.scheduler.queue.retry_parked()
+            learning.worker.wake()
+
+    # -- chats -----------------------------------------------------------------------------
+
+    def new_chat(self, title: str = "", temporary: bool = False) -> int:
+        """Start a chat; nothing in a ``temporary`` one is learned or recalled elsewhere, and
+        it is deleted when left (:meth:`leave`) or at the next start."""
+        return self._open().assistant.new_conversation(title, temporary)
+
+    def leave(self, conversation_id: int) -> None:
+        """The user left a chat: a temporary one is deleted with its words."""
+        if self.session is not None and conversation_id:
+            self.session.assistant.close_conversation(conversation_id)
+
+    def messages(self, conversation_id: int) -> list[Episode]:
+        """What the user and Engram said in a chat (no tool steps), in order."""
+        episodes = self._open().assistant.log.episodes(conversation_id)
+        return [e for e in episodes if e.role in ("user", "assistant")]
+
+    def rename(self, conversation_id: int, title: str) -> None:
+        self._open().assistant.log.rename(conversation_id, title)
+
+    def delete(self, conversation_id: int) -> None:
+        """Delete a chat and its messages; memories learned from it keep their provenance."""
+        self._open().assistant.delete_conversation(conversation_id)
+
+    # -- plans -----------------------------------------------------------------------------
+
+    def plan(self) -> Plan | None:
+        """The user's current plan (None without one, or without memory)."""
+        store = self.session.store if self.session is not None else None
+        return plans.current(store) if store is not None else None
+
+    def save_plan(self, plan: Plan) -> Plan | None:
+        """Write an edit of the plan (one ticked to its end is done); returns the current plan."""
+        store = self._open().store
+        if store is None:
+            return None
+        plans.save(store, plan)
+        return plans.current(store)
+
+    # -- models ----------------------------------------------------------------------------
+
+    @staticmethod
+    def installed_models() -> list[tuple[str, str, tuple[str, ...]]]:
+        """The installed chat models as (id, name, roles), for a model switcher (reads the
+        catalogue and checks file sizes: not for a UI thread)."""
+        from engram.models import catalogue, hardware
+
+        return [
+            (entry.id, entry.name, tuple(entry.roles))
+            for entry in catalogue.load().models
+            if {"small", "large"} & set(entry.roles) and hardware.installed(entry)
+        ]

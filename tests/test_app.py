@@ -1,0 +1,310 @@
+"""The application layer (``engram.assistant.app.Engram``): every use case of the window and the
+terminal, and the three rules they share. The window's model worker and ``engram chat`` are
+adapters that make these calls, so what holds here holds in both: "remember this" and /remember
+keep the user's words the same way, "forget that" archives with an undo, a thumb, Remember and
+an idle chat follow the one "may this be learned?" rule while memory is paused, off, or the chat
+is temporary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+import tiny
+from engram.assistant import intent
+from engram.assistant.app import PAUSED, TEMPORARY, Engram, LoadedModels, MemoryState
+from engram.assistant.events import (
+    Event,
+    Finished,
+    Forgotten,
+    NothingToForget,
+    NotRemembered,
+    Remembered,
+    TurnStarted,
+)
+from engram.assistant.jobs import JobQueue
+from engram.assistant.remembering import USER_IMPORTANCE
+from engram.core import paths
+from engram.core.cancel import CancelToken
+from engram.core.errors import Problem, tr
+from engram.memory import db
+from engram.memory.store import MemoryStore
+
+Open = Callable[..., Engram]
+
+
+@pytest.fixture
+def open_app(loaded_models: LoadedModels) -> Iterator[Open]:
+    """Open an Engram on the shared models that learns in the background (the tiny large model
+    is too small to learn from, so its jobs wait in the queue where a test can read them)."""
+    opened: list[Engram] = []
+
+    def make(**prefs: Any) -> Engram:
+        app = Engram(
+            tiny.settings(max_answer_tokens=8, consolidate_every_turns=50, **prefs),
+            models=loaded_models,
+            on_status=lambda _status: None,
+        )
+        app.open()
+        opened.append(app)
+        return app
+
+    yield make
+    for app in opened:
+        app.close()
+
+
+def _send(app: Engram, conversation_id: int, text: str) -> list[Event]:
+    return list(app.send(conversation_id, text, CancelToken()))
+
+
+def _store(app: Engram) -> MemoryStore:
+    assert app.session is not None and app.session.store is not None
+    return app.session.store
+
+
+def _jobs(app: Engram) -> JobQueue:
+    return JobQueue(_store(app).conn)
+
+
+def _signals(app: Engram) -> list[tuple[int, str]]:
+    rows = _store(app).conn.execute("SELECT answer_episode_id, kind FROM signals ORDER BY id")
+    return [(int(answer), str(kind)) for answer, kind in rows]
+
+
+def _rows(sql: str) -> list[tuple[object, ...]]:
+    conn = db.connect(paths.database_path())
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def _answered(events: list[Event]) -> tuple[int, int]:
+    """(conversation, answer episode) of a message that was answered."""
+    started = next(e for e in events if isinstance(e, TurnStarted))
+    finished = next(e for e in events if isinstance(e, Finished))
+    return started.conversation_id, finished.episode_id
+
+
+# -- what a message asks for, read once ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "remember", "forget", "correction", "praise"),
+    [
+        ("remember this: my sister is called Ann", "my sister is called Ann", False, False, False),
+        ("Please remember: I take the 8:10 train", "I take the 8:10 train", False, False, False),
+        ("记住：我对花生过敏", "我对花生过敏", False, False, False),
+        ("请记住这个，我周三有课", "我周三有课", False, False, False),
+        ("Do you remember my sister?", None, False, False, False),
+        ("forget that", None, True, False, False),
+        ("忘掉这个", None, True, False, False),
+        ("forget that I said I like tea, I love it", None, False, False, False),
+        ("No, that's wrong. I said Tuesday.", None, False, True, False),
+        ("不对，我说的是周二", None, False, True, False),
+        ("Actually, I moved to Shanghai last year.", None, False, True, False),
+        ("That's not right", None, False, True, False),
+        ("你又错了", None, False, True, False),
+        ("What is actually in a croissant?", None, False, False, False),
+        ("I like wrong-way driving games", None, False, False, False),
+        ("今天天气不错", None, False, False, False),
+        ("我记住了", None, False, False, False),
+        ("That worked, thanks!", None, False, False, True),
+        ("谢谢，很有用", None, False, False, True),
+        ("No thanks, that's fine.", None, False, False, False),
+        ("What is the capital of France?", None, False, False, False),
+    ],
+)
+def test_a_message_is_read_for_what_it_asks_in_both_languages(
+    text: str, remember: str | None, forget: bool, correction: bool, praise: bool
+) -> None:
+    assert intent.read(text) == intent.Intent(text, remember, forget, correction, praise)
+
+
+@pytest.mark.slow
+def test_each_message_is_read_for_intent_once(
+    open_app: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = open_app()
+    reads: list[str] = []
+    real = intent.read
+
+    def counted(text: str) -> intent.Intent:
+        reads.append(text)
+        return real(text)
+
+    monkeypatch.setattr(intent, "read", counted)
+    chat, _answer = _answered(_send(app, 0, "remember this: my sister is called Ann"))
+    _send(app, chat, "No, that's wrong: she is called Anna.")
+    _send(app, chat, "forget that")
+    assert reads == [
+        "remember this: my sister is called Ann",
+        "No, that's wrong: she is called Anna.",
+        "forget that",
+    ]
+    reasons = [job.reason for job in _jobs(app).jobs()]
+    assert reasons == ["remember", "correction"]  # the scheduler got what was read
+
+
+# -- the user's own words --------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_remember_this_and_slash_remember_keep_the_users_words_alike(open_app: Open) -> None:
+    app = open_app()
+    events = _send(app, 0, "remember this: my locker code is 4711")
+    said = next(e for e in events if isinstance(e, TurnStarted))
+    told = next(e for e in events if isinstance(e, Remembered))
+    assert told.content == "my locker code is 4711"
+    assert any(isinstance(e, Finished) for e in events)  # and it was answered
+    chat, typed = app.remember(said.conversation_id, "/remember I live in Oslo", "I live in Oslo")
+    assert chat == said.conversation_id and isinstance(typed, Remembered)
+    store = _store(app)
+    for remembered, episode in ((told, said.user_episode_id), (typed, None)):
+        memory = store.get(remembered.memory_id)
+        assert memory is not None and memory.origin == "user" and memory.kind == "fact"
+        assert memory.importance == USER_IMPORTANCE
+        sources = [s.episode_id for s in store.sources(memory.id)]
+        assert episode is None or sources == [episode]
+    line = [e for e in app.messages(chat) if e.role == "user"][-1]
+    assert line.content == "/remember I live in Oslo"  # the command is where it came from
+    assert [s.episode_id for s in store.sources(typed.memory_id)] == [line.id]
+    new_chat, slash = app.remember(0, "/remember I cycle to work", "I cycle to work")
+    assert new_chat not in (0, chat) and isinstance(slash, Remembered)  # a chat titled after it
+
+
+@pytest.mark.slow
+def test_forget_that_archives_with_an_undo_and_what_stays_forgotten_is_deleted(
+    open_app: Open,
+) -> None:
+    app = open_app()
+    chat, _typed = app.remember(0, "/remember my bike is blue", "my bike is blue")
+    before = len(app.messages(chat))
+    (forgotten,) = _send(app, chat, "forget that")  # the message, as in the window
+    assert isinstance(forgotten, Forgotten) and forgotten.content == "my bike is blue"
+    assert len(app.messages(chat)) == before  # "forget that" is no turn
+    store = _store(app)
+    memory = store.get(forgotten.memory_id)
+    assert memory is not None and memory.status == "archived"
+    assert store.memories() == []  # never recalled while archived
+    app.undo_forget(forgotten)
+    memory = store.get(forgotten.memory_id)
+    assert memory is not None and memory.status == "active"
+    assert isinstance(app.forget_last(chat), NothingToForget)  # "that" was forgotten once
+
+    _chat, kept = app.remember(chat, "/remember my car is green", "my car is green")
+    assert isinstance(kept, Remembered)
+    gone = app.forget_last(chat)  # the terminal's /forget
+    assert isinstance(gone, Forgotten) and gone.memory_id == kept.memory_id
+    app.purge_forgotten()  # the undo is no longer offered
+    assert store.get(kept.memory_id) is None
+    assert store.get(forgotten.memory_id) is not None  # the undone one stays
+
+
+@pytest.mark.slow
+def test_after_an_answer_forget_that_means_the_memory_it_used(open_app: Open) -> None:
+    app = open_app()
+    bike = _store(app).add("The user's bike is a red Brompton.", "fact").id
+    chat, _tea = app.remember(0, "/remember I like green tea", "I like green tea")
+    events = _send(app, chat, "What bike do I ride, my red Brompton?")
+    finished = next(e for e in events if isinstance(e, Finished))
+    assert bike in [item.memory_id for item in finished.recalled]
+    found = next(iter(_send(app, chat, "forget that")))
+    assert isinstance(found, Forgotten) and found.memory_id == bike  # what the answer was given
+
+
+# -- may this be learned? --------------------------------------------------------------------------
+
+
+def test_the_one_rule_follows_the_memory_state() -> None:
+    off = Problem(tr("No embedding model."))
+    assert MemoryState("on").quiet() is None
+    assert MemoryState("on").quiet(temporary=True) == TEMPORARY
+    assert MemoryState("paused").quiet() == PAUSED
+    assert MemoryState("paused").quiet(temporary=True) == TEMPORARY
+    said = MemoryState("off", off).quiet(temporary=True)
+    assert said is not None and said.params["why"] == off and "Memory is off" in said.message
+    assert MemoryState.of(off, tiny.settings(memory_paused=True)) == MemoryState("off", off)
+    assert MemoryState.of(None, tiny.settings(memory_paused=True)) == MemoryState("paused")
+    assert "paused" in PAUSED.message and "Settings → Memory" in PAUSED.hint
+
+
+@pytest.mark.slow
+def test_while_paused_nothing_is_learned_and_every_use_case_says_why(open_app: Open) -> None:
+    app = open_app(memory_paused=True)
+    assert app.memory == MemoryState("paused")
+    events = _send(app, 0, "remember this: my bank PIN is 4321")
+    assert [e for e in events if isinstance(e, NotRemembered)] == [NotRemembered(PAUSED)]
+    chat, answer = _answered(events)
+    assert app.remember(chat, "/remember my PIN is 4321", "my PIN is 4321")[1] == (
+        NotRemembered(PAUSED)
+    )
+    assert app.messages(chat)[-1].content != "/remember my PIN is 4321"  # nothing stored
+    assert app.judge(answer, "thumbs_up") == PAUSED  # a thumb, in the window and the terminal
+    assert app.learn_now(chat) == PAUSED  # Remember
+    app.idle(chat)
+    assert _signals(app) == [] and _jobs(app).jobs() == []
+    assert all(e.excluded for e in app.messages(chat))  # never learned, even after resuming
+
+    app.apply_settings(tiny.settings(max_answer_tokens=8, consolidate_every_turns=50))
+    assert app.memory == MemoryState("on")
+    _chat, later = _answered(_send(app, chat, "I like hiking on weekends."))
+    assert app.judge(later, "thumbs_up") is None and _signals(app) == [(later, "thumbs_up")]
+    assert app.learn_now(chat) is None
+    (job,) = _jobs(app).jobs()
+    read = " ".join(e.content for e in _jobs(app).episodes(job))
+    assert "hiking" in read and "4321" not in read
+
+
+@pytest.mark.slow
+def test_what_is_left_is_queued_at_exit_unless_memory_is_paused(open_app: Open) -> None:
+    app = open_app()
+    _send(app, 0, "My favourite colour is green.")
+    app.apply_settings(tiny.settings(max_answer_tokens=8, memory_paused=True))
+    app.close()
+    assert _rows("SELECT reason FROM consolidation_jobs") == []
+    open_app().close()  # not paused: what was said is persisted for the next start
+    assert _rows("SELECT reason FROM consolidation_jobs") == [("exit",)]
+
+
+@pytest.mark.slow
+def test_a_temporary_chat_learns_nothing_and_is_deleted_when_left(open_app: Open) -> None:
+    app = open_app()
+    chat = app.new_chat("scratch", temporary=True)
+    events = _send(app, chat, "remember this: my locker code is 9911")
+    assert [e for e in events if isinstance(e, NotRemembered)] == [NotRemembered(TEMPORARY)]
+    _chat, answer = _answered(events)
+    assert app.judge(answer, "thumbs_down", "too short") == TEMPORARY
+    assert app.learn_now(chat) == TEMPORARY
+    asked = app.messages(chat)[0]
+    regenerated = list(app.resend(chat, asked.id, asked.content, CancelToken()))
+    assert any(isinstance(e, Finished) for e in regenerated)
+    app.idle(chat)
+    assert _signals(app) == [] and _jobs(app).jobs() == []  # a regenerate judged nothing
+    app.leave(chat)
+    assert app.messages(chat) == []
+    assert _store(app).conn.execute("SELECT COUNT(*) FROM conversations").fetchall() == [(0,)]
+
+
+@pytest.mark.slow
+def test_without_memory_engram_answers_and_says_memory_is_off(
+    open_app: Open, loaded_models: LoadedModels
+) -> None:
+    app = Engram(
+        tiny.settings(max_answer_tokens=8, embedding_model="no-such-model"),
+        models=LoadedModels(loaded_models.small),
+    )
+    opened = app.open()
+    try:
+        assert opened.memory.mode == "off" and opened.memory.problem is not None
+        events = list(app.send(0, "remember this: my locker code is 4711", CancelToken()))
+        (refused,) = [e for e in events if isinstance(e, NotRemembered)]
+        assert "Memory is off" in refused.problem.message
+        chat, answer = _answered(events)
+        assert app.judge(answer, "thumbs_up") == refused.problem
+        assert isinstance(next(iter(app.send(chat, "forget that", CancelToken()))), NothingToForget)
+    finally:
+        app.close()
