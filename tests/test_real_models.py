@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from engram.assistant import distill
 from engram.assistant.events import Finished, ToolCalled, ToolResult, TurnEvent
@@ -21,8 +22,9 @@ from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
 from engram.core.settings import Settings
-from engram.memory.episodes import Episode
+from engram.memory.episodes import Episode, Role
 from engram.models import catalogue, roles, starter
+from engram.models.local import LocalModel
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 SMALL, LARGE = Settings().small_model, Settings().large_model
@@ -85,37 +87,37 @@ def test_the_small_model_calls_a_tool_in_its_own_format_and_answers_in_words(
     ],
 )
 def test_plain_questions_are_answered_as_text_without_a_call(
-    session: Session, question: str, check: object
+    session: Session, question: str, check: Callable[[str], bool]
 ) -> None:
     events, finished = _turn(session, question)
     assert not [e for e in events if isinstance(e, ToolCalled)]
     assert not finished.text.lstrip().startswith(("{", "<tool_call>"))
-    assert check(finished.text), finished.text  # type: ignore[operator]
+    assert check(finished.text), finished.text
 
 
-def _episodes(*said: tuple[str, str]) -> list[Episode]:
+def _episodes(*said: tuple[Role, str]) -> list[Episode]:
     now = time.time()
     return [
-        Episode(i + 1, 1, i, role, text, now + i, None, "complete")  # type: ignore[arg-type]
+        Episode(i + 1, 1, i, role, text, now + i, None, "complete")
         for i, (role, text) in enumerate(said)
     ]
 
 
 @pytest.fixture(scope="module")
-def large(real_pair: Path) -> Iterator[object]:
+def large(real_pair: Path) -> Iterator[LocalModel]:
     model = roles.load_local(Settings(), "large")
     yield model
     model.close()
 
 
-def test_the_large_model_distills_a_conversation_into_valid_memories(large: object) -> None:
+def test_the_large_model_distills_a_conversation_into_valid_memories(large: LocalModel) -> None:
     episodes = _episodes(
         ("user", "I live in Hangzhou and I work as a nurse on night shifts."),
         ("assistant", "Thanks for telling me. Night shifts can be tiring."),
         ("user", "I'm vegetarian, so please never suggest meat dishes."),
         ("assistant", "Understood, I will only suggest vegetarian dishes."),
     )
-    result, _raw = distill.distill(large, episodes)  # type: ignore[arg-type]
+    result, _raw = distill.distill(large, episodes)
     assert result.candidates, "the 1.5B model distilled nothing"
     ids = {e.id for e in episodes}
     for candidate in result.candidates:
@@ -125,7 +127,7 @@ def test_the_large_model_distills_a_conversation_into_valid_memories(large: obje
     assert "vegetarian" in text or "meat" in text
 
 
-def test_a_correction_becomes_a_when_do_lesson(large: object) -> None:
+def test_a_correction_becomes_a_when_do_lesson(large: LocalModel) -> None:
     episodes = _episodes(
         ("user", "How far is it from Paris to Lyon?"),
         ("assistant", "It is about 290 miles from Paris to Lyon."),
@@ -133,8 +135,32 @@ def test_a_correction_becomes_a_when_do_lesson(large: object) -> None:
         ("assistant", "Sorry! It is about 465 kilometres."),
     )
     correction = distill.Outcome(2, "correction", episodes[2].content)
-    result, _raw = distill.distill(large, episodes, outcomes=[correction])  # type: ignore[arg-type]
+    result, _raw = distill.distill(large, episodes, outcomes=[correction])
     lessons = [c for c in result.candidates if c.kind == "lesson"]
     assert lessons, [c.content for c in result.candidates]
     assert any(re.match(r"(?i)\s*(when|if|whenever)\b", c.content) for c in lessons)
     assert any("kilomet" in c.content.lower() or "km" in c.content.lower() for c in lessons)
+
+
+def test_the_window_shows_a_real_tool_call_folded_and_the_answer_in_words(
+    qtbot: QtBot, real_pair: Path
+) -> None:
+    """The whole path as a user meets it: the window on the starter pair, a question typed and
+    sent, the calculator's call folded into the answer, the answer in words, no raw call."""
+    from PySide6.QtCore import Qt
+
+    from engram.ui.main_window import MainWindow
+
+    window = MainWindow(Settings(temperature=0.0, max_answer_tokens=96))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window._ready, timeout=120_000)
+    window.composer.setFocus()
+    qtbot.keyClicks(window.composer, "What is 17.5% of 240?")
+    qtbot.keyClick(window.composer, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window._busy, timeout=10_000)
+    qtbot.waitUntil(lambda: not window._busy, timeout=180_000)
+    answer = window.chat.bubbles()[-1]
+    assert [(b.name, "42" in b.result) for b in answer.tool_blocks] == [("calculator", True)]
+    assert "42" in answer.text and "{" not in answer.text and "tool_call" not in answer.text
+    window.close()
