@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
+import tiny
 from engram.cli.main import main
-from engram.models import catalogue, hardware
+from engram.models import catalogue, hardware, speed
 
 GB = hardware.GB
 
@@ -93,3 +97,47 @@ def test_the_offer_counts_what_is_missing_and_estimates_the_time(starter_models:
     assert 2_497_280_736 < expected < 4 * GB  # the pinned 4B file plus two estimates
     assert eight.download_seconds(10_000_000) == pytest.approx(expected / 10_000_000)
     assert eight.download_seconds() == pytest.approx(expected / hardware.ASSUMED_BYTES_PER_S)
+
+
+def test_the_decode_speed_is_measured_from_answers_long_enough_to_time() -> None:
+    assert speed.bytes_per_second() is None  # nothing measured yet: RAM alone decides
+    speed.record(500_000_000, tokens=8, tokens_per_s=40.0)  # too short to time
+    assert speed.samples() == []
+    for rate in (20.0, 22.0, 200.0):  # one outlier: the median holds
+        speed.record(500_000_000, tokens=64, tokens_per_s=rate)
+    assert speed.bytes_per_second() == 11_000_000_000
+    assert speed.tokens_per_second(1_100_000_000) == pytest.approx(10.0)
+    for _ in range(speed.KEPT + 3):
+        speed.record(500_000_000, tokens=64, tokens_per_s=30.0)
+    assert len(speed.samples()) == speed.KEPT
+
+
+def test_a_slow_machine_is_recommended_the_pair_it_can_run() -> None:
+    cat = catalogue.load()
+    big = _machine(24)
+    assert hardware.recommend(cat, big).ram_gb == 16  # RAM alone
+    # 2 cores measured at ~22 tokens/s with the 0.5B: a 4B would answer at ~4 tokens/s.
+    slow = dataclasses.replace(big, decode_bytes_per_s=491_400_064 * 22)
+    pair = hardware.recommend(cat, slow)
+    assert pair is not None and pair.ram_gb == 8
+    assert slow.tokens_per_second(cat.get(pair.small)) >= hardware.ANSWER_TOKENS_PER_S
+    crawling = dataclasses.replace(big, decode_bytes_per_s=1_000_000_000)
+    assert hardware.recommend(cat, crawling) == cat.pairs[0]  # nothing is quick: the smallest
+    fast = dataclasses.replace(big, decode_bytes_per_s=200_000_000_000)
+    assert hardware.recommend(cat, fast).ram_gb == 16
+
+
+def test_a_real_answer_records_the_speed_of_this_machine(starter_models: Path) -> None:
+    from engram.models.local import LocalModel
+
+    gguf = starter_models / tiny.MODEL / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    model = LocalModel(gguf, n_ctx=512, state_cache_mb=0)
+    try:
+        chat = [{"role": "user", "content": "Count from one to forty in words."}]
+        list(model.stream_chat(chat, max_tokens=48, temperature=0.0))
+        stats = model.last_stats
+        assert stats is not None
+    finally:
+        model.close()
+    assert stats.generated_tokens >= speed.MIN_TOKENS  # long enough to time
+    assert speed.samples() == [pytest.approx(gguf.stat().st_size * stats.decode_tokens_per_s, 1)]

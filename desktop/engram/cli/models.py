@@ -10,7 +10,16 @@ from typing import TextIO
 
 from engram.core import settings as settings_mod
 from engram.core.errors import InputError, tr
-from engram.models import build_check, catalogue, download, files, gguf_import, hardware, starter
+from engram.models import (
+    build_check,
+    catalogue,
+    download,
+    files,
+    gguf_import,
+    hardware,
+    speed,
+    starter,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -159,11 +168,18 @@ def _recommend(args: argparse.Namespace) -> int:
     if pair is None:
         print("The catalogue recommends no pairs.")
         return 0
+    if machine.decode_bytes_per_s:
+        print(
+            f"Measured from {len(speed.samples())} answers: decodes "
+            f"{machine.decode_bytes_per_s / 1e9:.1f} GB of model weights per second"
+        )
     print(f"Recommended for {pair.ram_gb:g} GB machines: {pair.reason}")
     for role in catalogue.ROLES:
         entry = cat.get(getattr(pair, role))
         fit = hardware.fit(entry, machine, _installed(entry))
-        print(f"  {role:10} {entry.id:40} {fit.level}: {fit.reason}")
+        rate = machine.tokens_per_second(entry)
+        pace = f" (about {rate:.0f} tokens/s here)" if rate else ""
+        print(f"  {role:10} {entry.id:40} {fit.level}: {fit.reason}{pace}")
     return 0
 
 

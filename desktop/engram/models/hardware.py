@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engram.core import log, paths
 from engram.core.errors import Problem, tr
-from engram.models import files
+from engram.models import files, speed
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 
 _log = log.get("models.hardware")
@@ -23,6 +23,10 @@ FITS, TIGHT, NO_FIT = "fits", "tight", "does not fit"
 TIER_REACHED = 0.9
 # For the download-time estimate when nothing was measured: 40 Mbit/s, a common home line.
 ASSUMED_BYTES_PER_S = 5_000_000
+# Decode speeds a recommended pair must reach here, once this machine's speed is measured
+# (models.speed): answers faster than people read, learning that keeps up in the background.
+ANSWER_TOKENS_PER_S = 8.0
+LEARN_TOKENS_PER_S = 2.5
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,13 @@ class Machine:
     disk_free: int
     cores: int
     gpu: str | None = None
+    decode_bytes_per_s: float | None = None  # measured from real answers (models.speed)
+
+    def tokens_per_second(self, entry: ModelEntry) -> float | None:
+        """The decode speed ``entry`` would have here (None: not measured, or not a GGUF)."""
+        if entry.format != "gguf":
+            return None
+        return speed.tokens_per_second(entry.download_bytes(), self.decode_bytes_per_s)
 
     def describe(self) -> Problem:
         """One line for people (``str()`` is English; the window translates it)."""
@@ -91,6 +102,7 @@ def probe(models_dir: Path | None = None, gpu: bool = True) -> Machine:
         disk_free=free_disk_bytes(models_dir or paths.models_dir()),
         cores=int(cores),
         gpu=detect_gpu() if gpu else None,
+        decode_bytes_per_s=speed.bytes_per_second(),
     )
 
 
@@ -143,13 +155,26 @@ def fit(entry: ModelEntry, machine: Machine, installed: bool = False) -> Fit:
 
 
 def recommend(cat: Catalogue, machine: Machine) -> Pair | None:
-    """The largest recommended pair whose RAM tier this machine reaches.
+    """The largest recommended pair whose RAM tier this machine reaches and, once its decode
+    speed is measured, whose models run fast enough here (the small one answers at
+    ``ANSWER_TOKENS_PER_S``, the large one learns at ``LEARN_TOKENS_PER_S``): a 2-core laptop
+    with 24 GB gets the pair it can run, not a 4B + 7B pair at two tokens a second.
 
     Installed RAM is reported a little under the nominal size (8 GB shows as ~7.6), so a tier is
     reached at 90 % of its size.
     """
     reached = [p for p in cat.pairs if p.ram_gb * GB * TIER_REACHED <= machine.ram_total]
-    return reached[-1] if reached else (cat.pairs[0] if cat.pairs else None)
+    quick = [p for p in reached if _fast_enough(cat, p, machine)]
+    chosen = quick or reached[:1]
+    return chosen[-1] if chosen else (cat.pairs[0] if cat.pairs else None)
+
+
+def _fast_enough(cat: Catalogue, pair: Pair, machine: Machine) -> bool:
+    for model_id, needed in ((pair.small, ANSWER_TOKENS_PER_S), (pair.large, LEARN_TOKENS_PER_S)):
+        rate = machine.tokens_per_second(cat.get(model_id))
+        if rate is not None and rate < needed:
+            return False
+    return True
 
 
 def pair_models(cat: Catalogue, pair: Pair) -> tuple[ModelEntry, ...]:

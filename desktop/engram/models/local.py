@@ -23,7 +23,15 @@ from typing import Any
 
 from engram.core import log, sanitize
 from engram.core.errors import EngramError, InputError, ModelLoadError, Problem, tr
-from engram.models import build_check, chat_shape, gguf_import, preflight, schema_check, splice
+from engram.models import (
+    build_check,
+    chat_shape,
+    gguf_import,
+    preflight,
+    schema_check,
+    speed,
+    splice,
+)
 from engram.models.background import ForegroundGate, thread_plan
 
 _log = log.get("models.local")
@@ -146,6 +154,7 @@ class LocalModel:
 
         _route_llama_log()
         self.path = path
+        self._bytes = preflight.model_bytes(path)
         self.chat_template = template
         self.gate = gate
         self.background = background
@@ -340,6 +349,10 @@ class LocalModel:
                 yield from self._generate(tokens, stats, cancelled, heat, grammar, start, ban)
             finally:
                 stats.total_s = time.perf_counter() - start
+            if not (self.background or grammar is not None or stats.cancelled):
+                # A free answer of the foreground model times this machine's decoding (a
+                # background model pauses for the foreground; a grammar slows sampling).
+                speed.record(self._bytes, stats.generated_tokens, stats.decode_tokens_per_s)
 
     def prefill(
         self,

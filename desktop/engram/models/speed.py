@@ -1,0 +1,65 @@
+"""How fast this machine decodes, measured from the answers it really gave.
+
+Decoding one token reads every weight of the model once, so a machine's decode speed is close to
+a number of model bytes per second: a model of twice the size decodes about half as many tokens
+per second. Each answer of a local model long enough to time (``MIN_TOKENS``) adds one sample,
+its tokens/s times the size of its GGUF; the median of the newest ``KEPT`` samples, in
+``<data>/speed.json``, estimates the tokens/s of any other model here. No benchmark runs: until
+the first answer nothing is measured and the recommendations use RAM alone.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import threading
+from pathlib import Path
+
+from engram.core import log, paths
+from engram.core.atomic import atomic_write
+
+_log = log.get("models.speed")
+FILE = "speed.json"
+MIN_TOKENS = 24  # an answer shorter than this times its first tokens more than its speed
+KEPT = 9
+_lock = threading.Lock()
+
+
+def _path() -> Path:
+    return paths.data_dir() / FILE
+
+
+def samples() -> list[float]:
+    """The kept samples, in model bytes decoded per second (oldest first)."""
+    try:
+        data = json.loads(_path().read_text(encoding="utf-8"))
+        values = data.get("bytes_per_s", []) if isinstance(data, dict) else []
+        return [float(v) for v in values if isinstance(v, (int, float)) and v > 0][-KEPT:]
+    except (OSError, ValueError):
+        return []
+
+
+def bytes_per_second() -> float | None:
+    """Model bytes this machine decodes per second (the median of the samples), or None."""
+    kept = samples()
+    return statistics.median(kept) if kept else None
+
+
+def record(model_bytes: int, tokens: int, tokens_per_s: float) -> None:
+    """Add one answer's decode speed (``tokens`` generated at ``tokens_per_s`` by a model of
+    ``model_bytes``); too short an answer is not a measurement and is left out."""
+    if tokens < MIN_TOKENS or tokens_per_s <= 0 or model_bytes <= 0:
+        return
+    with _lock:
+        kept = [*samples(), model_bytes * tokens_per_s][-KEPT:]
+        try:
+            with atomic_write(_path()) as handle:
+                json.dump({"bytes_per_s": [round(v) for v in kept]}, handle)
+        except OSError as exc:  # a read-only data folder: speed stays unmeasured
+            _log.warning("could not record the decode speed (%s)", type(exc).__name__)
+
+
+def tokens_per_second(model_bytes: int, measured: float | None = None) -> float | None:
+    """The estimated decode tokens/s of a model of ``model_bytes`` here (None: not measured)."""
+    rate = bytes_per_second() if measured is None else measured
+    return rate / model_bytes if rate and model_bytes > 0 else None
