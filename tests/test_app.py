@@ -7,6 +7,8 @@ is temporary."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -30,6 +32,7 @@ from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import Problem, tr
 from engram.memory import db
+from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 
 Open = Callable[..., Engram]
@@ -74,10 +77,10 @@ def _signals(app: Engram) -> list[tuple[int, str]]:
     return [(int(answer), str(kind)) for answer, kind in rows]
 
 
-def _rows(sql: str) -> list[tuple[object, ...]]:
+def _rows(sql: str, *params: object) -> list[tuple[object, ...]]:
     conn = db.connect(paths.database_path())
     try:
-        return conn.execute(sql).fetchall()
+        return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
 
@@ -286,7 +289,13 @@ def test_a_temporary_chat_learns_nothing_and_is_deleted_when_left(open_app: Open
     assert _signals(app) == [] and _jobs(app).jobs() == []  # a regenerate judged nothing
     app.leave(chat)
     assert app.messages(chat) == []
-    assert _store(app).conn.execute("SELECT COUNT(*) FROM conversations").fetchall() == [(0,)]
+    assert _rows("SELECT COUNT(*) FROM conversations") == [(0,)]
+    normal, _answer = _answered(_send(app, 0, "Name a colour."))
+    app.leave(normal)
+    assert app.messages(normal)  # a normal chat stays
+    still_open = app.new_chat("scratch", temporary=True)
+    app.close()  # a temporary chat lives no longer than the Engram that made it
+    assert _rows("SELECT id FROM conversations") == [(normal,)] and still_open
 
 
 @pytest.mark.slow
@@ -308,3 +317,72 @@ def test_without_memory_engram_answers_and_says_memory_is_off(
         assert isinstance(next(iter(app.send(chat, "forget that", CancelToken()))), NothingToForget)
     finally:
         app.close()
+
+
+# -- temporary chats left by a crash, "This is wrong" -------------------------------------------
+
+# A temporary chat in another Engram process: said in, then left open until the test kills it.
+TEMPORARY_CHAT = """
+import dataclasses, sys
+from engram.assistant.app import Engram
+from engram.core import settings
+from engram.core.cancel import CancelToken
+
+app = Engram(dataclasses.replace(settings.load(), max_answer_tokens=4))
+app.open()
+chat = app.new_chat("scratch", temporary=True)
+for _event in app.send(chat, "a secret said in a temporary chat", CancelToken()):
+    pass
+print(chat, flush=True)
+sys.stdin.readline()  # open until killed
+"""
+
+
+@pytest.mark.slow
+def test_a_temporary_chat_left_by_a_killed_process_is_gone_at_the_next_start(
+    open_app: Open,
+) -> None:
+    kept = open_app()
+    normal, _answer = _answered(_send(kept, 0, "Name a colour."))
+    with subprocess.Popen(
+        [sys.executable, "-c", TEMPORARY_CHAT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            left = int(child.stdout.readline())
+            open_app().close()  # another Engram starts while the child's temporary chat is open
+            assert _rows("SELECT id FROM conversations WHERE temporary = 1") == [(left,)]
+        finally:
+            child.kill()  # a crash: nothing of the child's clean-up runs
+    conn = db.connect(paths.database_path())
+    try:  # what a window shows first, before its session starts: never the temporary chat
+        latest = EpisodeLog(conn).latest_conversation()
+        assert latest is not None and latest.id == normal
+    finally:
+        conn.close()
+    assert _rows("SELECT temporary FROM conversations WHERE id = ?", left) == [(1,)]
+    open_app()  # the next start
+    assert _rows("SELECT id FROM conversations") == [(normal,)]
+    assert _rows("SELECT COUNT(*) FROM episodes WHERE content LIKE '%secret%'") == [(0,)]
+
+
+@pytest.mark.slow
+def test_this_is_wrong_is_a_memory_wrong_signal_that_lowers_the_memory(open_app: Open) -> None:
+    app = open_app()
+    bike = _store(app).add("The user's bike is a red Brompton.", "fact").id
+    chat, answer = _answered(_send(app, 0, "What bike do I ride, my red Brompton?"))
+    assert app.judge(answer, "memory_wrong", memory_id=bike) is None
+    assert _signals(app) == [(answer, "memory_wrong")]
+    memory = _store(app).get(bike)
+    assert memory is not None and memory.feedback == -1
+    stored = _rows("SELECT text, job_id FROM signals")
+    assert stored == [("The user's bike is a red Brompton.", None)]  # what was wrong
+    assert _jobs(app).jobs() == []  # it judges a memory: no lesson is asked for
+    temporary = app.new_chat(temporary=True)
+    _chat, other = _answered(_send(app, temporary, "What bike do I ride?"))
+    assert app.judge(other, "memory_wrong", memory_id=bike) == TEMPORARY
+    assert chat and _signals(app) == [(answer, "memory_wrong")]

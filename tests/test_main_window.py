@@ -254,6 +254,40 @@ def _feedback(memory_id: int) -> int:
         conn.close()
 
 
+def _seed_answer_given(memory_id: int) -> int:
+    """A stored chat whose answer was given ``memory_id``; returns the answer's id."""
+    from engram.memory.injections import Injections
+
+    conn = db.connect(paths.database_path())
+    try:
+        log = EpisodeLog(conn)
+        chat = log.new_conversation("Bikes").id
+        log.append(chat, "user", "What bike do I ride?")
+        answer = log.append(chat, "assistant", "A red Brompton.").id
+        Injections(conn).record(answer, [(memory_id, 1.0)])
+        return answer
+    finally:
+        conn.close()
+
+
+def test_this_is_wrong_on_a_chip_is_a_memory_wrong_signal_on_its_answer(
+    qtbot: QtBot, loaded_models: LoadedModels
+) -> None:
+    bike = _seed_memory("The user's bike is a red Brompton.")
+    answer = _seed_answer_given(bike)
+    window = _open(qtbot, models=loaded_models)  # the stored chat, its answer's chips
+    bubble = window.chat.bubbles()[-1]
+    qtbot.waitUntil(lambda: bubble.chips is not None, timeout=5_000)
+    assert bubble.chips is not None
+    chip = bubble.chips.buttons[0]
+    wrong = next(a for a in chip.menu().actions() if a.text() == "This is wrong")
+    wrong.trigger()
+    qtbot.waitUntil(lambda: _signals() != [], timeout=5_000)
+    assert _signals() == [(answer, "memory_wrong", "The user's bike is a red Brompton.")]
+    assert _feedback(bike) == -1 and chip.objectName() == "chip_wrong"
+    window.close()
+
+
 @pytest.mark.slow
 def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     qtbot: QtBot, loaded_models: LoadedModels
@@ -273,6 +307,7 @@ def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     wrong.trigger()
     qtbot.waitUntil(lambda: _feedback(dog) == -1, timeout=5_000)
     assert chip.objectName() == "chip_wrong"
+    assert [kind for _answer, kind, _text in _signals()] == ["memory_wrong"]
     window.close()
 
     reopened = _open(qtbot, models=loaded_models)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from engram.assistant import intent, plans, remembering
@@ -37,9 +38,10 @@ from engram.assistant.session import Session, needs_reopen, open_session
 from engram.assistant.signals import SignalKind
 from engram.assistant.tools.permissions import Ask
 from engram.assistant.turn import title_for
-from engram.core import log
+from engram.core import log, paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem, tr
+from engram.core.held import Held
 from engram.core.settings import Settings, changed_fields
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import Episode
@@ -140,11 +142,13 @@ class Engram:
         self.session: Session | None = None  # open between open() and close()
         self._mentioned = remembering.LastMentioned()  # what "forget that" means in each chat
         self._forgotten: list[Forgotten] = []  # archived, deleted unless undone
+        self._temporary: dict[int, Held] = {}  # the temporary chats this Engram has open
 
     # -- the session -----------------------------------------------------------------------
 
     def open(self) -> Opened:
-        """Load the models and open the database (raises the problem when it cannot)."""
+        """Load the models and open the database (raises the problem when it cannot); delete
+        the temporary chats an earlier run left behind (a crash, a kill)."""
         lent = self._models
         session = open_session(
             self.settings,
@@ -157,6 +161,7 @@ class Engram:
         if tools is not None:
             tools.permissions.ask = self._ask
             tools.permissions.on_change = self._on_permissions
+        self._scrub_temporary()
         memory = self.memory
         learning = None
         if memory.mode != "off" and not self.settings.learn_with_small_models:
@@ -183,12 +188,18 @@ class Engram:
             return False
         if self._models is not None and not self._models.suit(old, new):
             self._models = None  # lent for other settings: load the session's own
-        self.close()
+        self._shut()  # its temporary chats stay open: the window still shows them
         return True
 
     def close(self) -> None:
-        """Delete what "forget that" archived; persist a learning job for what was said since
-        the last one (unless nothing may be learned); free the models and the connection."""
+        """Delete the temporary chats still open and what "forget that" archived; persist a
+        learning job for what was said since the last one (unless nothing may be learned);
+        free the models and the connection."""
+        for conversation_id in list(self._temporary):
+            self.leave(conversation_id)
+        self._shut()
+
+    def _shut(self) -> None:
         session, self.session = self.session, None
         if session is None:
             return
@@ -317,21 +328,21 @@ class Engram:
     # -- judging answers and memories ------------------------------------------------------
 
     def judge(
-        self, answer_episode_id: int, kind: SignalKind, text: str | None = None
+        self,
+        answer_episode_id: int,
+        kind: SignalKind,
+        text: str | None = None,
+        *,
+        memory_id: int | None = None,
     ) -> Problem | None:
-        """The user's verdict on an answer (a thumb, and what was wrong when said): Engram
-        learns from it. Returns why it was not noted (the one rule), or None."""
+        """The user's verdict on an answer (a thumb, and what was wrong when said), or on a
+        memory it was given (``memory_wrong`` with ``memory_id``: "This is wrong" on its chip):
+        Engram learns from it. Returns why it was not noted (the one rule), or None."""
         assistant = self._open().assistant
         quiet = self._quiet(self._chat_of(answer_episode_id))
         if quiet is None:
-            assistant.signal(answer_episode_id, kind, text)
+            assistant.signal(answer_episode_id, kind, text, memory_id=memory_id)
         return quiet
-
-    def memory_wrong(self, memory_id: int) -> None:
-        """The user marked a memory an answer was given as wrong."""
-        store = self._open().store
-        if store is not None:
-            store.feedback(memory_id, -1)
 
     def _chat_of(self, answer_episode_id: int) -> int:
         found = self._open().assistant.log.by_id([answer_episode_id]).get(answer_episode_id)
@@ -371,13 +382,36 @@ class Engram:
 
     def new_chat(self, title: str = "", temporary: bool = False) -> int:
         """Start a chat; nothing in a ``temporary`` one is learned or recalled elsewhere, and
-        it is deleted when left (:meth:`leave`) or at the next start."""
-        return self._open().assistant.new_conversation(title, temporary)
+        it is deleted when left (:meth:`leave`, :meth:`close`) or, after a crash, at the next
+        start (it is locked meanwhile, so another Engram running at the same time keeps it)."""
+        conversation_id = self._open().assistant.new_conversation(title, temporary)
+        if temporary and (held := Held.take(_lock_of(conversation_id))) is not None:
+            self._temporary[conversation_id] = held
+        return conversation_id
 
     def leave(self, conversation_id: int) -> None:
         """The user left a chat: a temporary one is deleted with its words."""
-        if self.session is not None and conversation_id:
-            self.session.assistant.close_conversation(conversation_id)
+        held = self._temporary.pop(conversation_id, None)
+        session = self.session
+        if session is not None and conversation_id:
+            chat = session.assistant.log.conversation(conversation_id)
+            if chat is not None and chat.temporary:
+                session.assistant.delete_conversation(conversation_id)
+        if held is not None:
+            held.release(remove=session is not None)
+
+    def _scrub_temporary(self) -> None:
+        """Delete the temporary chats no running Engram has open: left by a crash or a kill."""
+        assistant = self._open().assistant
+        for conversation_id in assistant.log.temporary_conversations():
+            if conversation_id in self._temporary:
+                continue
+            held = Held.take(_lock_of(conversation_id))
+            if held is None:  # open in another window or terminal right now
+                continue
+            assistant.delete_conversation(conversation_id)
+            held.release(remove=True)
+            _log.info("deleted temporary conversation %d left by an earlier run", conversation_id)
 
     def messages(self, conversation_id: int) -> list[Episode]:
         """What the user and Engram said in a chat (no tool steps), in order."""
@@ -419,3 +453,8 @@ class Engram:
             for entry in catalogue.load().models
             if {"small", "large"} & set(entry.roles) and hardware.installed(entry)
         ]
+
+
+def _lock_of(conversation_id: int) -> Path:
+    """Where the lock of a temporary chat lives while an Engram has it open."""
+    return paths.data_dir() / "temporary" / f"{conversation_id}.lock"

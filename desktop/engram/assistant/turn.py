@@ -292,26 +292,10 @@ class Assistant:
         self._scrub()
 
     def new_conversation(self, title: str = "", temporary: bool = False) -> int:
-        """Start a conversation; a ``temporary`` one is neither learned from nor recalled in
-        other conversations, and is deleted by :meth:`close_conversation` or at the next start
-        (:meth:`scrub_temporary`)."""
+        """Start a conversation; a ``temporary`` one is neither recalled in other conversations
+        nor learned from (its messages are answered ``quiet``), and the application deletes it
+        when it is left or, after a crash, at the next start."""
         return self.log.new_conversation(title, temporary=temporary).id
-
-    def close_conversation(self, conversation_id: int) -> None:
-        """The user left a conversation: a temporary one is deleted, its words scrubbed."""
-        conversation = self.log.conversation(conversation_id)
-        if conversation is not None and conversation.temporary:
-            self.delete_conversation(conversation_id)
-
-    def scrub_temporary(self) -> int:
-        """Delete the temporary chats an earlier run left (closed by a crash); returns how many."""
-        ids = self.log.temporary_conversations()
-        for conversation_id in ids:
-            self.log.delete_conversation(conversation_id)
-        if ids:
-            self._scrub()
-            _log.info("deleted %d temporary conversation(s) left from an earlier run", len(ids))
-        return len(ids)
 
     def delete_conversation(self, conversation_id: int) -> None:
         """Delete a conversation and its messages; memories keep their provenance."""
@@ -473,12 +457,25 @@ class Assistant:
         return "tool_error" not in Outcomes(self.recall.store).kinds_on(answer_episode_id)
 
     def signal(
-        self, answer_episode_id: int, kind: signals.SignalKind, text: str | None = None
+        self,
+        answer_episode_id: int,
+        kind: signals.SignalKind,
+        text: str | None = None,
+        *,
+        memory_id: int | None = None,
     ) -> list[Credit]:
-        """The user judged an answer (a thumb, a chip's "wrong"):
-        store it, credit the lessons that went into the answer, and learn from it now."""
-        found = signals.Signal(kind, answer_episode_id, text)
+        """The user judged an answer (a thumb): store it, credit the lessons that went into the
+        answer, and learn from it now. ``memory_wrong`` judges the memory ``memory_id`` the
+        answer was given instead (a chip's "This is wrong"): the signal keeps the memory's
+        text, the memory goes down in ranking, and no lesson is credited."""
+        store = self.recall.store if self.recall is not None else None
+        wrong = None
+        if kind == "memory_wrong" and store is not None and memory_id is not None:
+            wrong = store.get(memory_id)
+        found = signals.Signal(kind, answer_episode_id, wrong.content if wrong else text)
         credits = self._record_signal(found)
+        if wrong is not None and store is not None:
+            store.feedback(wrong.id, -1)
         if self.recall is None or self.scheduler is None or kind not in signals.LESSON_KINDS:
             return credits
         conversation = Outcomes(self.recall.store).conversation_of(answer_episode_id)

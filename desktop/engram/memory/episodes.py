@@ -91,8 +91,9 @@ class EpisodeLog:
         ]
 
     def latest_conversation(self) -> Conversation | None:
-        found = self.conversations()
-        return found[0] if found else None
+        """The most recently active chat to reopen: never a temporary one (it lives only as long
+        as the window or terminal that made it)."""
+        return next((c for c in self.conversations() if not c.temporary), None)
 
     def rename(self, conversation_id: int, title: str) -> None:
         with db.transaction(self.conn):

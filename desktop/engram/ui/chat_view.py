@@ -247,7 +247,7 @@ class MessageBubble(Retranslating, QFrame):
 class ChatView(Retranslating, QScrollArea):
     """A scrolling column of bubbles that follows new text while the user is at the bottom."""
 
-    memory_wrong = Signal(int)
+    memory_wrong = Signal(int, int)  # answer episode id, memory id: "This is wrong" on a chip
     open_memory = Signal(int)
     bubble_action = Signal(str, object)  # forwarded from MessageBubble.action
 
@@ -354,9 +354,15 @@ class ChatView(Retranslating, QScrollArea):
     ) -> None:
         """Show under an answer the memories it was given (highlighting the ones it used)."""
         chips = MemoryChips(recalled, used)
-        chips.wrong.connect(self.memory_wrong)
+        chips.wrong.connect(lambda memory_id: self.memory_wrong.emit(bubble.episode_id, memory_id))
         chips.open_memory.connect(self.open_memory)
         bubble.set_chips(chips)
+
+    def show_wrong(self, answer_episode_id: int, memory_id: int) -> None:
+        """Mark a memory's chip under an answer as wrong."""
+        for bubble in self._bubbles:
+            if bubble.episode_id == answer_episode_id and bubble.chips is not None:
+                bubble.chips.show_wrong(memory_id)
 
     def _flush(self) -> None:
         """Show the new text; a long answer re-renders less often, so the UI never stutters.

@@ -81,11 +81,16 @@ class MemoryChips(Retranslating, QWidget):
         return button
 
     def _mark_wrong(self, button: QToolButton, memory_id: int) -> None:
-        button.setObjectName("chip_wrong")
-        self.retranslate()  # its tooltip says so
-        button.style().unpolish(button)
-        button.style().polish(button)
         self.wrong.emit(memory_id)
+
+    def show_wrong(self, memory_id: int) -> None:
+        """The memory was marked wrong: its chip says so."""
+        for item, button in zip(self.items, self.buttons, strict=True):
+            if item.memory_id == memory_id:
+                button.setObjectName("chip_wrong")
+                button.style().unpolish(button)
+                button.style().polish(button)
+        self.retranslate()  # the tooltip says so
 
 
 def _escape(text: str) -> str:

@@ -50,7 +50,7 @@ class MainWindow(Retranslating, QMainWindow):
     load_requested = Signal()
     shutdown_requested = Signal()
     history_requested = Signal(object)
-    memory_wrong_requested = Signal(int)  # memory id
+    memory_wrong_requested = Signal(int, int)  # answer episode id, memory id
     rename_requested = Signal(int, str)
     delete_requested = Signal(int)
     idle_reached = Signal(int)
@@ -171,7 +171,7 @@ class MainWindow(Retranslating, QMainWindow):
             (status.models_button.clicked, self.show_models),
             (status.retry_button.clicked, self.retry_learning_requested),
             (self.chat.open_memory, self.show_memories),
-            (self.chat.memory_wrong, self.memory_wrong_requested),
+            (self.chat.memory_wrong, self._memory_wrong),
             (sidebar.new_requested, self.new_conversation),
             (sidebar.selected, self.open_conversation),
             (sidebar.search_changed, self._refresh_sidebar),
@@ -325,6 +325,15 @@ class MainWindow(Retranslating, QMainWindow):
             self.remember_requested.emit(self.conversation_id)
         self.notices.remembering(self._learning, why_not)
 
+    def _memory_wrong(self, answer_episode_id: int, memory_id: int) -> None:
+        """ "This is wrong" on a chip: a signal Engram learns from (or why not, said)."""
+        why_not = self._memory.quiet(temporary=self._temporary_id != 0)
+        if why_not is not None:
+            self.notices.toast(why_not)
+            return
+        self.chat.show_wrong(answer_episode_id, memory_id)
+        self.memory_wrong_requested.emit(answer_episode_id, memory_id)
+
     # -- worker reports -------------------------------------------------------------------
 
     def _on_loading(self) -> None:
@@ -341,6 +350,7 @@ class MainWindow(Retranslating, QMainWindow):
             )
         elif self.notice.kind == "problem":  # what kept the model from loading is solved
             self.notice.dismiss()
+        self._refresh_sidebar()  # without the temporary chats an earlier run left behind
         self.history_requested.emit(list(self.answers.answers))
         self.models_requested.emit()
         self.status.model_loaded(name)

@@ -102,9 +102,12 @@ class ModelWorker(Worker):
     def judge(self, answer_episode_id: int, kind: SignalKind, text: str | None) -> None:
         self.judged.emit(self.app.judge(answer_episode_id, kind, text))
 
-    @worker_slot(int)
-    def memory_wrong(self, memory_id: int) -> None:
-        self.app.memory_wrong(memory_id)
+    @worker_slot(int, int)
+    def memory_wrong(self, answer_episode_id: int, memory_id: int) -> None:
+        """ "This is wrong" on a memory chip under an answer."""
+        why_not = self.app.judge(answer_episode_id, "memory_wrong", memory_id=memory_id)
+        if why_not is not None:
+            self.refused.emit(why_not)
 
     @worker_slot(object)
     def undo_forget(self, forgotten: Forgotten) -> None:
