@@ -54,6 +54,26 @@ def test_episode_search_finds_raw_messages_in_both_languages(store: MemoryStore)
     assert [h.episode.id for h in index.search("tyre", mode="text")] == [bike.id, hz.id]
 
 
+def test_what_was_said_while_paused_is_never_recalled_in_another_chat(
+    store: MemoryStore,  # noqa: F811
+) -> None:
+    """Paused messages are stored (excluded) and indexed with the rest when a later turn
+    catches up; recall in another chat must still pass them by, their own chat keeps them."""
+    log = EpisodeLog(store.conn)
+    paused = log.new_conversation()
+    locker = log.append(paused.id, "user", "My locker code is 4711.", excluded=True)
+    later = log.new_conversation()
+    log.append(later.id, "user", "I keep my gym things in a locker.")
+    index = EpisodeIndex(store.space)
+    assert index.index_new() == 2  # indexed like every message
+    elsewhere = [h.episode.id for h in index.search("locker code", k=5)]
+    assert locker.id not in elsewhere and elsewhere
+    for mode in ("vector", "text"):
+        assert locker.id not in [h.episode.id for h in index.search("locker code", mode=mode)]
+    own = index.search("locker code", k=5, filters=Filters(conversation_id=paused.id))
+    assert [h.episode.id for h in own] == [locker.id]
+
+
 def _raw(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in (path, Path(f"{path}-wal")) if p.exists())
 

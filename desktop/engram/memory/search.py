@@ -59,9 +59,12 @@ class Filters:
         if self.conversation_id is not None:
             clauses.append("b.conversation_id = ?")
             params.append(self.conversation_id)
-        elif space == "episodes":  # a temporary chat is never recalled in another one
+        elif space == "episodes":
+            # Never recalled in another chat: a temporary chat, and what was said while memory
+            # was paused (stored as excluded, and indexed like every message).
             clauses.append(
-                "b.conversation_id NOT IN (SELECT id FROM conversations WHERE temporary = 1)"
+                "b.excluded = 0"
+                " AND b.conversation_id NOT IN (SELECT id FROM conversations WHERE temporary = 1)"
             )
         if self.since is not None:
             clauses.append("b.created_at >= ?")
