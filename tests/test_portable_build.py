@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.models import build_check
+from engram.models import build_check, speed
 
 pytestmark = pytest.mark.slow  # disassembles a few megabytes
 
@@ -57,9 +57,14 @@ def test_a_llama_cpp_that_dies_on_this_cpu_is_a_message_with_the_way_out(
     assert "illegal instruction" in problem.message and "llama_flags.sh" in problem.hint
 
 
-def test_the_build_check_passes_once_and_is_remembered(starter_models: Path) -> None:
+def test_the_build_check_passes_once_and_is_remembered(
+    starter_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = starter_models / "smollm2-135m-instruct" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    monkeypatch.setattr(speed, "MIN_MODEL_BYTES", 0)  # the tiny model stands in for a real one
+    assert speed.samples() == []
     assert build_check.check(model) is None  # one token decoded in a child process
+    assert len(speed.samples()) == 1  # and the next ones timed: this machine's decode speed
     build_check.ensure(model)  # remembered for this library: no child this time
     stamp = starter_models / build_check.STAMP
     assert build_check.library_id() in stamp.read_text(encoding="utf-8")

@@ -170,8 +170,8 @@ def _recommend(args: argparse.Namespace) -> int:
         return 0
     if machine.decode_bytes_per_s:
         print(
-            f"Measured from {len(speed.samples())} answers: decodes "
-            f"{machine.decode_bytes_per_s / 1e9:.1f} GB of model weights per second"
+            f"Measured decode speed: {machine.decode_bytes_per_s / 1e9:.1f} GB of model weights "
+            f"per second (median of {len(speed.samples())} samples)"
         )
     print(f"Recommended for {pair.ram_gb:g} GB machines: {pair.reason}")
     for role in catalogue.ROLES:

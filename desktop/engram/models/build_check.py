@@ -1,4 +1,5 @@
-"""Is this llama.cpp built for this CPU? One token decoded in a child process says so.
+"""Is this llama.cpp built for this CPU? One token decoded in a child process says so (and the
+next 32, timed, are this machine's first decode-speed measurement: :mod:`engram.models.speed`).
 
 A llama.cpp compiled for another processor (``-march=native`` on a newer machine, or AMX kernels
 on a CPU whose hypervisor does not grant the tile state) dies with SIGILL at the first decode,
@@ -22,12 +23,14 @@ from pathlib import Path
 from engram.core import log, paths
 from engram.core.atomic import atomic_write
 from engram.core.errors import ModelLoadError, Problem, tr
+from engram.models import preflight, speed
 
 _log = log.get("models.build_check")
 CHILD_ARG = "_check-llama-build"  # the launcher's hidden subcommand that runs the child
 STAMP = "llama-build.json"
 TIMEOUT_S = 300.0
 _OK = "engram-llama-ok"
+TIMED_TOKENS = 32  # decoded after the first, to measure this machine's decode speed
 _REBUILD = tr(
     "Install Engram again for this computer: from a source checkout, delete "
     ".venv/.engram-llama and run installer/run.sh (it compiles llama.cpp with the portable "
@@ -82,6 +85,7 @@ def check(model: Path, timeout: float = TIMEOUT_S) -> Problem | None:
         )
     _log.info("llama.cpp check: exit %d in %.1f s", done.returncode, time.monotonic() - start)
     if done.returncode == 0 and _OK in done.stdout:
+        _record_speed(model, done.stdout)
         return None
     if done.returncode < 0:
         number = -done.returncode
@@ -106,6 +110,18 @@ def check(model: Path, timeout: float = TIMEOUT_S) -> Problem | None:
         model=model.name,
         error=last[-300:],
     )
+
+
+def _record_speed(model: Path, said: str) -> None:
+    """The child timed its greedy tokens: this machine's first decode-speed measurement, so
+    the first recommendation already knows how fast this computer is."""
+    parts = said.split(_OK, 1)[1].split()
+    try:
+        tokens, seconds = int(parts[0]), float(parts[1])
+    except (IndexError, ValueError):
+        return
+    if seconds > 0:
+        speed.record(preflight.model_bytes(model), tokens, tokens / seconds)
 
 
 def _signal_name(number: int) -> str:
@@ -149,13 +165,18 @@ def child(args: list[str]) -> int:
         return 2
     from llama_cpp import Llama
 
+    from engram.models.background import thread_plan
+
+    threads = thread_plan().foreground  # as the answering model runs
     try:
-        llm = Llama(model_path=args[0], n_ctx=64, n_batch=16, verbose=False)
-        tokens = llm.tokenize(b"Hello", add_bos=True)
-        llm.eval(tokens)
-        llm.sample()
+        llm = Llama(model_path=args[0], n_ctx=128, n_batch=16, n_threads=threads, verbose=False)
+        llm.eval(llm.tokenize(b"Once upon a time", add_bos=True))
+        start = time.perf_counter()
+        for _ in range(TIMED_TOKENS):  # greedy: the first token proves the build, the rest time it
+            llm.eval([llm.sample(temp=0.0)])
+        seconds = time.perf_counter() - start
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    print(_OK)
+    print(f"{_OK} {TIMED_TOKENS} {seconds:.6f}")
     return 0

@@ -2,10 +2,12 @@
 
 Decoding one token reads every weight of the model once, so a machine's decode speed is close to
 a number of model bytes per second: a model of twice the size decodes about half as many tokens
-per second. Each answer of a local model long enough to time (``MIN_TOKENS``) adds one sample,
+per second. Each answer long enough to time (``MIN_TOKENS``) of a local model that is not a tiny
+demo (``MIN_MODEL_BYTES``), and the timed tokens of the first build check, add one sample each:
 its tokens/s times the size of its GGUF; the median of the newest ``KEPT`` samples, in
-``<data>/speed.json``, estimates the tokens/s of any other model here. No benchmark runs: until
-the first answer nothing is measured and the recommendations use RAM alone.
+``<data>/speed.json``, estimates the tokens/s of any other model here. The first sample usually
+comes from the build check (32 timed tokens of the small model, once per install); until there is
+one the recommendations use RAM alone.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from engram.core.atomic import atomic_write
 _log = log.get("models.speed")
 FILE = "speed.json"
 MIN_TOKENS = 24  # an answer shorter than this times its first tokens more than its speed
+# A tiny model's speed is bound by per-token overheads, not by reading its weights: a 135M demo
+# would promise a 4B model a third of its real speed.
+MIN_MODEL_BYTES = 250_000_000
 KEPT = 9
 _lock = threading.Lock()
 
@@ -47,8 +52,8 @@ def bytes_per_second() -> float | None:
 
 def record(model_bytes: int, tokens: int, tokens_per_s: float) -> None:
     """Add one answer's decode speed (``tokens`` generated at ``tokens_per_s`` by a model of
-    ``model_bytes``); too short an answer is not a measurement and is left out."""
-    if tokens < MIN_TOKENS or tokens_per_s <= 0 or model_bytes <= 0:
+    ``model_bytes``); too short an answer, or a tiny model's, is not a measurement."""
+    if tokens < MIN_TOKENS or tokens_per_s <= 0 or model_bytes < MIN_MODEL_BYTES:
         return
     with _lock:
         kept = [*samples(), model_bytes * tokens_per_s][-KEPT:]
