@@ -21,7 +21,7 @@ from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import ModelLoadError, StoreError
 from engram.core.settings import CloudSettings
-from engram.memory import embed
+from engram.memory import embed, kinds
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from engram.models.background import ForegroundGate
@@ -428,7 +428,7 @@ def test_hygiene_decays_expires_merges_caps_and_retires_reversibly(store: Memory
     store.conn.execute(  # unused for 170 days past the grace period: importance 0.8 -> ~0.22
         "UPDATE memories SET created_at = ? WHERE id = ?", (now - 200 * 86400, fading.id)
     )
-    policy = hygiene.Policy(caps={"fact": 3})
+    policy = hygiene.Policy(caps={**kinds.caps(), "fact": 3})
     report = hygiene.run(store, policy, now=now)
     status = {m.id: m for m in store.memories(statuses=None)}
     assert status[lesson.id].status == "archived"

@@ -23,7 +23,7 @@ from engram.assistant import distill, prompt
 from engram.assistant.evaluation import locomo, tasks
 from engram.core import sanitize
 from engram.core.errors import CatalogueError, InputError
-from engram.memory import transfer
+from engram.memory import kinds, transfer
 from engram.memory.episodes import Episode
 from engram.models import catalogue
 
@@ -321,7 +321,7 @@ distilled = st.fixed_dictionaries(
 def _distiller_output(raw: dict[str, Any], language: str) -> None:
     found = distill.parse(raw, EPISODES, language)
     for c in found.candidates:
-        assert c.kind in (*distill.MEMORY_KINDS, "summary") and c.content.strip()
+        assert c.kind in kinds.KINDS and c.content.strip()
         assert set(c.episode_ids) <= {3, 4, 9}
         if c.kind == "plan" and "plan" in c.meta:
             steps, step = c.meta["plan"]["steps"], c.meta["plan"]["current_step"]

@@ -22,6 +22,7 @@ from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
 from engram.core.settings import Settings
+from engram.memory import kinds
 from engram.memory.episodes import Episode, Role
 from engram.models import catalogue, roles, starter
 from engram.models.local import LocalModel
@@ -121,7 +122,7 @@ def test_the_large_model_distills_a_conversation_into_valid_memories(large: Loca
     assert result.candidates, "the 1.5B model distilled nothing"
     ids = {e.id for e in episodes}
     for candidate in result.candidates:
-        assert candidate.kind in distill.MEMORY_KINDS and candidate.content.strip()
+        assert candidate.kind in kinds.LISTED and candidate.content.strip()
         assert set(candidate.episode_ids) <= ids
     text = " ".join(c.content.lower() for c in result.candidates)
     assert "vegetarian" in text or "meat" in text

@@ -34,6 +34,7 @@ from engram.core.errors import (
     Problem,
     tr,
 )
+from engram.memory.kinds import PLAN
 from engram.memory.outcomes import Outcomes
 from engram.memory.store import MemoryStore
 from engram.models.background import ForegroundGate
@@ -131,7 +132,7 @@ def run_job(
             distill.Outcome(s.answer_episode_id, s.kind, s.text, s.replaced)
             for s in Outcomes(store).of_job(job.id)
         ]
-        plans = store.memories(kinds=["plan"], limit=1)  # the distiller may advance it
+        plans = store.memories(kinds=[PLAN], limit=1)  # the distiller may advance it
         plan = plans[0].meta.get("plan") if plans else None
         result, raw = distill.distill(
             model, episodes, limits, outcomes, plan if isinstance(plan, dict) else None

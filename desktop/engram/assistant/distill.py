@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engram.core import log, resources, sanitize
+from engram.memory import kinds
 from engram.memory.episodes import Episode
 from engram.memory.text import normalized
 
 Message = dict[str, str]
-MEMORY_KINDS = ("fact", "preference", "profile", "lesson", "plan")
 MAX_CONTENT_CHARS = 400
 MAX_EPISODE_CHARS = 1500
 _log = log.get("assistant.distill")
@@ -73,7 +73,7 @@ def schema(limits: Limits) -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "properties": {
-                        "kind": {"type": "string", "enum": list(MEMORY_KINDS)},
+                        "kind": {"type": "string", "enum": list(kinds.LISTED)},
                         "content": line_schema(limits.chars),
                         "importance": {"type": "integer", "minimum": 1, "maximum": 5},
                         "episodes": {"type": "array", "items": {"type": "integer"}, "maxItems": 4},
@@ -267,10 +267,10 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
         nonlocal dropped
         content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
         key = normalized(content)
-        if kind not in (*MEMORY_KINDS, "summary") or is_garbage(content) or key in seen:
+        if kind not in kinds.KINDS or is_garbage(content) or key in seen:
             dropped += 1
             return
-        if kind == "lesson" and (why := lesson_problem(content, language)):
+        if kind == kinds.LESSON and (why := lesson_problem(content, language)):
             _log.info("a proposed lesson was dropped: %s", why)
             dropped += 1
             return
@@ -293,7 +293,7 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
         )
     summary = raw.get("summary")
     if isinstance(summary, str) and summary.strip():
-        keep("summary", summary, 0.4, everything)
+        keep(kinds.SUMMARY, summary, 0.4, everything)
     plan = raw.get("plan")
     if isinstance(plan, dict) and isinstance(plan.get("goal"), str) and plan["goal"].strip():
         steps = list(dict.fromkeys(str(s).strip() for s in _listed(plan.get("steps"))))
@@ -304,7 +304,7 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
         if steps and isinstance(step, int) and step >= len(steps):  # past the last step: done
             spec["done"] = True
         keep(
-            "plan",
+            kinds.PLAN,
             plan_text(plan["goal"], steps, current, text_language(plan["goal"])),
             0.7,
             everything,

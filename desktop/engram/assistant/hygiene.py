@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engram.core import log
-from engram.memory import db
+from engram.memory import db, kinds
 from engram.memory.records import Memory
 from engram.memory.store import MemoryStore
 
@@ -31,11 +31,8 @@ class Policy:
     min_importance: float = 0.05
     plan_expiry_days: float = 60.0  # a plan nobody used for this long is archived
     merge_cosine: float = 0.95
-    retire_feedback: int = -2  # a lesson voted down this far is archived
-    caps: dict[str, int] = field(
-        default_factory=lambda: {"summary": 300, "lesson": 200, "plan": 50}
-    )
-    default_cap: int = 2000
+    retire_feedback: int = -2  # a credited memory (a lesson) voted down this far is archived
+    caps: dict[str, int] = field(default_factory=kinds.caps)  # each kind's (memory.kinds)
 
 
 @dataclass
@@ -56,10 +53,10 @@ def run(store: MemoryStore, policy: Policy | None = None, now: float | None = No
     for memory in active:
         if memory.pinned:
             continue
-        if memory.kind == "lesson" and memory.feedback <= policy.retire_feedback:
+        if kinds.POLICIES[memory.kind].credited and memory.feedback <= policy.retire_feedback:
             _archive(store, memory, "retired: negative feedback")
             report.retired += 1
-        elif memory.kind == "plan" and _idle_days(memory, now) > policy.plan_expiry_days:
+        elif memory.kind == kinds.PLAN and _idle_days(memory, now) > policy.plan_expiry_days:
             _archive(store, memory, "expired")
             report.expired += 1
         elif _decay(store, memory, policy, now):
@@ -129,7 +126,7 @@ def _cap(store: MemoryStore, policy: Policy) -> int:
     """Archive the weakest unpinned memories of a kind beyond its cap."""
     capped = 0
     for kind in {m.kind for m in store.memories(limit=100_000)}:
-        cap = policy.caps.get(kind, policy.default_cap)
+        cap = policy.caps[kind]
         group = sorted(store.memories(kinds=(kind,), limit=100_000), key=_strength, reverse=True)
         for memory in [m for m in group if not m.pinned][max(0, cap - _pinned(group)) :]:
             _archive(store, memory, "over the cap")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from engram.assistant.distill import plan_text, text_language
 from engram.assistant.events import Plan
+from engram.memory.kinds import PLAN
 from engram.memory.records import plan_of
 from engram.memory.store import MemoryStore
 
 
 def current(store: MemoryStore) -> Plan | None:
     """The newest active plan, or None (a plan without structure shows as its goal)."""
-    plans = store.memories(kinds=["plan"], limit=1)
+    plans = store.memories(kinds=[PLAN], limit=1)
     if not plans:
         return None
     memory = plans[0]

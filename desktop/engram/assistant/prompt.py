@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from engram.core import resources
 from engram.core import sanitize as sanitize_
+from engram.memory.kinds import HEADERS, LESSON, header_of
 
 BLOCK_OPEN = "<memory>"
 BLOCK_CLOSE = "</memory>"
@@ -113,24 +114,20 @@ MAX_LESSONS = 3  # lessons given to one answer as guidance
 def memory_block(
     items: Sequence[Recalled], language: str, markers: frozenset[str] = NO_MARKERS
 ) -> str:
-    """This turn's recalled memories as quoted, delimited blocks ('' when there are none).
-
-    Facts and earlier messages come first under the memory header; lessons follow in a block of
-    their own under the guidance header (guidance to follow where it applies, still data).
+    """This turn's recalled memories as quoted, delimited blocks ('' when there are none), one
+    per header their kinds are recalled under (:mod:`engram.memory.kinds`): facts and earlier
+    messages first under the memory header, then lessons in a block of their own under the
+    guidance header (guidance to follow where it applies, still data).
     """
-    facts = [i for i in items if i.label != "lesson"]
-    lessons = [i for i in items if i.label == "lesson"]
-    blocks = [
-        _block(header, chosen, language, markers)
-        for header, chosen in (("memory_header", facts), ("guidance_header", lessons))
-        if chosen
-    ]
-    return "\n".join(blocks)
+    grouped = {header: [i for i in items if header_of(i.label) == header] for header in HEADERS}
+    return "\n".join(
+        _block(header, chosen, language, markers) for header, chosen in grouped.items() if chosen
+    )
 
 
 def best_lessons(items: Sequence[Recalled], limit: int = MAX_LESSONS) -> list[Recalled]:
     """``items`` with only the ``limit`` best-scored lessons (the rest unchanged, in order)."""
-    lessons = sorted((i for i in items if i.label == "lesson"), key=lambda i: -i.score)
+    lessons = sorted((i for i in items if i.label == LESSON), key=lambda i: -i.score)
     dropped = {id(i) for i in lessons[limit:]}
     return [i for i in items if id(i) not in dropped]
 

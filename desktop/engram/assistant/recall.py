@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Sequence
 from engram.assistant.prompt import MAX_LESSONS, Recalled
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
+from engram.memory.kinds import LESSON, PLAN
 from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, plan_of
 from engram.memory.search import Filters
@@ -54,7 +55,7 @@ class Recall:
 
     def plan(self) -> Recalled | None:
         """The user's current plan (the newest active one), with the step they are on."""
-        plans = self.store.memories(kinds=["plan"], limit=1)
+        plans = self.store.memories(kinds=[PLAN], limit=1)
         if not plans:
             return None
         memory = plans[0]
@@ -63,7 +64,7 @@ class Recall:
         if spec is not None and spec[1]:
             goal, steps, current = spec
             content = f"{goal} — step {current + 1}/{len(steps)}: {steps[current]}"
-        return Recalled("plan", content, 1.0, memory.created_at, memory_id=memory.id)
+        return Recalled(PLAN, content, 1.0, memory.created_at, memory_id=memory.id)
 
     def recall(
         self,
@@ -92,7 +93,7 @@ class Recall:
         ][:SEARCH_K]
         if situation:
             lessons = self._lessons(f"{query}\n{situation}", exclude_memories)
-            memories = [h for h in memories if h.memory.kind != "lesson"] + lessons
+            memories = [h for h in memories if h.memory.kind != LESSON] + lessons
         episodes = [
             h
             for h in self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
@@ -106,7 +107,7 @@ class Recall:
 
     def _lessons(self, situation: str, exclude_memories: Collection[int]) -> list[Hit]:
         """The lessons closest to a situation (at most :data:`MAX_LESSONS`)."""
-        found = self.store.search(situation, k=SEARCH_K, filters=Filters(kinds=("lesson",)))
+        found = self.store.search(situation, k=SEARCH_K, filters=Filters(kinds=(LESSON,)))
         return [
             h
             for h in found

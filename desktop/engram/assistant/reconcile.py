@@ -21,6 +21,7 @@ from engram.assistant.distill import Candidate, StructuredModel, is_garbage, lin
 from engram.assistant.prompt import sanitize
 from engram.core import log
 from engram.memory import changes, db
+from engram.memory.kinds import PLAN
 from engram.memory.records import Memory
 from engram.memory.store import MemoryStore
 from engram.memory.text import normalized
@@ -138,10 +139,10 @@ def already_distilled(store: MemoryStore, candidate: Candidate, conversation_id:
 def same_plan(store: MemoryStore, candidate: Candidate) -> Memory | None:
     """The active plan a plan candidate restates (same goal, maybe another step), if any."""
     spec = candidate.meta.get("plan")
-    if candidate.kind != "plan" or not isinstance(spec, dict):
+    if candidate.kind != PLAN or not isinstance(spec, dict):
         return None
     goal = str(spec.get("goal", ""))
-    for plan in store.memories(kinds=["plan"], limit=PLANS_CHECKED):
+    for plan in store.memories(kinds=[PLAN], limit=PLANS_CHECKED):
         known = plan.meta.get("plan")
         if not isinstance(known, dict):
             continue
@@ -213,7 +214,7 @@ def apply(
         seen = [*old.meta.get(DISTILLED, ()), normalized(candidate.content)]
         meta = {**old.meta, DISTILLED: seen}
         status = {}
-        if candidate.kind == "plan" and "plan" in candidate.meta:  # the structure follows the text
+        if candidate.kind == PLAN and "plan" in candidate.meta:  # the structure follows the text
             meta["plan"] = candidate.meta["plan"]
             if candidate.meta["plan"].get("done"):  # finished: out of the system part, kept
                 status = {"status": "archived"}

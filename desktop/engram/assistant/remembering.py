@@ -19,6 +19,7 @@ from engram.assistant.events import Forgotten, Remembered
 from engram.assistant.recall import Recall
 from engram.memory import changes
 from engram.memory.episodes import EpisodeLog
+from engram.memory.kinds import FACT
 from engram.memory.store import MemoryStore
 
 # What the user explicitly asks to remember matters more than what the distiller infers.
@@ -30,7 +31,7 @@ def remember(
     conversation_id: int,
     episode_id: int | None,
     content: str,
-    kind: str = "fact",
+    kind: str = FACT,
 ) -> Remembered:
     """Keep ``content`` as the user's own memory (of ``kind``), said in message ``episode_id``
     of the chat (None: asked for through the remember tool, whose call is stored with the

@@ -32,6 +32,7 @@ from engram.core import log
 from engram.core.errors import EngramError, Problem, StoreError, tr
 from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
+from engram.memory.kinds import PLAN
 from engram.memory.outcomes import Credit, Outcomes
 from engram.memory.text import query_terms
 
@@ -485,7 +486,7 @@ class Assistant:
 
     def _plan_in_use(self, in_system: list[prompt.Recalled]) -> None:
         """The current plan guides this answer: that is a use (no expiry while it is used)."""
-        plans = [i.memory_id for i in in_system if i.label == "plan" and i.memory_id is not None]
+        plans = [i.memory_id for i in in_system if i.label == PLAN and i.memory_id is not None]
         if plans and self.recall is not None:
             self.recall.injections.mark_used(plans)
 

@@ -14,7 +14,8 @@ from engram.core.atomic import atomic_write, output_file
 from engram.core.errors import InputError, StoreCorruptError, tr
 from engram.memory import backup, db, embed, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
-from engram.memory.records import KINDS, Memory
+from engram.memory.kinds import KINDS
+from engram.memory.records import Memory
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from engram.models import catalogue

@@ -1,6 +1,7 @@
 """Outcome signals stored with their answer, and the record that holds lessons accountable.
 
-When a signal arrives on an answer, each lesson injected into that answer is credited once
+When a signal arrives on an answer, each lesson (each memory of a kind whose outcomes are
+credited, :mod:`engram.memory.kinds`) injected into that answer is credited once
 (the first signal of the answer that judges the answer counts; a chip's "this memory is wrong"
 judges one memory and credits nothing): helped when the signal is positive, hurt otherwise. A
 lesson that helps rises (importance up); one that hurts is demoted (importance down, so it ranks
@@ -10,6 +11,7 @@ helps by :data:`RETIRE_MARGIN`. Retiring is reversible: restoring the memory mak
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +20,7 @@ import apsw
 
 from engram.core import log
 from engram.memory import db
+from engram.memory.kinds import CREDITED
 from engram.memory.store import MemoryStore
 
 _log = log.get("memory.outcomes")
@@ -120,8 +123,9 @@ class Outcomes:
                     for r in db.rows(
                         self.conn,
                         "SELECT i.memory_id FROM injections i JOIN memories m ON m.id = i.memory_id"
-                        " WHERE i.answer_episode_id = ? AND m.kind = 'lesson' ORDER BY i.rank",
-                        (answer_episode_id,),
+                        " WHERE i.answer_episode_id = ? AND m.kind IN (SELECT value FROM"
+                        " json_each(?)) ORDER BY i.rank",
+                        (answer_episode_id, json.dumps(CREDITED)),
                     )
                 ]
                 if first and credit

@@ -9,15 +9,15 @@ from typing import Any, Literal, get_args
 from engram.core import log
 from engram.core.errors import Problem, tr
 from engram.memory.episodes import Episode
+from engram.memory.kinds import Kind
 
 _log = log.get("memory.records")
 
 # The states a memory row can hold (the table's CHECK constraints say the same); values from
 # outside (the user, a distiller, an import) are checked against them before they are stored.
-Kind = Literal["fact", "preference", "profile", "lesson", "summary", "plan"]
+# Its kind and the kind's policy: engram.memory.kinds.
 Status = Literal["active", "superseded", "archived"]  # superseded: replaced by a newer version
 Origin = Literal["local", "cloud", "user"]  # distilled locally, by a cloud model, or by the user
-KINDS: tuple[str, ...] = get_args(Kind)
 STATUSES: tuple[str, ...] = get_args(Status)
 ORIGINS: tuple[str, ...] = get_args(Origin)
 

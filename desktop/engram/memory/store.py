@@ -19,8 +19,9 @@ from engram.core.errors import InputError, Problem, tr
 from engram.memory import backup, changes, db, faults
 from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import Episode, EpisodeLog
+from engram.memory.kinds import FACT, KINDS
 from engram.memory.ranking import Weights, collapse, rank
-from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES, Hit, Memory, Source
+from engram.memory.records import MEMORY_COLUMNS, ORIGINS, STATUSES, Hit, Memory, Source
 from engram.memory.search import Candidate, Filters, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
@@ -93,7 +94,7 @@ class MemoryStore:
     def add(
         self,
         content: str,
-        kind: str = "fact",
+        kind: str = FACT,
         *,
         importance: float = 0.5,
         confidence: float = 0.8,
@@ -174,7 +175,7 @@ class MemoryStore:
     def add_many(
         self,
         contents: Sequence[str],
-        kind: str = "fact",
+        kind: str = FACT,
         *,
         origin: str = "local",
         importance: float = 0.5,

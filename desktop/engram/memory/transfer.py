@@ -11,7 +11,8 @@ from typing import IO, Any, NamedTuple
 from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
 from engram.memory.episode_index import Progress, embed_missing
-from engram.memory.records import KINDS, MEMORY_COLUMNS, ORIGINS, STATUSES, plan_problem
+from engram.memory.kinds import FACT, KINDS
+from engram.memory.records import MEMORY_COLUMNS, ORIGINS, STATUSES, plan_problem
 from engram.memory.store import MemoryStore, check_content
 
 FORMAT = "engram-memories"
@@ -110,7 +111,7 @@ def _memory(raw: dict[str, Any], number: int) -> dict[str, Any]:
         raise _fail(number, exc.problem) from exc
     memory = {
         "content": content,
-        "kind": raw.get("kind", "fact"),
+        "kind": raw.get("kind", FACT),
         "status": raw.get("status", "active"),
         "origin": raw.get("origin", "user"),
     }

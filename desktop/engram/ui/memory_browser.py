@@ -38,8 +38,9 @@ from PySide6.QtWidgets import (
 from engram.core import log
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
+from engram.memory.kinds import KINDS, POLICIES
 from engram.memory.outcomes import Outcomes
-from engram.memory.records import KINDS, STATUSES, Memory
+from engram.memory.records import STATUSES, Memory
 from engram.ui import errors, labels, markdown
 from engram.ui.memory_model import MemoryTableModel
 from engram.ui.memory_worker import MemoryWorker, open_store
@@ -112,8 +113,8 @@ class MemoryBrowser(QMainWindow):
         for code in (None, *KINDS):
             self.kind.addItem("", code)
         self.status = QComboBox()
-        for code in (*STATUSES, None):
-            self.status.addItem("", code)
+        for state in (*STATUSES, None):
+            self.status.addItem("", state)
         filters = QHBoxLayout()
         filters.addWidget(self.search, 1)
         filters.addWidget(self.kind)
@@ -364,7 +365,7 @@ class MemoryBrowser(QMainWindow):
     def _lesson_record(self, memory: Memory) -> str:
         """For a lesson: how it has done (answers it went into, helped, hurt), and whether it
         was retired for hurting more than it helped (Restore brings it back)."""
-        if memory.kind != "lesson":
+        if not POLICIES[memory.kind].credited:
             return ""
         record = Outcomes(self.store).lesson_record(memory.id)
         line = self.tr("Given to {used} answers · helped {helped} · hurt {hurt}").format(

@@ -35,6 +35,7 @@ from engram.core.stream_filter import visible
 from engram.memory.embed import Embedder
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
+from engram.memory.kinds import PLAN
 from engram.memory.records import EpisodeHit, Hit
 from engram.memory.search import Filters
 from engram.models.background import LazyModel
@@ -220,7 +221,7 @@ class Runner:
             system_memories=not raw,
         )
         items, parts, window = prepared.items, prepared.parts, prepared.window
-        plan = next((m for m in prepared.in_system if m.label == "plan"), None)
+        plan = next((m for m in prepared.in_system if m.label == PLAN), None)
         error = ""
         try:
             answer = visible(  # scored as the user would see it: no reasoning, no markup

@@ -36,6 +36,7 @@ from engram.core.cancel import CancelToken
 from engram.memory import db
 from engram.memory.embed import Embedder
 from engram.memory.episodes import EpisodeLog
+from engram.memory.kinds import LESSON
 from engram.memory.store import MemoryStore
 
 _log = log.get("evaluation.tasks")
@@ -61,7 +62,7 @@ class _WithoutLessons(Recall):
         exclude_memories: Collection[int] = (),
         situation: str = "",
     ) -> list[Recalled]:
-        lessons = {m.id for m in self.store.memories(kinds=["lesson"], limit=100_000)}
+        lessons = {m.id for m in self.store.memories(kinds=[LESSON], limit=100_000)}
         excluded = {*exclude_memories, *lessons}
         return super().recall(query, budget, exclude_episodes, excluded, situation)
 

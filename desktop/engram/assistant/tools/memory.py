@@ -10,6 +10,7 @@ from engram.assistant.recall import INDEX_PER_TURN
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
 from engram.core.errors import tr
 from engram.memory.episode_index import EpisodeIndex
+from engram.memory.kinds import FACT, PREFERENCE
 
 RECALL_K = 6
 SNIPPET_CHARS = 300
@@ -58,7 +59,7 @@ def _remember(arguments: dict[str, Any], ctx: ToolContext) -> str:
     store = _store(ctx)
     if (quiet := ctx.quiet) is not None:  # the application's rule, for this answer
         raise ToolError(quiet.template, quiet.hint_template, **quiet.params)
-    kind = str(arguments.get("kind") or "fact")
+    kind = str(arguments.get("kind") or FACT)
     kept = remembering.remember(store, ctx.conversation_id, None, str(arguments["content"]), kind)
     return f"Stored as memory #{kept.memory_id} ({kind}): {kept.content}"
 
@@ -79,7 +80,7 @@ REMEMBER = Tool(
         "type": "object",
         "properties": {
             "content": {"type": "string", "minLength": 1, "maxLength": 400},
-            "kind": {"type": "string", "enum": ["fact", "preference"]},
+            "kind": {"type": "string", "enum": [FACT, PREFERENCE]},
         },
         "required": ["content"],
         "additionalProperties": False,
