@@ -17,7 +17,7 @@ from engram.assistant.intent import read
 from engram.assistant.jobs import MAX_ATTEMPTS, Job, JobQueue, backoff
 from engram.assistant.redact import RedactingModel
 from engram.assistant.scheduler import Scheduler
-from engram.core import paths
+from engram.core import paths, prompts
 from engram.core.cancel import CancelToken
 from engram.core.errors import ModelLoadError, StoreError
 from engram.core.settings import CloudSettings
@@ -215,7 +215,7 @@ def test_language_follows_the_user_and_prompts_exist_for_both() -> None:
     assert distill.detect_language([ep("user", "I love 饺子"), ep("assistant", "好的")]) == "en"
     for language in ("en", "zh_CN"):
         assert distill.messages([ep("user", "hi")], language)[0]["content"]
-        assert distill.prompt("reconcile", language)
+        assert prompts.text("reconcile", language)
     assert "当前在第 2 步" in distill.plan_text("跑马拉松", ["五公里", "半马"], 1, "zh_CN")
     # A plan reads in the language of its goal, whatever language the job was in.
     episodes = [ep("user", "我想在五月跑完马拉松。")]

@@ -21,7 +21,7 @@ from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.cli import learn
 from engram.cli.main import main
-from engram.core import paths
+from engram.core import paths, prompts
 from engram.core.cancel import CancelToken
 from engram.memory import db, embed
 from engram.memory.episodes import EpisodeLog
@@ -32,7 +32,7 @@ from test_consolidation_support import ScriptedModel, ScriptedSource, episode_id
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 LESSON = "When the user asks how long or how far something is, answer in kilometres."
-GUIDANCE = prompt._language_file("guidance_header", "en")
+GUIDANCE = prompts.header(prompts.GUIDANCE_HEADER, "en")
 SMOL = "smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import tiny
-from engram.core import stream_filter
-from engram.core.stream_filter import StreamFilter, engram_headers, split, visible
+from engram.core import prompts
+from engram.core.stream_filter import StreamFilter, split, visible
 
 
 def _streamed(pieces: list[str]) -> tuple[str, str]:
@@ -42,8 +42,8 @@ def test_an_echoed_memory_block_is_dropped(pieces: list[str]) -> None:
 
 
 def test_headers_in_both_languages_and_loose_tags_are_removed() -> None:
-    headers = engram_headers()
-    assert len(headers) == 6 and any("回忆" in h for h in headers)
+    headers = prompts.headers()
+    assert len(headers) == 10 and any("回忆" in h for h in headers)
     for header in headers:
         text = f"Sure. {header} Here you go < / MEMORY > ok"
         for pieces in _every_cut(text):
@@ -81,11 +81,11 @@ def test_a_whole_reply_whose_think_was_opened_by_the_prompt() -> None:
     assert visible("no markup at all ") == "no markup at all"
 
 
-def test_the_module_reads_headers_from_the_prompt_files() -> None:
+def test_the_headers_are_read_from_the_prompt_files() -> None:
     from engram.core import resources
 
     english = resources.read_text("prompts", "memory_header_en.txt").strip()
-    assert english in stream_filter.engram_headers()
+    assert english in prompts.headers()
 
 
 class _ThinkingModel:

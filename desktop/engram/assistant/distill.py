@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engram.core import log, resources, sanitize
+from engram.core import log, prompts, sanitize
 from engram.memory import kinds
 from engram.memory.episodes import Episode
 from engram.memory.text import normalized
@@ -146,11 +146,6 @@ def text_language(text: str) -> str:
     return "zh_CN" if len(_CJK.findall(text)) > 1.5 * words else "en"
 
 
-def prompt(name: str, language: str) -> str:
-    """A bundled prompt in the user's language (``distill`` or ``reconcile``)."""
-    return resources.read_text("prompts", f"{name}_{language}.txt").strip()
-
-
 def transcript(episodes: Sequence[Episode]) -> str:
     """The episodes as numbered lines the model can cite: ``[12] user: ...``."""
     lines = []
@@ -192,13 +187,13 @@ def messages(
 ) -> list[Message]:
     """The distill request; with outcome signals it also asks for lessons from them, with the
     active plan (``meta.plan``) it asks whether the conversation advanced or finished it."""
-    system, said = prompt("distill", language), transcript(episodes)
+    system, said = prompts.text("distill", language), transcript(episodes)
     if outcomes:
-        system = f"{system}\n\n{prompt('lesson', language)}"
+        system = f"{system}\n\n{prompts.text('lesson', language)}"
         lines = "\n".join(o.line() for o in outcomes)
         said = f"{said}\n\n{_OUTCOMES_HEADING[language]}\n{lines}"
     if plan:
-        system = f"{system}\n\n{prompt('plan_update', language)}"
+        system = f"{system}\n\n{prompts.text('plan_update', language)}"
         shown = {k: plan.get(k) for k in ("goal", "steps", "current_step")}
         text = sanitize.clean(json.dumps(shown, ensure_ascii=False))
         said = f"{said}\n\n{_PLAN_HEADING[language]}\n{text}"
@@ -250,7 +245,7 @@ def _content_words(text: str) -> set[str]:
 @functools.cache
 def _prompt_sentences(language: str) -> tuple[frozenset[str], ...]:
     """The content words of each sentence of the distill and lesson prompts."""
-    text = f"{prompt('distill', language)}\n{prompt('lesson', language)}"
+    text = f"{prompts.text('distill', language)}\n{prompts.text('lesson', language)}"
     sentences = re.split(r"[.。;；:：\n]+", text)
     return tuple(frozenset(w) for s in sentences if len(w := _content_words(s)) >= 3)
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engram.core import resources
+from engram.core import prompts
 from engram.core import sanitize as sanitize_
 from engram.memory.kinds import HEADERS, LESSON, header_of
 
@@ -65,11 +65,6 @@ class Recalled:
         return f"[{self.label}, {day}{who}] {quote(self.content, markers)}"
 
 
-def _language_file(stem: str, language: str) -> str:
-    suffix = "zh_CN" if language.startswith("zh") else "en"
-    return resources.read_text("prompts", f"{stem}_{suffix}.txt").strip()
-
-
 _CUSTOM_LABELS = {"en": ("About me", "How to answer"), "zh_CN": ("关于我", "回答方式")}
 
 
@@ -77,16 +72,13 @@ def custom_block(
     about_you: str, answer_style: str, language: str, markers: frozenset[str] = NO_MARKERS
 ) -> str:
     """The user's custom instructions (Settings → Answers) as a quoted block, or ''."""
-    labels = _CUSTOM_LABELS["zh_CN" if language.startswith("zh") else "en"]
+    labels = _CUSTOM_LABELS[prompts.language_of(language)]
     lines = [
         f"[{label}] {quote(text, markers)}"
         for label, text in zip(labels, (about_you, answer_style), strict=True)
         if text.strip()
     ]
-    if not lines:
-        return ""
-    header = _language_file("custom_header", language)
-    return f"{BLOCK_OPEN}\n{header}\n" + "\n".join(lines) + f"\n{BLOCK_CLOSE}"
+    return _block(prompts.CUSTOM_HEADER, lines, language) if lines else ""
 
 
 def system_part(
@@ -98,13 +90,13 @@ def system_part(
 ) -> str:
     """Persona and rules, the user's custom instructions, the pinned memories and the current
     plan (stable across turns)."""
-    parts = [_language_file("system", language), _language_file("memory_rules", language)]
+    parts = [prompts.text("system", language), prompts.text("memory_rules", language)]
     if block := custom_block(*custom, language, markers):
         parts.append(block)
     if profile:
-        parts.append(_block("profile_header", profile, language, markers))
+        parts.append(_recalled(prompts.PROFILE_HEADER, profile, language, markers))
     if plan is not None:
-        parts.append(_block("plan_header", [plan], language, markers))
+        parts.append(_recalled(prompts.PLAN_HEADER, [plan], language, markers))
     return "\n\n".join(parts)
 
 
@@ -121,7 +113,7 @@ def memory_block(
     """
     grouped = {header: [i for i in items if header_of(i.label) == header] for header in HEADERS}
     return "\n".join(
-        _block(header, chosen, language, markers) for header, chosen in grouped.items() if chosen
+        _recalled(header, chosen, language, markers) for header, chosen in grouped.items() if chosen
     )
 
 
@@ -132,9 +124,16 @@ def best_lessons(items: Sequence[Recalled], limit: int = MAX_LESSONS) -> list[Re
     return [i for i in items if id(i) not in dropped]
 
 
-def _block(header: str, items: Sequence[Recalled], language: str, markers: frozenset[str]) -> str:
-    lines = "\n".join(item.line(markers) for item in items)
-    return f"{BLOCK_OPEN}\n{_language_file(header, language)}\n{lines}\n{BLOCK_CLOSE}"
+def _recalled(
+    header: str, items: Sequence[Recalled], language: str, markers: frozenset[str]
+) -> str:
+    return _block(header, [item.line(markers) for item in items], language)
+
+
+def _block(header: str, lines: Sequence[str], language: str) -> str:
+    """Data lines in a delimited block under one of Engram's headers (:mod:`.prompts`)."""
+    body = "\n".join(lines)
+    return f"{BLOCK_OPEN}\n{prompts.header(header, language)}\n{body}\n{BLOCK_CLOSE}"
 
 
 def user_message(block: str, text: str) -> str:

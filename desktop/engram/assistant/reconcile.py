@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from engram.assistant import signals
-from engram.assistant.distill import Candidate, StructuredModel, is_garbage, line_schema, prompt
+from engram.assistant.distill import Candidate, StructuredModel, is_garbage, line_schema
 from engram.assistant.prompt import sanitize
-from engram.core import log
+from engram.core import log, prompts
 from engram.memory import changes, db
 from engram.memory.kinds import PLAN
 from engram.memory.records import Memory
@@ -101,7 +101,7 @@ def ask(
     question = f"NEW ({candidate.kind}): {sanitize(candidate.content)}\n\nEXISTING:\n{listing}"
     raw = model.structured(
         [
-            {"role": "system", "content": prompt("reconcile", language)},
+            {"role": "system", "content": prompts.text("reconcile", language)},
             {"role": "user", "content": question},
         ],
         SCHEMA,

@@ -6,7 +6,6 @@ that will use it.
 
 from __future__ import annotations
 
-import locale
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -21,7 +20,7 @@ from engram.assistant.scheduler import Scheduler
 from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.mcp import McpHub
 from engram.assistant.turn import Assistant
-from engram.core import log, paths
+from engram.core import log, paths, prompts
 from engram.core.errors import EngramError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import Settings, changed_fields
 from engram.memory import backup, db
@@ -37,14 +36,6 @@ from engram.models.local import LocalModel
 from engram.models.secrets import CLOUD_KEY
 
 _log = log.get("assistant.session")
-
-
-def prompt_language(setting: str) -> str:
-    """ "en" or "zh_CN" for the prompts: the UI language, or the system locale when "system"."""
-    if setting != "system":
-        return setting
-    code = (locale.getlocale()[0] or "").lower()
-    return "zh_CN" if code.startswith("zh") else "en"
 
 
 def embedder_for(settings: Settings, cat: catalogue.Catalogue | None = None) -> FastEmbedder:
@@ -158,7 +149,7 @@ class Session:
     def apply(self, settings: Settings) -> None:
         """Take new settings that need no reopening (:func:`needs_reopen` is False)."""
         old, self.settings = self.settings.tools, settings
-        self.assistant.language = prompt_language(settings.language)
+        self.assistant.language = prompts.for_setting(settings.language)
         _personalise(self.assistant, self.model, settings)
         if settings.tools != old:
             self._retool(settings)
@@ -171,7 +162,7 @@ class Session:
         before = self.assistant.tools
         if self.hub is not None:
             self.hub.close()
-        language = prompt_language(settings.language)
+        language = prompts.for_setting(settings.language)
         self.assistant.tools, self.hub = tool_setup.toolbox(settings.tools, self.store, language)
         if before is not None and self.assistant.tools is not None:
             self.assistant.tools.permissions.ask = before.permissions.ask
@@ -251,12 +242,12 @@ def open_session(
         _log.warning("answering without memory: %s %s", exc.message, exc.hint)
     if embedder is not None and store is not None and on_status is not None:
         learning = Learning(settings, conn, embedder, gate, on_status)
-    tools, hub = tool_setup.toolbox(settings.tools, store, prompt_language(settings.language))
+    tools, hub = tool_setup.toolbox(settings.tools, store, prompts.for_setting(settings.language))
     assistant = Assistant(
         EpisodeLog(conn),
         model,
         max_answer_tokens=settings.max_answer_tokens,
-        language=prompt_language(settings.language),
+        language=prompts.for_setting(settings.language),
         recall=Recall(store, model.count_tokens) if store else None,
         memory_budget=settings.memory_budget_tokens,
         scheduler=learning.scheduler if learning else None,

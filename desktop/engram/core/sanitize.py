@@ -17,7 +17,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-from engram.core import resources
+from engram.core import prompts
 
 # Markers of the common chat-template families, for any model (case-insensitive):
 # ChatML/Qwen/Phi <|...|>, DeepSeek's full-width <｜...｜>, Llama 2 [INST] and <<SYS>>, Mistral's
@@ -36,7 +36,6 @@ _DELIMITERS = re.compile(r"<\s*/?\s*memory\s*>", re.IGNORECASE)
 _TEMPLATE_MARKER = re.compile(
     r"<[|｜][^|｜<>\s'\"]{1,40}[|｜]>|</?[A-Za-z][\w.▁-]{0,38}>|\[/?[A-Z][A-Z_]{1,38}\]|<</?SYS>>"
 )
-_HEADERS = ("memory_header", "profile_header", "plan_header")
 
 
 def template_markers(template: str) -> frozenset[str]:
@@ -48,16 +47,6 @@ def model_markers(control_texts: Iterable[str], template: str) -> frozenset[str]
     """What to remove for one model: its control tokens' texts and its template's markers."""
     texts = {text for text in control_texts if text.strip()}
     return frozenset(texts | template_markers(template))
-
-
-@functools.cache
-def _headers() -> tuple[str, ...]:
-    """Engram's block headers in every language: a message must not fake one."""
-    found = []
-    for stem in _HEADERS:
-        for suffix in ("en", "zh_CN"):
-            found.append(resources.read_text("prompts", f"{stem}_{suffix}.txt").strip())
-    return tuple(found)
 
 
 @functools.lru_cache(maxsize=8)
@@ -82,6 +71,6 @@ def clean(text: str, markers: frozenset[str] = frozenset()) -> str:
         if own is not None:
             text = own.sub("", text)
         text = _DELIMITERS.sub("", _FAMILIES.sub("", text))
-        for header in _headers():
+        for header in prompts.headers():  # a message must not fake one of Engram's blocks
             text = text.replace(header, "")
     return text

@@ -11,27 +11,14 @@ a whole text (distiller output, judge input, evaluation answers), including a re
 
 from __future__ import annotations
 
-import functools
 import re
 
-from engram.core import resources
+from engram.core import prompts
 
 THINK, MEMORY = "think", "memory"
 _TAG = re.compile(r"<\s*(/?)\s*(think|memory)\s*>", re.IGNORECASE)
 _PARTIAL_TAG = re.compile(r"<\s*/?\s*([a-z]*)(\s*)", re.IGNORECASE)
-_HEADER_STEMS = ("memory_header", "profile_header", "plan_header")
 _LONGEST_TAG = 16  # characters a split tag may span (with spaces, e.g. "< / memory >")
-
-
-@functools.cache
-def engram_headers() -> tuple[str, ...]:
-    """The headers of Engram's prompt blocks in every language, longest first."""
-    found = {
-        resources.read_text("prompts", f"{stem}_{suffix}.txt").strip()
-        for stem in _HEADER_STEMS
-        for suffix in ("en", "zh_CN")
-    }
-    return tuple(sorted(found, key=len, reverse=True))
 
 
 class StreamFilter:
@@ -91,7 +78,7 @@ class StreamFilter:
         match = _TAG.search(text)
         if match:
             best = (match.start(), match.end(), (bool(match[1]), match[2].lower()))
-        for header in engram_headers():
+        for header in prompts.headers():
             at = text.find(header)
             if at >= 0 and (best is None or at < best[0]):
                 best = (at, at + len(header), None)
@@ -109,7 +96,7 @@ class StreamFilter:
                 not spaced and (THINK.startswith(name) or MEMORY.startswith(name))
             ):
                 keep = len(text) - at
-        for header in engram_headers():
+        for header in prompts.headers():
             for size in range(min(len(header) - 1, len(text)), keep, -1):
                 if text.endswith(header[:size]):
                     keep = size

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from engram.core.prompts import GUIDANCE_HEADER, MEMORY_HEADER
+
 # The table's CHECK constraint says the same (memory/migrations.py).
 Kind = Literal["fact", "preference", "profile", "lesson", "summary", "plan"]
 FACT: Kind = "fact"
@@ -23,9 +25,6 @@ LESSON: Kind = "lesson"
 SUMMARY: Kind = "summary"
 PLAN: Kind = "plan"
 KINDS: tuple[Kind, ...] = get_args(Kind)
-
-# The prompt headers a recalled memory can be given under (resources/prompts/<header>_<lang>.txt).
-MEMORY_HEADER, GUIDANCE_HEADER = "memory_header", "guidance_header"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engram.assistant import distill
+from engram.core import prompts
 from engram.core.stream_filter import visible
 from engram.memory.text import query_terms
 
@@ -37,7 +38,7 @@ class Judge:
 
     def _verdict(self, prompt: str, user: str, yes: str, no: str) -> float:
         messages = [
-            {"role": "system", "content": distill.prompt(prompt, "en")},
+            {"role": "system", "content": prompts.text(prompt, "en")},
             {"role": "user", "content": user},
         ]
         reply = self.model.structured(messages, _schema(yes, no), max_tokens=VERDICT_TOKENS)

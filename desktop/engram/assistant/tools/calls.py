@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram.assistant.tools.base import Registry, ToolOutput
-from engram.core import resources
+from engram.core import prompts
 from engram.models import schema_check
 from engram.models.local import CALL_OPENINGS
 
@@ -214,8 +214,7 @@ def result_message(fmt: str, name: str, output: ToolOutput, text: str) -> dict[s
 
 def instructions(registry: Registry, language: str) -> str:
     """The system part's description of the tools, for templates that cannot render them."""
-    suffix = "zh_CN" if language.startswith("zh") else "en"
-    head = resources.read_text("prompts", f"tools_{suffix}.txt").strip()
+    head = prompts.text("tools", language)
     lines = [
         f"- {tool.name}: {tool.describe(language)} "
         f"{json.dumps(_compact(tool.schema), ensure_ascii=False)}"
@@ -227,8 +226,7 @@ def instructions(registry: Registry, language: str) -> str:
 def answer_note(language: str, request: str) -> str:
     """What follows the results when the answer is due: answer ``request`` (the user's message,
     already sanitised) in words, from the results."""
-    suffix = "zh_CN" if language.startswith("zh") else "en"
-    note = resources.read_text("prompts", f"tool_answer_{suffix}.txt").strip()
+    note = prompts.text("tool_answer", language)
     return note.replace("{request}", " ".join(request.split()))
 
 
