@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from engram.assistant import distill, reconcile
-from engram.assistant.distill import Message, StructuredModel
+from engram.assistant.distill import StructuredModel
 from engram.assistant.distiller_backends import LargeModelState
+from engram.core.messages import Message
 from engram.memory import embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore

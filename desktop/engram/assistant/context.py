@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engram.core import log
+from engram.core.messages import Message
 
 _log = log.get("assistant.context")
-Message = dict[str, str]
 # Tokens a chat template adds around each message (role markers, separators); generous on purpose.
 TEMPLATE_OVERHEAD = 8
 # A cheap upper bound used before exact tokenization: no tokenizer emits fewer than one token per

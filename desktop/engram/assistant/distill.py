@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engram.core import log, prompts, sanitize
+from engram.core.messages import Message
 from engram.memory import kinds
 from engram.memory.episodes import Episode
 from engram.memory.text import normalized
 
-Message = dict[str, str]
 MAX_CONTENT_CHARS = 400
 MAX_EPISODE_CHARS = 1500
 _log = log.get("assistant.distill")

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
-from engram.assistant.distill import Message, StructuredModel
+from engram.assistant.distill import StructuredModel
 from engram.assistant.redact import RedactingModel, Redactor
 from engram.core.errors import EngramError, Problem, tr
+from engram.core.messages import Message
 from engram.core.settings import Settings
 from engram.models import roles
 from engram.models.background import ForegroundGate, LazyModel

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from engram.core import prompts
 from engram.core import sanitize as sanitize_
+from engram.core.messages import Message
 from engram.memory.kinds import HEADERS, LESSON, header_of
 
 BLOCK_OPEN = "<memory>"
@@ -146,12 +147,12 @@ class PromptParts:
     """The exact prompt of one answer, part by part, with token counts (for inspection)."""
 
     system: str
-    history: list[dict[str, str]]
+    history: list[Message]
     block: str
     user: str
     tokens: dict[str, int] = field(default_factory=dict)
 
-    def messages(self) -> list[dict[str, str]]:
+    def messages(self) -> list[Message]:
         return [
             {"role": "system", "content": self.system},
             *self.history,

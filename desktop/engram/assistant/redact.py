@@ -14,7 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from engram.assistant.distill import Message, StructuredModel
+from engram.assistant.distill import StructuredModel
+from engram.core.messages import Message
 
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1?\d?\d)"
 _KEY_WORDS = r"(?:password|passwd|pwd|passcode|api[_ -]?key|token|secret|密码|口令|密钥)"

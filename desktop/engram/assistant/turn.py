@@ -30,6 +30,7 @@ from engram.assistant.scheduler import Scheduler
 from engram.assistant.tools import loop as tool_loop
 from engram.core import log
 from engram.core.errors import EngramError, Problem, StoreError, tr
+from engram.core.messages import Message
 from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.kinds import PLAN
@@ -53,13 +54,13 @@ class ChatModel(Protocol):
 
     def stream_chat(
         self,
-        messages: list[dict[str, str]],
+        messages: list[Message],
         max_tokens: int = ...,
         cancelled: Callable[[], bool] = ...,
     ) -> Iterator[str]: ...
 
     def prefill(
-        self, messages: list[dict[str, str]], cancelled: Callable[[], bool] = ..., tools: Any = ...
+        self, messages: list[Message], cancelled: Callable[[], bool] = ..., tools: Any = ...
     ) -> int: ...
 
 

@@ -29,13 +29,13 @@ from engram.assistant.tools.permissions import Permissions
 from engram.assistant.tools.route import Route, route
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
+from engram.core.messages import Message
 
 _log = log.get("assistant.tools.loop")
 DEFAULT_MAX_STEPS = 4
 # Per-message overhead of a chat template (role headers, separators), in tokens, when fitting.
 MESSAGE_OVERHEAD_TOKENS = 8
 SHORTER_RESULTS = (2000, 1000, 400, 100)  # result lengths tried when the context is full
-Message = dict[str, Any]
 LoopEvent = str | ToolCalled | ToolResult  # a piece of the answer, or a step
 
 
