@@ -250,6 +250,7 @@ def test_permission_once_always_deny_and_revoke() -> None:
     permissions = Permissions(ask=ask, on_change=saved.append)
     assert permissions.allowed(ECHO, {})  # computing tools never ask
     assert permissions.allowed(guarded, {})  # once
+    permissions.new_answer()  # "once" lasted for that answer
     assert permissions.allowed(guarded, {})  # always (stored)
     assert permissions.allowed(guarded, {})  # no question this time
     assert not permissions.allowed(other, {})  # deny (stored)
@@ -570,6 +571,41 @@ def test_the_same_call_twice_is_not_run_again() -> None:
     events, steps = _run(model, loop.Toolbox(_registry(ECHO)))
     assert len(steps) == 1
     assert "".join(e for e in events if isinstance(e, str)) == "Done."
+
+
+def test_allowed_once_covers_the_rest_of_the_answer_and_is_asked_again_next_time() -> None:
+    asked: list[str] = []
+
+    def ask(question: Question) -> str:
+        asked.append(question.name)
+        return ONCE
+
+    guarded = Tool("guarded", "Needs a yes.", "", TEXT, _echo, needs_permission=True)
+    toolbox = loop.Toolbox(_registry(guarded), Permissions(ask=ask))
+    calls_of_one_answer = [f'{{"tool": "guarded", "arguments": {{"text": "{n}"}}}}' for n in "abcd"]
+    model = ScriptedModel([*calls_of_one_answer, "Read four."])
+    _events, steps = _run(model, toolbox, "the guarded tool, four times")
+    assert len(steps) == 4 and not any(s.output.is_error for s in steps)
+    assert asked == ["guarded"]  # one question for the four calls of this answer
+    model.replies += ['{"tool": "guarded", "arguments": {"text": "e"}}', "Again."]
+    _run(model, toolbox, "the guarded tool once more")
+    assert asked == ["guarded", "guarded"]  # a new answer asks again
+
+
+def test_a_file_outside_the_shared_folders_is_refused_without_asking(tmp_path: Path) -> None:
+    shared = tmp_path / "Notes"
+    shared.mkdir()
+    (tmp_path / "secret.txt").write_text("PIN 1234")
+    asked: list[str] = []
+    permissions = Permissions(ask=lambda q: asked.append(q.name) or ALWAYS)
+    toolbox = loop.Toolbox(builtins.registry(), permissions, context=ToolContext(folders=(shared,)))
+    call = '{"tool": "files_read", "arguments": {"path": "../secret.txt"}}'
+    _events, steps = _run(ScriptedModel([call, "Cannot."]), toolbox, "read my notes file")
+    assert asked == [] and steps[0].output.is_error and "PIN" not in steps[0].output.text
+    nothing_shared = loop.Toolbox(builtins.registry(), permissions, context=ToolContext())
+    call = '{"tool": "files_list", "arguments": {}}'
+    _events, steps = _run(ScriptedModel([call, "None."]), nothing_shared, "list my files")
+    assert asked == [] and "No folders are shared" in steps[0].output.text
 
 
 def test_a_denied_tool_does_not_run() -> None:

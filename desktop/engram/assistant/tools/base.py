@@ -64,6 +64,9 @@ class Tool:
     needs_permission: bool = False
     source: str = BUILT_IN  # "built-in" or the MCP server's name
     remote_name: str = ""  # the name the MCP server knows it by (when renamed on a clash)
+    # Raises ToolError when a call cannot run whatever the user says (a path outside the
+    # shared folders): checked before the user is asked for permission.
+    precheck: Callable[[dict[str, Any], ToolContext], None] | None = None
 
     def describe(self, language: str) -> str:
         return (

@@ -142,6 +142,14 @@ def _files(folder: Path, root: Path) -> Iterator[Path]:
                 yield path
 
 
+def _where(arguments: dict[str, Any], ctx: ToolContext) -> None:
+    """Before the user is asked: some folder is shared and the path (if any) lies in one."""
+    if arguments.get("path"):
+        resolve(str(arguments["path"]), ctx)
+    else:
+        _roots(ctx)
+
+
 def _list(arguments: dict[str, Any], ctx: ToolContext) -> str:
     if not arguments.get("path"):
         return "\n".join(f"{name}/" for name in _roots(ctx))
@@ -223,6 +231,7 @@ LIST = Tool(
     schema={"type": "object", "properties": {"path": _PATH}, "additionalProperties": False},
     run=_list,
     needs_permission=True,
+    precheck=_where,
 )
 SEARCH = Tool(
     name="files_search",
@@ -232,6 +241,7 @@ SEARCH = Tool(
     schema=one_text("query", 200),
     run=_search,
     needs_permission=True,
+    precheck=_where,
 )
 READ = Tool(
     name="files_read",
@@ -247,5 +257,6 @@ READ = Tool(
     },
     run=_read,
     needs_permission=True,
+    precheck=_where,
 )
 TOOLS = (LIST, SEARCH, READ)

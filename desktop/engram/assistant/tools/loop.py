@@ -171,6 +171,12 @@ class Toolbox:
         found = self.registry.check(call.name, call.arguments)
         tool = self.registry.get(call.name)
         arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        ctx = replace(self.context, conversation_id=conversation_id)
+        if found is None and tool is not None and tool.precheck is not None:
+            try:  # a call that cannot run is not worth a question to the user
+                tool.precheck(arguments, ctx)
+            except EngramError as exc:
+                found = exc.problem
         if found is None and tool is not None and not self.permissions.allowed(tool, arguments):
             found = Problem(
                 tr("The user did not allow {name} to run. Answer without it."), name=tool.name
@@ -209,6 +215,7 @@ def answer(
     fmt = toolbox.format_of(model)
     tools = toolbox.template_tools(model, language)
     routed = toolbox.route(request)
+    toolbox.permissions.new_answer()
     made: list[tuple[Message, str, ToolOutput, str]] = []  # call, tool, output, text shown
     answered: set[str] = set()  # the expected tool once its call gave a result
     done: set[str] = set()  # the calls made so far, to refuse the same call again

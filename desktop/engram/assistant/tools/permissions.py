@@ -1,4 +1,5 @@
-"""Per-tool permission: allow once, always allow, or deny; stored choices are revocable.
+"""Per-tool permission: allow once (for the rest of the answer), always allow, or deny; stored
+choices are revocable.
 
 Tools that only compute (calculator, date) never ask. For the others the loop asks through a
 callback: the window shows an inline prompt, ``engram chat`` asks on the terminal, tests script
@@ -43,12 +44,19 @@ class Permissions:
         self.stored = {k: v for k, v in (stored or {}).items() if v in STORED}
         self.ask = ask
         self.on_change = on_change
+        self._this_answer: set[str] = set()  # tools allowed once: for the rest of the answer
+
+    def new_answer(self) -> None:
+        """An answer begins: what was allowed once for the last one is asked again."""
+        self._this_answer.clear()
 
     def allowed(self, tool: Tool, arguments: dict[str, Any]) -> bool:
         """Whether this call may run, asking the user when nothing is stored for the tool."""
         if not tool.needs_permission:
             return True
         choice = self.stored.get(tool.name)
+        if choice is None and tool.name in self._this_answer:
+            return True  # "once" covers every call of this answer, not each one
         if choice is None:
             asked = Question(tool.name, tool.source, arguments)
             choice = self.ask(asked) if self.ask is not None else DENY
@@ -56,6 +64,8 @@ class Permissions:
                 choice = DENY
             if choice in STORED:
                 self.set(tool.name, choice)
+            elif choice == ONCE:
+                self._this_answer.add(tool.name)
         return choice in (ONCE, ALWAYS)
 
     def set(self, name: str, choice: str | None) -> None:
