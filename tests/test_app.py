@@ -26,13 +26,13 @@ from engram.assistant.events import (
     Remembered,
     TurnStarted,
 )
-from engram.assistant.jobs import JobQueue
 from engram.assistant.remembering import USER_IMPORTANCE
 from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import Problem, tr
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
 
 Open = Callable[..., Engram]

@@ -33,7 +33,7 @@ sys.path.insert(0, sys.argv[2])
 from test_consolidation_support import ScriptedModel, ScriptedSource, memories_answer, minilm
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished
-from engram.assistant.jobs import JobQueue
+from engram.memory.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.turn import Assistant
 from engram.core import paths

@@ -14,7 +14,6 @@ from engram.assistant import distill, distiller_backends, hygiene, reconcile
 from engram.assistant.consolidation import ConsolidationWorker, Result, Status, run_job
 from engram.assistant.distiller_backends import DistillerSource, LocalDistiller
 from engram.assistant.intent import read
-from engram.assistant.jobs import MAX_ATTEMPTS, Job, JobQueue, backoff
 from engram.assistant.redact import RedactingModel
 from engram.assistant.scheduler import Scheduler
 from engram.core import paths, prompts
@@ -23,6 +22,7 @@ from engram.core.errors import ModelLoadError, StoreError
 from engram.core.settings import CloudSettings
 from engram.memory import embed, kinds
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import MAX_ATTEMPTS, Job, JobQueue, backoff
 from engram.memory.store import MemoryStore
 from engram.models.background import ForegroundGate
 from engram.models.local import StructuredOutputError

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.assistant.jobs import JobQueue
 from engram.core import paths
+from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
 from test_consolidation_support import chat, minilm
 from waiting import wait_until

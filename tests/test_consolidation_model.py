@@ -12,8 +12,8 @@ import pytest
 from engram.assistant import distill, reconcile
 from engram.assistant.consolidation import ConsolidationWorker, Status
 from engram.assistant.distiller_backends import LocalDistiller
-from engram.assistant.jobs import JobQueue
 from engram.core import paths
+from engram.memory.jobs import JobQueue
 from engram.memory.kinds import KINDS
 from engram.memory.store import MemoryStore
 from engram.models.background import ForegroundGate, LazyModel, thread_plan

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import pkgutil
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import engram
 
@@ -45,3 +47,16 @@ def test_ui_package_is_the_one_that_imports_qt() -> None:
     code = "import sys, engram.ui.main_window; print('PySide6' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_sql_is_written_only_in_the_memory_package() -> None:
+    statement = re.compile(r"[\"'](?:SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA)\b")
+    root = Path(engram.__file__).parent
+    assert statement.search((root / "memory" / "jobs.py").read_text(encoding="utf-8"))
+    outside = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if "memory" not in path.relative_to(root).parts[:1]
+        and statement.search(path.read_text(encoding="utf-8"))
+    ]
+    assert outside == []

@@ -15,7 +15,6 @@ import tiny
 from engram.assistant import prompt
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished, Recalling
-from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
@@ -25,6 +24,7 @@ from engram.core import paths, prompts
 from engram.core.cancel import CancelToken
 from engram.memory import db, embed
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
 from engram.memory.store import MemoryStore
 from test_chat_cli import _db_rows, _engram

@@ -10,7 +10,6 @@ import apsw
 import numpy as np
 import pytest
 
-from engram.assistant.jobs import JobQueue
 from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import (
@@ -23,6 +22,7 @@ from engram.core.errors import (
 from engram.memory import db, embed, faults
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from engram.assistant.jobs import JobQueue
 from engram.core import paths
 from engram.memory import db, embed, migrations
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.injections import Injections
+from engram.memory.jobs import JobQueue
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from test_memory_store import embedder  # noqa: F401  (shared fixture)

@@ -10,10 +10,10 @@ import pytest
 
 from engram.assistant.consolidation import ConsolidationWorker, Status
 from engram.assistant.distiller_backends import CloudDistiller
-from engram.assistant.jobs import JobQueue
 from engram.assistant.redact import Redactor, luhn_ok
 from engram.core import paths
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
 from engram.models.cloud import CloudClient
 from openai_server import KEY, running

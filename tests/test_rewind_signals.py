@@ -8,13 +8,13 @@ import tiny
 from engram.assistant.app import TEMPORARY
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished
-from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
 from engram.core.cancel import CancelToken
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
 from engram.memory.store import MemoryStore
 from test_consolidation_support import ScriptedModel, ScriptedSource

@@ -25,7 +25,7 @@ from test_secrets import MemoryKeyring
 from test_consolidation_support import minilm
 from engram.assistant.consolidation import run_job
 from engram.assistant.distiller_backends import CloudDistiller
-from engram.assistant.jobs import JobQueue
+from engram.memory.jobs import JobQueue
 from engram.core import log, paths
 from engram.core.cancel import CancelToken
 from engram.memory import backup, transfer

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from engram.assistant.jobs import JobQueue
 from engram.assistant.tools import builtins
 from engram.assistant.tools.base import ToolContext
 from engram.cli.main import main
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from openai_server import KEY, running
 
 TESTS = Path(__file__).parent

@@ -12,7 +12,6 @@ import pytest
 import tiny
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished
-from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
@@ -20,6 +19,7 @@ from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
 from test_consolidation_support import ScriptedModel, ScriptedSource, episode_ids, minilm
 from test_lessons import KmChat

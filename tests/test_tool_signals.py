@@ -8,13 +8,13 @@ from __future__ import annotations
 import tiny
 from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished, Recalling
-from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.tools import loop
 from engram.assistant.turn import Assistant
 from engram.core.cancel import CancelToken
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.outcomes import Outcomes, waiting_kinds
 from engram.memory.store import MemoryStore
 from test_consolidation_support import ScriptedModel as ConsolidationModel

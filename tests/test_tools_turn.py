@@ -11,7 +11,6 @@ import pytest
 
 import tiny
 from engram.assistant.events import Finished, Recalling, Token, ToolCalled, ToolResult, TurnEvent
-from engram.assistant.jobs import JobQueue
 from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
@@ -20,6 +19,7 @@ from engram.core import paths, resources
 from engram.memory import db
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from test_tools import ECHO, ScriptedModel, _registry
 
 

@@ -14,7 +14,6 @@ import tiny
 from engram.assistant import distill, remembering
 from engram.assistant.app import PAUSED, TEMPORARY
 from engram.assistant.events import Finished, Remembered, TurnEvent
-from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.turn import Assistant
@@ -23,6 +22,7 @@ from engram.core.errors import Problem
 from engram.core.settings import Settings
 from engram.memory import changes, transfer
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
 from engram.models.local import LocalModel
 from test_chat_cli import _engram

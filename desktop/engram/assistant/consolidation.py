@@ -22,7 +22,6 @@ from engram.assistant.distiller_backends import (
     DistillerUnavailableError,
     LargeModelState,
 )
-from engram.assistant.jobs import Job, JobQueue, backoff
 from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import (
@@ -34,6 +33,7 @@ from engram.core.errors import (
     Problem,
     tr,
 )
+from engram.memory.jobs import Job, JobQueue, backoff
 from engram.memory.kinds import PLAN
 from engram.memory.outcomes import Outcomes
 from engram.memory.store import MemoryStore

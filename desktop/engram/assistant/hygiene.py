@@ -6,7 +6,6 @@ and the reason is written into the memory's meta.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engram.core import log
-from engram.memory import db, kinds
+from engram.memory import kinds
 from engram.memory.records import Memory
 from engram.memory.store import MemoryStore
 
@@ -86,12 +85,7 @@ def _decay(store: MemoryStore, memory: Memory, policy: Policy, now: float) -> bo
     importance = max(policy.min_importance, memory.importance * factor)
     if memory.importance - importance < 0.01:
         return False
-    # Not store.update: it stamps updated_at, which would make a fading memory look fresh.
-    with db.transaction(store.conn):
-        store.conn.execute(
-            "UPDATE memories SET importance = ?, meta = ? WHERE id = ?",
-            (importance, json.dumps({**memory.meta, "decayed_at": now}), memory.id),
-        )
+    store.fade(memory.id, importance, {**memory.meta, "decayed_at": now})
     return True
 
 

@@ -20,7 +20,7 @@ from engram.assistant import signals
 from engram.assistant.distill import Candidate, StructuredModel, is_garbage, line_schema
 from engram.assistant.prompt import sanitize
 from engram.core import log, prompts
-from engram.memory import changes, db
+from engram.memory import changes
 from engram.memory.kinds import PLAN
 from engram.memory.records import Memory
 from engram.memory.store import MemoryStore
@@ -127,13 +127,7 @@ def ask(
 
 def already_distilled(store: MemoryStore, candidate: Candidate, conversation_id: int) -> int | None:
     """A memory (of any status) this conversation's distillation already wrote from this text."""
-    found = db.scalar(
-        store.conn,
-        "SELECT m.id FROM memories m, json_each(m.meta, '$.distilled') d"
-        " WHERE m.conversation_id = ? AND d.value = ? LIMIT 1",
-        (conversation_id, normalized(candidate.content)),
-    )
-    return None if found is None else int(found)
+    return store.noted_in(conversation_id, DISTILLED, normalized(candidate.content))
 
 
 def same_plan(store: MemoryStore, candidate: Candidate) -> Memory | None:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engram.assistant.intent import Intent
-from engram.assistant.jobs import Job, JobQueue
 from engram.assistant.signals import AT_ONCE
 from engram.core import log
 from engram.core.settings import Settings
+from engram.memory.jobs import Job, JobQueue
 from engram.memory.outcomes import waiting_kinds
 
 _log = log.get("consolidation")

@@ -14,7 +14,6 @@ import apsw
 
 from engram.assistant import distiller_backends, hygiene
 from engram.assistant.consolidation import ConsolidationWorker, Status
-from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.tools import setup as tool_setup
@@ -28,6 +27,7 @@ from engram.memory.backup import AutoBackup
 from engram.memory.embed import FastEmbedder
 from engram.memory.episode_index import Backfill
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
 from engram.models import catalogue, files, roles, secrets
 from engram.models.background import ForegroundGate

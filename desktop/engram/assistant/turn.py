@@ -24,7 +24,6 @@ from engram.assistant.events import (
     TurnStarted,
 )
 from engram.assistant.intent import Intent
-from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import Recall
 from engram.assistant.scheduler import Scheduler
 from engram.assistant.tools import loop as tool_loop
@@ -33,6 +32,7 @@ from engram.core.errors import EngramError, Problem, StoreError, tr
 from engram.core.messages import Message
 from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.kinds import PLAN
 from engram.memory.outcomes import Credit, Outcomes
 from engram.memory.text import query_terms

@@ -7,12 +7,12 @@ import sys
 
 from engram.assistant import distiller_backends, hygiene
 from engram.assistant.consolidation import Phase, Progress, run_job
-from engram.assistant.jobs import JobQueue
 from engram.assistant.session import _cloud_key, embedder_for
 from engram.cli import terminal
 from engram.cli.eval import ProgressBar
 from engram.core import paths, settings
 from engram.core.cancel import CancelToken
+from engram.memory.jobs import JobQueue
 from engram.memory.records import Memory
 from engram.memory.store import MemoryStore
 

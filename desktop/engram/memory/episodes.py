@@ -57,8 +57,11 @@ class EpisodeLog:
     def __init__(self, conn: apsw.Connection) -> None:
         self.conn = conn
 
-    def new_conversation(self, title: str = "", temporary: bool = False) -> Conversation:
-        now = time.time()
+    def new_conversation(
+        self, title: str = "", temporary: bool = False, at: float | None = None
+    ) -> Conversation:
+        """Start a conversation (``at``: when it started, for an import; else now)."""
+        now = time.time() if at is None else at
         with db.transaction(self.conn):
             self.conn.execute(
                 "INSERT INTO conversations(title, created_at, updated_at, temporary)"
@@ -89,6 +92,13 @@ class EpisodeLog:
                 self.conn, "SELECT * FROM conversations ORDER BY updated_at DESC, id DESC"
             )
         ]
+
+    def titled(self, title: str) -> Conversation | None:
+        """The oldest conversation with this title, if any."""
+        row = db.one(
+            self.conn, "SELECT * FROM conversations WHERE title = ? ORDER BY id LIMIT 1", (title,)
+        )
+        return Conversation(**row) if row else None
 
     def latest_conversation(self) -> Conversation | None:
         """The most recently active chat to reopen: never a temporary one (it lives only as long
@@ -145,9 +155,11 @@ class EpisodeLog:
         status: str = "complete",
         model: str | None = None,
         excluded: bool = False,
+        at: float | None = None,
     ) -> Episode:
-        """Store one message at the end of a conversation (``excluded``: never learned from)."""
-        now = time.time()
+        """Store one message at the end of a conversation (``excluded``: never learned from;
+        ``at``: when it was said, for an import; else now)."""
+        now = time.time() if at is None else at
         with db.transaction(self.conn):
             turn = db.scalar(
                 self.conn,

@@ -259,6 +259,26 @@ class MemoryStore:
                 self.index.put("memories", [memory_id], vec)
         return self._get(memory_id)
 
+    def fade(self, memory_id: int, importance: float, meta: dict[str, Any]) -> None:
+        """Lower a memory's importance as it goes unused (hygiene), without stamping
+        ``updated_at``: a fading memory must not look fresh."""
+        with db.transaction(self.conn):
+            self.conn.execute(
+                "UPDATE memories SET importance = ?, meta = ? WHERE id = ?",
+                (_unit(importance), json.dumps(meta, ensure_ascii=False), memory_id),
+            )
+
+    def noted_in(self, conversation_id: int, key: str, value: str) -> int | None:
+        """A memory of the conversation (of any status) whose meta list ``key`` holds
+        ``value`` (the distiller notes there the texts it wrote a memory from)."""
+        found = db.scalar(
+            self.conn,
+            "SELECT m.id FROM memories m, json_each(m.meta, '$.' || ?) d"
+            " WHERE m.conversation_id = ? AND d.value = ? LIMIT 1",
+            (key, conversation_id, value),
+        )
+        return None if found is None else int(found)
+
     def _set_fields(self, memory_id: int, changes: dict[str, Any]) -> None:
         changes = {**changes, "updated_at": time.time()}
         assignments = ", ".join(f"{key} = ?" for key in changes)

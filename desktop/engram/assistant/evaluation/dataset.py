@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram.assistant.evaluation import locomo
-from engram.memory import db
 from engram.memory.embed import Embedder
 from engram.memory.episode_index import EpisodeIndex
+from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -60,22 +60,14 @@ def open_sample(folder: Path, sample: locomo.Sample, embedder: Embedder) -> Inge
     """The sample's own store under ``folder``, ingesting the conversation on first use."""
     name = _UNSAFE.sub("_", sample.sample_id) or "sample"
     store = MemoryStore.open(folder / f"{name}.sqlite3", embedder)
-    title = f"LoCoMo {sample.sample_id}"
-    conversation = db.scalar(
-        store.conn, "SELECT id FROM conversations WHERE title = ? ORDER BY id LIMIT 1", (title,)
-    )
-    if conversation is None:
+    log = EpisodeLog(store.conn)
+    found = log.titled(locomo.title_of(sample))
+    if found is None:
         ids = locomo.ingest(store.conn, sample)
-        conversation = db.scalar(
-            store.conn, "SELECT id FROM conversations WHERE title = ?", (title,)
-        )
+        found = log.titled(locomo.title_of(sample))
+        assert found is not None
     else:  # a re-run: episodes were stored in turn order
-        rows = db.rows(
-            store.conn,
-            "SELECT id FROM episodes WHERE conversation_id = ? ORDER BY turn_index",
-            (conversation,),
-        )
         dia = [t.dia_id for s in sample.sessions for t in s.turns]
-        ids = {d: int(r["id"]) for d, r in zip(dia, rows, strict=False)}
+        ids = {d: e.id for d, e in zip(dia, log.episodes(found.id), strict=False)}
     EpisodeIndex(store.space).index_new()
-    return Ingested(store, int(conversation), ids)
+    return Ingested(store, found.id, ids)

@@ -14,6 +14,7 @@ import apsw
 
 from engram.core.errors import InputError, tr
 from engram.memory import db
+from engram.memory.episodes import EpisodeLog
 
 _SESSION = re.compile(r"^session_(\d+)$")
 
@@ -142,23 +143,19 @@ def ingest(conn: apsw.Connection, sample: Sample) -> dict[str, int]:
     Each episode reads "Speaker: text"; its time is its session's date.
     """
     ids: dict[str, int] = {}
+    log = EpisodeLog(conn)
     with db.transaction(conn):
         start = session_time(sample.sessions[0].date_time) if sample.sessions else time.time()
-        conn.execute(
-            "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
-            (f"LoCoMo {sample.sample_id}", start, start),
-        )
-        conversation = conn.last_insert_rowid()
-        turn_index = 0
+        conversation = log.new_conversation(title_of(sample), at=start).id
         for session in sample.sessions:
             when = session_time(session.date_time)
             for offset, turn in enumerate(session.turns):
                 role = "user" if turn.speaker == sample.speaker_a else "assistant"
-                conn.execute(
-                    "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (conversation, turn_index, role, f"{turn.speaker}: {turn.text}", when + offset),
-                )
-                ids[turn.dia_id] = conn.last_insert_rowid()
-                turn_index += 1
+                said = f"{turn.speaker}: {turn.text}"
+                ids[turn.dia_id] = log.append(conversation, role, said, at=when + offset).id
     return ids
+
+
+def title_of(sample: Sample) -> str:
+    """The title of the conversation a sample is stored as."""
+    return f"LoCoMo {sample.sample_id}"

@@ -24,7 +24,6 @@ from engram.assistant.distiller_backends import LocalDistiller
 from engram.assistant.evaluation import metrics
 from engram.assistant.evaluation.dataset import Ingested, Question, open_sample
 from engram.assistant.evaluation.judge import Judge, covers_step
-from engram.assistant.jobs import JobQueue
 from engram.assistant.recall import EPISODE_WEIGHT, Recall
 from engram.assistant.turn import Assistant
 from engram.core import log
@@ -35,6 +34,7 @@ from engram.core.stream_filter import visible
 from engram.memory.embed import Embedder
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.kinds import PLAN
 from engram.memory.records import EpisodeHit, Hit
 from engram.memory.search import Filters

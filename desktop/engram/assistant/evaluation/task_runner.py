@@ -22,7 +22,6 @@ from engram.assistant.consolidation import run_job
 from engram.assistant.distiller_backends import DistillerSource
 from engram.assistant.evaluation.tasks import Call, Task, TaskSet, passes
 from engram.assistant.events import Failed, Finished, ToolCalled, TurnStarted
-from engram.assistant.jobs import JobQueue
 from engram.assistant.prompt import Recalled
 from engram.assistant.recall import Recall
 from engram.assistant.signals import Signal
@@ -33,10 +32,11 @@ from engram.assistant.tools.permissions import ONCE, Permissions
 from engram.assistant.turn import Assistant, ChatModel
 from engram.core import log
 from engram.core.cancel import CancelToken
-from engram.memory import db
 from engram.memory.embed import Embedder
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import JobQueue
 from engram.memory.kinds import LESSON
+from engram.memory.outcomes import Outcomes
 from engram.memory.store import MemoryStore
 
 _log = log.get("evaluation.tasks")
@@ -174,13 +174,7 @@ class TaskRunner:
             detected = False
             if task.feedback.said:  # the turn looks for the signal in the message
                 self._say(assistant, said.conversation_id, task.feedback.text)
-                detected = bool(
-                    db.scalar(
-                        store.conn,
-                        "SELECT COUNT(*) FROM signals WHERE answer_episode_id = ?",
-                        (said.episode_id,),
-                    )
-                )
+                detected = bool(Outcomes(store).kinds_on(said.episode_id))
                 record["signal_detected"] = detected
             if not detected:  # a thumb as the window sends it, or what the data says was meant
                 assistant.signal(said.episode_id, signal.kind, signal.text)
