@@ -123,6 +123,18 @@ def test_only_what_a_session_reads_at_opening_reopens_it(
     assert needs_reopen(Settings(), dataclasses.replace(Settings(), **change)) is reopens
 
 
+def test_a_model_is_chosen_for_a_role_and_saved(engram_home: Path) -> None:
+    store = SettingsStore.load()
+    chosen = store.choose_models(large="qwen2.5-0.5b-instruct")
+    assert chosen.model_for("large") == "qwen2.5-0.5b-instruct" == settings.load().large_model
+    assert chosen.model_for("small") == store.current.small_model  # the others unchanged
+    assert [chosen.model_for(role) for role in settings.ROLES] == [
+        chosen.small_model,
+        chosen.large_model,
+        chosen.embedding_model,
+    ]
+
+
 def test_the_qt_signal_arrives_on_the_ui_thread_whichever_thread_changed_the_settings(
     qtbot: QtBot, engram_home: Path
 ) -> None:

@@ -42,7 +42,7 @@ from engram.core import log, paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.held import Held
-from engram.core.settings import Settings, changed_fields
+from engram.core.settings import Settings
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import Episode
 from engram.models import roles
@@ -107,9 +107,8 @@ class LoadedModels:
     def suit(self, old: Settings, new: Settings) -> bool:
         """Were models that suited ``old`` loaded for ``new`` too? Not when the small or the
         embedding model, the context or the threads changed."""
-        return {"small_model", "embedding_model", "context_size", "threads"}.isdisjoint(
-            changed_fields(old, new)
-        )
+        loaded = (old.small_model, old.embedding_model, old.context_size, old.threads)
+        return loaded == (new.small_model, new.embedding_model, new.context_size, new.threads)
 
 
 class NotReadyError(EngramError):

@@ -21,7 +21,7 @@ from engram.assistant.tools.mcp import McpHub
 from engram.assistant.turn import Assistant
 from engram.core import log, paths, prompts
 from engram.core.errors import EngramError, KeyringUnavailableError, Problem, tr
-from engram.core.settings import Settings, changed_fields
+from engram.core.settings import Settings
 from engram.memory import backup, db
 from engram.memory.backup import AutoBackup
 from engram.memory.embed import FastEmbedder
@@ -87,29 +87,21 @@ class Learning:
         self.worker.stop()
 
 
-# What a session reads only when it opens: a change to one of these reopens it (models reload).
-# The rest (learning triggers, the pause, the prompt language, appearance, downloads) applies live.
-REOPEN_FIELDS = frozenset(
-    {
-        "small_model",
-        "large_model",
-        "embedding_model",
-        "threads",
-        "gpu_layers",
-        "small_server_url",
-        "small_server_model",
-        "context_size",
-        "max_answer_tokens",
-        "memory_budget_tokens",
-        "large_model_idle_unload_seconds",
-        "cloud",
-    }
-)
+def _opening(settings: Settings) -> tuple[object, ...]:
+    """What a session reads only when it opens: a change to one of these reopens it (models
+    reload). The rest (learning triggers, the pause, the prompt language, appearance,
+    downloads) applies live."""
+    s = settings
+    return (
+        (s.small_model, s.large_model, s.embedding_model, s.threads, s.gpu_layers),
+        (s.small_server_url, s.small_server_model, s.context_size, s.max_answer_tokens),
+        (s.memory_budget_tokens, s.large_model_idle_unload_seconds, s.cloud),
+    )
 
 
 def needs_reopen(old: Settings, new: Settings) -> bool:
-    """Does going from ``old`` to ``new`` take a new session (see :data:`REOPEN_FIELDS`)?"""
-    return not REOPEN_FIELDS.isdisjoint(changed_fields(old, new))
+    """Does going from ``old`` to ``new`` take a new session (see :func:`_opening`)?"""
+    return _opening(old) != _opening(new)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from engram.core.atomic import atomic_write
 from engram.core.errors import SettingsError, tr
 
 SCHEMA_VERSION = 1
+ROLES = ("small", "large", "embedding")  # the model roles settings choose a model for
 _log = log.get("settings")
 
 
@@ -93,6 +94,25 @@ class Settings:
     disable_xet: bool = False
     cloud: CloudSettings = field(default_factory=CloudSettings)
     tools: ToolSettings = field(default_factory=ToolSettings)
+
+    def model_for(self, role: str) -> str:
+        """The model chosen for a role: ``small``, ``large`` or ``embedding``."""
+        return {
+            "small": self.small_model,
+            "large": self.large_model,
+            "embedding": self.embedding_model,
+        }[role]
+
+    def choosing(
+        self, small: str | None = None, large: str | None = None, embedding: str | None = None
+    ) -> Settings:
+        """These settings with other models for some roles."""
+        return dataclasses.replace(
+            self,
+            small_model=self.small_model if small is None else small,
+            large_model=self.large_model if large is None else large,
+            embedding_model=self.embedding_model if embedding is None else embedding,
+        )
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -200,6 +220,11 @@ class SettingsStore:
         :meth:`replace`."""
         with self._lock:
             return self.replace(dataclasses.replace(self._current, **changes))
+
+    def choose_models(self, **by_role: str) -> Settings:
+        """Choose the models of some roles (see :meth:`Settings.choosing`); see :meth:`replace`."""
+        with self._lock:
+            return self.replace(self._current.choosing(**by_role))
 
     def merge(self, base: Settings, edited: Settings) -> Settings:
         """Apply what an editor changed (from ``base``, what it showed, to ``edited``) on top of

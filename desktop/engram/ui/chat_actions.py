@@ -94,7 +94,7 @@ class ChatActions(QObject):
     def _choose_model(self, role: str, model_id: str) -> None:
         """The header's switcher: the worker follows the store and loads the model."""
         try:
-            self.store.update(**{f"{role}_model": model_id})
+            self.store.choose_models(**{role: model_id})
         except EngramError as exc:
             self.notices.problem(exc.problem)
 

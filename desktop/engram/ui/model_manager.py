@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from engram.core.errors import EngramError, Problem
-from engram.core.settings import Settings, SettingsStore, store_of
+from engram.core.settings import ROLES, Settings, SettingsStore, store_of
 from engram.models import catalogue, hardware
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 from engram.models.download import JobState, Options, Progress, on_package_index
@@ -39,7 +39,6 @@ from engram.ui.labels import human_bytes
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.threads import stop_thread, worker_thread
 
-ROLE_SETTINGS = {"small": "small_model", "large": "large_model", "embedding": "embedding_model"}
 _FIT_NAMES = {
     hardware.FITS: QT_TRANSLATE_NOOP("ModelManager", "fits"),
     hardware.TIGHT: QT_TRANSLATE_NOOP("ModelManager", "tight"),
@@ -298,7 +297,7 @@ class ModelManager(QMainWindow):
             )
         else:
             self.pair_button.setText(self.tr("Use this pair"))
-        names = {role: self._catalogue.get(getattr(pair, role)).name for role in ROLE_SETTINGS}
+        names = {role: self._catalogue.get(getattr(pair, role)).name for role in ROLES}
         self.pair_label.setText(
             self.tr(
                 "Recommended for this machine: {small} answers, {large} learns, "
@@ -311,7 +310,7 @@ class ModelManager(QMainWindow):
         on_disk = bytes_on_disk(entry)
         fit = hardware.fit(entry, machine, is_installed)
         prefs = self.settings.current
-        in_use = [role for role, key in ROLE_SETTINGS.items() if getattr(prefs, key) == entry.id]
+        in_use = [role for role in ROLES if prefs.model_for(role) == entry.id]
         name = entry.name + (f"  [{', '.join(map(labels.label, in_use))}]" if in_use else "")
         exact = is_installed or all(f.size is not None for f in entry.files)
         # what it takes on this disk, else what a download would fetch
@@ -366,7 +365,7 @@ class ModelManager(QMainWindow):
     def download_pair(self, pair: Pair) -> None:
         """Fetch whatever the pair still lacks, then make it the models Engram uses."""
         self._pending_pair = pair
-        for role in ROLE_SETTINGS:
+        for role in ROLES:
             model_id = getattr(pair, role)
             if not hardware.installed(self._catalogue.get(model_id)):
                 self.download(model_id)
@@ -376,20 +375,20 @@ class ModelManager(QMainWindow):
         pair = self._pending_pair
         if pair is None:
             return
-        ids = {getattr(pair, role) for role in ROLE_SETTINGS}
+        ids = {getattr(pair, role) for role in ROLES}
         if ids & self.worker.active():
             return
         self._pending_pair = None
         if all(hardware.installed(self._catalogue.get(model_id)) for model_id in ids):
-            self._save({key: getattr(pair, role) for role, key in ROLE_SETTINGS.items()})
+            self._save({role: getattr(pair, role) for role in ROLES})
 
     def use(self, model_id: str, role: str) -> None:
         """Make an installed model the one Engram uses for ``role`` (small or large)."""
-        self._save({ROLE_SETTINGS[role]: model_id})
+        self._save({role: model_id})
 
-    def _save(self, values: dict[str, str]) -> None:
+    def _save(self, by_role: dict[str, str]) -> None:
         try:
-            self.settings.update(**values)
+            self.settings.choose_models(**by_role)
         except EngramError as exc:
             self._on_failed(exc.problem)
             return
@@ -434,7 +433,7 @@ class ModelManager(QMainWindow):
 
     def _on_settings_changed(self, old: Settings, new: Settings) -> None:
         """Models chosen elsewhere (the settings dialog) show here too."""
-        if any(getattr(old, key) != getattr(new, key) for key in ROLE_SETTINGS.values()):
+        if any(old.model_for(role) != new.model_for(role) for role in ROLES):
             self.refresh()
 
     def _on_progress(self, p: Progress) -> None:

@@ -368,8 +368,10 @@ class WelcomePanel(QFrame):
         self.starter_installed.emit()
 
     def _on_settings_changed(self, old: Settings, new: Settings) -> None:
-        fields = ("small_model", "large_model", "cloud", "learn_with_small_models")
-        self.refresh(recheck=any(getattr(old, f) != getattr(new, f) for f in fields))
+        def learning(s: Settings) -> tuple[object, ...]:  # what the panel says about learning
+            return (s.small_model, s.large_model, s.cloud, s.learn_with_small_models)
+
+        self.refresh(recheck=learning(old) != learning(new))
 
 
 _DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
