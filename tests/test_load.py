@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engram.assistant.recall import INDEX_PER_TURN, Recall
+from engram.assistant.turn.recall import INDEX_PER_TURN, Recall
 from engram.core import paths
-from engram.memory import embed, transfer
+from engram.memory import embed, text, transfer
 from engram.memory.episode_index import Backfill, EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
@@ -115,3 +115,13 @@ def test_an_import_reports_progress_and_a_stop_while_embedding_loses_nothing(
     transfer.import_jsonl(store, other, lambda done, total: seen.append((done, total)))
     assert seen == [(256, total), (512, total), (total, total)]
     store.conn.close()
+
+
+def test_a_query_is_read_as_far_as_the_embedder_reads_it() -> None:
+    """A pasted book is not tokenised whole for its search terms, several times a turn: the
+    terms come from its first characters, as its vector does."""
+    start = "zeppelin landed " + "lorem ipsum " * 1000
+    terms = text.query_terms(start + " reykjavik" * 100_000)
+    assert "zeppelin" in terms and "lorem" in terms
+    assert "reykjavik" not in terms  # past QUERY_CHARS
+    assert text.query_terms("the zeppelin")[-1] == "zeppelin"

@@ -87,10 +87,16 @@ def index_text(text: str) -> str:
     return _CJK.sub(lambda m: " " + " ".join(_cjk_terms(m.group())) + " ", text)
 
 
+# A query is read up to here, as the embedder reads a text (memory/embed.py): a pasted 5 MB
+# message was tokenised whole four times a turn, for terms that only its start can contribute.
+QUERY_CHARS = 8_000
+
+
 def query_terms(query: str) -> list[str]:
-    """The search terms of a user query: content words and CJK bigrams (single chars if alone)."""
+    """The search terms of a user query (its first ``QUERY_CHARS`` characters): content words
+    and CJK bigrams (single chars if alone)."""
     terms: list[str] = []
-    for token in _WORD.findall(query):
+    for token in _WORD.findall(query[:QUERY_CHARS]):
         for part in _CJK.split(token):
             word = part.lower()
             if word and word not in _STOPWORDS:
