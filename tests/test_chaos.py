@@ -31,11 +31,11 @@ import json, random, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
 from test_consolidation_support import ScriptedModel, ScriptedSource, memories_answer, minilm
-from engram.assistant.consolidation import run_job
+from engram.assistant.learning.consolidation import run_job
 from engram.assistant.events import Finished
 from engram.memory.jobs import JobQueue
-from engram.assistant.recall import Recall
-from engram.assistant.turn import Assistant
+from engram.assistant.turn.recall import Recall
+from engram.assistant.turn.pipeline import Assistant
 from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.memory import backup, transfer

@@ -239,8 +239,8 @@ def test_a_local_server_needs_no_key_lists_its_models_and_answers(llama_server: 
 
 @pytest.mark.slow
 def test_a_local_server_distills_and_answers_turns(llama_server: str, starter_models: Path) -> None:
-    from engram.assistant import distiller_backends
     from engram.assistant.events import Finished, Token
+    from engram.assistant.learning import distiller_backends
     from engram.assistant.session import open_session
     from engram.core.settings import CloudSettings
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 import tiny
-from engram.assistant import distill, distiller_backends, hygiene, reconcile
-from engram.assistant.consolidation import ConsolidationWorker, Result, Status, run_job
-from engram.assistant.distiller_backends import DistillerSource, LocalDistiller
 from engram.assistant.intent import read
-from engram.assistant.redact import RedactingModel
-from engram.assistant.scheduler import Scheduler
+from engram.assistant.learning import distill, distiller_backends, hygiene, reconcile
+from engram.assistant.learning.consolidation import ConsolidationWorker, Result, Status, run_job
+from engram.assistant.learning.distiller_backends import DistillerSource, LocalDistiller
+from engram.assistant.learning.redact import RedactingModel
+from engram.assistant.learning.scheduler import Scheduler
 from engram.core import paths, prompts
 from engram.core.cancel import CancelToken
 from engram.core.errors import ModelLoadError, StoreError

@@ -22,7 +22,7 @@ import sys, threading, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[4])
 from test_consolidation_support import ScriptedModel, ScriptedSource, memories_answer, minilm
-from engram.assistant.consolidation import ConsolidationWorker
+from engram.assistant.learning.consolidation import ConsolidationWorker
 from engram.core import paths
 from engram.memory.store import MemoryStore
 

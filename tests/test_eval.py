@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from engram.assistant.evaluation import chart, judge, metrics
 from engram.cli.main import main
+from engram.evaluation import chart, judge, metrics
 from engram.memory import db, embed
 from engram.memory.store import MemoryStore
 from test_memory_store import embedder  # noqa: F401  (shared fixture)

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from engram.assistant.evaluation import chart, metrics, report
 from engram.cli.eval import ProgressBar
 from engram.core.atomic import atomic_write_bytes
+from engram.evaluation import chart, metrics, report
 
 
 def _chart(title: str = "F1 per condition and category") -> chart.Chart:

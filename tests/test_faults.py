@@ -15,14 +15,14 @@ import pytest
 
 import tiny
 from engram.assistant.app import LoadedModels
-from engram.assistant.evaluation import locomo
 from engram.assistant.events import Failed, Finished
-from engram.assistant.recall import Recall
 from engram.assistant.session import open_session
-from engram.assistant.turn import Assistant
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import Recall
 from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import CatalogueError, InputError, StoreCorruptError, StoreError
+from engram.evaluation import locomo
 from engram.memory import db, transfer
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore

@@ -19,10 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engram.assistant import distill, prompt
-from engram.assistant.evaluation import locomo, tasks
+from engram.assistant.learning import distill
+from engram.assistant.turn import prompt
 from engram.core import sanitize
 from engram.core.errors import CatalogueError, InputError
+from engram.evaluation import locomo, tasks
 from engram.memory import kinds, transfer
 from engram.memory.episodes import Episode
 from engram.models import catalogue

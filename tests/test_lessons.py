@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 import tiny
-from engram.assistant import prompt
-from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished, Recalling
-from engram.assistant.recall import Recall
-from engram.assistant.scheduler import Scheduler
-from engram.assistant.turn import Assistant
+from engram.assistant.learning.consolidation import run_job
+from engram.assistant.learning.scheduler import Scheduler
+from engram.assistant.turn import prompt
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import Recall
 from engram.cli import learn
 from engram.cli.main import main
 from engram.core import paths, prompts
@@ -317,7 +317,7 @@ def test_the_starter_model_learns_from_a_correction_end_to_end(
     """Real small and large model (the 135M starter as both): a correction in the chat queues a
     job that carries it, the grammar-constrained distiller finishes it, and whatever it wrote
     is traced to that conversation; a later turn's prompt keeps lessons in the guidance block."""
-    from engram.assistant.distiller_backends import LocalDistiller
+    from engram.assistant.learning.distiller_backends import LocalDistiller
     from engram.models.background import LazyModel
     from engram.models.local import LocalModel
 

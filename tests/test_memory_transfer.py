@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engram.assistant.evaluation import locomo
 from engram.cli.main import main
 from engram.core.errors import InputError
+from engram.evaluation import locomo
 from engram.memory import db, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog

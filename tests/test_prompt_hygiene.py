@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import gguf_vocab
-from engram.assistant import prompt
-from engram.assistant.recall import Recall
-from engram.assistant.turn import Assistant
+from engram.assistant.turn import prompt
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import Recall
 from engram.core import prompts, sanitize
 from engram.core.stream_filter import StreamFilter
 from engram.memory import kinds

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from engram.assistant import distill
 from engram.assistant.events import Finished, ToolCalled, ToolResult, TurnEvent
+from engram.assistant.learning import distill
 from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engram.assistant.consolidation import ConsolidationWorker, Status
-from engram.assistant.distiller_backends import CloudDistiller
-from engram.assistant.redact import Redactor, luhn_ok
+from engram.assistant.learning.consolidation import ConsolidationWorker, Status
+from engram.assistant.learning.distiller_backends import CloudDistiller
+from engram.assistant.learning.redact import Redactor, luhn_ok
 from engram.core import paths
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue

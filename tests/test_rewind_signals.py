@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import tiny
 from engram.assistant.app import TEMPORARY
-from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished
-from engram.assistant.recall import Recall
-from engram.assistant.scheduler import Scheduler
-from engram.assistant.turn import Assistant
+from engram.assistant.learning.consolidation import run_job
+from engram.assistant.learning.scheduler import Scheduler
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import Recall
 from engram.core.cancel import CancelToken
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog

@@ -23,8 +23,8 @@ sys.path.insert(0, sys.argv[1])
 import keyring
 from test_secrets import MemoryKeyring
 from test_consolidation_support import minilm
-from engram.assistant.consolidation import run_job
-from engram.assistant.distiller_backends import CloudDistiller
+from engram.assistant.learning.consolidation import run_job
+from engram.assistant.learning.distiller_backends import CloudDistiller
 from engram.memory.jobs import JobQueue
 from engram.core import log, paths
 from engram.core.cancel import CancelToken

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engram.assistant import signals
 from engram.assistant.intent import read
-from engram.assistant.signals import Signal, detect, is_repeat
+from engram.assistant.learning import signals
+from engram.assistant.learning.signals import Signal, detect, is_repeat
 
 PRAISE = [
     "That worked, thanks!",

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 import tiny
-from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished
-from engram.assistant.recall import Recall
-from engram.assistant.scheduler import Scheduler
-from engram.assistant.turn import Assistant
+from engram.assistant.learning.consolidation import run_job
+from engram.assistant.learning.scheduler import Scheduler
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import Recall
 from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.memory import db

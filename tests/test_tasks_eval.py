@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from engram.assistant.evaluation import report, task_runner, tasks
-from engram.assistant.evaluation.tasks import Call, Check, ToolCheck, passes
 from engram.cli.main import main
 from engram.core.errors import InputError
+from engram.evaluation import report, task_runner, tasks
+from engram.evaluation.tasks import Call, Check, ToolCheck, passes
 from engram.memory import embed
 from test_consolidation_support import ScriptedModel, ScriptedSource, memories_answer
 from test_lessons import LESSON, KmChat

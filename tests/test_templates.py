@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.assistant import prompt
+from engram.assistant.turn import prompt
 from engram.models import chat_shape
 from engram.models.local import LocalModel
 

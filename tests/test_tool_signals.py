@@ -6,12 +6,12 @@ Both ride with the conversation's next job, which then asks the distiller for a 
 from __future__ import annotations
 
 import tiny
-from engram.assistant.consolidation import run_job
 from engram.assistant.events import Finished, Recalling
-from engram.assistant.recall import Recall
-from engram.assistant.scheduler import Scheduler
+from engram.assistant.learning.consolidation import run_job
+from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.tools import loop
-from engram.assistant.turn import Assistant
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import Recall
 from engram.core.cancel import CancelToken
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue

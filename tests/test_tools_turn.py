@@ -14,7 +14,7 @@ from engram.assistant.events import Finished, Recalling, Token, ToolCalled, Tool
 from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
-from engram.assistant.turn import Assistant
+from engram.assistant.turn.pipeline import Assistant
 from engram.core import paths, resources
 from engram.memory import db
 from engram.memory.episode_index import EpisodeIndex

@@ -11,12 +11,13 @@ import apsw
 import pytest
 
 import tiny
-from engram.assistant import distill, remembering
+from engram.assistant import remembering
 from engram.assistant.app import PAUSED, TEMPORARY
 from engram.assistant.events import Finished, Remembered, TurnEvent
-from engram.assistant.recall import Recall
-from engram.assistant.scheduler import Scheduler
-from engram.assistant.turn import Assistant
+from engram.assistant.learning import distill
+from engram.assistant.learning.scheduler import Scheduler
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import Recall
 from engram.core import log, paths
 from engram.core.errors import Problem
 from engram.core.settings import Settings
@@ -233,8 +234,8 @@ def test_a_correction_said_the_natural_way_supersedes(
 
 
 def test_the_distiller_cannot_swallow_a_correction(store: MemoryStore) -> None:
-    from engram.assistant import reconcile
-    from engram.assistant.distill import Candidate
+    from engram.assistant.learning import reconcile
+    from engram.assistant.learning.distill import Candidate
 
     dose = store.add("The user takes 5 mg of warfarin daily", "fact", origin="local")
     candidate = Candidate("fact", "The user takes 50 mg of warfarin daily", 0.8, (1,), {})

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 import tiny
-from engram.assistant import prompt, utilization
 from engram.assistant.app import LoadedModels
 from engram.assistant.events import Finished, Recalling, TurnEvent
-from engram.assistant.recall import PROFILE_LIMIT
 from engram.assistant.session import Session, open_session
+from engram.assistant.turn import prompt, utilization
+from engram.assistant.turn.recall import PROFILE_LIMIT
 from engram.memory.injections import Injections
 
 HOSTILE = (

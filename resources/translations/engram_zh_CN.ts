@@ -50,147 +50,147 @@
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/consolidation.py" line="172"/>
+        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="173"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="63"/>
+        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="64"/>
         <source>No large model is configured for memory consolidation.</source>
         <translation>尚未配置用于整理记忆的大模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="64"/>
+        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="65"/>
         <source>Choose a large model in Settings → Models; conversations wait in the queue.</source>
         <translation>请在“设置 → 模型”中选择大模型；对话会在队列中等待。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="132"/>
+        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="133"/>
         <source>The cloud distiller is on, but its address, model or API key is missing.</source>
         <translation>云端提炼已开启，但缺少接口地址、模型或 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/distiller_backends.py" line="133"/>
+        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="134"/>
         <source>Complete Settings → Cloud, or turn the cloud distiller off.</source>
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="56"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="47"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="57"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="48"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="154"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="158"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn.py" line="154"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="158"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="52"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="55"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="53"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="56"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="56"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="59"/>
         <source>Memory is paused: Engram learns nothing new until you resume it.</source>
         <translation>记忆已暂停：恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="57"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="60"/>
         <source>Resume it in Settings → Memory, in the memory browser or with engram memory resume.</source>
         <translation>可以在“设置 → 记忆”、记忆浏览器中恢复，或运行 engram memory resume。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="81"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="84"/>
         <source>Memory is off: {why}</source>
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="205"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="216"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="206"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="217"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="137"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
-        <location filename="../../desktop/engram/memory/store.py" line="359"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="138"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="198"/>
+        <location filename="../../desktop/engram/memory/store.py" line="380"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="137"/>
-        <location filename="../../desktop/engram/memory/store.py" line="360"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="138"/>
+        <location filename="../../desktop/engram/memory/store.py" line="381"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="188"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="189"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="188"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="189"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="191"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="192"/>
         <source>--episodes forgets every conversation, so it goes with --all.</source>
         <translation>--episodes 会忘记所有对话，所以要和 --all 一起用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="192"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="193"/>
         <source>Use: engram memory forget --all --episodes</source>
         <translation>用法：engram memory forget --all --episodes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="281"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="282"/>
         <source>There is no backup to restore in {folder}.</source>
         <translation>{folder} 中没有可以恢复的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="282"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="283"/>
         <source>Write one with `engram memory backup`, or name a backup file.</source>
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="135"/>
+        <location filename="../../desktop/engram/cli/models.py" line="144"/>
         <location filename="../../desktop/engram/ui/download_worker.py" line="84"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="136"/>
+        <location filename="../../desktop/engram/cli/models.py" line="145"/>
         <location filename="../../desktop/engram/ui/download_worker.py" line="85"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="146"/>
+        <location filename="../../desktop/engram/cli/models.py" line="155"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="147"/>
+        <location filename="../../desktop/engram/cli/models.py" line="156"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -306,184 +306,184 @@
         <translation>向量全为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="33"/>
+        <location filename="../../desktop/engram/memory/store.py" line="34"/>
         <source>memory kind</source>
         <translation>记忆类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="34"/>
+        <location filename="../../desktop/engram/memory/store.py" line="35"/>
         <source>memory origin</source>
         <translation>记忆来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="35"/>
+        <location filename="../../desktop/engram/memory/store.py" line="36"/>
         <source>memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="42"/>
+        <location filename="../../desktop/engram/memory/store.py" line="43"/>
         <source>A memory cannot be empty.</source>
         <translation>记忆不能为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="42"/>
+        <location filename="../../desktop/engram/memory/store.py" line="43"/>
         <source>Write what should be remembered.</source>
         <translation>请写下要记住的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="45"/>
+        <location filename="../../desktop/engram/memory/store.py" line="46"/>
         <source>A memory of {length:,} characters is too long (at most {limit:,}).</source>
         <translation>这条记忆有 {length:,} 个字符，太长了（最多 {limit:,} 个）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="46"/>
+        <location filename="../../desktop/engram/memory/store.py" line="47"/>
         <source>Split it into shorter facts, or keep the long text in a conversation.</source>
         <translation>请拆分成几条较短的事实，或把长文本留在对话中。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="56"/>
+        <location filename="../../desktop/engram/memory/store.py" line="57"/>
         <source>Unknown {what} {value!r}.</source>
         <translation>未知的{what}：{value!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="57"/>
+        <location filename="../../desktop/engram/memory/store.py" line="58"/>
         <source>Use one of: {allowed}.</source>
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="253"/>
+        <location filename="../../desktop/engram/memory/store.py" line="254"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="288"/>
+        <location filename="../../desktop/engram/memory/store.py" line="309"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="511"/>
+        <location filename="../../desktop/engram/memory/store.py" line="532"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="73"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="74"/>
         <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
         <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="74"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="75"/>
         <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
         <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="84"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="85"/>
         <source>{key} must be a number from {low} to {high}</source>
         <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="94"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="95"/>
         <source>{key} must be a date in seconds since 1970 (a number), not {value}</source>
         <translation>{key} 必须是自 1970 年起的秒数（数字）表示的日期，而不是 {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="104"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="105"/>
         <source>content must be text</source>
         <translation>content 必须是文本</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="106"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="107"/>
         <source>content is empty</source>
         <translation>content 为空</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="121"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="122"/>
         <source>{key} must be one of {allowed}</source>
         <translation>{key} 必须是以下之一：{allowed}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="126"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
         <source>pinned must be true or false</source>
         <translation>pinned 必须是 true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="135"/>
         <source>meta must be an object</source>
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="141"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="163"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="164"/>
         <source>a superseded memory needs superseded_by, the id of its replacement</source>
         <translation>已被取代的记忆需要 superseded_by，即取代它的记忆的 id</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="170"/>
         <source>{key} must be an integer</source>
         <translation>{key} 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="178"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="179"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="184"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="185"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="186"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="187"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="488"/>
+        <location filename="../../desktop/engram/models/local.py" line="501"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="191"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="198"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="199"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="205"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="206"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="209"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="210"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="217"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="218"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="220"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="221"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="239"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="240"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="240"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="241"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="245"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="246"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -1162,72 +1162,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="170"/>
+        <location filename="../../desktop/engram/models/local.py" line="179"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="172"/>
+        <location filename="../../desktop/engram/models/local.py" line="181"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="193"/>
+        <location filename="../../desktop/engram/models/local.py" line="202"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="195"/>
+        <location filename="../../desktop/engram/models/local.py" line="204"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="284"/>
+        <location filename="../../desktop/engram/models/local.py" line="293"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="285"/>
+        <location filename="../../desktop/engram/models/local.py" line="294"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="297"/>
+        <location filename="../../desktop/engram/models/local.py" line="306"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="300"/>
+        <location filename="../../desktop/engram/models/local.py" line="309"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="328"/>
+        <location filename="../../desktop/engram/models/local.py" line="337"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="328"/>
+        <location filename="../../desktop/engram/models/local.py" line="337"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="475"/>
+        <location filename="../../desktop/engram/models/local.py" line="488"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="481"/>
+        <location filename="../../desktop/engram/models/local.py" line="494"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="493"/>
+        <location filename="../../desktop/engram/models/local.py" line="506"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="494"/>
+        <location filename="../../desktop/engram/models/local.py" line="507"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1434,12 +1434,12 @@
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="71"/>
+        <location filename="../../desktop/engram/evaluation/runner.py" line="73"/>
         <source>{path} is not an answers file of `engram eval` ({error}).</source>
         <translation>{path} 不是 `engram eval` 的答案文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/runner.py" line="72"/>
+        <location filename="../../desktop/engram/evaluation/runner.py" line="74"/>
         <source>Move it away or choose another --out folder.</source>
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
@@ -1459,93 +1459,93 @@
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="61"/>
+        <location filename="../../desktop/engram/evaluation/locomo.py" line="62"/>
         <source>Cannot read the LoCoMo file {path} ({error}).</source>
         <translation>无法读取 LoCoMo 文件 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="62"/>
+        <location filename="../../desktop/engram/evaluation/locomo.py" line="63"/>
         <source>Check the path and that the file is UTF-8 JSON.</source>
         <translation>请检查路径，并确认文件是 UTF-8 编码的 JSON。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="70"/>
+        <location filename="../../desktop/engram/evaluation/locomo.py" line="71"/>
         <source>{path} is not a LoCoMo file (expected a list of samples).</source>
         <translation>{path} 不是 LoCoMo 文件（应为样本列表）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="71"/>
-        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="79"/>
+        <location filename="../../desktop/engram/evaluation/locomo.py" line="72"/>
+        <location filename="../../desktop/engram/evaluation/locomo.py" line="80"/>
         <source>Point to a LoCoMo-format JSON file.</source>
         <translation>请指定 LoCoMo 格式的 JSON 文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/locomo.py" line="78"/>
+        <location filename="../../desktop/engram/evaluation/locomo.py" line="79"/>
         <source>{path} is not a LoCoMo file ({error}).</source>
         <translation>{path} 不是 LoCoMo 文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="42"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="53"/>
         <source>{ram:.1f} GB RAM ({free:.1f} GB free), {disk:.1f} GB free disk, {cores} cores{gpu}</source>
         <translation>内存 {ram:.1f} GB（可用 {free:.1f} GB），磁盘可用 {disk:.1f} GB，{cores} 核{gpu}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="105"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="117"/>
         <source>needs {size:.1f} GB of disk, {free:.1f} GB free</source>
         <translation>需要 {size:.1f} GB 磁盘空间，可用 {free:.1f} GB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="115"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="127"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="124"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="136"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM; close other programs while it runs</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；运行时请关闭其他程序</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="133"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="145"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM, but only {free:.1f} GB are free now</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB），但目前只有 {free:.1f} GB 可用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="141"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="153"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="173"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="198"/>
         <source>together need {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="179"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="204"/>
         <source>together need {need:g} GB of {total:.1f} GB RAM</source>
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="118"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="121"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
         <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="119"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="122"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="148"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="151"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="153"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="156"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="157"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="160"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
@@ -1700,27 +1700,27 @@
         <translation>路径 {path!r} 在共享文件夹之外。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="150"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="158"/>
         <source>{path!r} is not a folder.</source>
         <translation>{path!r} 不是文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="166"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="174"/>
         <source>{name} is larger than 20 MB.</source>
         <translation>{name} 大于 20 MB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="176"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="184"/>
         <source>{name} is not a readable PDF ({error}).</source>
         <translation>{name} 不是可读取的 PDF（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="177"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="185"/>
         <source>Open it in a PDF viewer to check it.</source>
         <translation>请用 PDF 阅读器打开检查。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/files.py" line="188"/>
+        <location filename="../../desktop/engram/assistant/tools/files.py" line="196"/>
         <source>{path!r} is not a readable file (text, Markdown or PDF).</source>
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
@@ -1730,27 +1730,27 @@
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="176"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="182"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="21"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="22"/>
         <source>Memory is off, so there is nothing to search or keep.</source>
         <translation>记忆已关闭，因此无法搜索或保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="22"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="23"/>
         <source>Check the embedding model in Settings.</source>
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="221"/>
+        <location filename="../../desktop/engram/core/settings.py" line="246"/>
         <source>Could not save the settings ({error}). Nothing was changed.</source>
         <translation>无法保存设置（{error}），未做任何更改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/core/settings.py" line="222"/>
+        <location filename="../../desktop/engram/core/settings.py" line="247"/>
         <source>Check that the data folder is writable.</source>
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
@@ -1765,58 +1765,58 @@
         <translation>日志位于 {path}。你的对话已保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="151"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="151"/>
         <source>{path} is not a readable task file ({error}).</source>
         <translation>{path} 不是可读取的任务文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="152"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="152"/>
         <source>Check the file, or see docs/evaluation.md for the format.</source>
         <translation>请检查该文件，格式见 docs/evaluation.md。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="158"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="158"/>
         <source>{path} is not a task file: &quot;format&quot; must be &quot;{format}&quot;.</source>
         <translation>{path} 不是任务文件：&quot;format&quot; 必须是 &quot;{format}&quot;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="159"/>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="194"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="159"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="194"/>
         <source>See docs/evaluation.md for the format.</source>
         <translation>格式见 docs/evaluation.md。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="166"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="166"/>
         <source>{path}: &quot;language&quot; must be &quot;en&quot; or &quot;zh&quot;, not {value}.</source>
         <translation>{path}：&quot;language&quot; 必须是 &quot;en&quot; 或 &quot;zh&quot;，而不是 {value}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="170"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="170"/>
         <source>{path} has no &quot;tasks&quot; list.</source>
         <translation>{path} 没有 &quot;tasks&quot; 列表。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="177"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="177"/>
         <source>{path}: the task id {task} is used twice.</source>
         <translation>{path}：任务 id {task} 出现了两次。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="186"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="186"/>
         <source>{path}: task {task} is not an object.</source>
         <translation>{path}：任务 {task} 不是一个对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="189"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="189"/>
         <source>{path}: task {task} has no &quot;id&quot;.</source>
         <translation>{path}：任务 {task} 没有 &quot;id&quot;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="193"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="193"/>
         <source>{path}: task {task}: {field} must be {expected}.</source>
         <translation>{path}：任务 {task}：{field} 必须是 {expected}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/evaluation/tasks.py" line="238"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="238"/>
         <source>{path}: task {task}: {field} is not a regular expression ({error}).</source>
         <translation>{path}：任务 {task}：{field} 不是有效的正则表达式（{error}）。</translation>
     </message>
@@ -2110,42 +2110,42 @@
         <translation>请先创建它，或选择其他位置。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/build_check.py" line="32"/>
+        <location filename="../../desktop/engram/models/build_check.py" line="35"/>
         <source>Install Engram again for this computer: from a source checkout, delete .venv/.engram-llama and run installer/run.sh (it compiles llama.cpp with the portable flags of installer/llama_flags.sh); for the packaged app, download the build for this kind of computer.</source>
         <translation>请为这台电脑重新安装 Engram：如果是源码目录，删除 .venv/.engram-llama 后运行 installer/run.sh（它会用 installer/llama_flags.sh 中的通用编译选项编译 llama.cpp）；如果是打包的应用，请下载适合这类电脑的版本。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/build_check.py" line="74"/>
+        <location filename="../../desktop/engram/models/build_check.py" line="77"/>
         <source>llama.cpp did not decode one token of {model} within {seconds:.0f} s.</source>
         <translation>llama.cpp 在 {seconds:.0f} 秒内没能用 {model} 解码出一个词元。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/build_check.py" line="75"/>
+        <location filename="../../desktop/engram/models/build_check.py" line="78"/>
         <source>The computer may be very busy; close other programs and try again.</source>
         <translation>电脑可能非常忙；请关闭其他程序后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/build_check.py" line="81"/>
+        <location filename="../../desktop/engram/models/build_check.py" line="84"/>
         <source>The llama.cpp check could not start ({error}).</source>
         <translation>无法启动 llama.cpp 检查（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/build_check.py" line="91"/>
+        <location filename="../../desktop/engram/models/build_check.py" line="95"/>
         <source>llama.cpp stopped with an illegal instruction: it was compiled for a different processor than this one.</source>
         <translation>llama.cpp 因非法指令而停止：它是为另一种处理器编译的，不适用于这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/build_check.py" line="97"/>
+        <location filename="../../desktop/engram/models/build_check.py" line="101"/>
         <source>llama.cpp crashed ({signal}) decoding one token of {model}.</source>
         <translation>llama.cpp 在用 {model} 解码一个词元时崩溃（{signal}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/build_check.py" line="104"/>
+        <location filename="../../desktop/engram/models/build_check.py" line="108"/>
         <source>llama.cpp could not decode one token of {model} ({error}).</source>
         <translation>llama.cpp 无法用 {model} 解码一个词元（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/build_check.py" line="105"/>
+        <location filename="../../desktop/engram/models/build_check.py" line="109"/>
         <source>Download the model again, or choose another one.</source>
         <translation>请重新下载该模型，或选择其他模型。</translation>
     </message>
@@ -2153,72 +2153,72 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="163"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="162"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="99"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="98"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="117"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="116"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="166"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="165"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="180"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="179"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="188"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="187"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="192"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="191"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="222"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="221"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="245"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="244"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="250"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="249"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="250"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="249"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="264"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="263"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="265"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="264"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="273"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="272"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2503,7 +2503,7 @@
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="340"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="349"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
@@ -2516,48 +2516,48 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="74"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="215"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="75"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="216"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="216"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="217"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="217"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="218"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="218"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="221"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="222"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="220"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="222"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="223"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="227"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="228"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="231"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="232"/>
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
@@ -2566,169 +2566,169 @@ Engram learns what matters from your chats in the background (with a large model
 Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="244"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="244"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="245"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="245"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="249"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="250"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="250"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="253"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="253"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="254"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="254"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="255"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="307"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="308"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="343"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="344"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="353"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="354"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="370"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="371"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="375"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="388"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="389"/>
         <source>{speaker}: {text}</source>
         <translation>{speaker}：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="394"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="395"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="417"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="418"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="418"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="419"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="436"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="437"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="438"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="439"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="446"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="447"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="448"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="449"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="455"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="456"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="455"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="456"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="467"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="484"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="468"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="485"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="470"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="471"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="476"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="515"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="516"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -2947,218 +2947,218 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="42"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="43"/>
         <source>fits</source>
         <translation>适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="43"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="44"/>
         <source>tight</source>
         <translation>勉强</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="44"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="45"/>
         <source>does not fit</source>
         <translation>不适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="47"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="48"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="48"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="49"/>
         <source>Roles</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="49"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
         <source>Licence</source>
         <translation>许可证</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
         <source>Fit</source>
         <translation>适配</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="55"/>
         <source>Actions</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="130"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="144"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="101"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="132"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="119"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="146"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="97"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="115"/>
         <source>Download progress of {name}</source>
         <translation>{name} 的下载进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="102"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="120"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="103"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="121"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="104"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="122"/>
         <source>Use as small</source>
         <translation>用作小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="105"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="123"/>
         <source>Use as large</source>
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="216"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="236"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="220"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="240"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="221"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="241"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="222"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="242"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="252"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="272"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="267"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="287"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="271"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="291"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="274"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="294"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="279"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="299"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="283"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="303"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="301"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="321"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="303"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="323"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="305"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="325"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="338"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="358"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="375"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="395"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="383"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="403"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="384"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="404"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="394"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="414"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="399"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="419"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="399"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="419"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="424"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="444"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="433"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="453"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="437"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="457"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="448"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="468"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="456"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="476"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>
@@ -3239,42 +3239,42 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>PermissionPrompt</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="133"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="159"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="134"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="160"/>
         <source>Engram wants to use the tool {name} ({source}):</source>
         <translation>Engram 想使用工具 {name}（{source}）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="143"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="169"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="144"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="170"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="145"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="171"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="138"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="164"/>
         <source>Allowed once.</source>
         <translation>已允许一次。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="139"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="165"/>
         <source>Always allowed (change it in Settings → Tools).</source>
         <translation>已始终允许（可在 设置 → 工具 中更改）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="140"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="166"/>
         <source>Denied.</source>
         <translation>已拒绝。</translation>
     </message>
@@ -3911,32 +3911,32 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ToolBlock</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="60"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="65"/>
         <source>Tool: {name} · running…</source>
         <translation>工具：{name} · 运行中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="62"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="67"/>
         <source>Tool: {name} · failed</source>
         <translation>工具：{name} · 失败</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="64"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="69"/>
         <source>Tool: {name}</source>
         <translation>工具：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="66"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="71"/>
         <source>Tool: {name} · {seconds:.2f} s</source>
         <translation>工具：{name} · {seconds:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="73"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="78"/>
         <source>Arguments:</source>
         <translation>参数：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="75"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="80"/>
         <source>Result:</source>
         <translation>结果：</translation>
     </message>

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from engram.assistant import intent, plans, remembering
-from engram.assistant.consolidation import Status
+from engram.assistant import intent, remembering
 from engram.assistant.events import (
     Event,
     Forgotten,
@@ -33,11 +32,13 @@ from engram.assistant.events import (
     Remembered,
     TurnStarted,
 )
-from engram.assistant.prompt import Recalled
+from engram.assistant.learning import plans
+from engram.assistant.learning.consolidation import Status
+from engram.assistant.learning.signals import SignalKind
 from engram.assistant.session import Session, needs_reopen, open_session
-from engram.assistant.signals import SignalKind
 from engram.assistant.tools.permissions import Ask
-from engram.assistant.turn import title_for
+from engram.assistant.turn.pipeline import title_for
+from engram.assistant.turn.prompt import Recalled
 from engram.core import log, paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem, tr

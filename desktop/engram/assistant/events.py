@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engram.assistant.prompt import PromptParts, Recalled
+from engram.assistant.turn.prompt import PromptParts, Recalled
 from engram.core.errors import Problem
 
 if TYPE_CHECKING:

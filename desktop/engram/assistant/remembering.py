@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import time
 
-from engram.assistant import utilization
 from engram.assistant.events import Forgotten, Remembered
-from engram.assistant.recall import Recall
+from engram.assistant.turn import utilization
+from engram.assistant.turn.recall import Recall
 from engram.memory import changes
 from engram.memory.episodes import EpisodeLog
 from engram.memory.kinds import FACT

@@ -12,13 +12,13 @@ from urllib.parse import urlsplit
 
 import apsw
 
-from engram.assistant import distiller_backends, hygiene
-from engram.assistant.consolidation import ConsolidationWorker, Status
-from engram.assistant.recall import Recall
-from engram.assistant.scheduler import Scheduler
+from engram.assistant.learning import distiller_backends, hygiene
+from engram.assistant.learning.consolidation import ConsolidationWorker, Status
+from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.mcp import McpHub
-from engram.assistant.turn import Assistant
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import Recall
 from engram.core import log, paths, prompts
 from engram.core.errors import EngramError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import Settings

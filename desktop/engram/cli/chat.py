@@ -34,7 +34,7 @@ from engram.assistant.events import (
     Truncated,
     TurnStarted,
 )
-from engram.assistant.signals import SignalKind
+from engram.assistant.learning.signals import SignalKind
 from engram.assistant.tools import setup as tool_setup
 from engram.cli import terminal
 from engram.cli import tools as tools_cli

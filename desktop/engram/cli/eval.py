@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from engram.assistant.distiller_backends import LocalDistiller
-from engram.assistant.evaluation import dataset, locomo, report, runner, task_runner, tasks
+from engram.assistant.learning.distiller_backends import LocalDistiller
 from engram.assistant.session import embedder_for
 from engram.core.atomic import atomic_write, output_folder
 from engram.core.errors import InputError, tr
 from engram.core.settings import Settings
+from engram.evaluation import dataset, locomo, report, runner, task_runner, tasks
 from engram.memory.embed import Embedder
 from engram.models import roles
 from engram.models.background import LazyModel

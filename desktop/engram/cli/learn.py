@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engram.assistant import distiller_backends, hygiene
-from engram.assistant.consolidation import Phase, Progress, run_job
+from engram.assistant.learning import distiller_backends, hygiene
+from engram.assistant.learning.consolidation import Phase, Progress, run_job
 from engram.assistant.session import _cloud_key, embedder_for
 from engram.cli import terminal
 from engram.cli.eval import ProgressBar

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
 
-from engram.assistant import utilization
 from engram.assistant.events import (
     Cancelled,
     Event,
@@ -26,7 +25,8 @@ from engram.assistant.events import (
     Truncated,
     TurnStarted,
 )
-from engram.assistant.prompt import PromptParts, Recalled
+from engram.assistant.turn import utilization
+from engram.assistant.turn.prompt import PromptParts, Recalled
 from engram.core.errors import Problem
 from engram.memory.episodes import Episode
 from engram.ui.chat_view import ChatView, MessageBubble

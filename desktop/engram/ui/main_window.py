@@ -15,7 +15,7 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from engram.assistant.app import LoadedModels, MemoryState
-from engram.assistant.consolidation import Status
+from engram.assistant.learning.consolidation import Status
 from engram.assistant.tools import setup as tool_setup
 from engram.core import log, paths
 from engram.core.errors import EngramError, Problem

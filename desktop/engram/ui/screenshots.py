@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
-from engram.assistant.prompt import Recalled
+from engram.assistant.turn.prompt import Recalled
 from engram.core import settings
 from engram.core.atomic import output_folder
 from engram.ui import i18n, theme
@@ -179,8 +179,8 @@ DETAILS = {
 
 def _seed(language: str) -> None:
     """Store the sample conversations and the memories learned from them, as real use would."""
-    from engram.assistant.recall import Recall
     from engram.assistant.session import embedder_for
+    from engram.assistant.turn.recall import Recall
     from engram.core import paths
     from engram.memory import db
     from engram.memory.episodes import EpisodeLog
@@ -273,8 +273,8 @@ def chat_details(language: str, out: Path) -> Path:
     """The chat's newer parts on one screen: ten wrapping chips, a tool call unfolded, a tool
     asking for permission, the header with the models and the last answer's numbers, the
     "Memory updated" toast and the plan panel."""
-    from engram.assistant.consolidation import Learned
     from engram.assistant.events import Finished
+    from engram.assistant.learning.consolidation import Learned
     from engram.models.local import CallStats
     from engram.ui.tool_block import PermissionPrompt, ToolBlock
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import Signal, Slot
 
 from engram.assistant.app import Engram, LoadedModels
 from engram.assistant.events import Event, Failed, Forgotten, Plan
-from engram.assistant.signals import SignalKind
+from engram.assistant.learning.signals import SignalKind
 from engram.assistant.tools.permissions import Question
 from engram.core.cancel import CancelToken
 from engram.core.settings import Settings
@@ -31,7 +31,7 @@ class ModelWorker(Worker):
     busy_changed = Signal(bool)
     history_recalled = Signal(object)  # {answer episode id: [Recalled, ...]}
     conversations_changed = Signal()
-    learning_status = Signal(object)  # engram.assistant.consolidation.Status
+    learning_status = Signal(object)  # engram.assistant.learning.consolidation.Status
     models_listed = Signal(object)  # [(model id, name, roles)] of the installed chat models
     permission_asked = Signal(object)  # PermissionRequest: the window asks in the chat
     permissions_changed = Signal(object)  # {tool name: "always" | "deny"}, for the settings

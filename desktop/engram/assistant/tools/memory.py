@@ -6,8 +6,8 @@ import time
 from typing import Any
 
 from engram.assistant import remembering
-from engram.assistant.recall import INDEX_PER_TURN
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
+from engram.assistant.turn.recall import INDEX_PER_TURN
 from engram.core.errors import tr
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.kinds import FACT, PREFERENCE

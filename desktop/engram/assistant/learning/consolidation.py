@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from engram.assistant import distill, reconcile
-from engram.assistant.distiller_backends import (
+from engram.assistant.learning import distill, reconcile
+from engram.assistant.learning.distiller_backends import (
     DistillerSource,
     DistillerUnavailableError,
     LargeModelState,

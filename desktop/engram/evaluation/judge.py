@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram.assistant import distill
+from engram.assistant.learning import distill
 from engram.core import prompts
 from engram.core.stream_filter import visible
 from engram.memory.text import query_terms

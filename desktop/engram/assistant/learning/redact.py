@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from engram.assistant.distill import StructuredModel
+from engram.assistant.learning.distill import StructuredModel
 from engram.core.messages import Message
 
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1?\d?\d)"

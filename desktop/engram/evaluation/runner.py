@@ -18,19 +18,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engram.assistant import distill, prompt, utilization
-from engram.assistant.consolidation import run_job
-from engram.assistant.distiller_backends import LocalDistiller
-from engram.assistant.evaluation import metrics
-from engram.assistant.evaluation.dataset import Ingested, Question, open_sample
-from engram.assistant.evaluation.judge import Judge, covers_step
-from engram.assistant.recall import EPISODE_WEIGHT, Recall
-from engram.assistant.turn import Assistant
+from engram.assistant.learning import distill
+from engram.assistant.learning.consolidation import run_job
+from engram.assistant.learning.distiller_backends import LocalDistiller
+from engram.assistant.turn import prompt, utilization
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recall import EPISODE_WEIGHT, Recall
 from engram.core import log
 from engram.core.atomic import atomic_write
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, InputError, tr
 from engram.core.stream_filter import visible
+from engram.evaluation import metrics
+from engram.evaluation.dataset import Ingested, Question, open_sample
+from engram.evaluation.judge import Judge, covers_step
 from engram.memory.embed import Embedder
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog

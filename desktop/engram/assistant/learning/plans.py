@@ -7,8 +7,8 @@ ticked past its last step is done (archived: out of the system part, kept in the
 
 from __future__ import annotations
 
-from engram.assistant.distill import plan_text, text_language
 from engram.assistant.events import Plan
+from engram.assistant.learning.distill import plan_text, text_language
 from engram.memory.kinds import PLAN
 from engram.memory.records import plan_of
 from engram.memory.store import MemoryStore

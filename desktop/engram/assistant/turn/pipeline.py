@@ -1,8 +1,8 @@
 """One turn: store the message, recall memories, assemble the prompt, stream the answer, record.
 
 The pipeline yields typed events (see ``events``) that the desktop window and the terminal both
-consume. Memory is optional: without a :class:`~engram.assistant.recall.Recall` the turn is plain
-chat with the conversation so far.
+consume. Memory is optional: without a :class:`~engram.assistant.turn.recall.Recall` the turn is
+plain chat with the conversation so far.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engram.assistant import context, intent, prompt, signals, utilization
+from engram.assistant import intent
 from engram.assistant.events import (
     Cancelled,
     Failed,
@@ -24,9 +24,11 @@ from engram.assistant.events import (
     TurnStarted,
 )
 from engram.assistant.intent import Intent
-from engram.assistant.recall import Recall
-from engram.assistant.scheduler import Scheduler
+from engram.assistant.learning import signals
+from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.tools import loop as tool_loop
+from engram.assistant.turn import context, prompt, utilization
+from engram.assistant.turn.recall import Recall
 from engram.core import log
 from engram.core.errors import EngramError, Problem, StoreError, tr
 from engram.core.messages import Message

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engram.assistant.intent import Intent
-from engram.assistant.signals import AT_ONCE
+from engram.assistant.learning.signals import AT_ONCE
 from engram.core import log
 from engram.core.settings import Settings
 from engram.memory.jobs import Job, JobQueue

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
-from engram.assistant.distill import StructuredModel
-from engram.assistant.redact import RedactingModel, Redactor
+from engram.assistant.learning.distill import StructuredModel
+from engram.assistant.learning.redact import RedactingModel, Redactor
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.messages import Message
 from engram.core.settings import Settings

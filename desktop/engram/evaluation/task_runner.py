@@ -18,20 +18,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engram.assistant.consolidation import run_job
-from engram.assistant.distiller_backends import DistillerSource
-from engram.assistant.evaluation.tasks import Call, Task, TaskSet, passes
 from engram.assistant.events import Failed, Finished, ToolCalled, TurnStarted
-from engram.assistant.prompt import Recalled
-from engram.assistant.recall import Recall
-from engram.assistant.signals import Signal
+from engram.assistant.learning.consolidation import run_job
+from engram.assistant.learning.distiller_backends import DistillerSource
+from engram.assistant.learning.signals import Signal
 from engram.assistant.tools import builtins
 from engram.assistant.tools.base import ToolContext
 from engram.assistant.tools.loop import Toolbox
 from engram.assistant.tools.permissions import ONCE, Permissions
-from engram.assistant.turn import Assistant, ChatModel
+from engram.assistant.turn.pipeline import Assistant, ChatModel
+from engram.assistant.turn.prompt import Recalled
+from engram.assistant.turn.recall import Recall
 from engram.core import log
 from engram.core.cancel import CancelToken
+from engram.evaluation.tasks import Call, Task, TaskSet, passes
 from engram.memory.embed import Embedder
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue

@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from engram.assistant import signals
-from engram.assistant.distill import Candidate, StructuredModel, is_garbage, line_schema
-from engram.assistant.prompt import sanitize
-from engram.core import log, prompts
+from engram.assistant.learning import signals
+from engram.assistant.learning.distill import Candidate, StructuredModel, is_garbage, line_schema
+from engram.core import log, prompts, sanitize
 from engram.memory import changes
 from engram.memory.kinds import PLAN
 from engram.memory.records import Memory
@@ -97,8 +96,10 @@ def ask(
     model: StructuredModel, candidate: Candidate, near: Sequence[Memory], language: str
 ) -> Decision:
     """The model's decision, checked: an unknown target or empty content falls back safely."""
-    listing = "\n".join(f"[{m.id}] ({m.kind}) {sanitize(m.content)}" for m in near)
-    question = f"NEW ({candidate.kind}): {sanitize(candidate.content)}\n\nEXISTING:\n{listing}"
+    listing = "\n".join(f"[{m.id}] ({m.kind}) {sanitize.clean(m.content)}" for m in near)
+    question = (
+        f"NEW ({candidate.kind}): {sanitize.clean(candidate.content)}\n\nEXISTING:\n{listing}"
+    )
     raw = model.structured(
         [
             {"role": "system", "content": prompts.text("reconcile", language)},

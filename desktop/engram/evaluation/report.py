@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engram.assistant.evaluation import chart, metrics
-from engram.assistant.evaluation.judge import UNANSWERABLE
 from engram.core.atomic import atomic_write
+from engram.evaluation import chart, metrics
+from engram.evaluation.judge import UNANSWERABLE
 
 COLUMNS = {
     "f1": "F1",

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.assistant.evaluation import locomo
+from engram.evaluation import locomo
 from engram.memory.embed import Embedder
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
