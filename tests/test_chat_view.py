@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMainWindow, QWidget
 from pytestqt.qtbot import QtBot
 
-from engram.assistant.turn.prompt import Recalled
+from engram.assistant.events import Recalled
 from engram.memory.episodes import Conversation
 from engram.ui import toast
 from engram.ui.chat_view import ChatView, MessageBubble

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 import tiny
+from engram.assistant.events import Status
 from engram.assistant.intent import read
 from engram.assistant.learning import distill, distiller_backends, hygiene, reconcile
-from engram.assistant.learning.consolidation import ConsolidationWorker, Result, Status, run_job
+from engram.assistant.learning.consolidation import ConsolidationWorker, Result, run_job
 from engram.assistant.learning.distiller_backends import DistillerSource, LocalDistiller
 from engram.assistant.learning.redact import RedactingModel
 from engram.assistant.learning.scheduler import Scheduler

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from engram.assistant.events import Status
 from engram.assistant.learning import distill, reconcile
-from engram.assistant.learning.consolidation import ConsolidationWorker, Status
+from engram.assistant.learning.consolidation import ConsolidationWorker
 from engram.assistant.learning.distiller_backends import LocalDistiller
 from engram.core import paths
 from engram.memory.jobs import JobQueue

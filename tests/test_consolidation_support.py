@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from engram.assistant.events import LargeModelState
 from engram.assistant.learning import distill, reconcile
 from engram.assistant.learning.distill import StructuredModel
-from engram.assistant.learning.distiller_backends import LargeModelState
 from engram.core.messages import Message
 from engram.memory import embed
 from engram.memory.episodes import EpisodeLog

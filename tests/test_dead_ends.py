@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 import tiny
 from engram.assistant.app import LoadedModels
-from engram.assistant.learning.consolidation import Learned, Status
+from engram.assistant.events import Learned, Status
 from engram.core import paths
 from engram.core.errors import EngramError, tr
 from engram.memory import db

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engram.assistant import events
 from engram.assistant.learning import distill
 from engram.assistant.turn import prompt
 from engram.core import sanitize
@@ -114,7 +115,7 @@ test_sanitiser, test_sanitiser_many = both_lanes(hostile)(_sanitiser)
 
 
 recalled = st.builds(
-    prompt.Recalled,
+    events.Recalled,
     label=st.sampled_from(["fact", "preference", "lesson", "message", "plan"]),
     content=hostile,
     score=st.floats(0, 1),
@@ -123,7 +124,7 @@ recalled = st.builds(
 )
 
 
-def _prompt_builder(items: list[prompt.Recalled], about: str, style: str, language: str) -> None:
+def _prompt_builder(items: list[events.Recalled], about: str, style: str, language: str) -> None:
     block = prompt.memory_block(items, language, MODEL_MARKERS)
     system = prompt.system_part(language, items[:2], None, MODEL_MARKERS, (about, style))
     for text in (block, system):
@@ -135,7 +136,7 @@ def _prompt_builder(items: list[prompt.Recalled], about: str, style: str, langua
         assert "\n" not in line
         quoted = line.split("] ", 1)[1]
         assert isinstance(json.loads(quoted), str)  # one JSON string literal per memory
-    message = prompt.user_message(block, "hello")
+    message = events.user_message(block, "hello")
     assert message.endswith("hello")
 
 

@@ -8,8 +8,7 @@ import pytest
 
 import tiny
 from engram.assistant.app import Engram, LoadedModels
-from engram.assistant.events import Finished, Recalling, Remembered, TurnEvent
-from engram.assistant.learning.consolidation import Status
+from engram.assistant.events import Finished, Recalling, Remembered, Status, TurnEvent
 from engram.assistant.session import open_session
 from engram.core.cancel import CancelToken
 from engram.memory.injections import Injections

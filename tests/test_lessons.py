@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 import tiny
+from engram.assistant import events
 from engram.assistant.events import Finished, Recalling
+from engram.assistant.learning import distiller_backends
 from engram.assistant.learning.consolidation import run_job
 from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.turn import prompt
 from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recall import Recall
-from engram.cli import learn
 from engram.cli.main import main
 from engram.core import paths, prompts
 from engram.core.cancel import CancelToken
@@ -187,8 +188,8 @@ def test_a_thumb_on_an_answer_already_distilled_reads_it_again(store: MemoryStor
 
 
 def test_at_most_three_lessons_in_their_own_block_which_stays_byte_identical() -> None:
-    def item(label: str, score: float, memory_id: int) -> prompt.Recalled:
-        return prompt.Recalled(label, f"{label} {memory_id}", score, 0.0, memory_id=memory_id)
+    def item(label: str, score: float, memory_id: int) -> events.Recalled:
+        return events.Recalled(label, f"{label} {memory_id}", score, 0.0, memory_id=memory_id)
 
     items = [
         item("fact", 0.9, 1),
@@ -223,9 +224,7 @@ def test_engram_learn_runs_the_queue_now_and_prints_what_changed(
     queue.fail(job, "the large model was busy")  # waiting for its backoff: learn runs it anyway
     store.conn.close()
     distiller = ScriptedModel(_lesson_when_asked)
-    monkeypatch.setattr(
-        learn.distiller_backends, "from_settings", lambda *a: ScriptedSource(distiller)
-    )
+    monkeypatch.setattr(distiller_backends, "from_settings", lambda *a: ScriptedSource(distiller))
     assert main(["learn"]) == 0
     said = capsys.readouterr()
     assert f"job {job.id} (outcome): done" in said.out

@@ -15,10 +15,8 @@ from pytestqt.qtbot import QtBot
 
 import tiny
 from engram.assistant.app import LoadedModels
-from engram.assistant.events import Finished
-from engram.assistant.learning.consolidation import Status
+from engram.assistant.events import Finished, Recalled, Status
 from engram.assistant.learning.plans import Plan
-from engram.assistant.turn.prompt import Recalled
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog

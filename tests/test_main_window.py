@@ -15,8 +15,7 @@ from pytestqt.qtbot import QtBot
 
 import tiny
 from engram.assistant.app import LoadedModels
-from engram.assistant.events import Token, Truncated
-from engram.assistant.learning.consolidation import Learned, Status
+from engram.assistant.events import Learned, Status, Token, Truncated
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
@@ -824,7 +823,7 @@ def test_at_900_px_ten_chips_the_header_and_the_sidebar_all_fit(
 ) -> None:
     import time
 
-    from engram.assistant.turn.prompt import Recalled
+    from engram.assistant.events import Recalled
 
     window.resize(900, 700)
     window.chat.add("user", "What do you remember about my projects and my week?")

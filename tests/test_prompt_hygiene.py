@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import gguf_vocab
+from engram.assistant import events
 from engram.assistant.turn import prompt
 from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recall import Recall
@@ -148,10 +149,10 @@ def test_every_family_template_gets_no_extra_turn_from_hostile_text(template: Pa
 
     def rendered(untrusted: str) -> str:
         block = prompt.memory_block(
-            [prompt.Recalled("fact", untrusted, 1.0, 0.0, memory_id=1)], "en", markers
+            [events.Recalled("fact", untrusted, 1.0, 0.0, memory_id=1)], "en", markers
         )
         clean = prompt.sanitize(untrusted, markers)
-        last = prompt.user_message(block, clean)
+        last = events.user_message(block, clean)
         return formatter(messages=layout(system, [clean], [clean], last)).prompt
 
     benign = rendered("plain words")
@@ -260,11 +261,11 @@ def _emitted_headers(language: str) -> set[str]:
     memories, the plan and custom instructions in the system part, memories of every kind (and
     an earlier message) in a turn's block."""
 
-    def item(label: str) -> prompt.Recalled:
-        return prompt.Recalled(label, f"a {label}", 1.0, 0.0, memory_id=1)
+    def item(label: str) -> events.Recalled:
+        return events.Recalled(label, f"a {label}", 1.0, 0.0, memory_id=1)
 
     recalled = [item(kind) for kind in kinds.KINDS]
-    recalled.append(prompt.Recalled("message", "hi there", 1.0, 0.0, episode_id=2, role="user"))
+    recalled.append(events.Recalled("message", "hi there", 1.0, 0.0, episode_id=2, role="user"))
     rendered = "\n".join(
         [
             prompt.system_part(

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.assistant.learning.consolidation import ConsolidationWorker, Status
+from engram.assistant.events import Status
+from engram.assistant.learning.consolidation import ConsolidationWorker
 from engram.assistant.learning.distiller_backends import CloudDistiller
 from engram.assistant.learning.redact import Redactor, luhn_ok
 from engram.core import paths

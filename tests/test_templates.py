@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from engram.assistant import events
 from engram.assistant.turn import prompt
 from engram.models import chat_shape
 from engram.models.local import LocalModel
@@ -27,7 +28,7 @@ FAMILIES = {
     "tools-llama-3.2": ("<|start_header_id|>user", "<|start_header_id|>assistant"),
     "tools-gemma-3": ("<start_of_turn>user", "<start_of_turn>model"),
 }
-MEMORY = prompt.Recalled("fact", "The user's sister lives in Hangzhou.", 1.0, 0.0, memory_id=7)
+MEMORY = events.Recalled("fact", "The user's sister lives in Hangzhou.", 1.0, 0.0, memory_id=7)
 
 
 def _load(starter_models: Path, family: str) -> LocalModel:
@@ -58,7 +59,7 @@ def _engram_prompt(language: str = "en") -> list[dict[str, str]]:
         {"role": "user", "content": "I am learning to play the violin."},
         {"role": "assistant", "content": "That is wonderful! How long have you played?"},
     ]
-    return prompt.PromptParts(system, history, block, "Where does my sister live?").messages()
+    return events.PromptParts(system, history, block, "Where does my sister live?").messages()
 
 
 def test_every_family_renders_the_layout_in_order(family: tuple[str, LocalModel]) -> None:

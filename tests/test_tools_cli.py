@@ -83,13 +83,12 @@ def test_the_terminal_asks_until_it_gets_an_answer(monkeypatch: pytest.MonkeyPat
 
 
 def test_permission_choices_are_saved_in_the_settings_and_revocable(engram_home: Path) -> None:
-    from engram.assistant.tools import files
-    from engram.assistant.tools import setup as tool_setup
+    from engram.assistant.tools import files, permissions
     from engram.assistant.tools.permissions import ALWAYS, Permissions
     from engram.core import settings
 
     store = settings.SettingsStore.load()
-    permissions = Permissions(ask=lambda _question: ALWAYS, on_change=tool_setup.saving_to(store))
+    permissions = Permissions(ask=lambda _question: ALWAYS, on_change=permissions.saving_to(store))
     assert permissions.allowed(files.READ, {"path": "x"})
     assert settings.load().tools.permissions == {"files_read": ALWAYS}
     listed = _engram("tools", "list", env_home=engram_home)

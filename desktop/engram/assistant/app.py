@@ -17,10 +17,11 @@ One :class:`Engram` lives on one thread: the one that opened it uses it and clos
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from engram.assistant import intent, remembering
 from engram.assistant.events import (
@@ -28,24 +29,34 @@ from engram.assistant.events import (
     Forgotten,
     NothingToForget,
     NotRemembered,
+    Phase,
     Plan,
+    Recalled,
     Remembered,
+    SignalKind,
+    Status,
     TurnStarted,
 )
-from engram.assistant.learning import plans
-from engram.assistant.learning.consolidation import Status
-from engram.assistant.learning.signals import SignalKind
-from engram.assistant.session import Session, needs_reopen, open_session
+from engram.assistant.learning import distiller_backends, hygiene, plans
+from engram.assistant.learning.consolidation import Result, run_job
+from engram.assistant.session import Session, cloud_key, embedder_for, needs_reopen, open_session
+from engram.assistant.tools import builtins, files, mcp
+from engram.assistant.tools import setup as tool_setup
+from engram.assistant.tools.base import Tool, ToolContext
 from engram.assistant.tools.permissions import Ask
+from engram.assistant.turn import utilization
 from engram.assistant.turn.pipeline import title_for
-from engram.assistant.turn.prompt import Recalled
 from engram.core import log, paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.held import Held
-from engram.core.settings import Settings
+from engram.core.settings import Settings, ToolSettings
+from engram.memory import db
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import Episode
+from engram.memory.jobs import Job, JobQueue
+from engram.memory.records import Memory
+from engram.memory.store import MemoryStore
 from engram.models import roles
 from engram.models.local import LocalModel
 
@@ -348,12 +359,19 @@ class Engram:
         found = self._open().assistant.log.by_id([answer_episode_id]).get(answer_episode_id)
         return found.conversation_id if found is not None else 0
 
-    def recalled(self, answer_episode_ids: list[int]) -> dict[int, list[Recalled]]:
-        """The memories each of these stored answers was given (for their chips)."""
-        recall = self.session.assistant.recall if self.session is not None else None
-        if recall is None or not answer_episode_ids:
+    def recalled(
+        self, answer_episode_ids: list[int]
+    ) -> dict[int, tuple[list[Recalled], list[Recalled]]]:
+        """The memories each of these stored answers was given, and those it used (its chips)."""
+        assistant = self.session.assistant if self.session is not None else None
+        if assistant is None or assistant.recall is None or not answer_episode_ids:
             return {}
-        return recall.injected(answer_episode_ids)
+        answers = assistant.log.by_id(answer_episode_ids)
+        return {
+            answer: (given, utilization.used(answers[answer].content, given))
+            for answer, given in assistant.recall.injected(answer_episode_ids).items()
+            if answer in answers
+        }
 
     # -- learning --------------------------------------------------------------------------
 
@@ -458,3 +476,143 @@ class Engram:
 def _lock_of(conversation_id: int) -> Path:
     """Where the lock of a temporary chat lives while an Engram has it open."""
     return paths.data_dir() / "temporary" / f"{conversation_id}.lock"
+
+
+# -- without a session: the memory browser, engram memory, engram learn --------------------------
+
+
+def open_memories(settings: Settings) -> MemoryStore:
+    """The user's memories, with the settings' embedding model, on a new connection for the
+    calling thread (close ``store.conn`` when done; closed here when the store cannot open)."""
+    embedder = embedder_for(settings)
+    conn = db.connect(paths.database_path())
+    try:
+        return MemoryStore(conn, embedder)
+    except BaseException:
+        conn.close()
+        raise
+
+
+@dataclass(frozen=True)
+class Learnt:
+    """What learning the waiting jobs at once did: each job and how it ended, and the memories
+    (by id, every status) before and after."""
+
+    jobs: tuple[tuple[Job, Result], ...]
+    before: dict[int, Memory]
+    after: dict[int, Memory]
+
+
+def learn_waiting(settings: Settings, progress: Callable[[float, str], None]) -> Learnt:
+    """Run every learning job waiting in the queue now, one after another, backoffs skipped
+    (``engram learn``); ``progress`` hears the share done (0..1) and what runs. Raises why
+    no job can run when no distiller can (once, with what to do)."""
+    store = open_memories(settings)
+    try:
+        queue = JobQueue(store.conn)
+        queue.recover()
+        waiting = len(queue.jobs("queued"))
+        if not waiting:
+            return Learnt((), {}, {})
+        source = distiller_backends.from_settings(settings, None, cloud_key)
+        if isinstance(source, distiller_backends.MissingDistiller):
+            source.acquire(CancelToken())  # raises its problem
+        before = _memories(store)
+        ran: list[tuple[Job, Result]] = []
+        try:
+            while len(ran) < waiting and (job := queue.claim(now=float("inf"))) is not None:
+                share = len(ran) / waiting
+
+                def report(phase: Phase, done: float, _model: object, job_id: int = job.id) -> None:
+                    progress(share + done / waiting, f"job {job_id}: {phase}")  # noqa: B023
+
+                ran.append((job, run_job(job, store, queue, source, CancelToken(), report)))
+        finally:
+            source.idle()
+        hygiene.run(store)
+        return Learnt(tuple(ran), before, _memories(store))
+    finally:
+        store.conn.close()
+
+
+def _memories(store: MemoryStore) -> dict[int, Memory]:
+    return {m.id: m for m in store.memories(statuses=None, limit=1_000_000)}
+
+
+# -- tools: the Tools page of Settings and ``engram tools`` -------------------------------------
+
+MAX_TOOL_STEPS = tool_setup.MAX_STEPS  # tool calls one answer may make, at most
+MCP_START_TIMEOUT_S = mcp.START_TIMEOUT_S  # how long an MCP server may take to start
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """A tool as the user sees it: its name, where it comes from (``BUILT_IN`` or its MCP
+    server), what it does, and whether it asks before it runs."""
+
+    name: str
+    source: str
+    description: str
+    needs_permission: bool
+
+
+def _info(tool: Tool, language: str) -> ToolInfo:
+    return ToolInfo(tool.name, tool.source, tool.describe(language), tool.needs_permission)
+
+
+def builtin_tools(language: str = "en") -> list[ToolInfo]:
+    """Engram's own tools (offline), described in ``language``."""
+    return [_info(tool, language) for tool in builtins.BUILT_INS]
+
+
+def every_tool(settings: ToolSettings) -> list[ToolInfo]:
+    """Every tool the settings name, those of each MCP server too (started for it and stopped
+    again; one that does not start lists none): slow, not for a UI thread."""
+    box, hub = tool_setup.toolbox(dataclasses.replace(settings, enabled=True, disabled=()))
+    assert box is not None
+    try:
+        return [_info(tool, "en") for tool in box.tools()]
+    finally:
+        if hub is not None:
+            hub.close()
+
+
+def call_tool(settings: ToolSettings, name: str, arguments: object) -> tuple[str, bool]:
+    """Run one tool without a model (``engram tools call``): its output and whether it is an
+    error."""
+    box, hub = tool_setup.toolbox(dataclasses.replace(settings, enabled=True, disabled=()))
+    assert box is not None
+    try:
+        folders = tuple(Path(f) for f in settings.folders)
+        output = box.tools().call(name, arguments, ToolContext(folders=folders))
+    finally:
+        if hub is not None:
+            hub.close()
+    return output.text, output.is_error
+
+
+def server_tools(name: str, entry: dict[str, Any], start_timeout: float) -> list[ToolInfo]:
+    """Start one MCP server, list its tools and stop it (slow: not for a UI thread)."""
+    hub = mcp.McpHub([mcp.ServerConfig.from_json(name, entry)], start_timeout=start_timeout)
+    try:
+        return [_info(tool, "en") for tool in hub.tools(name)]
+    finally:
+        hub.close()
+
+
+def mcp_entry(name: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """An MCP server's settings entry as it is saved; raises what is wrong with a bad one."""
+    return mcp.ServerConfig.from_json(name, entry).to_json()
+
+
+def mcp_entries(claude_config: str) -> dict[str, dict[str, Any]]:
+    """The MCP servers of a Claude Desktop config (its text), as settings entries by name."""
+    return {server.name: server.to_json() for server in mcp.import_claude_config(claude_config)}
+
+
+def folder_to_share(path: Path) -> str:
+    """A folder for the files tools to read, as it is saved; raises why it may not be shared
+    (not a folder, the filesystem's root, or holding or inside one of Engram's own)."""
+    folder = path.expanduser()
+    files.check_shareable(folder)
+    return str(folder.resolve())

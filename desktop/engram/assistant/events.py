@@ -1,16 +1,76 @@
-"""What Engram tells its front ends: the typed events of a message, consumed alike by the desktop
-UI and the terminal, and the values they are handed (a plan)."""
+"""What Engram tells its front ends, and the values they hand back: the typed events of a message
+(consumed alike by the desktop UI and the terminal), the memories an answer was given and its
+prompt, the learning thread's status, a plan, the kinds of verdict on an answer.
+
+The front ends import from the assistant only this module, the application
+(:mod:`engram.assistant.app`) and the permission types (:mod:`engram.assistant.tools.permissions`);
+an import contract in ``pyproject.toml`` holds them to it.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from engram.assistant.turn.prompt import PromptParts, Recalled
+from engram.core import sanitize
 from engram.core.errors import Problem
+from engram.core.messages import Message
 
 if TYPE_CHECKING:
     from engram.models.local import CallStats
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """One memory (or earlier message) put in front of the model for this turn."""
+
+    label: str  # a memory kind, or "message" for an earlier raw message
+    content: str
+    score: float
+    created_at: float
+    memory_id: int | None = None
+    episode_id: int | None = None
+    role: str | None = None
+
+    def line(self, markers: frozenset[str] = frozenset()) -> str:
+        """As the prompt gives it: its kind, day (and who said it), and its quoted text."""
+        day = time.strftime("%Y-%m-%d", time.localtime(self.created_at))
+        who = f", {self.role}" if self.role else ""
+        return f"[{self.label}, {day}{who}] {sanitize.quoted(self.content, markers)}"
+
+
+def user_message(block: str, text: str) -> str:
+    """The new user message with this turn's memory block in front of it."""
+    return f"{block}\n\n{text}" if block else text
+
+
+@dataclass(frozen=True)
+class PromptParts:
+    """The exact prompt of one answer, part by part, with token counts (for inspection)."""
+
+    system: str
+    history: list[Message]
+    block: str
+    user: str
+    tokens: dict[str, int] = field(default_factory=dict)
+
+    def messages(self) -> list[Message]:
+        return [
+            {"role": "system", "content": self.system},
+            *self.history,
+            {"role": "user", "content": user_message(self.block, self.user)},
+        ]
+
+    def counted(self, count: Callable[[str], int]) -> PromptParts:
+        tokens = {
+            "system": count(self.system),
+            "history": sum(count(m["content"]) for m in self.history),
+            "memory": count(self.block) if self.block else 0,
+            "user": count(self.user),
+        }
+        return PromptParts(self.system, self.history, self.block, self.user, tokens)
 
 
 @dataclass(frozen=True)
@@ -152,6 +212,51 @@ class Failed:
 
     problem: Problem
     text: str = ""
+
+
+# The verdicts on an answer: the user's (thumbs, "this memory is wrong", regenerate, edit and
+# resend), read from their next message (a correction, the same question again, praise) or
+# from its tool calls (engram.assistant.learning.signals).
+SignalKind = Literal[
+    "thumbs_up",
+    "thumbs_down",
+    "memory_wrong",
+    "correction",
+    "regenerate",
+    "edit_resend",
+    "repeat",
+    "praise",
+    "tool_error",
+    "tool_accepted",
+]
+
+# What the learning thread is doing: nothing to do, waiting for the foreground, distilling, stuck.
+Phase = Literal["idle", "waiting", "distilling", "failed"]
+# The large model's state, as the status bar says it.
+LargeModelState = Literal["not configured", "too small", "not loaded", "loading", "loaded", "cloud"]
+
+
+@dataclass(frozen=True)
+class Status:
+    """What the worker is doing, for the status bar."""
+
+    state: Phase
+    progress: float = 0.0  # 0..1 while distilling
+    queued: int = 0
+    parked: int = 0
+    model: LargeModelState | Literal[""] = ""  # the large model's state ("" before it is known)
+    error: Problem | None = None  # why it failed (the UI translates it)
+    job_id: int | None = None
+    learned: tuple[Learned, ...] = ()  # what the job just finished wrote (once, then idle)
+
+
+@dataclass(frozen=True)
+class Learned:
+    """One memory a job wrote: ``action`` "add", "update" or "supersede" (the new memory's id)."""
+
+    memory_id: int
+    action: str
+    content: str
 
 
 @dataclass(frozen=True)

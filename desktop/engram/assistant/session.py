@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 
 import apsw
 
+from engram.assistant.events import Status
 from engram.assistant.learning import distiller_backends, hygiene
-from engram.assistant.learning.consolidation import ConsolidationWorker, Status
+from engram.assistant.learning.consolidation import ConsolidationWorker
 from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.mcp import McpHub
@@ -51,7 +52,7 @@ def embedder_for(settings: Settings, cat: catalogue.Catalogue | None = None) -> 
     return FastEmbedder(entry.folder(), entry.fastembed_name, entry.embedding_dim)
 
 
-def _cloud_key() -> str | None:
+def cloud_key() -> str | None:
     try:
         return secrets.shared().get(CLOUD_KEY)
     except KeyringUnavailableError:
@@ -72,7 +73,7 @@ class Learning:
         self.settings = settings  # the scheduler reads triggers and the pause from here, live
         self.worker = ConsolidationWorker(
             lambda: MemoryStore.open(paths.database_path(), embedder),
-            distiller_backends.from_settings(settings, gate, _cloud_key),
+            distiller_backends.from_settings(settings, gate, cloud_key),
             gate=gate,
             on_status=on_status,
             after_job=hygiene.run,
@@ -186,7 +187,7 @@ def _small_model(settings: Settings, gate: ForegroundGate) -> LocalModel | Serve
     """The small model: on the user's own server when Settings name one, else the local GGUF."""
     url, name = settings.small_server_url, settings.small_server_model
     if url and name:
-        key = "" if is_own_server(url) else (_cloud_key() or "")
+        key = "" if is_own_server(url) else (cloud_key() or "")
         return ServedModel(url, name, key, n_ctx=settings.context_size)
     return roles.load_local(settings, "small", gate=gate)
 

@@ -28,14 +28,14 @@ from engram.assistant.events import (
     NotRemembered,
     Recalling,
     Remembered,
+    SignalKind,
     Token,
     ToolCalled,
     ToolResult,
     Truncated,
     TurnStarted,
 )
-from engram.assistant.learning.signals import SignalKind
-from engram.assistant.tools import setup as tool_setup
+from engram.assistant.tools import permissions
 from engram.cli import terminal
 from engram.cli import tools as tools_cli
 from engram.core import heap, paths, settings
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         store.current,
         on_status=lambda _status: None,
         ask=tools_cli.ask if sys.stdin.isatty() else None,
-        on_permissions=tool_setup.saving_to(store),
+        on_permissions=permissions.saving_to(store),
     )
     opened = app.open()
     heap.settle()

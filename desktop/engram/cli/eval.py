@@ -11,15 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from engram.assistant.learning.distiller_backends import LocalDistiller
-from engram.assistant.session import embedder_for
 from engram.core.atomic import atomic_write, output_folder
 from engram.core.errors import InputError, tr
 from engram.core.settings import Settings
-from engram.evaluation import dataset, locomo, report, runner, task_runner, tasks
-from engram.memory.embed import Embedder
-from engram.models import roles
-from engram.models.background import LazyModel
+from engram.evaluation import dataset, locomo, models, report, runner, task_runner, tasks
 
 BAR_WIDTH = 24
 
@@ -104,19 +99,20 @@ def run(args: argparse.Namespace) -> int:
             tr("{path} has no questions."), tr('Check the file\'s "qa" lists.'), path=args.dataset
         )
     settings = Settings(small_model=args.small, large_model=args.large, context_size=args.context)
-    embedder = embedder_for(settings)
     start = time.perf_counter()
     progress = ProgressBar(sys.stderr)
     try:
         if args.retrieval_only:
-            recalls = runner.retrieval_only(chosen, embedder, args.out, progress)
+            recalls = runner.retrieval_only(chosen, settings, args.out, progress)
             with atomic_write(args.out / "retrieval.json") as handle:
                 json.dump({"records": recalls}, handle, ensure_ascii=False, indent=1)
             title = f"engram eval --retrieval-only: {args.dataset.name}"
             report.write_retrieval(args.out, recalls, runner.RECALL_KS, title)
             print(report.retrieval_markdown(recalls, runner.RECALL_KS))
         else:
-            answers = _answer(args, settings, embedder, chosen, progress)
+            with models.loaded(settings) as loaded:
+                evaluation = runner.Runner(loaded, args.out, progress=progress, judge=args.judge)
+                answers = evaluation.run(chosen)
             keys = {q.key for q in chosen}
             records = {
                 c: [by[c] for k, by in answers.data["answers"].items() if k in keys and c in by]
@@ -131,50 +127,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _answer(
-    args: argparse.Namespace,
-    settings: Settings,
-    embedder: Embedder,
-    chosen: list[dataset.Question],
-    progress: ProgressBar,
-) -> runner.Answers:
-    """Load both models, answer (and judge) the chosen questions, free the models."""
-    small = roles.load_local(settings, "small")
-    try:
-        large = roles.load_local(settings, "large")
-        try:
-            evaluation = runner.Runner(
-                small, large, embedder, args.out, progress=progress, judge=args.judge
-            )
-            return evaluation.run(chosen)
-        finally:
-            large.close()
-    finally:
-        small.close()
-
-
 def _run_tasks(args: argparse.Namespace) -> int:
     """A task sequence under the four conditions: report.md, chart.png and tasks.json."""
     task_set = tasks.load(args.dataset)
     if args.limit is not None:
         task_set = tasks.TaskSet(task_set.path, task_set.language, task_set.tasks[: args.limit])
     settings = Settings(small_model=args.small, large_model=args.large, context_size=args.context)
-    embedder = embedder_for(settings)
     start = time.perf_counter()
     progress = ProgressBar(sys.stderr)
-    small = roles.load_local(settings, "small")
     try:
-        large = roles.load_local(settings, "large")
-        try:
-            distiller = LocalDistiller(LazyModel(lambda: large, float("inf")))
+        with models.loaded(settings) as loaded:
             evaluation = task_runner.TaskRunner(
-                small, distiller, embedder, args.out, progress=progress
+                loaded.small, loaded.distiller(), loaded.embedder, args.out, progress=progress
             )
             records = evaluation.run(task_set)
-        finally:
-            large.close()
     finally:
-        small.close()
         progress.close()
     with atomic_write(args.out / "tasks.json") as handle:
         json.dump({"records": records}, handle, ensure_ascii=False, indent=1)

@@ -5,18 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engram.assistant.learning import distiller_backends, hygiene
-from engram.assistant.learning.consolidation import Phase, Progress, run_job
-from engram.assistant.session import _cloud_key, embedder_for
+from engram.assistant.app import learn_waiting
 from engram.cli import terminal
 from engram.cli.eval import ProgressBar
-from engram.core import paths, settings
-from engram.core.cancel import CancelToken
-from engram.memory.jobs import JobQueue
+from engram.core import settings
 from engram.memory.records import Memory
-from engram.memory.store import MemoryStore
 
-STEPS = 100  # progress units per job
+STEPS = 1000  # progress units of the whole run
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,55 +21,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.set_defaults(run=run)
 
 
-def _reporter(bar: ProgressBar, start: int, total: int, job_id: int) -> Progress:
-    """A job's progress as units of the bar, from ``start``."""
-
-    def progress(phase: Phase, fraction: float, _model: object) -> None:
-        bar(start + int(fraction * STEPS), total, f"job {job_id}: {phase}")
-
-    return progress
-
-
-def _snapshot(store: MemoryStore) -> dict[int, Memory]:
-    return {m.id: m for m in store.memories(statuses=None, limit=1_000_000)}
-
-
 def run(args: argparse.Namespace) -> int:
-    chosen = settings.load()
-    store = MemoryStore.open(paths.database_path(), embedder_for(chosen))
+    bar = ProgressBar(sys.stderr)
     try:
-        queue = JobQueue(store.conn)
-        queue.recover()
-        waiting = queue.jobs("queued")
-        if not waiting:
-            print("Nothing to learn: no conversation is waiting in the queue.")
-            return 0
-        source = distiller_backends.from_settings(chosen, None, _cloud_key)
-        if isinstance(source, distiller_backends.MissingDistiller):
-            source.acquire(CancelToken())  # raises why no job can run (once, with what to do)
-        before = _snapshot(store)
-        bar = ProgressBar(sys.stderr)
-        total = len(waiting) * STEPS
-        outcomes: list[str] = []
-        try:
-            for done, _ in enumerate(waiting):
-                job = queue.claim(now=float("inf"))  # backoff waits are skipped: asked for now
-                if job is None:
-                    break
-
-                progress = _reporter(bar, done * STEPS, total, job.id)
-                result = run_job(job, store, queue, source, CancelToken(), progress)
-                why = f" ({result.problem.message})" if result.problem else ""
-                outcomes.append(f"job {job.id} ({job.reason}): {result.outcome}{why}")
-                bar((done + 1) * STEPS, total, outcomes[-1])
-        finally:
-            bar.close()
-            source.idle()
-        hygiene.run(store)
-        print("\n".join(outcomes))
-        print("\n".join(changes(before, _snapshot(store))) or "Memory is unchanged.")
+        learnt = learn_waiting(
+            settings.load(), lambda done, note: bar(int(done * STEPS), STEPS, note)
+        )
     finally:
-        store.conn.close()
+        bar.close()
+    if not learnt.jobs:
+        print("Nothing to learn: no conversation is waiting in the queue.")
+        return 0
+    for job, result in learnt.jobs:
+        why = f" ({result.problem.message})" if result.problem else ""
+        print(f"job {job.id} ({job.reason}): {result.outcome}{why}")
+    print("\n".join(changes(learnt.before, learnt.after)) or "Memory is unchanged.")
     return 0
 
 

@@ -8,19 +8,17 @@ import time
 from pathlib import Path
 from typing import IO
 
+from engram.assistant.app import open_memories
 from engram.cli import terminal
 from engram.core import paths, settings
 from engram.core.atomic import atomic_write, output_file
 from engram.core.errors import InputError, StoreCorruptError, tr
-from engram.memory import backup, db, embed, salvage, transfer
+from engram.memory import backup, db, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.kinds import KINDS
 from engram.memory.records import Memory
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
-from engram.models import catalogue
-
-EMBEDDING_MODEL = "all-minilm-l6-v2-int8"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -83,8 +81,7 @@ def _utf8_output() -> None:
 
 def _store() -> MemoryStore:
     _utf8_output()
-    folder = catalogue.load().get(EMBEDDING_MODEL).folder()
-    return MemoryStore(db.connect(paths.database_path()), embed.minilm(folder))
+    return open_memories(settings.load())
 
 
 _NONE = (

@@ -11,12 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engram.assistant import app
 from engram.assistant.events import ToolCalled, ToolResult
-from engram.assistant.tools import builtins, files
-from engram.assistant.tools import setup as tool_setup
-from engram.assistant.tools.base import ToolContext
-from engram.assistant.tools.loop import Toolbox
-from engram.assistant.tools.mcp import ServerConfig, import_claude_config
+from engram.assistant.tools import permissions
 from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE, Question
 from engram.core import settings
 from engram.core.errors import InputError, tr
@@ -106,27 +103,15 @@ def ask(question: Question) -> str:
             return ANSWERS[answer]
 
 
-def _toolbox(store: settings.SettingsStore) -> tuple[Toolbox, Any]:
-    tools = dataclasses.replace(store.current.tools, enabled=True, disabled=())
-    box, hub = tool_setup.toolbox(tools)
-    assert box is not None
-    return box, hub
-
-
 def _list(_args: argparse.Namespace) -> int:
-    store = settings.SettingsStore.load()
-    current = store.current.tools
-    box, hub = _toolbox(store)
-    try:
-        for tool in box.tools():
-            state = "off" if tool.name in current.disabled or not current.enabled else "on"
-            choice = current.permissions.get(tool.name, "ask" if tool.needs_permission else "-")
-            print(f"{tool.name:24} {tool.source:12} {state:4} permission: {choice}")
-    finally:
-        if hub is not None:
-            hub.close()
+    current = settings.SettingsStore.load().current.tools
+    found = app.every_tool(current)
+    for tool in found:
+        state = "off" if tool.name in current.disabled or not current.enabled else "on"
+        choice = current.permissions.get(tool.name, "ask" if tool.needs_permission else "-")
+        print(f"{tool.name:24} {tool.source:12} {state:4} permission: {choice}")
     for name in current.mcp_servers:
-        if hub is None or not any(t.source == name for t in box.registry):
+        if not any(t.source == name for t in found):
             print(f"{name:24} {'mcp':12} unavailable (see the log)")
     return 0
 
@@ -147,15 +132,9 @@ def _call(args: argparse.Namespace) -> int:
             tr("Turn it on with `engram tools enable {name}`."),
             name=args.name,
         )
-    box, hub = _toolbox(store)
-    try:
-        folders = tuple(Path(f) for f in store.current.tools.folders)
-        output = box.tools().call(args.name, arguments, ToolContext(folders=folders))
-    finally:
-        if hub is not None:
-            hub.close()
-    print(output.text)
-    return 1 if output.is_error else 0
+    text, is_error = app.call_tool(store.current.tools, args.name, arguments)
+    print(text)
+    return 1 if is_error else 0
 
 
 def _save_servers(store: settings.SettingsStore, servers: dict[str, dict[str, Any]]) -> None:
@@ -193,16 +172,15 @@ def _add(args: argparse.Namespace) -> int:
         {"url": args.url} if args.url else {"command": command[0] if command else "",
                                             "args": command[1:], "env": env}
     )  # fmt: skip
-    config = ServerConfig.from_json(args.name, entry)  # refuses a malformed entry
-    _save_servers(store, {**store.current.tools.mcp_servers, args.name: config.to_json()})
+    saved = app.mcp_entry(args.name, entry)  # refuses a malformed entry
+    _save_servers(store, {**store.current.tools.mcp_servers, args.name: saved})
     print(f"added MCP server {args.name}; `engram tools list` starts it and lists its tools")
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
-    servers = import_claude_config(args.file.read_text(encoding="utf-8"))
+    added = app.mcp_entries(args.file.read_text(encoding="utf-8"))
     store = settings.SettingsStore.load()
-    added = {s.name: s.to_json() for s in servers}
     _save_servers(store, {**store.current.tools.mcp_servers, **added})
     print(f"added {len(added)} MCP server(s): {', '.join(added)}")
     return 0
@@ -228,9 +206,7 @@ def _folders(args: argparse.Namespace) -> int:
     if args.change in ("add", "remove") and args.path is None:
         raise InputError(tr("Give the folder's path."), tr("engram tools folders add ~/Notes"))
     if args.change == "add":
-        path = args.path.expanduser().resolve()
-        files.check_shareable(path)
-        folders = [*dict.fromkeys([*folders, str(path)])]
+        folders = [*dict.fromkeys([*folders, app.folder_to_share(args.path)])]
     elif args.change == "remove":
         folders = [f for f in folders if Path(f) != args.path.expanduser().resolve()]
     if args.change in ("add", "remove"):
@@ -244,15 +220,10 @@ def _tool_names(store: settings.SettingsStore) -> set[str]:
     """Every tool name the user can mean: built-ins, MCP servers' tools, and names already in
     the settings (a server's tool while the server is away)."""
     current = store.current.tools
-    names = {tool.name for tool in builtins.BUILT_INS}
+    names = {tool.name for tool in app.builtin_tools()}
     names |= {*current.disabled, *current.permissions}
     if current.mcp_servers:
-        box, hub = _toolbox(store)
-        try:
-            names |= {tool.name for tool in box.tools()}
-        finally:
-            if hub is not None:
-                hub.close()
+        names |= {tool.name for tool in app.every_tool(current)}
     return names
 
 
@@ -281,6 +252,6 @@ def _forget(args: argparse.Namespace) -> int:
     _known(store, args.name)
     choices = dict(store.current.tools.permissions)
     choices.pop(args.name, None)
-    tool_setup.saving_to(store)(choices)
+    permissions.saving_to(store)(choices)
     print(f"{args.name}: permission will be asked again")
     return 0

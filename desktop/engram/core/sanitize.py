@@ -14,6 +14,7 @@ through cannot become a control token.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterable
 
@@ -55,6 +56,12 @@ def _pattern(markers: frozenset[str]) -> re.Pattern[str] | None:
     if not markers:
         return None
     return re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)))
+
+
+def quoted(text: str, markers: frozenset[str] = frozenset()) -> str:
+    """Untrusted text as one JSON string literal, cleaned: a single line that cannot end or
+    start a block (a memory, a custom instruction)."""
+    return json.dumps(clean(text, markers).strip(), ensure_ascii=False)
 
 
 def clean(text: str, markers: frozenset[str] = frozenset()) -> str:

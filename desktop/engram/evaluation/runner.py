@@ -18,29 +18,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engram.assistant import events
 from engram.assistant.learning import distill
 from engram.assistant.learning.consolidation import run_job
-from engram.assistant.learning.distiller_backends import LocalDistiller
-from engram.assistant.turn import prompt, utilization
+from engram.assistant.session import embedder_for
+from engram.assistant.turn import utilization
 from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recall import EPISODE_WEIGHT, Recall
 from engram.core import log
 from engram.core.atomic import atomic_write
 from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, InputError, tr
+from engram.core.settings import Settings
 from engram.core.stream_filter import visible
 from engram.evaluation import metrics
 from engram.evaluation.dataset import Ingested, Question, open_sample
 from engram.evaluation.judge import Judge, covers_step
-from engram.memory.embed import Embedder
+from engram.evaluation.models import Models
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
 from engram.memory.kinds import PLAN
 from engram.memory.records import EpisodeHit, Hit
 from engram.memory.search import Filters
-from engram.models.background import LazyModel
-from engram.models.local import LocalModel
 
 _log = log.get("evaluation")
 CONDITIONS = ("recent", "episodes", "consolidated", "large")
@@ -94,20 +94,17 @@ class Runner:
 
     def __init__(
         self,
-        small: LocalModel,
-        large: LocalModel,
-        embedder: Embedder,
+        loaded: Models,
         out: Path,
         config: Config | None = None,
         progress: Progress = lambda done, total, note: None,
         judge: bool = False,
     ) -> None:
-        self.models = {"small": small, "large": large}
-        self.embedder = embedder
+        self.loaded = loaded
         self.out = out
         self.config = config or Config()
         self.progress = progress
-        self.judge = Judge(large) if judge else None
+        self.judge = Judge(loaded.large) if judge else None
         self.answers = Answers(out / "answers.json")
         self._done = self._total = 0
 
@@ -132,7 +129,7 @@ class Runner:
             todo = [(q, c) for q in group for c in CONDITIONS if not self.answers.get(q.key, c)]
             if not todo:
                 continue
-            sample = open_sample(self.out / "stores", group[0].sample, self.embedder)
+            sample = open_sample(self.out / "stores", group[0].sample, self.loaded.embedder)
             try:
                 for phase in (BEFORE_CONSOLIDATION, ("consolidated",)):
                     if phase == ("consolidated",) and any(c in phase for _, c in todo):
@@ -186,8 +183,7 @@ class Runner:
         for end in sample.job_ends(question.sample, self.config.job_turns):
             queue.enqueue(sample.conversation_id, end)
         queue.recover()
-        large = self.models["large"]
-        source = LocalDistiller(LazyModel(lambda: large, float("inf")))
+        source = self.loaded.distiller()
         while (job := queue.claim()) is not None:
             self.progress(
                 self._done, self._total, f"consolidating {question.sample.sample_id}: job {job.id}"
@@ -198,7 +194,7 @@ class Runner:
 
     def answer(self, sample: Ingested, q: Question, condition: str) -> dict[str, Any]:
         """Ask one question under one condition; the record holds the answer and its numbers."""
-        model = self.models["large" if condition == "large" else "small"]
+        model = self.loaded.large if condition == "large" else self.loaded.small
         log = EpisodeLog(sample.store.conn)
         episodes = log.episodes(sample.conversation_id)
         with_memory = condition in ("episodes", "consolidated")
@@ -255,7 +251,7 @@ class Runner:
         }
 
     @staticmethod
-    def _provenance(sample: Ingested, items: list[prompt.Recalled]) -> set[int]:
+    def _provenance(sample: Ingested, items: list[events.Recalled]) -> set[int]:
         """The episodes behind what was injected: messages directly, memories via their sources."""
         found = {i.episode_id for i in items if i.episode_id is not None}
         for item in items:
@@ -270,7 +266,7 @@ class Runner:
 
 def retrieval_only(
     chosen: list[Question],
-    embedder: Embedder,
+    settings: Settings,
     out: Path,
     progress: Progress = lambda done, total, note: None,
 ) -> list[dict[str, Any]]:
@@ -282,6 +278,7 @@ def retrieval_only(
     merged as a turn merges them (relevance scaled per list, messages weighed by
     ``recall.EPISODE_WEIGHT``), each memory counting for its source messages.
     """
+    embedder = embedder_for(settings)  # no model answers: only the stores are searched
     records: list[dict[str, Any]] = []
     by_sample: dict[str, list[Question]] = {}
     for q in chosen:

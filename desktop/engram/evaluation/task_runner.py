@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engram.assistant.events import Failed, Finished, ToolCalled, TurnStarted
+from engram.assistant.events import Failed, Finished, Recalled, ToolCalled, TurnStarted
 from engram.assistant.learning.consolidation import run_job
 from engram.assistant.learning.distiller_backends import DistillerSource
 from engram.assistant.learning.signals import Signal
@@ -27,7 +27,6 @@ from engram.assistant.tools.base import ToolContext
 from engram.assistant.tools.loop import Toolbox
 from engram.assistant.tools.permissions import ONCE, Permissions
 from engram.assistant.turn.pipeline import Assistant, ChatModel
-from engram.assistant.turn.prompt import Recalled
 from engram.assistant.turn.recall import Recall
 from engram.core import log
 from engram.core.cancel import CancelToken

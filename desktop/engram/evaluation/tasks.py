@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from engram.assistant.learning.signals import SignalKind
+from engram.assistant.events import SignalKind
 from engram.core.errors import InputError, tr
 
 FORMAT = "engram-tasks/1"

@@ -17,6 +17,8 @@ from engram.assistant.events import (
     Forgotten,
     NothingToForget,
     NotRemembered,
+    PromptParts,
+    Recalled,
     Recalling,
     Remembered,
     Token,
@@ -25,8 +27,6 @@ from engram.assistant.events import (
     Truncated,
     TurnStarted,
 )
-from engram.assistant.turn import utilization
-from engram.assistant.turn.prompt import PromptParts, Recalled
 from engram.core.errors import Problem
 from engram.memory.episodes import Episode
 from engram.ui.chat_view import ChatView, MessageBubble
@@ -222,12 +222,13 @@ class AnswerView(QObject):
             if episode.role == "assistant":
                 self.answers[episode.id] = bubble
 
-    def history_recalled(self, recalled: dict[int, list[Recalled]]) -> None:
-        """The memories each stored answer was given, as chips (the worker looked them up)."""
-        for answer_id, items in recalled.items():
+    def history_recalled(self, recalled: dict[int, tuple[list[Recalled], list[Recalled]]]) -> None:
+        """The memories each stored answer was given and used, as chips (the worker looked them
+        up)."""
+        for answer_id, (items, used) in recalled.items():
             bubble = self.answers.get(answer_id)
-            if bubble is not None and bubble.chips is None:  # the same check as a live answer
-                self.chat.attach_chips(bubble, items, utilization.used(bubble.text, items))
+            if bubble is not None and bubble.chips is None:
+                self.chat.attach_chips(bubble, items, used)
 
     # -- the buttons on a message --------------------------------------------------------
 

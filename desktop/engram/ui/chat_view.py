@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.assistant.turn.prompt import PromptParts, Recalled
+from engram.assistant.events import PromptParts, Recalled
 from engram.ui import markdown, theme
 from engram.ui.chips import MemoryChips
 from engram.ui.i18n import Retranslating, Text, said

@@ -8,7 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
-from engram.assistant.turn.prompt import Recalled
+from engram.assistant.events import Recalled
 from engram.ui.flow_layout import FlowLayout
 from engram.ui.i18n import Retranslating
 

@@ -15,8 +15,8 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from engram.assistant.app import LoadedModels, MemoryState
-from engram.assistant.learning.consolidation import Status
-from engram.assistant.tools import setup as tool_setup
+from engram.assistant.events import Status
+from engram.assistant.tools import permissions
 from engram.core import log, paths
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
@@ -218,7 +218,7 @@ class MainWindow(Retranslating, QMainWindow):
         self.settings_signals = SettingsSignals(self.settings, self)
         self.settings_signals.changed.connect(self._on_settings_changed)
         self.settings_signals.changed.connect(worker.apply_settings)
-        self._save_permissions = tool_setup.saving_to(self.settings)
+        self._save_permissions = permissions.saving_to(self.settings)
 
     @property
     def _busy(self) -> bool:

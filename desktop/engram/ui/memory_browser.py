@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.assistant.app import open_memories
 from engram.core import log
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
@@ -43,7 +44,7 @@ from engram.memory.outcomes import Outcomes
 from engram.memory.records import STATUSES, Memory
 from engram.ui import errors, labels, markdown
 from engram.ui.memory_model import MemoryTableModel
-from engram.ui.memory_worker import MemoryWorker, open_store
+from engram.ui.memory_worker import MemoryWorker
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.threads import stop_thread, worker_thread
 
@@ -78,7 +79,7 @@ class MemoryBrowser(QMainWindow):
         self.problem: Problem | None = None
         prefs = self.settings.current
         try:
-            self.store = open_store(prefs)
+            self.store = open_memories(prefs)
         except EngramError as exc:
             _log.warning("memory browser unavailable: %s", type(exc).__name__)
             self._show_unavailable(exc.problem)

@@ -6,29 +6,17 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 
-from engram.assistant.session import embedder_for
-from engram.core import log, paths
+from engram.assistant.app import open_memories
+from engram.core import log
 from engram.core.atomic import atomic_write
 from engram.core.settings import Settings
-from engram.memory import db, transfer
+from engram.memory import transfer
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from engram.ui.threads import Worker, worker_slot
 
 _log = log.get("ui.memory")
 SEARCH_K = 200
-
-
-def open_store(settings: Settings) -> MemoryStore:
-    """The memory store of the settings' embedding model on a new connection (closed again
-    when the store cannot be opened)."""
-    embedder = embedder_for(settings)
-    conn = db.connect(paths.database_path())
-    try:
-        return MemoryStore(conn, embedder)
-    except BaseException:
-        conn.close()
-        raise
 
 
 class MemoryWorker(Worker):
@@ -45,7 +33,7 @@ class MemoryWorker(Worker):
 
     def _open(self) -> MemoryStore:
         if self._store is None:
-            self._store = open_store(self._settings)
+            self._store = open_memories(self._settings)
         return self._store
 
     @worker_slot(int, str, object, object)

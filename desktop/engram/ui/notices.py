@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from engram.assistant.events import Forgotten
-from engram.assistant.learning.consolidation import Learned, Status
+from engram.assistant.events import Forgotten, Learned, Status
 from engram.core.errors import Problem
 from engram.ui import errors
 from engram.ui.i18n import Text, said

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout, QWidget
 
-from engram.assistant.turn.prompt import PromptParts
+from engram.assistant.events import PromptParts
 
 
 class PromptDialog(QDialog):

@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
-from engram.assistant.turn.prompt import Recalled
+from engram.assistant.events import Recalled
 from engram.core import settings
 from engram.core.atomic import output_folder
 from engram.ui import i18n, theme
@@ -179,18 +179,14 @@ DETAILS = {
 
 def _seed(language: str) -> None:
     """Store the sample conversations and the memories learned from them, as real use would."""
-    from engram.assistant.session import embedder_for
-    from engram.assistant.turn.recall import Recall
-    from engram.core import paths
-    from engram.memory import db
+    from engram.assistant.app import open_memories
     from engram.memory.episodes import EpisodeLog
-    from engram.memory.store import MemoryStore
+    from engram.memory.injections import Injections
 
     conversations, learned = SAMPLES[language]
-    conn = db.connect(paths.database_path())
+    store = open_memories(settings.Settings())
     try:
-        log = EpisodeLog(conn)
-        store = MemoryStore(conn, embedder_for(settings.Settings()))
+        log = EpisodeLog(store.conn)
         episodes: list[list[int]] = []
         for title, messages in conversations:
             conversation = log.new_conversation(title).id
@@ -208,10 +204,10 @@ def _seed(language: str) -> None:
                 meta=plan if kind == "plan" else None,
             )
             if used:
-                given.append(Recalled(kind, content, 1.0, memory.created_at, memory_id=memory.id))
-        Recall(store, len).record(episodes[-1][-1], given)
+                given.append((memory.id, 1.0))
+        Injections(store.conn).record(episodes[-1][-1], given)  # the last answer was given them
     finally:
-        conn.close()
+        store.conn.close()
 
 
 @contextmanager
@@ -273,8 +269,7 @@ def chat_details(language: str, out: Path) -> Path:
     """The chat's newer parts on one screen: ten wrapping chips, a tool call unfolded, a tool
     asking for permission, the header with the models and the last answer's numbers, the
     "Memory updated" toast and the plan panel."""
-    from engram.assistant.events import Finished
-    from engram.assistant.learning.consolidation import Learned
+    from engram.assistant.events import Finished, Learned
     from engram.models.local import CallStats
     from engram.ui.tool_block import PermissionPrompt, ToolBlock
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStatusBar, QWidget
 
-from engram.assistant.learning.consolidation import Status
+from engram.assistant.events import Status
 from engram.ui import errors, labels
 from engram.ui.buttons import name_buttons
 from engram.ui.elided import ElidedLabel

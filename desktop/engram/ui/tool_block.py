@@ -11,8 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
 
-from engram.assistant.tools.base import BUILT_IN
-from engram.assistant.tools.permissions import DENY, Question
+from engram.assistant.tools.permissions import BUILT_IN, DENY, Question
 from engram.core.cancel import CancelToken
 from engram.ui.i18n import Retranslating
 

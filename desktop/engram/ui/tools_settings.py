@@ -33,16 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.assistant.tools import builtins, files
-from engram.assistant.tools.mcp import (
-    START_TIMEOUT_S,
-    McpError,
-    McpHub,
-    ServerConfig,
-    import_claude_config,
-)
+from engram.assistant import app
 from engram.assistant.tools.permissions import ALWAYS
-from engram.assistant.tools.setup import MAX_STEPS
 from engram.core import log
 from engram.core.errors import EngramError, InputError, Problem, tr
 from engram.core.settings import SettingsStore
@@ -66,12 +58,8 @@ class ToolLister(Worker):
 
     @worker_slot(str, object)
     def list_tools(self, name: str, entry: dict[str, Any]) -> None:
-        hub = McpHub([ServerConfig.from_json(name, entry)], start_timeout=self.start_timeout)
-        try:
-            tools = [(t.name, _first_line(t.description)) for t in hub.tools(name)]
-        finally:
-            hub.close()
-        self.listed.emit(name, tools)
+        found = app.server_tools(name, entry, self.start_timeout)
+        self.listed.emit(name, [(t.name, _first_line(t.description)) for t in found])
 
 
 # Listing threads let go of while a server was still starting: each ends by itself after the
@@ -96,7 +84,7 @@ class ToolsPage(QScrollArea):
         store: SettingsStore,
         parent: QWidget | None = None,
         *,
-        start_timeout: float = START_TIMEOUT_S,
+        start_timeout: float = app.MCP_START_TIMEOUT_S,
     ) -> None:
         super().__init__(parent)
         self.store = store
@@ -132,8 +120,8 @@ class ToolsPage(QScrollArea):
         self.enabled.setChecked(tools.enabled)
         self.enabled.toggled.connect(lambda on: self._change(enabled=on))
         self.max_steps = QSpinBox()
-        self.max_steps.setRange(1, MAX_STEPS)
-        self.max_steps.setValue(min(max(1, tools.max_steps), MAX_STEPS))
+        self.max_steps.setRange(1, app.MAX_TOOL_STEPS)
+        self.max_steps.setValue(min(max(1, tools.max_steps), app.MAX_TOOL_STEPS))
         self.max_steps.setToolTip(self.tr("Each step reads the whole conversation again."))
         self.max_steps.valueChanged.connect(lambda n: self._change(max_steps=n))
         form.addRow(self.enabled)
@@ -144,10 +132,10 @@ class ToolsPage(QScrollArea):
         box = QGroupBox(self.tr("Built-in tools (offline)"))
         layout = QVBoxLayout(box)
         self.builtin_switches: dict[str, QCheckBox] = {}
-        for tool in builtins.BUILT_INS:
+        for tool in app.builtin_tools(self._language):
             switch = QCheckBox(tool.name)
             switch.toggled.connect(lambda on, name=tool.name: self._switch_tool(name, on))
-            about = QLabel(tool.describe(self._language))
+            about = QLabel(tool.description)
             about.setWordWrap(True)
             about.setIndent(24)
             layout.addWidget(switch)
@@ -263,7 +251,7 @@ class ToolsPage(QScrollArea):
             switch.setChecked(on)
             switch.blockSignals(False)
         self.max_steps.blockSignals(True)
-        self.max_steps.setValue(min(max(1, tools.max_steps), MAX_STEPS))
+        self.max_steps.setValue(min(max(1, tools.max_steps), app.MAX_TOOL_STEPS))
         self.max_steps.blockSignals(False)
         self.folders.clear()
         self.folders.addItems(list(tools.folders))
@@ -342,11 +330,10 @@ class ToolsPage(QScrollArea):
         """Share a folder with the files tools (read-only); Engram's own folders, their parents
         and the filesystem's root are refused with the reason, as on the command line."""
         try:
-            files.check_shareable(path.expanduser())
+            folder = app.folder_to_share(path)
         except EngramError as exc:
             self._say(errors.text(exc), problem=True)
             return
-        folder = str(path.expanduser().resolve())
         self._change(folders=tuple(dict.fromkeys([*self.store.current.tools.folders, folder])))
 
     def _remove_folder(self) -> None:
@@ -375,11 +362,11 @@ class ToolsPage(QScrollArea):
                     "args": words,
                     "env": _environment(self.server_env.toPlainText()),
                 }
-            config = ServerConfig.from_json(name, entry)
+            saved = app.mcp_entry(name, entry)
         except EngramError as exc:
             self._say(errors.text(exc), problem=True)
             return
-        self._save_servers({name: config.to_json()})
+        self._save_servers({name: saved})
         for field in (self.server_name, self.server_command, self.server_args, self.server_url):
             field.clear()
         self.server_env.clear()
@@ -396,13 +383,13 @@ class ToolsPage(QScrollArea):
     def import_config(self, path: Path) -> None:
         """Add the servers of a Claude Desktop ``mcpServers`` file; a problem names the file."""
         try:
-            servers = import_claude_config(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, McpError) as exc:
+            servers = app.mcp_entries(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, EngramError) as exc:
             why = _problem_text(exc)
             self._say(self.tr("{file}: {why}").format(file=path.name, why=why), problem=True)
             return
-        self._save_servers({s.name: s.to_json() for s in servers})
-        names = ", ".join(s.name for s in servers) or "—"
+        self._save_servers(servers)
+        names = ", ".join(servers) or "—"
         self._say(
             self.tr("Imported {count} server(s) from {file}: {names}").format(
                 count=len(servers), file=path.name, names=names

@@ -11,8 +11,7 @@ from collections.abc import Callable, Iterator
 from PySide6.QtCore import Signal, Slot
 
 from engram.assistant.app import Engram, LoadedModels
-from engram.assistant.events import Event, Failed, Forgotten, Plan
-from engram.assistant.learning.signals import SignalKind
+from engram.assistant.events import Event, Failed, Forgotten, Plan, SignalKind
 from engram.assistant.tools.permissions import Question
 from engram.core.cancel import CancelToken
 from engram.core.settings import Settings
@@ -29,9 +28,9 @@ class ModelWorker(Worker):
     memory_changed = Signal(object)  # MemoryState, after a setting changed it (the pause)
     turn_event = Signal(object)  # engram.assistant.events.Event
     busy_changed = Signal(bool)
-    history_recalled = Signal(object)  # {answer episode id: [Recalled, ...]}
+    history_recalled = Signal(object)  # {answer episode id: ([Recalled given], [Recalled used])}
     conversations_changed = Signal()
-    learning_status = Signal(object)  # engram.assistant.learning.consolidation.Status
+    learning_status = Signal(object)  # engram.assistant.events.Status
     models_listed = Signal(object)  # [(model id, name, roles)] of the installed chat models
     permission_asked = Signal(object)  # PermissionRequest: the window asks in the chat
     permissions_changed = Signal(object)  # {tool name: "always" | "deny"}, for the settings

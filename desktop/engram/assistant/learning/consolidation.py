@@ -16,12 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from engram.assistant.events import LargeModelState, Learned, Phase, Status
 from engram.assistant.learning import distill, reconcile
-from engram.assistant.learning.distiller_backends import (
-    DistillerSource,
-    DistillerUnavailableError,
-    LargeModelState,
-)
+from engram.assistant.learning.distiller_backends import DistillerSource, DistillerUnavailableError
 from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import (
@@ -42,33 +39,8 @@ from engram.models.background import ForegroundGate
 _log = log.get("consolidation")
 _UNAVAILABLE = (CloudError, DistillerUnavailableError, ModelLoadError, ModelFileError)
 
-# What the worker is doing: nothing to do, waiting for the foreground, distilling, stuck.
-Phase = Literal["idle", "waiting", "distilling", "failed"]
 # How a job ended: done; back in the queue (stopped, or no distiller right now); failed.
 Outcome = Literal["done", "stopped", "deferred", "failed"]
-
-
-@dataclass(frozen=True)
-class Status:
-    """What the worker is doing, for the status bar."""
-
-    state: Phase
-    progress: float = 0.0  # 0..1 while distilling
-    queued: int = 0
-    parked: int = 0
-    model: LargeModelState | Literal[""] = ""  # the large model's state ("" before it is known)
-    error: Problem | None = None  # why it failed (the UI translates it)
-    job_id: int | None = None
-    learned: tuple[Learned, ...] = ()  # what the job just finished wrote (once, then idle)
-
-
-@dataclass(frozen=True)
-class Learned:
-    """One memory a job wrote: ``action`` "add", "update" or "supersede" (the new memory's id)."""
-
-    memory_id: int
-    action: str
-    content: str
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ Thin adapters over :mod:`engram.models`: the local one passes the worker's stop 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from engram.assistant.events import LargeModelState
 from engram.assistant.learning.distill import StructuredModel
 from engram.assistant.learning.redact import RedactingModel, Redactor
 from engram.core.errors import EngramError, Problem, tr
@@ -20,7 +21,6 @@ from engram.models.cloud import CloudClient, is_own_server
 from engram.models.local import LocalModel
 
 Cancelled = Callable[[], bool]  # a CancelToken, or any check that says stop
-LargeModelState = Literal["not configured", "too small", "not loaded", "loading", "loaded", "cloud"]
 
 
 class DistillerUnavailableError(EngramError):

@@ -12,23 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import get_args
 
+from engram.assistant.events import SignalKind
 from engram.assistant.intent import Intent
 from engram.memory.text import query_terms
 
-SignalKind = Literal[
-    "thumbs_up",
-    "thumbs_down",
-    "memory_wrong",
-    "correction",
-    "regenerate",
-    "edit_resend",
-    "repeat",
-    "praise",
-    "tool_error",
-    "tool_accepted",
-]
 KINDS: tuple[SignalKind, ...] = get_args(SignalKind)
 POSITIVE: frozenset[SignalKind] = frozenset({"thumbs_up", "praise", "tool_accepted"})
 # Signals that ask the distiller for a lesson (every kind but a plain "memory is wrong" chip,

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from engram.assistant.tools.permissions import BUILT_IN
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
 from engram.models import schema_check
 
 _log = log.get("assistant.tools")
 MAX_RESULT_CHARS = 4000
-BUILT_IN = "built-in"
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 

@@ -8,12 +8,17 @@ the answer. Without a callback an unanswered tool is denied.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engram.assistant.tools.base import Tool
+from engram.core.settings import SettingsStore
 
+if TYPE_CHECKING:
+    from engram.assistant.tools.base import Tool
+
+BUILT_IN = "built-in"  # the source of Engram's own tools; an MCP tool's is its server's name
 ONCE, ALWAYS, DENY = "once", "always", "deny"
 CHOICES = (ONCE, ALWAYS, DENY)
 STORED = (ALWAYS, DENY)
@@ -76,3 +81,13 @@ class Permissions:
             self.stored[name] = choice
         if self.on_change is not None:
             self.on_change(dict(self.stored))
+
+
+def saving_to(store: SettingsStore) -> Callable[[dict[str, str]], None]:
+    """An ``on_change`` that keeps the choices in the settings."""
+
+    def save(choices: dict[str, str]) -> None:
+        tools = dataclasses.replace(store.current.tools, permissions=dict(choices))
+        store.update(tools=tools)
+
+    return save

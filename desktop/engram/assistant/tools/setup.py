@@ -3,8 +3,6 @@ limit and the stored permission choices (saved back through the settings owner).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +12,7 @@ from engram.assistant.tools.loop import Toolbox
 from engram.assistant.tools.mcp import McpError, McpHub, ServerConfig
 from engram.assistant.tools.permissions import Permissions
 from engram.core import log
-from engram.core.settings import SettingsStore, ToolSettings
+from engram.core.settings import ToolSettings
 
 _log = log.get("assistant.tools.setup")
 MAX_STEPS = 16  # a higher setting is read as this: each step re-reads the whole prompt
@@ -52,13 +50,3 @@ def toolbox(
         more=more,
     )
     return box, hub
-
-
-def saving_to(store: SettingsStore) -> Callable[[dict[str, str]], None]:
-    """A permissions ``on_change`` that stores the choices in the settings."""
-
-    def save(choices: dict[str, str]) -> None:
-        tools = dataclasses.replace(store.current.tools, permissions=dict(choices))
-        store.update(tools=tools)
-
-    return save

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engram.assistant import intent
+from engram.assistant import events, intent
 from engram.assistant.events import (
     Cancelled,
     Failed,
@@ -86,7 +86,7 @@ PREFETCH_SLACK_CHARS = 24
 PREFETCH_MIN_OVERLAP = 0.5
 
 
-def _overlap(before: list[prompt.Recalled], after: list[prompt.Recalled]) -> float:
+def _overlap(before: list[events.Recalled], after: list[events.Recalled]) -> float:
     """Share of ``after`` (by memory or episode id) that ``before`` already had."""
     if not after:
         return 1.0 if not before else 0.0
@@ -99,9 +99,9 @@ class Prepared:
     """A laid-out prompt: what was fitted, recalled and put where."""
 
     fitted: context.Fitted
-    items: list[prompt.Recalled]  # in the memory block
-    parts: prompt.PromptParts
-    in_system: list[prompt.Recalled]  # pinned memories and the current plan
+    items: list[events.Recalled]  # in the memory block
+    parts: events.PromptParts
+    in_system: list[events.Recalled]  # pinned memories and the current plan
     window: set[int]  # ids of the earlier messages the prompt shows verbatim
 
 
@@ -129,7 +129,7 @@ class Assistant:
         self.scheduler = scheduler
         self.tools = tools  # the model may call these while it answers
         self._answer_excluded = False  # the message being answered is never learned from
-        self._prefetched: tuple[int, str, list[prompt.Recalled], prompt.PromptParts] | None = None
+        self._prefetched: tuple[int, str, list[events.Recalled], events.PromptParts] | None = None
 
     def turn(
         self,
@@ -224,7 +224,7 @@ class Assistant:
     def _stream(
         self,
         model: ChatModel,
-        parts: prompt.PromptParts,
+        parts: events.PromptParts,
         conversation_id: int,
         cancelled: Callable[[], bool],
         steps: list[tool_loop.Step],
@@ -287,7 +287,7 @@ class Assistant:
         )
         if replaced is not None and quiet is None:
             edited = resent is not None and episode.role == "user" and resent != episode.content
-            kind: signals.SignalKind = "edit_resend" if edited else "regenerate"
+            kind: events.SignalKind = "edit_resend" if edited else "regenerate"
             self._record_signal(signals.Signal(kind, replaced.id, resent if edited else None))
             if self.recall is not None:
                 Outcomes(self.recall.store).keep_replaced(replaced.id)
@@ -333,9 +333,9 @@ class Assistant:
         self,
         conversation_id: int,
         text: str,
-        items: list[prompt.Recalled],
-        parts: prompt.PromptParts,
-    ) -> tuple[list[prompt.Recalled], prompt.PromptParts]:
+        items: list[events.Recalled],
+        parts: events.PromptParts,
+    ) -> tuple[list[events.Recalled], events.PromptParts]:
         """Keep the memories chosen while typing when the final choice hardly differs.
 
         The last keystrokes nudge the query's embedding, which can swap a near-tie; that is not
@@ -352,7 +352,7 @@ class Assistant:
         if _overlap(old_items, items) < PREFETCH_MIN_OVERLAP:
             return items, parts
         block = prompt.memory_block(old_items, self.language, prompt.markers_of(self.model))
-        kept = prompt.PromptParts(old_parts.system, parts.history, block, parts.user)
+        kept = events.PromptParts(old_parts.system, parts.history, block, parts.user)
         return old_items, kept.counted(self.model.count_tokens)
 
     def _history(self, conversation_id: int) -> list[Episode]:
@@ -412,7 +412,7 @@ class Assistant:
             else []
         )
         items, block = self._within_budget(prompt.best_lessons(items), model)
-        parts = prompt.PromptParts(system, history, block, fitted.messages[-1]["content"])
+        parts = events.PromptParts(system, history, block, fitted.messages[-1]["content"])
         return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window)
 
     def _tools_used(self, earlier: list[Episode]) -> str:
@@ -424,8 +424,8 @@ class Assistant:
         return " ".join(sorted({e.content.split(" ", 1)[0] for e in steps if e.role == "tool"}))
 
     def _within_budget(
-        self, items: list[prompt.Recalled], model: ChatModel
-    ) -> tuple[list[prompt.Recalled], str]:
+        self, items: list[events.Recalled], model: ChatModel
+    ) -> tuple[list[events.Recalled], str]:
         """The block's header, dates and quoting count too: drop the weakest until it fits."""
         markers = prompt.markers_of(model)
         block = prompt.memory_block(items, self.language, markers)
@@ -463,7 +463,7 @@ class Assistant:
     def signal(
         self,
         answer_episode_id: int,
-        kind: signals.SignalKind,
+        kind: events.SignalKind,
         text: str | None = None,
         *,
         memory_id: int | None = None,
@@ -487,7 +487,7 @@ class Assistant:
             self.scheduler.on_signal(conversation)
         return credits
 
-    def _plan_in_use(self, in_system: list[prompt.Recalled]) -> None:
+    def _plan_in_use(self, in_system: list[events.Recalled]) -> None:
         """The current plan guides this answer: that is a use (no expiry while it is used)."""
         plans = [i.memory_id for i in in_system if i.label == PLAN and i.memory_id is not None]
         if plans and self.recall is not None:
@@ -511,7 +511,7 @@ class Assistant:
         conversation_id: int,
         pieces: list[str],
         status: str,
-        items: list[prompt.Recalled],
+        items: list[events.Recalled],
         model: str | None,
         steps: list[tool_loop.Step],
     ) -> int:

@@ -13,14 +13,11 @@ part; a local model also tokenises these texts without special-token parsing.
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
+from engram.assistant.events import Recalled
 from engram.core import prompts
 from engram.core import sanitize as sanitize_
-from engram.core.messages import Message
 from engram.memory.kinds import HEADERS, LESSON, header_of
 
 BLOCK_OPEN = "<memory>"
@@ -37,33 +34,10 @@ def sanitize(text: str, markers: frozenset[str] = NO_MARKERS) -> str:
     return sanitize_.clean(text, markers)
 
 
-def quote(text: str, markers: frozenset[str] = NO_MARKERS) -> str:
-    """One memory as a JSON string literal: a single line that cannot end the block."""
-    return json.dumps(sanitize(text, markers).strip(), ensure_ascii=False)
-
-
 def markers_of(model: object) -> frozenset[str]:
     """A model's control markers, when it knows them (a local GGUF does; a cloud API does not)."""
     markers = getattr(model, "prompt_markers", NO_MARKERS)
     return markers if isinstance(markers, frozenset) else NO_MARKERS
-
-
-@dataclass(frozen=True)
-class Recalled:
-    """One memory (or earlier message) put in front of the model for this turn."""
-
-    label: str  # a memory kind, or "message" for an earlier raw message
-    content: str
-    score: float
-    created_at: float
-    memory_id: int | None = None
-    episode_id: int | None = None
-    role: str | None = None
-
-    def line(self, markers: frozenset[str] = NO_MARKERS) -> str:
-        day = time.strftime("%Y-%m-%d", time.localtime(self.created_at))
-        who = f", {self.role}" if self.role else ""
-        return f"[{self.label}, {day}{who}] {quote(self.content, markers)}"
 
 
 _CUSTOM_LABELS = {"en": ("About me", "How to answer"), "zh_CN": ("关于我", "回答方式")}
@@ -75,7 +49,7 @@ def custom_block(
     """The user's custom instructions (Settings → Answers) as a quoted block, or ''."""
     labels = _CUSTOM_LABELS[prompts.language_of(language)]
     lines = [
-        f"[{label}] {quote(text, markers)}"
+        f"[{label}] {sanitize_.quoted(text, markers)}"
         for label, text in zip(labels, (about_you, answer_style), strict=True)
         if text.strip()
     ]
@@ -135,35 +109,3 @@ def _block(header: str, lines: Sequence[str], language: str) -> str:
     """Data lines in a delimited block under one of Engram's headers (:mod:`.prompts`)."""
     body = "\n".join(lines)
     return f"{BLOCK_OPEN}\n{prompts.header(header, language)}\n{body}\n{BLOCK_CLOSE}"
-
-
-def user_message(block: str, text: str) -> str:
-    """The new user message with this turn's memory block in front of it."""
-    return f"{block}\n\n{text}" if block else text
-
-
-@dataclass(frozen=True)
-class PromptParts:
-    """The exact prompt of one answer, part by part, with token counts (for inspection)."""
-
-    system: str
-    history: list[Message]
-    block: str
-    user: str
-    tokens: dict[str, int] = field(default_factory=dict)
-
-    def messages(self) -> list[Message]:
-        return [
-            {"role": "system", "content": self.system},
-            *self.history,
-            {"role": "user", "content": user_message(self.block, self.user)},
-        ]
-
-    def counted(self, count: Callable[[str], int]) -> PromptParts:
-        tokens = {
-            "system": count(self.system),
-            "history": sum(count(m["content"]) for m in self.history),
-            "memory": count(self.block) if self.block else 0,
-            "user": count(self.user),
-        }
-        return PromptParts(self.system, self.history, self.block, self.user, tokens)

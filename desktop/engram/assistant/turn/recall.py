@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from engram.assistant.turn.prompt import MAX_LESSONS, Recalled
+from engram.assistant.events import Recalled
+from engram.assistant.turn.prompt import MAX_LESSONS
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
 from engram.memory.kinds import LESSON, PLAN

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engram.assistant.turn.prompt import Recalled
+from engram.assistant.events import Recalled
 from engram.memory.text import query_terms
 
 MIN_SHARED = 2
