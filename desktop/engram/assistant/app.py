@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -42,7 +43,7 @@ from engram.assistant.learning.consolidation import Result, run_job
 from engram.assistant.session import Session, cloud_key, embedder_for, needs_reopen, open_session
 from engram.assistant.tools import builtins, files, mcp
 from engram.assistant.tools import setup as tool_setup
-from engram.assistant.tools.base import Tool, ToolContext
+from engram.assistant.tools.base import Registry, Tool, ToolContext
 from engram.assistant.tools.permissions import Ask
 from engram.assistant.turn import utilization
 from engram.assistant.turn.pipeline import title_for
@@ -565,29 +566,31 @@ def builtin_tools(language: str = "en") -> list[ToolInfo]:
     return [_info(tool, language) for tool in builtins.BUILT_INS]
 
 
-def every_tool(settings: ToolSettings) -> list[ToolInfo]:
-    """Every tool the settings name, those of each MCP server too (started for it and stopped
-    again; one that does not start lists none): slow, not for a UI thread."""
+@contextmanager
+def _all_tools(settings: ToolSettings) -> Iterator[Registry]:
+    """Every tool the settings name, turned on or not: the MCP servers' too, started for it and
+    stopped after (one that does not start has none)."""
     box, hub = tool_setup.toolbox(dataclasses.replace(settings, enabled=True, disabled=()))
     assert box is not None
     try:
-        return [_info(tool, "en") for tool in box.tools()]
+        yield box.tools()
     finally:
         if hub is not None:
             hub.close()
+
+
+def every_tool(settings: ToolSettings) -> list[ToolInfo]:
+    """Every tool the settings name (slow with MCP servers: not for a UI thread)."""
+    with _all_tools(settings) as tools:
+        return [_info(tool, "en") for tool in tools]
 
 
 def call_tool(settings: ToolSettings, name: str, arguments: object) -> tuple[str, bool]:
     """Run one tool without a model (``engram tools call``): its output and whether it is an
     error."""
-    box, hub = tool_setup.toolbox(dataclasses.replace(settings, enabled=True, disabled=()))
-    assert box is not None
-    try:
+    with _all_tools(settings) as tools:
         folders = tuple(Path(f) for f in settings.folders)
-        output = box.tools().call(name, arguments, ToolContext(folders=folders))
-    finally:
-        if hub is not None:
-            hub.close()
+        output = tools.call(name, arguments, ToolContext(folders=folders))
     return output.text, output.is_error
 
 
