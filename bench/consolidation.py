@@ -25,13 +25,13 @@ sys.path.insert(0, str(REPO / "desktop"))
 os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
 os.environ["ENGRAM_HOME"] = tempfile.mkdtemp(prefix="engram-bench-")
 
-from engram.assistant import distill, reconcile  # noqa: E402
-from engram.assistant.consolidation import ConsolidationWorker  # noqa: E402
-from engram.assistant.distiller_backends import LocalDistiller  # noqa: E402
-from engram.assistant.jobs import JobQueue  # noqa: E402
+from engram.assistant.learning import distill, reconcile  # noqa: E402
+from engram.assistant.learning.consolidation import ConsolidationWorker  # noqa: E402
+from engram.assistant.learning.distiller_backends import LocalDistiller  # noqa: E402
 from engram.core import paths  # noqa: E402
 from engram.memory import embed  # noqa: E402
 from engram.memory.episodes import EpisodeLog  # noqa: E402
+from engram.memory.jobs import JobQueue  # noqa: E402
 from engram.memory.store import MemoryStore  # noqa: E402
 from engram.models import catalogue, schema_check  # noqa: E402
 from engram.models.background import LazyModel  # noqa: E402

@@ -48,7 +48,7 @@ def _text(mb: float) -> str:
 def _case(name: str, mb: float, episodes: int) -> None:
     import numpy as np
 
-    from engram.assistant.recall import INDEX_PER_TURN, Recall
+    from engram.assistant.turn.recall import INDEX_PER_TURN, Recall
     from engram.core import paths
     from engram.memory import embed
     from engram.memory.episode_index import EpisodeIndex

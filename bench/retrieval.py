@@ -20,7 +20,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "desktop"))
 
-from engram.assistant.evaluation import locomo  # noqa: E402
+from engram.evaluation import locomo  # noqa: E402
 from engram.memory import db, embed  # noqa: E402
 from engram.memory.episode_index import EpisodeIndex  # noqa: E402
 from engram.memory.episodes import EpisodeLog  # noqa: E402

@@ -35,7 +35,7 @@ from engram.assistant.session import open_session  # noqa: E402
 from engram.assistant.tools import builtins, loop  # noqa: E402
 from engram.assistant.tools.base import Registry, Tool, ToolContext  # noqa: E402
 from engram.assistant.tools.mcp import McpHub, ServerConfig  # noqa: E402
-from engram.assistant.turn import Assistant  # noqa: E402
+from engram.assistant.turn.pipeline import Assistant  # noqa: E402
 from engram.core import paths  # noqa: E402
 from engram.core.settings import Settings, ToolSettings  # noqa: E402
 from engram.memory import db  # noqa: E402

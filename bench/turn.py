@@ -32,9 +32,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "desktop"))
 os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
 
-from engram.assistant import prompt  # noqa: E402
 from engram.assistant.events import Failed, Token, TurnStarted  # noqa: E402
 from engram.assistant.session import Session, embedder_for, open_session  # noqa: E402
+from engram.assistant.turn import prompt  # noqa: E402
 from engram.core import heap, paths  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.memory import db  # noqa: E402
