@@ -299,9 +299,7 @@ def test_a_temporary_chat_learns_nothing_and_is_deleted_when_left(open_app: Open
 
 
 @pytest.mark.slow
-def test_without_memory_engram_answers_and_says_memory_is_off(
-    open_app: Open, loaded_models: LoadedModels
-) -> None:
+def test_without_memory_engram_answers_and_says_memory_is_off(loaded_models: LoadedModels) -> None:
     app = Engram(
         tiny.settings(max_answer_tokens=8, embedding_model="no-such-model"),
         models=LoadedModels(loaded_models.small),
