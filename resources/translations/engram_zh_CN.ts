@@ -50,7 +50,7 @@
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="173"/>
+        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="145"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -75,12 +75,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="47"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="48"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="48"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="49"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -95,80 +95,80 @@
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="55"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="67"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="56"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="68"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="59"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="71"/>
         <source>Memory is paused: Engram learns nothing new until you resume it.</source>
         <translation>记忆已暂停：恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="60"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="72"/>
         <source>Resume it in Settings → Memory, in the memory browser or with engram memory resume.</source>
         <translation>可以在“设置 → 记忆”、记忆浏览器中恢复，或运行 engram memory resume。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="84"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="96"/>
         <source>Memory is off: {why}</source>
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="216"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="228"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="217"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="229"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="138"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="198"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="135"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="195"/>
         <location filename="../../desktop/engram/memory/store.py" line="380"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="138"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="135"/>
         <location filename="../../desktop/engram/memory/store.py" line="381"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="189"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="186"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="189"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="186"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="192"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="189"/>
         <source>--episodes forgets every conversation, so it goes with --all.</source>
         <translation>--episodes 会忘记所有对话，所以要和 --all 一起用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="193"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="190"/>
         <source>Use: engram memory forget --all --episodes</source>
         <translation>用法：engram memory forget --all --episodes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="282"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="279"/>
         <source>There is no backup to restore in {folder}.</source>
         <translation>{folder} 中没有可以恢复的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="283"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="280"/>
         <source>Write one with `engram memory backup`, or name a backup file.</source>
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
@@ -719,27 +719,27 @@
         <translation>&apos;package&apos; 和 &apos;member&apos; 只能使用 {{n}}（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="448"/>
-        <source>&apos;package&apos; must contain {n}: each chunk is a package</source>
-        <translation>&apos;package&apos; 必须包含 {n}：每个分块是一个包</translation>
+        <location filename="../../desktop/engram/models/catalogue.py" line="449"/>
+        <source>&apos;package&apos; must contain {marker}: each chunk is a package</source>
+        <translation>&apos;package&apos; 必须包含 {marker}：每个分块是一个包</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="457"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="458"/>
         <source>{file}:{line}: pair #{number} needs exactly {keys} (and may have {optional}).</source>
         <translation>{file}:{line}：第 {number} 组模型搭配必须恰好包含 {keys}（还可以有 {optional}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="468"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="469"/>
         <source>{file}:{line}: pair #{number}: ram_gb is a number, the rest text.</source>
         <translation>{file}:{line}：第 {number} 组模型搭配：ram_gb 必须是数字，其余必须是文本。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="492"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="493"/>
         <source>{file}: the {ram_gb:g} GB pair names {id!r} as its {role} model, but no catalogue entry with that role has this id.</source>
         <translation>{file}：{ram_gb:g} GB 的模型搭配把 {id!r} 指定为 {role} 模型，但模型目录中没有具有该角色且 ID 相同的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="495"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="496"/>
         <source>Fix the pair&apos;s model id.</source>
         <translation>请修正这组搭配中的模型 ID。</translation>
     </message>
@@ -1444,17 +1444,17 @@
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="96"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="91"/>
         <source>--limit must be at least 1.</source>
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="104"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="99"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="104"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="99"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
@@ -1857,7 +1857,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="334"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="216"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="194"/>
         <source>There is no MCP server named {name!r}.</source>
         <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
@@ -1872,74 +1872,74 @@
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="139"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="124"/>
         <source>The arguments are not JSON ({error}).</source>
         <translation>参数不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="140"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="125"/>
         <source>Quote them for the shell, e.g. &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;.</source>
         <translation>请为命令行加上引号，例如 &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="146"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="131"/>
         <source>The tool {name!r} is turned off.</source>
         <translation>工具 {name!r} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="147"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="132"/>
         <source>Turn it on with `engram tools enable {name}`.</source>
         <translation>用 `engram tools enable {name}` 打开它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="168"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="147"/>
         <source>{name!r} is not a usable server name.</source>
         <translation>{name!r} 不能用作服务器名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="169"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="148"/>
         <source>Use letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;, e.g. web-search.</source>
         <translation>请使用字母、数字、“-”、“_”和“.”，例如 web-search。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="175"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="154"/>
         <source>{url!r} is not an http:// or https:// address.</source>
         <translation>{url!r} 不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="176"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="182"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="155"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="161"/>
         <source>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</source>
         <translation>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="181"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="160"/>
         <source>Give either --url or a command, not both.</source>
         <translation>请只给出 --url 或命令中的一个，不要同时给出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="188"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="167"/>
         <source>Add --replace to replace it, or choose another name.</source>
         <translation>加上 --replace 来替换它，或换一个名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="217"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="263"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="195"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="234"/>
         <source>List them with `engram tools list`.</source>
         <translation>用 `engram tools list` 列出它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="229"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="207"/>
         <source>Give the folder&apos;s path.</source>
         <translation>请给出文件夹的路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="229"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="207"/>
         <source>engram tools folders add ~/Notes</source>
         <translation>engram tools folders add ~/Notes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="262"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="233"/>
         <source>There is no tool named {name!r}.</source>
         <translation>没有名为 {name!r} 的工具。</translation>
     </message>
@@ -2024,48 +2024,48 @@
         <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="362"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="349"/>
         <source>Give the MCP server a name.</source>
         <translation>请给这个 MCP 服务器起个名字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="362"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="349"/>
         <source>For example: notes.</source>
         <translation>例如：notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="187"/>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="365"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="166"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="352"/>
         <source>There is already an MCP server named {name!r}.</source>
         <translation>已经有一个名为 {name!r} 的 MCP 服务器。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="366"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="353"/>
         <source>Remove it first, or choose another name.</source>
         <translation>请先移除它，或换一个名字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="523"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="510"/>
         <source>The arguments cannot be split into words ({error}).</source>
         <translation>无法把参数拆分成单词（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="524"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="511"/>
         <source>Close every quote, or put a backslash before a quote that is part of a word.</source>
         <translation>请把每个引号都配对闭合，或在属于单词一部分的引号前加反斜杠。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="536"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="523"/>
         <source>The environment line “{line}” is not KEY=VALUE.</source>
         <translation>环境变量行“{line}”不是 KEY=VALUE 的形式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="537"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="524"/>
         <source>Write one variable a line, e.g. API_TOKEN=abc123.</source>
         <translation>每行写一个变量，例如 API_TOKEN=abc123。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="549"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="536"/>
         <source>It could not be read ({error}).</source>
         <translation>无法读取（{error}）。</translation>
     </message>
@@ -2193,32 +2193,32 @@
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="244"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="245"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="249"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="250"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="249"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="250"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="263"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="264"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="264"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="265"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="272"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="273"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2516,48 +2516,48 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="75"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="216"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="76"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="217"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="217"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="218"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="218"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="220"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="222"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="223"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="220"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="221"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="223"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="224"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="228"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="229"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="232"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="233"/>
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
@@ -2566,169 +2566,169 @@ Engram learns what matters from your chats in the background (with a large model
 Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="244"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="245"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="245"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="250"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="253"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="253"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="254"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="254"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="255"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="255"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="256"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="308"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="309"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="344"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="345"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="354"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="355"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="371"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="372"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="377"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="389"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="390"/>
         <source>{speaker}: {text}</source>
         <translation>{speaker}：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="395"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="396"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="418"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="419"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="419"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="420"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="437"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="438"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="439"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="440"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="447"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="448"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="449"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="450"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="456"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="457"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="456"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="457"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="468"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="485"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="469"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="486"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="471"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="472"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="478"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="516"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="517"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
@@ -2817,42 +2817,42 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryWorker</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="64"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="52"/>
         <source>Saved.</source>
         <translation>已保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="69"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="57"/>
         <source>Pinned.</source>
         <translation>已置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="69"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="57"/>
         <source>Unpinned.</source>
         <translation>已取消置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="74"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="62"/>
         <source>Deleted; its text is gone from the database file.</source>
         <translation>已删除；它的文字已从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="79"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="67"/>
         <source>Restored.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="89"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="77"/>
         <source>Exported to {path} ({count} entries).</source>
         <translation>已导出到 {path}（{count} 条）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="95"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="83"/>
         <source>Imported {count} memories.</source>
         <translation>已导入 {count} 条记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="100"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="88"/>
         <source>Forgot {count} memories.</source>
         <translation>已遗忘 {count} 条记忆。</translation>
     </message>
@@ -3179,59 +3179,59 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>Notices</name>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="56"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="55"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="59"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="58"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="74"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="73"/>
         <source>Engram could not learn from this chat: {error}</source>
         <translation>Engram 没能从这个对话中学习：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="83"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="82"/>
         <source>Nothing new to learn from this chat: your memories are up to date.</source>
         <translation>这个对话里没有新的可学内容：你的记忆已是最新。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/notices.py" line="100"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="99"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="101"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="100"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="106"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="105"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="112"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="111"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="116"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="115"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="117"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="116"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="127"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="126"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
@@ -3239,42 +3239,42 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>PermissionPrompt</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="159"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="158"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="160"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="159"/>
         <source>Engram wants to use the tool {name} ({source}):</source>
         <translation>Engram 想使用工具 {name}（{source}）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="169"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="168"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="170"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="169"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="171"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="170"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="164"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="163"/>
         <source>Allowed once.</source>
         <translation>已允许一次。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="165"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="164"/>
         <source>Always allowed (change it in Settings → Tools).</source>
         <translation>已始终允许（可在 设置 → 工具 中更改）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="166"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="165"/>
         <source>Denied.</source>
         <translation>已拒绝。</translation>
     </message>
@@ -3911,32 +3911,32 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ToolBlock</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="65"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="64"/>
         <source>Tool: {name} · running…</source>
         <translation>工具：{name} · 运行中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="67"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="66"/>
         <source>Tool: {name} · failed</source>
         <translation>工具：{name} · 失败</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="69"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="68"/>
         <source>Tool: {name}</source>
         <translation>工具：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="71"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="70"/>
         <source>Tool: {name} · {seconds:.2f} s</source>
         <translation>工具：{name} · {seconds:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="78"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="77"/>
         <source>Arguments:</source>
         <translation>参数：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="80"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="79"/>
         <source>Result:</source>
         <translation>结果：</translation>
     </message>
@@ -3944,198 +3944,198 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ToolsPage</name>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="128"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="116"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="131"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="119"/>
         <source>Let the assistant use tools</source>
         <translation>允许助手使用工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="137"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="125"/>
         <source>Each step reads the whole conversation again.</source>
         <translation>每一步都会重新读取整段对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="140"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="128"/>
         <source>Tool calls per answer, at most</source>
         <translation>每个回答最多调用工具的次数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="144"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="132"/>
         <source>Built-in tools (offline)</source>
         <translation>内置工具（离线）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="156"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="144"/>
         <source>Asks for your permission the first time.</source>
         <translation>第一次使用时会征求你的许可。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="161"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="149"/>
         <source>Shared folders</source>
         <translation>共享文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="165"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="153"/>
         <source>The files tools may list, search and read these folders, and nothing else. They never change or delete a file.</source>
         <translation>文件工具只能列出、搜索和读取这些文件夹，不能访问其他位置，也从不修改或删除文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="172"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="160"/>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="174"/>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="189"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="162"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="177"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="182"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="170"/>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="187"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="175"/>
         <source>Start and list its tools</source>
         <translation>启动并列出其工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="191"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="179"/>
         <source>Import Claude Desktop config…</source>
         <translation>导入 Claude Desktop 配置…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="212"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="200"/>
         <source>Add a server</source>
         <translation>添加服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="215"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="203"/>
         <source>e.g. notes</source>
         <translation>例如 notes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="217"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="205"/>
         <source>Program on this computer (stdio)</source>
         <translation>本机上的程序（stdio）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="218"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="206"/>
         <source>Streamable HTTP address</source>
         <translation>Streamable HTTP 地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="224"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="212"/>
         <source>KEY=VALUE, one a line</source>
         <translation>KEY=VALUE，每行一个</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="228"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="216"/>
         <source>Add server</source>
         <translation>添加服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="230"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="218"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="231"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="219"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="232"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="220"/>
         <source>Command</source>
         <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="233"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="221"/>
         <source>Arguments</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="234"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="222"/>
         <source>Environment</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="235"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="223"/>
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="243"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="231"/>
         <source>Remembered permissions</source>
         <translation>已记住的许可</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="247"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="235"/>
         <source>Revoke</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="248"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="236"/>
         <source>Ask again the next time the tool is called.</source>
         <translation>下次调用该工具时重新询问。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="280"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="268"/>
         <source>always allowed</source>
         <translation>始终允许</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="280"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="268"/>
         <source>denied</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="337"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="325"/>
         <source>Share a folder with the tools</source>
         <translation>与工具共享一个文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="387"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="374"/>
         <source>Added {name}. Start it to see its tools.</source>
         <translation>已添加 {name}。启动它即可看到其工具。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="391"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="378"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="391"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="378"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="402"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="389"/>
         <source>{file}: {why}</source>
         <translation>{file}：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="407"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="394"/>
         <source>Imported {count} server(s) from {file}: {names}</source>
         <translation>已从 {file} 导入 {count} 个服务器：{names}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="426"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="413"/>
         <source>Removed {name}.</source>
         <translation>已移除 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="451"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="438"/>
         <source>Starting {name} and asking for its tools…</source>
         <translation>正在启动 {name} 并获取其工具…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tools_settings.py" line="463"/>
+        <location filename="../../desktop/engram/ui/tools_settings.py" line="450"/>
         <source>{name} offers {count} tool(s).</source>
         <translation>{name} 提供 {count} 个工具。</translation>
     </message>

@@ -445,7 +445,8 @@ def _chunks(item: dict[str, Any], path: str, sha: str | None) -> tuple[Chunk, ..
         ) from None
     if len({c.package for c in chunks}) != count:
         raise _SchemaError(
-            "pypi_chunks", Problem(tr("'package' must contain {n}: each chunk is a package"))
+            "pypi_chunks",
+            Problem(tr("'package' must contain {marker}: each chunk is a package"), marker="{n}"),
         )
     return chunks
 
