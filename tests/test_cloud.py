@@ -21,7 +21,8 @@ pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
 MESSAGES = [{"role": "user", "content": "你好, hello"}]
 SCHEMA = {
     "type": "object",
-    "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
+    # Bounded, so the tiny model behind the local server cannot run past max_tokens listing.
+    "properties": {"facts": {"type": "array", "maxItems": 2, "items": {"type": "string"}}},
     "required": ["facts"],
 }
 
@@ -233,7 +234,7 @@ def test_a_local_server_needs_no_key_lists_its_models_and_answers(llama_server: 
     served = CloudClient(llama_server, "starter")  # no key
     assert served.list_models() == ["starter"]
     assert served.chat(MESSAGES, max_tokens=8).strip()
-    reply = served.structured(MESSAGES, SCHEMA, max_tokens=64)
+    reply = served.structured(MESSAGES, SCHEMA, max_tokens=256)
     assert isinstance(reply["facts"], list)
 
 
@@ -247,7 +248,7 @@ def test_a_local_server_distills_and_answers_turns(llama_server: str, starter_mo
     prefs = tiny.settings(cloud=CloudSettings(enabled=True, base_url=llama_server, model="starter"))
     source = distiller_backends.from_settings(prefs, None, lambda: None)  # no key stored
     assert isinstance(source, distiller_backends.CloudDistiller)
-    facts = source.acquire(lambda: False).structured(MESSAGES, SCHEMA, max_tokens=64)
+    facts = source.acquire(lambda: False).structured(MESSAGES, SCHEMA, max_tokens=256)
     assert isinstance(facts["facts"], list)
 
     session = open_session(tiny.settings(max_answer_tokens=16))
