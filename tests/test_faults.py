@@ -248,6 +248,18 @@ def test_an_eval_turn_id_given_as_a_list_is_a_message(tmp_path: Path) -> None:
     assert "dia_id must be a string" in caught.value.message and str(path) in caught.value.message
 
 
+def test_a_locomo_question_whose_category_is_infinity_is_refused_with_a_message(
+    tmp_path: Path,
+) -> None:
+    """Found by the fuzzer: Python's JSON reads Infinity, and int() of it overflowed."""
+    path = tmp_path / "locomo.json"
+    sample = {"conversation": {"speaker_a": "A", "speaker_b": "B"}, "qa": [{"question": "q"}]}
+    text = json.dumps([sample]).replace('"question": "q"', '"question": "q", "category": Infinity')
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="is not a LoCoMo file"):
+        locomo.load_locomo(path)
+
+
 def test_a_delete_says_when_a_reader_keeps_the_old_text_in_the_wal(
     starter_models: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

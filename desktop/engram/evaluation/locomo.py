@@ -74,7 +74,8 @@ def load_locomo(path: Path) -> list[Sample]:
         )
     try:
         return [_sample(raw, n) for n, raw in enumerate(data)]
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        # OverflowError: a category of Infinity (Python's JSON reads it) is no whole number
         raise InputError(
             tr("{path} is not a LoCoMo file ({error})."),
             tr("Point to a LoCoMo-format JSON file."),
