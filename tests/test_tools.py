@@ -434,10 +434,15 @@ def test_without_tools_the_templates_render_as_before() -> None:
 def test_the_splitter_never_shows_a_call(
     fmt: str, pieces: list[str], shown: str, call: str
 ) -> None:
+    assert _split(fmt, pieces)[:2] == (shown, call)
+
+
+def _split(fmt: str, pieces: list[str]) -> tuple[str, str, calls.Splitter]:
+    """What a splitter shows of the streamed ``pieces``, the call it holds back, and itself."""
     splitter = calls.Splitter(fmt)
     out = "".join(splitter.feed(p) for p in pieces)
     tail, found = splitter.finish()
-    assert out + tail == shown and found == call
+    return out + tail, found, splitter
 
 
 @pytest.mark.parametrize(
@@ -731,8 +736,6 @@ def test_a_tool_of_an_mcp_server_is_allowed_when_its_name_is_said() -> None:
 def test_calls_of_every_shape_the_qwen_family_writes_are_never_shown(
     fmt: str, pieces: list[str], shown: str, call: str
 ) -> None:
-    splitter = calls.Splitter(fmt)
-    out = "".join(splitter.feed(p) for p in pieces)
-    tail, found = splitter.finish()
-    assert out + tail == shown and found == call
+    out, found, splitter = _split(fmt, pieces)
+    assert (out, found) == (shown, call)
     assert splitter.opened_with_call == (call != "" and not shown)
