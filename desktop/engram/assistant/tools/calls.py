@@ -113,12 +113,11 @@ class Splitter:
     ``<tool_call>``; in the ``hermes`` format the tag anywhere opens one.
     """
 
-    def __init__(self, fmt: str, calls: bool = True) -> None:
+    def __init__(self, fmt: str) -> None:
         self.fmt = fmt
-        self.calls = calls
         self._held = ""
         self._call: str | None = None
-        self._started = not calls  # the answer's first characters are known not to be a call
+        self._started = False  # the answer's first characters are known not to be a call
         self._line_start = True  # the held text begins a line
         self.opened_with_call = False
 
@@ -126,8 +125,6 @@ class Splitter:
         if self._call is not None:
             self._call += piece
             return ""
-        if not self.calls:
-            return piece
         self._held += piece
         if not self._started:
             start = self._held.lstrip()
