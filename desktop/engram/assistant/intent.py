@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# The most of a message the rules read (see :func:`read`).
+HEAD_CHARS = 1000
 _REMEMBER = re.compile(
     r"^\s*(?:please\s+)?remember(?:\s+(?:this|that))?\s*[:：,，]\s*"
     r"|^\s*(?:请)?(?:帮我)?记住(?:这个|这一点|这件事)?\s*[:：,，]\s*",
@@ -74,14 +76,22 @@ class Intent:
 
 
 def read(text: str) -> Intent:
-    """What ``text`` asks for (see :class:`Intent`)."""
-    match = _REMEMBER.match(text)
-    correction = bool(_CORRECTION_EN.search(text) or _CORRECTION_ZH.search(text[:12]))
-    praise = not correction and not _NOT_PRAISE.search(text)
+    """What ``text`` asks for (see :class:`Intent`).
+
+    The rules see at most the first :data:`HEAD_CHARS` characters: what a message asks of
+    Engram is said in its opening, and some rules backtrack in the square of what they read
+    (two whitespace runs side by side), so a pasted megabyte would take hours. A cut text ends
+    in "…", so a rule that looks at the end of the message ("forget that", "…, not miles")
+    never takes the cut for its end.
+    """
+    seen = text if len(text) <= HEAD_CHARS else text[:HEAD_CHARS] + "…"
+    match = _REMEMBER.match(seen)
+    correction = bool(_CORRECTION_EN.search(seen) or _CORRECTION_ZH.search(seen[:12]))
+    praise = not correction and not _NOT_PRAISE.search(seen)
     return Intent(
         text,
         remember=text[match.end() :].strip() if match else None,
-        forget=bool(_FORGET_EN.match(text) or _FORGET_ZH.match(text)),
+        forget=bool(_FORGET_EN.match(seen) or _FORGET_ZH.match(seen)),
         correction=correction,
-        praise=praise and bool(_PRAISE_EN.search(text) or _PRAISE_ZH.search(text[:40])),
+        praise=praise and bool(_PRAISE_EN.search(seen) or _PRAISE_ZH.search(seen[:40])),
     )
