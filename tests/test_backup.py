@@ -206,3 +206,54 @@ def test_a_backup_killed_halfway_leaves_the_last_backup_and_the_database_intact(
     newest = backup.backup(path, folder, keep=3)  # the next one cleans up and completes
     assert newest is not None and _count(newest) == 300 + steps_before_kill
     assert sorted(folder.iterdir()) == sorted(backup.listed(folder))
+
+
+HOLDS_OPEN = """
+import sys, time
+from pathlib import Path
+from engram.memory import db
+conn = db.connect(Path(sys.argv[1]))
+print("open", flush=True)
+time.sleep(600)
+"""
+
+
+def _holding_open(path: Path, engram_home: Path) -> subprocess.Popen[str]:
+    """Another process (as an Engram window or ``engram chat`` would) with the database open."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDS_OPEN, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "ENGRAM_HOME": str(engram_home)},
+    )
+    assert child.stdout is not None and child.stdout.readline() == "open\n"
+    return child
+
+
+def test_restore_refuses_while_another_process_has_the_database_open_and_changes_nothing(
+    engram_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = paths.database_path()
+    _fill(path, 5)
+    made = backup.backup(path, backup.folder_of(path), keep=3)
+    assert made is not None
+    _fill(path, 2)  # written after the backup: restoring would lose it
+    child = _holding_open(path, engram_home)
+    try:
+        before = path.read_bytes()
+        capsys.readouterr()
+        assert main(["memory", "restore"]) == 2
+        err = capsys.readouterr().err
+        assert "is in use by another Engram; nothing was restored" in err
+        assert "Close every Engram window and command, then restore again." in err
+        assert "Traceback" not in err
+        assert path.read_bytes() == before and _count(path) == 7
+        assert not list(path.parent.glob("*.before-restore-*"))
+    finally:
+        os.kill(child.pid, signal.SIGKILL)  # its lock goes with it, however it ends
+        child.wait(timeout=30)
+        assert child.stdout is not None
+        child.stdout.close()
+    assert main(["memory", "restore", str(made)]) == 0
+    assert _count(path) == 5
+    assert list((path.parent / db.OPENERS).glob(f"{path.name}.{child.pid}.lock")) == []

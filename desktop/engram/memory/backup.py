@@ -18,7 +18,7 @@ import apsw
 
 from engram.core import log
 from engram.core.cancel import CancelToken
-from engram.core.errors import InputError, StoreCorruptError, StoreError, tr
+from engram.core.errors import InputError, StoreBusyError, StoreCorruptError, StoreError, tr
 from engram.memory import db, faults
 
 _log = log.get("memory.backup")
@@ -133,8 +133,10 @@ def _fsync_folder(folder: Path) -> None:
 def restore(backup_file: Path, database: Path) -> Path | None:
     """Replace ``database`` by ``backup_file`` (checked first); return where the old one went.
 
-    The current database is moved aside (never deleted); close every Engram window first.
+    The current database is moved aside (never deleted). Refused, with nothing changed, while
+    another process has the database open: what it wrote next would land in no file.
     """
+    _refuse_while_open(database)
     if not backup_file.is_file():
         raise InputError(
             tr("There is no backup {path}."),
@@ -164,6 +166,19 @@ def restore(backup_file: Path, database: Path) -> Path | None:
     return moved
 
 
+def _refuse_while_open(database: Path) -> None:
+    if db.others_open(database):
+        raise _in_use(database)
+
+
+def _in_use(database: Path) -> StoreBusyError:
+    return StoreBusyError(
+        tr("The database {path} is in use by another Engram; nothing was restored."),
+        tr("Close every Engram window and command, then restore again."),
+        path=database,
+    )
+
+
 def _move_aside(database: Path) -> Path:
     """Fold the WAL in and move the database to ``engram.before-restore-<time>.sqlite3``."""
     conn = db.connect(database, migrate=False)
@@ -171,12 +186,8 @@ def _move_aside(database: Path) -> Path:
         busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()[0][0]
     finally:
         conn.close()
-    if busy:
-        raise StoreError(
-            tr("The database {path} is in use by another Engram; nothing was restored."),
-            tr("Close every Engram window and command, then restore again."),
-            path=database,
-        )
+    if busy:  # a reader that did not say it has the file open (an older Engram)
+        raise _in_use(database)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = database.with_name(f"{database.stem}.before-restore-{stamp}{database.suffix}")
     os.replace(database, target)
