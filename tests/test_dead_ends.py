@@ -11,12 +11,13 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.assistant.app import LoadedModels
+from engram.assistant.app import NOTHING_NEW, LoadedModels
 from engram.assistant.events import Learned, Status
 from engram.core import paths
 from engram.core.errors import EngramError, tr
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.memory.jobs import Job, JobQueue
 from engram.ui import toast
 from engram.ui.main_window import MainWindow
 
@@ -105,6 +106,8 @@ def scripted_learning(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> It
 def _remember(window: MainWindow, *statuses: Status) -> str:
     """Press Remember, let learning report ``statuses``; what the notice says at the end."""
     window._remember()
+    assert "Learning" not in window.notice.text()  # nothing is claimed before a job is queued
+    window._on_learning_queued(None)  # the worker queued one
     assert window.notice.text() == "Learning from this chat…"
     for status in statuses:
         window._on_learning(status)
@@ -157,3 +160,31 @@ def test_remember_while_memory_is_paused_says_so_at_once(
     assert asked == []
     assert window.notice.text().startswith("Memory is paused: Engram learns nothing new")
     window.close()
+
+
+def test_remember_says_learning_only_when_a_job_was_queued(
+    qtbot: QtBot, scripted_learning: MainWindow
+) -> None:
+    window = scripted_learning  # the real worker queues; how learning ends is not heard here
+    window.remember_requested.connect(window.worker.remember)
+    said: list[object] = []
+    window.worker.learning_queued.connect(said.append)
+    qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(said) == 1, timeout=10_000)
+    assert said == [None]  # a job was queued
+    assert window.notice.text() == "Learning from this chat…"
+    qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)  # all of it is queued
+    qtbot.waitUntil(lambda: len(said) == 2, timeout=10_000)
+    assert said[1] == NOTHING_NEW
+    assert window.notice.text().startswith(
+        "Nothing new to learn from this chat: Engram has learned from all of it already."
+    )
+    assert [job.reason for job in _jobs()] == ["remember"]
+
+
+def _jobs() -> list[Job]:
+    conn = db.connect(paths.database_path())
+    try:
+        return JobQueue(conn).jobs()
+    finally:
+        conn.close()

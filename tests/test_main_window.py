@@ -493,10 +493,14 @@ def test_remembered_is_a_passing_toast_and_remember_says_when_it_will_learn(
     assert window.notice.text() == "Remembered: my cat is called Miso"
     assert window.notice.close_button.isVisible()
 
-    window.worker.learning_status.emit(Status("distilling", 0.4, queued=1))
+    qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)  # all of it is queued
+    qtbot.waitUntil(lambda: window.notice.text().startswith("Nothing new to learn"))
+    _answer(qtbot, window, "Which season comes after winter?")
+    window.worker.learning_status.disconnect(window._on_learning)  # the tiny model cannot learn
+    window._on_learning(Status("distilling", 0.4, queued=1))
     qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "when the current lesson is done" in window.notice.text())
     assert window.notice.kind == "toast"
-    assert "when the current lesson is done" in window.notice.text()
     window.new_conversation()
     assert not window.notice.isVisible()  # a toast does not follow the user to another chat
     window.close()

@@ -72,6 +72,19 @@ PAUSED = Problem(
     tr("Resume it in Settings → Memory, in the memory browser or with engram memory resume."),
 )
 
+NOTHING_NEW = Problem(
+    tr("Nothing new to learn from this chat: Engram has learned from all of it already."),
+    tr("What you say next is learned from as the chat goes on."),
+)
+NO_CHAT = Problem(
+    tr("There is nothing to learn from yet."),
+    tr("Send a message first; Engram learns from the chat it is in."),
+)
+NO_LEARNING = Problem(
+    tr("Engram does not learn in this session."),
+    tr("Learning runs in the desktop app and engram chat."),
+)
+
 
 @dataclass(frozen=True)
 class MemoryState:
@@ -377,12 +390,20 @@ class Engram:
     # -- learning --------------------------------------------------------------------------
 
     def learn_now(self, conversation_id: int) -> Problem | None:
-        """Remember: learn from this chat now. Returns why not (the one rule), or None."""
+        """Remember: learn from this chat now. Returns None when a learning job was queued,
+        else why not: the one rule (memory off or paused, a temporary chat), nothing in the chat
+        that was not learned from already, or no learning in this session."""
         session = self._open()
         quiet = self._quiet(conversation_id)
-        if quiet is None and session.learning is not None and conversation_id:
-            session.learning.scheduler.remember(conversation_id)
-        return quiet
+        if quiet is not None:
+            return quiet
+        if not conversation_id:
+            return NO_CHAT
+        if session.learning is None:
+            return NO_LEARNING
+        if session.learning.scheduler.remember(conversation_id) is None:
+            return NOTHING_NEW
+        return None
 
     def idle(self, conversation_id: int) -> None:
         """The chat has gone quiet: a good moment to learn from it (when it may be)."""

@@ -3,7 +3,8 @@
 :func:`read` looks at a user message once (regular expressions only, no model call) and says
 whether it asks Engram to remember something ("remember this: …", "记住：…"), to forget what was
 just remembered or used ("forget that", "忘掉这个"), whether it corrects the answer before it
-("no, that's wrong", "actually, …", "不对") or praises it ("that worked, thanks", "谢谢，很有用").
+("no, that's wrong", "actually, …", "不对", or a standing instruction: "next time …", "don't …",
+"以后…", "不要…"; :func:`is_instruction`) or praises it ("that worked, thanks", "谢谢，很有用").
 The application (:mod:`engram.assistant.app`) reads each message here and hands the
 :class:`Intent` on: the turn, the outcome signals and the consolidation scheduler never read the
 text for intent again.
@@ -36,14 +37,58 @@ _CORRECTION_EN = re.compile(
     r"|^\s*(?:wrong|incorrect)\b"
     r"|^\s*no\s*[,.!]\s*(?:I|it|the|my)\b"
     # how to answer from now on: "please always …", "next time …", "in kilometres, not miles"
-    r"|^\s*(?:please\s+)?(?:always|never|from now on|next time|in (?:the )?future)\b"
+    r"|^\s*(?:please\s+)?(?:always|never(?!\s+mind\b)|from now on|next time|in (?:the )?future)\b"
     r"|\w,\s*not\s+(?:in\s+)?\w+\s*[.!]?\s*$"
     r"|\w,\s*not\s+(?:in\s+)?\w+[.;]",
     re.IGNORECASE,
 )
-_CORRECTION_ZH = re.compile(
-    r"不对|错了|不是这样|说错|搞错|不正确|其实(?:是|不)|以后(?:请|要|都|用)|下次|不要用|别用"
+# Said wrong: always a correction. "Don't use …" within the opening: only when not asked.
+_CORRECTION_ZH = re.compile(r"不对|错了|不是这样|说错|搞错|不正确|其实(?:是|不)")
+_AVOID_ZH = re.compile(r"不要用|别用|不要再|别再")
+# Standing instructions: how to answer from now on. Each clause is read on its own (split at
+# sentence and clause marks); a question ("don't you think …?", "下次奥运会在哪里？") never is one.
+_CLAUSES = re.compile(r"[.!?;:\n。！？；：，,]+")
+_ASKED = re.compile(r"[?？]|[吗呢么]\s*[。.]?\s*$")
+_INSTRUCTION_EN = re.compile(
+    r"^\s*(?:(?:please|and|so|also|but|then)\s+)*"
+    r"(?:(?:always|from now on|going forward|next time|in (?:the )?future|from here on|"
+    r"each time|every time)\b"
+    r"|never\s+(?!mind\b)[a-z]"
+    r"|(?:don'?t|do not)\s+(?!you\b|we\b|they\b|i\b|it\b|worry\b|know\b|mind\b)[a-z]"
+    r"|(?:stop|quit)\s+[a-z]+ing\b"
+    r"|(?:make sure|be sure|remember to|try to)\s+(?:to\s+)?[a-z])"
+    # "No emojis in anything you write for me."
+    r"|^\s*no\s+(?:more\s+)?[a-z]+s\b\s*(?:(?:in|when|for|anywhere)\b|,?\s*please\b)",
+    re.IGNORECASE,
 )
+# An imperative that also says it holds beyond this answer ("Sign messages you write for me
+# with …", "Use the calculator for any arithmetic instead …", "Write dates as …: that's how I
+# file everything").
+_IMPERATIVE_EN = re.compile(
+    r"^\s*(?:please\s+)?(?:use|write|sign|give|answer|reply|respond|keep|put|start|end|show|"
+    r"format|list|call|say|include|add|spell|round|convert|express|quote|cite|address|talk)\b",
+    re.IGNORECASE,
+)
+_GENERAL_EN = re.compile(
+    r"\b(?:always|never|every|whenever|when you|from now on|instead|in future|next time|"
+    r"for any|any time|you write for me|you write|that'?s how I|I (?:always|only|usually))\b",
+    re.IGNORECASE,
+)
+# "Temperatures in Celsius, please."
+_UNITS_PLEASE_EN = re.compile(r"\bin\s+[^\W\d_]+\s*,?\s*please\b", re.IGNORECASE)
+_INSTRUCTION_ZH = re.compile(
+    r"^\s*(?:那|那么|还有|另外|而且|也)?\s*"
+    r"(?:(?:以后|今后|下次|下回|从现在起|从现在开始|往后)\s*(?:请|要|都|也|就|用|别|不要|不用|记得|"
+    r"给|写|说|回答|把|直接|只|一律|统一|先|换|改)"
+    r"|请?(?:不要|别再|别|不许|不准|禁止)\s*[\u4e00-\u9fff]"
+    r"|请?(?:总是|一直|始终|每次都?|一律|务必|记得|一定要)\s*[\u4e00-\u9fff]"
+    # "重量请用公斤", "日期请写成 YYYY-MM-DD", "价格请换算成人民币"
+    r"|[\u4e00-\u9fff]{1,6}请(?:用|写成|写|换算成|换成|改成|按|以|都))"
+)
+# "列举的时候请用…", "解释的时候第一行先写…"
+_WHEN_ZH = re.compile(r"(?:的时候|时)[，,\s]*[\u4e00-\u9fff]{0,6}?(?:请|先|都要|一定要|记得|务必)")
+# "其实我搬到柏林了": a statement the user sets right.
+_CORRECTS_ZH = re.compile(r"^\s*(?:其实|实际上|更正一下|纠正一下)")
 _PRAISE_EN = re.compile(
     r"\b(?:thanks?(?:\s+you)?|thx|ty)\b(?!-)"
     r"|\b(?:that|it|this)\s+(?:worked|works|helped|helps|did it|did the trick)\b"
@@ -86,7 +131,13 @@ def read(text: str) -> Intent:
     """
     seen = text if len(text) <= HEAD_CHARS else text[:HEAD_CHARS] + "…"
     match = _REMEMBER.match(seen)
-    correction = bool(_CORRECTION_EN.search(seen) or _CORRECTION_ZH.search(seen[:12]))
+    asked = bool(_ASKED.search(seen))
+    correction = bool(
+        _CORRECTION_EN.search(seen)
+        or _CORRECTION_ZH.search(seen[:12])
+        or is_instruction(seen)
+        or (not asked and (_AVOID_ZH.search(seen[:12]) or _CORRECTS_ZH.match(seen)))
+    )
     praise = not correction and not _NOT_PRAISE.search(seen)
     return Intent(
         text,
@@ -95,3 +146,22 @@ def read(text: str) -> Intent:
         correction=correction,
         praise=praise and bool(_PRAISE_EN.search(seen) or _PRAISE_ZH.search(seen[:40])),
     )
+
+
+def is_instruction(text: str) -> bool:
+    """Does the message tell the assistant how to answer from now on ("next time …", "please
+    always …", "don't …", "以后…", "不要…", "别再…", "请总是…")? A clause that is asked
+    ("don't you think …?") never does."""
+    seen = text[:HEAD_CHARS]
+    at = 0
+    for clause in _CLAUSES.split(seen)[:16]:
+        at = seen.find(clause, at) + len(clause)
+        if not clause.strip() or _ASKED.search(clause) or seen[at : at + 1] in ("?", "？"):
+            continue
+        if _INSTRUCTION_EN.match(clause) or _INSTRUCTION_ZH.match(clause):
+            return True
+        if _IMPERATIVE_EN.match(clause) and _GENERAL_EN.search(seen):
+            return True
+    if _ASKED.search(seen):
+        return False
+    return bool(_UNITS_PLEASE_EN.search(seen) or _WHEN_ZH.search(seen))

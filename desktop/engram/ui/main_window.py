@@ -209,6 +209,7 @@ class MainWindow(Retranslating, QMainWindow):
             (worker.models_listed, actions.show_models),
             (worker.permission_asked, answers.ask_permission),
             (worker.judged, answers.judged), (worker.refused, notices.toast),
+            (worker.learning_queued, self._on_learning_queued),
             (worker.memory_changed, self._on_memory_changed),
             (worker.temporary_started, self._on_temporary_started),
             (worker.plan_loaded, self.plan_panel.show_plan),
@@ -317,12 +318,18 @@ class MainWindow(Retranslating, QMainWindow):
             self.turns.update_buttons()
 
     def _remember(self) -> None:
-        """Learn from the chat shown now; a toast says so (or why not), and later how it ended."""
+        """Learn from the chat shown now: why not is said at once when the window knows it;
+        else the worker says whether a learning job was queued (:meth:`_on_learning_queued`)."""
         if not self.conversation_id:
             return
         why_not = self._memory.quiet(temporary=self._temporary_id != 0)
         if why_not is None:
             self.remember_requested.emit(self.conversation_id)
+        else:
+            self.notices.remembering(self._learning, why_not)
+
+    def _on_learning_queued(self, why_not: Problem | None) -> None:
+        """ "Learning from this chat…" only once a job was queued; else why not (nothing new)."""
         self.notices.remembering(self._learning, why_not)
 
     def _memory_wrong(self, answer_episode_id: int, memory_id: int) -> None:

@@ -38,6 +38,8 @@ class ModelWorker(Worker):
     refused = Signal(object)  # Problem: why something asked for may not be done now
     temporary_started = Signal(int)  # the new temporary conversation's id
     plan_loaded = Signal(object)  # Plan, or None: no current plan
+    # After Remember: None when a learning job was queued, else a Problem saying why not
+    learning_queued = Signal(object)
 
     def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
         super().__init__()
@@ -126,9 +128,8 @@ class ModelWorker(Worker):
 
     @worker_slot(int)
     def remember(self, conversation_id: int) -> None:
-        """Remember: learn from this chat now."""
-        if (problem := self.app.learn_now(conversation_id)) is not None:
-            self.refused.emit(problem)
+        """Remember: learn from this chat now; says whether a learning job was queued."""
+        self.learning_queued.emit(self.app.learn_now(conversation_id))
 
     @worker_slot()
     def retry_learning(self) -> None:
