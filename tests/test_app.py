@@ -230,8 +230,8 @@ def test_the_one_rule_follows_the_memory_state() -> None:
     assert MemoryState("paused").quiet(temporary=True) == TEMPORARY
     said = MemoryState("off", off).quiet(temporary=True)
     assert said is not None and said.params["why"] == off and "Memory is off" in said.message
-    assert MemoryState.of(off, tiny.settings(memory_paused=True)) == MemoryState("off", off)
-    assert MemoryState.of(None, tiny.settings(memory_paused=True)) == MemoryState("paused")
+    assert MemoryState.of(off, paused=True) == MemoryState("off", off)
+    assert MemoryState.of(None, paused=True) == MemoryState("paused")
     assert "paused" in PAUSED.message and "Settings → Memory" in PAUSED.hint
 
 

@@ -52,7 +52,7 @@ from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.held import Held
 from engram.core.settings import Settings, ToolSettings
-from engram.memory import db
+from engram.memory import db, pause
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import Episode
 from engram.memory.jobs import Job, JobQueue
@@ -95,11 +95,12 @@ class MemoryState:
     problem: Problem | None = None
 
     @classmethod
-    def of(cls, off: Problem | None, settings: Settings) -> MemoryState:
-        """The state of a session that opened without memory for ``off`` (None: with it)."""
+    def of(cls, off: Problem | None, paused: bool) -> MemoryState:
+        """The state of a session that opened without memory for ``off`` (None: with it), in
+        a file where memory is ``paused`` or not."""
         if off is not None:
             return cls("off", off)
-        return cls("paused") if settings.memory_paused else cls("on")
+        return cls("paused") if paused else cls("on")
 
     def quiet(self, temporary: bool = False) -> Problem | None:
         """The one "may this be learned?" rule: why nothing said now may become a memory or
@@ -182,6 +183,7 @@ class Engram:
             embedder=lent.embedder if lent else None,
         )
         self.session = session
+        pause.set_paused(session.conn, self.settings.memory_paused)  # as this process found it
         tools = session.assistant.tools
         if tools is not None:
             tools.permissions.ask = self._ask
@@ -198,15 +200,21 @@ class Engram:
 
     @property
     def memory(self) -> MemoryState:
-        """Whether memory is on, off (and why) or paused, now."""
-        off = self.session.memory_problem if self.session is not None else None
-        return MemoryState.of(off, self.settings)
+        """Whether memory is on, off (and why) or paused, now: the pause is read from the
+        database, so one made by another process (``engram memory pause``, another window)
+        holds here from the next message on."""
+        session = self.session
+        if session is None:
+            return MemoryState.of(None, self.settings.memory_paused)
+        return MemoryState.of(session.memory_problem, pause.paused(session.conn))
 
     def apply_settings(self, new: Settings) -> bool:
         """Follow new settings. True when a field the session reads at opening changed
         (:func:`~engram.assistant.session.needs_reopen`): the session is closed, and
         :meth:`open` takes the new settings (the models reload)."""
         old, self.settings = self.settings, new
+        if self.session is not None and old.memory_paused != new.memory_paused:
+            pause.set_paused(self.session.conn, new.memory_paused)  # for every process
         if not needs_reopen(old, new):
             if self.session is not None:
                 self.session.apply(new)
@@ -225,13 +233,14 @@ class Engram:
         self._shut()
 
     def _shut(self) -> None:
-        session, self.session = self.session, None
-        if session is None:
+        if self.session is None:
             return
+        quiet = self.memory.quiet()
+        session, self.session = self.session, None
         if session.store is not None and self._forgotten:
             remembering.purge(session.store, self._forgotten)
         self._forgotten = []
-        if session.learning is not None and self.memory.quiet() is None:
+        if session.learning is not None and quiet is None:
             session.learning.scheduler.on_exit()
         session.close()
 
@@ -531,6 +540,8 @@ def learn_waiting(settings: Settings, progress: Callable[[float, str], None]) ->
     no job can run when no distiller can (once, with what to do)."""
     store = open_memories(settings)
     try:
+        if pause.paused(store.conn, settings.memory_paused):
+            raise EngramError(PAUSED.template, PAUSED.hint_template)
         queue = JobQueue(store.conn)
         queue.recover()
         waiting = len(queue.jobs("queued"))

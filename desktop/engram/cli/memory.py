@@ -13,7 +13,7 @@ from engram.cli import terminal
 from engram.core import paths, settings
 from engram.core.atomic import atomic_write, output_file
 from engram.core.errors import InputError, StoreCorruptError, tr
-from engram.memory import backup, db, salvage, transfer
+from engram.memory import backup, db, pause, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.kinds import KINDS
 from engram.memory.records import Memory
@@ -225,10 +225,18 @@ def _forget(args: argparse.Namespace) -> int:
 
 
 def _pause(args: argparse.Namespace) -> int:
+    """Pause or resume in the database (a window or chat open now follows at its next message)
+    and in the settings (what the next start and the window's checkbox show)."""
     store = settings.SettingsStore.load()
-    if args.verb != "status":
-        store.update(memory_paused=args.verb == "pause")
-    if store.current.memory_paused:
+    conn = db.connect(paths.database_path())
+    try:
+        if args.verb != "status":
+            store.update(memory_paused=args.verb == "pause")
+            pause.set_paused(conn, args.verb == "pause")
+        paused = pause.paused(conn, store.current.memory_paused)
+    finally:
+        conn.close()
+    if paused:
         print("memory is paused: new messages stay in their chat but are never remembered")
     else:
         print("memory is on")

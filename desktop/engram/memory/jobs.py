@@ -14,7 +14,7 @@ from typing import Literal
 import apsw
 
 from engram.core import log
-from engram.memory import db
+from engram.memory import db, pause
 from engram.memory.episodes import EPISODE_COLUMNS, Episode
 
 _log = log.get("consolidation")
@@ -167,9 +167,12 @@ class JobQueue:
         return count
 
     def claim(self, now: float | None = None) -> Job | None:
-        """Take the oldest due job and mark it running (counting the attempt)."""
+        """Take the oldest due job and mark it running (counting the attempt); None while
+        memory is paused (in any process: the jobs wait until it is resumed)."""
         now = time.time() if now is None else now
         with db.transaction(self.conn):
+            if pause.paused(self.conn):
+                return None
             job_id = db.scalar(
                 self.conn,
                 "SELECT id FROM consolidation_jobs WHERE status = 'queued'"
