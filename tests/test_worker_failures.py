@@ -74,7 +74,9 @@ def test_an_unexpected_error_mid_answer_closes_the_answer_and_says_where_the_log
     assert len(failed) == 1 and failed[0].problem.params["path"]
     assert window.chat._streaming is None  # the answer bubble closed
     assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
-    assert "Something went wrong" in window.notice.text() and window.notice.isVisible()
+    said = window.notice.text()
+    assert said.startswith("The answer broke off") and window.notice.isVisible()
+    assert "Regenerate answers it again" in said
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert f"failed with {type(error).__name__}" in logged
     assert "test_worker_failures.py" in logged and "raise error" in logged  # the traceback

@@ -46,6 +46,7 @@ class AnswerView(QObject):
     answered = Signal()  # an answer finished
     judge_requested = Signal(int, str, object)  # answer episode id, signal kind, text or None
     resend_requested = Signal(int, str)  # the latest user message's episode id, text to send
+    unsent = Signal(str)  # a message that failed before it was stored: back to the message box
 
     def __init__(
         self,
@@ -69,6 +70,8 @@ class AnswerView(QObject):
         self._prompt: PromptParts | None = None
         self._tool_blocks: dict[int, ToolBlock] = {}  # this answer's, by step
         self._finished: Finished | None = None  # the last answer, for the header's numbers
+        self.unanswered: Episode | None = None  # the chat's last message, when its answer was
+        # interrupted before it was stored (a kill, a crash)
         chat.bubble_action.connect(self._on_bubble_action)
 
     def retranslate(self) -> None:
@@ -125,8 +128,7 @@ class AnswerView(QObject):
             self._end_answer(event.text, self._recalled, (), event.episode_id)
             self._mark_latest(self._stopped)
         elif isinstance(event, Failed):
-            self.chat.end_answer(event.text)  # what was said stays on screen
-            self.notices.problem(event.problem)
+            self._failed(event)
 
     def _end_answer(
         self,
@@ -139,6 +141,18 @@ class AnswerView(QObject):
         self.chat.end_answer(text, recalled, used, episode_id)
         if answer is not None:
             answer.prompt = self._prompt
+
+    def _failed(self, event: Failed) -> None:
+        """The turn failed: what the answer said stays on screen, marked; a message that was
+        never stored goes back to the message box. The problem says what happened."""
+        user = self.chat.latest("user")
+        if self.chat.answering():
+            self.chat.end_answer(event.text or self.chat.streamed_text())
+            self._mark_latest(self._interrupted)
+        elif user is not None and not user.episode_id:  # failed before it was stored
+            self.chat.drop_latest_turn()
+            self.unsent.emit(user.text)
+        self.notices.problem(event.problem)
 
     def _add_to_answer(self, block: QWidget) -> None:
         answer = self.chat.latest("assistant")
@@ -163,6 +177,15 @@ class AnswerView(QObject):
 
     def _stopped(self) -> str:
         return self.tr("Stopped")
+
+    def _interrupted(self) -> str:
+        return self.tr("Interrupted by an error")
+
+    def _unanswered(self) -> str:
+        return self.tr(
+            "Not answered: the answer was interrupted before it was saved (Engram closed or "
+            "the model failed). Your message is kept; Regenerate answers it."
+        )
 
     def _mark_latest(self, text: Text) -> None:
         answer = self.chat.latest("assistant")
@@ -218,9 +241,13 @@ class AnswerView(QObject):
             if episode.role == "assistant" and episode.status == "cancelled":
                 bubble.set_marker(self._stopped)
             elif episode.role == "assistant" and episode.status == "error":
-                bubble.set_marker(lambda: self.tr("Interrupted by an error"))
+                bubble.set_marker(self._interrupted)
             if episode.role == "assistant":
                 self.answers[episode.id] = bubble
+        last = episodes[-1] if episodes else None
+        self.unanswered = last if last is not None and last.role == "user" else None
+        if self.unanswered is not None:  # a kill or a crash mid-answer: Regenerate answers it
+            self.chat.add("assistant", "").set_marker(self._unanswered)
 
     def history_recalled(self, recalled: dict[int, tuple[list[Recalled], list[Recalled]]]) -> None:
         """The memories each stored answer was given and used, as chips (the worker looked them

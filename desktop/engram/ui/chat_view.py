@@ -328,6 +328,15 @@ class ChatView(Retranslating, QScrollArea):
     def append_token(self, text: str) -> None:
         self._pending += text
 
+    def answering(self) -> bool:
+        """An answer is streaming into its bubble."""
+        return self._streaming is not None
+
+    def streamed_text(self) -> str:
+        """What the streaming answer has said so far (shown or not yet)."""
+        shown = self._streaming.text if self._streaming is not None else ""
+        return shown + self._pending
+
     def latest(self, role: str) -> MessageBubble | None:
         """The last bubble of ``role`` when it belongs to the latest turn, else None."""
         tail = self._bubbles[-2:]

@@ -21,7 +21,7 @@ from engram.core import log, paths
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
 from engram.memory import db
-from engram.memory.episodes import EpisodeLog
+from engram.memory.episodes import Episode, EpisodeLog
 from engram.ui import errors
 from engram.ui.answer_view import AnswerView
 from engram.ui.chat_actions import ChatActions
@@ -93,6 +93,7 @@ class MainWindow(Retranslating, QMainWindow):
         self._wire(models)
         self._thread.start()
         self._show_conversation()
+        self._interrupted = self.answers.unanswered  # said once the model is ready
         self._refresh_sidebar()
         self.turns.update_buttons()
         if problem is not None:
@@ -180,7 +181,7 @@ class MainWindow(Retranslating, QMainWindow):
             (turns.remember_button.clicked, self._remember),
             (actions.temporary_button.toggled, self._toggle_temporary),
             (answers.turn_started, self._on_turn_started), (answers.answered, self._idle.start),
-            (answers.resend_requested, turns.resend),
+            (answers.resend_requested, turns.resend), (answers.unsent, self._restore_unsent),
             (self.welcome.starter_installed, self.load_requested),
             (turns.send_requested, worker.send), (turns.ask_large_requested, worker.ask_large),
             (turns.prefetch_requested, worker.prefetch), (turns.resend_requested, worker.resend),
@@ -363,6 +364,38 @@ class MainWindow(Retranslating, QMainWindow):
         self.status.model_loaded(name)
         self.turns.update_buttons()
         self.composer.setFocus()
+        if self._interrupted is not None:
+            self._say_interrupted(self._interrupted)
+            self._interrupted = None
+
+    def _say_interrupted(self, message: Episode) -> None:
+        """The last run ended while answering ``message`` (a kill, a crash of llama.cpp): say
+        so, and whether a crash was recorded."""
+        faults = paths.logs_dir() / "faults.log"
+        try:
+            crashed = faults.stat().st_size > 0 and faults.stat().st_mtime >= message.created_at
+        except OSError:
+            crashed = False
+        path = str(faults)
+        if crashed:
+            self.notices.problem(
+                lambda: self.tr(
+                    "Engram stopped unexpectedly while answering your last message (the crash "
+                    "is recorded in {path}). Nothing you wrote was lost: Regenerate answers it."
+                ).format(path=path)
+            )
+        else:
+            self.notices.problem(
+                lambda: self.tr(
+                    "The last answer was interrupted: Engram closed while writing it. Nothing "
+                    "you wrote was lost: Regenerate answers your message."
+                )
+            )
+
+    def _restore_unsent(self, text: str) -> None:
+        """A message that failed before it was stored goes back to the message box."""
+        if not self.composer.toPlainText().strip():
+            self.composer.setPlainText(text)
 
     def _on_load_failed(self, problem: Problem) -> None:
         self.turns.ready = False

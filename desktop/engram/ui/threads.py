@@ -46,8 +46,13 @@ def log_unexpected(action: str, exc: BaseException) -> None:
 
 
 @contextmanager
-def reporting(action: str, report: Callable[[Problem], object]) -> Iterator[None]:
-    """Run the block; hand its failure to ``report`` as a Problem instead of raising it."""
+def reporting(
+    action: str,
+    report: Callable[[Problem], object],
+    unexpected: Callable[[], Problem] = unexpected_problem,
+) -> Iterator[None]:
+    """Run the block; hand its failure to ``report`` as a Problem instead of raising it (a bug
+    as ``unexpected()``, which says it in the words of what failed)."""
     try:
         yield
     except EngramError as exc:
@@ -55,7 +60,7 @@ def reporting(action: str, report: Callable[[Problem], object]) -> Iterator[None
         report(exc.problem)
     except Exception as exc:
         log_unexpected(action, exc)
-        report(unexpected_problem())
+        report(unexpected())
 
 
 class Worker(QObject):

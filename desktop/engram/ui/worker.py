@@ -11,12 +11,41 @@ from collections.abc import Callable, Iterator
 from PySide6.QtCore import Signal, Slot
 
 from engram.assistant.app import Engram, LoadedModels
-from engram.assistant.events import Event, Failed, Forgotten, Plan, SignalKind
+from engram.assistant.events import (
+    Event,
+    Failed,
+    Forgotten,
+    Plan,
+    SignalKind,
+    Token,
+    TurnStarted,
+)
 from engram.assistant.tools.permissions import Question
+from engram.core import log
 from engram.core.cancel import CancelToken
+from engram.core.errors import Problem, tr
 from engram.core.settings import Settings
 from engram.ui.threads import Worker, reporting, worker_slot
 from engram.ui.tool_block import PermissionRequest
+
+
+def answer_broke(started: bool) -> Problem:
+    """What the user is told when the model (llama.cpp) or Engram itself fails in a turn: once
+    the message was stored (``started``) the answer broke off, before that it was not sent."""
+    if started:
+        return Problem(
+            tr("The answer broke off: the model failed while writing it."),
+            tr(
+                "Your message is saved; Regenerate answers it again. If it happens again, "
+                "choose another model in Settings. The details are in the log: {path}"
+            ),
+            path=log.log_file(),
+        )
+    return Problem(
+        tr("Your message was not sent: something failed before the model started."),
+        tr("It is back in the message box to send again. The details are in the log: {path}"),
+        path=log.log_file(),
+    )
 
 
 class ModelWorker(Worker):
@@ -81,12 +110,23 @@ class ModelWorker(Worker):
         self._run(cancel, lambda: self.app.resend(conversation_id, episode_id, text, cancel))
 
     def _run(self, cancel: CancelToken, events: Callable[[], Iterator[Event]]) -> None:
-        """A turn always ends: its events, then ``Failed`` on any error, then not busy."""
+        """A turn always ends: its events, then ``Failed`` on any error (with what the answer
+        had said; a failure of the model or of Engram itself in words, not a traceback), then
+        not busy. The user's message was stored before the model started (``TurnStarted``)."""
         self._turn_cancel = cancel
         self.busy_changed.emit(True)
+        said: list[str] = []
+        started = False
+
+        def failed(problem: Problem) -> None:
+            self.turn_event.emit(Failed(problem, "".join(said)))
+
         try:
-            with reporting("turn", lambda problem: self.turn_event.emit(Failed(problem))):
+            with reporting("turn", failed, lambda: answer_broke(started)):
                 for event in events():
+                    started = started or isinstance(event, TurnStarted)
+                    if isinstance(event, Token):
+                        said.append(event.text)
                     self.turn_event.emit(event)
         finally:
             self.busy_changed.emit(False)
