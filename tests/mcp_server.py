@@ -6,6 +6,8 @@ python tests/mcp_server.py --garbage       # prints non-protocol output and neve
 python tests/mcp_server.py --exit          # exits at once
 python tests/mcp_server.py --stubborn      # never answers, ignores SIGTERM and a closed stdin,
                                            # and starts a child process that does the same
+python tests/mcp_server.py --sticky        # answers, but outlives a closed stdin and SIGTERM,
+                                           # with a child process that does the same
 ... --pidfile PATH                         # each process adds its pid to PATH as it starts
 """
 
@@ -61,6 +63,15 @@ def main(argv: list[str]) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if "--child" not in argv:
             subprocess.Popen([sys.executable, __file__, *argv, "--child"], stdin=subprocess.DEVNULL)
+        time.sleep(600)
+        return
+    if "--sticky" in argv:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if "--child" in argv:
+            time.sleep(600)
+            return
+        subprocess.Popen([sys.executable, __file__, *argv, "--child"], stdin=subprocess.DEVNULL)
+        server.run()  # returns when stdin closes; a careless server stays on
         time.sleep(600)
         return
     if "--exit" in argv:

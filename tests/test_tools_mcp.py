@@ -259,3 +259,40 @@ def test_a_session_starts_its_servers_together_in_the_background(tmp_path: Path)
     finally:
         hub.close()
     assert all(_gone(pid) for pid in _pids(pidfile))
+
+
+KILLED_RUN = """
+import sys, time
+from engram.assistant.tools.mcp import McpHub, ServerConfig
+
+server, pidfile = sys.argv[1], sys.argv[2]
+hub = McpHub([ServerConfig("sticky", sys.executable, (server, "--sticky", "--pidfile", pidfile))],
+             start_timeout=30)
+print(len(hub.all_tools()), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.slow
+def test_no_server_outlives_engram_killed_with_sigkill(engram_home: Path, tmp_path: Path) -> None:
+    """Engram killed with SIGKILL closes nothing and runs no exit handler: the tether each stdio
+    server runs under stops its whole process group, a server that ignores a closed stdin and
+    SIGTERM and the child it started included."""
+    pidfile = tmp_path / "pids"
+    pidfile.touch()
+    engram = subprocess.Popen(
+        [sys.executable, "-c", KILLED_RUN, SERVER, str(pidfile)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert engram.stdout is not None and engram.stdout.readline() == "5\n"  # it answers
+        wait_until(lambda: len(_pids(pidfile)) == 2)  # the server and its child
+        assert not any(_gone(pid) for pid in _pids(pidfile))
+        os.kill(engram.pid, signal.SIGKILL)
+        engram.wait(timeout=30)
+        wait_until(lambda: all(_gone(pid) for pid in _pids(pidfile)), timeout=20)
+    finally:
+        for pid in [*_pids(pidfile), engram.pid]:  # whatever happened, leave no process behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if engram.stdout is not None:
+            engram.stdout.close()

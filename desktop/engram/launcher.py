@@ -25,6 +25,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _terminal(args: list[str]) -> int:
+    from engram.core import tether
+
+    if args[0] == tether.CHILD_ARG:  # an MCP server's tether (the packaged app)
+        return tether.main(args[1:])
     from engram.models import build_check
 
     if args[0] == build_check.CHILD_ARG:  # the child of the llama.cpp build check

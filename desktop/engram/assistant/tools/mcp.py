@@ -5,7 +5,8 @@ blocking calls with timeouts. The servers start together when the session opens 
 tools are first needed) and stop with the hub. A server that crashes, hangs or writes garbage
 gives a clear :class:`McpError` naming it and why, after a timeout at most, and is stopped: the
 SDK runs each stdio server in a process group of its own and stops the whole group (stdin closed,
-then SIGTERM, then SIGKILL), and the hub waits until it is gone.
+then SIGTERM, then SIGKILL), and the hub waits until it is gone. Each stdio server runs under a
+tether (``core.tether``) that stops its group when Engram dies, even by SIGKILL.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engram.assistant.tools.base import Tool, ToolContext, ToolError
-from engram.core import log
+from engram.core import log, tether
 from engram.core.errors import EngramError, tr
 
 _log = log.get("assistant.tools.mcp")
@@ -276,9 +277,10 @@ class McpHub:
                             streamable_http_client(config.url)
                         )
                     else:
+                        line = tether.command([config.command, *config.args])
                         params = StdioServerParameters(
-                            command=config.command,
-                            args=list(config.args),
+                            command=line[0],
+                            args=line[1:],
                             env=dict(config.env) or None,
                             encoding_error_handler="replace",
                         )
