@@ -556,7 +556,7 @@ def test_ordinary_long_sentences_are_not_taken_for_a_loop() -> None:
         ("当用户问温度时，用摄氏度回答，因为用户纠正过华氏度。", ""),
         ("The user is interested in distances.", "no situation"),
         ("Give answers in km.", "no situation"),
-        ("When the user states a goal, write the goal, the steps and the current step.",
+        ("When the user only asks a question and says nothing about themselves, memories is [].",
          "a sentence of the prompt"),
     ],
 )  # fmt: skip

@@ -38,7 +38,13 @@ def memories_answer(*items: tuple[str, str], summary: str = "") -> Answer:
         ids = episode_ids(messages)[:1]
         return {
             "memories": [
-                {"kind": kind, "content": content, "importance": 4, "episodes": ids}
+                {
+                    "kind": kind,
+                    "content": content,
+                    "applies_to": [],
+                    "importance": 4,
+                    "episodes": ids,
+                }
                 for kind, content in items
             ],
             "summary": summary,

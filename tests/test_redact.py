@@ -68,7 +68,7 @@ REPLY = json.dumps(
     {
         "memories": [
             {"kind": "profile", "content": "The user [NAME_1] uses [EMAIL_1].",
-             "importance": 4, "episodes": [1]},
+             "applies_to": [], "importance": 4, "episodes": [1]},
         ],
         "summary": "",
         "plan": {"goal": "", "steps": [], "current_step": 0},

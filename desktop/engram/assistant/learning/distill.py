@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from engram.assistant import intent
 from engram.core import log, prompts, sanitize
 from engram.core.messages import Message
 from engram.memory import kinds
 from engram.memory.episodes import Episode
-from engram.memory.text import normalized
+from engram.memory.text import normalized, query_terms
 
 MAX_CONTENT_CHARS = 400
 MAX_EPISODE_CHARS = 1500
@@ -36,7 +37,42 @@ _FRAME = (
     "their them its are was has have not but you your 当 时 用 户 因 为 问 的 了 是 要 给"
 )
 _FUNCTION_WORDS = frozenset(_FRAME.split())
-_PLACEHOLDER_WORDS = {"string", "content", "memory", "none", "null", "n/a", "todo", "...", "无"}
+_PLACEHOLDER_WORDS = {
+    "string", "content", "memory", "none", "null", "n/a", "na", "todo", "...", "无", "没有", "暂无",
+    "unknown", "nothing", "empty", "goal", "the user's goal", "not specified", "未知", "目标",
+}  # fmt: skip
+# Grounding: what a memory about the user says must come from what the user said. These words
+# only frame a statement ("The user prefers …", "用户喜欢……") and are left out of the comparison.
+_FRAMING_EN = (
+    "user user's users prefer prefers preferred preference preferences like likes liked love "
+    "loves enjoy enjoys dislike dislikes hate hates avoid avoids avoiding want wants wanted need "
+    "needs would rather strongly very really always never usually often mostly tends tend also "
+    "their them they his her own does doesn't not only any all some due because since fear fears "
+    "afraid feel feels find finds keep keeps stay stays steer clear interested interest "
+    "personally generally particular particularly specific specifically strict strictly deep "
+    "acute strong"
+)
+_FRAMING_ZH = (
+    "用户 户喜 喜欢 欢的 不喜 偏好 倾向 讨厌 避免 希望 想要 需要 非常 总是 通常 他们 她们 自己 "
+    "因为 所以 由于 不会 不想 比较 更喜 的是 户的 户是 户不 户在 户有 户对 户会 户想 户希 户偏 户讨"
+)
+_FRAME_EN = frozenset(_FRAMING_EN.split())
+_FRAME_ZH = frozenset(_FRAMING_ZH.split())
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_FIRST_PERSON = re.compile(
+    r"(?i)\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|myself|we|we're|our|ours|us)\b|我"
+)
+# Words that say a statement replaces an earlier one ("I moved to …", "no longer", "搬到了").
+_CHANGE = re.compile(
+    r"(?i)\b(?:actually|moved|no longer|not any ?more|anymore|changed|switched|now|instead|"
+    r"new|these days)\b|其实|实际上|搬到|搬去|不再|现在|改成|换成|换了|改了|已经不"
+)
+GROUNDED = 0.5  # share of a memory's content terms the user said
+GROUNDED_PROFILE = 0.6  # a profile invents most easily (age, job, city never said)
+ABOUT_USER = (kinds.FACT, kinds.PREFERENCE, kinds.PROFILE)
+SITUATED = (kinds.PREFERENCE, kinds.LESSON)  # kinds that carry the situations they apply to
+MAX_SITUATIONS = 6
+SITUATION_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -49,7 +85,8 @@ class Limits:
     @property
     def max_tokens(self) -> int:
         """Room for the longest answer the schema allows (about a token per character)."""
-        return 200 + self.memories * (self.chars + 30) + 3 * self.chars
+        situations = MAX_SITUATIONS * (SITUATION_CHARS // 3 + 4)
+        return 200 + self.memories * (self.chars + 30 + situations) + 3 * self.chars
 
 
 def line_schema(max_chars: int) -> dict[str, Any]:
@@ -75,10 +112,15 @@ def schema(limits: Limits) -> dict[str, Any]:
                     "properties": {
                         "kind": {"type": "string", "enum": list(kinds.LISTED)},
                         "content": line_schema(limits.chars),
+                        "applies_to": {
+                            "type": "array",
+                            "items": line_schema(SITUATION_CHARS),
+                            "maxItems": MAX_SITUATIONS,
+                        },
                         "importance": {"type": "integer", "minimum": 1, "maximum": 5},
                         "episodes": {"type": "array", "items": {"type": "integer"}, "maxItems": 4},
                     },
-                    "required": ["kind", "content", "importance", "episodes"],
+                    "required": ["kind", "content", "applies_to", "importance", "episodes"],
                     "additionalProperties": False,
                 },
             },
@@ -120,6 +162,21 @@ class Candidate:
     importance: float  # 0..1
     episode_ids: tuple[int, ...]
     meta: dict[str, Any] = field(default_factory=dict)
+    applies_to: tuple[str, ...] = ()  # the situations it matters in (preferences, lessons)
+    corrects: bool = False  # the user said it to set an earlier statement right
+
+    @property
+    def situated(self) -> str:
+        """What its vector embeds: the content with the situations it applies to."""
+        return situated(self.content, self.applies_to)
+
+
+def situated(content: str, applies_to: Sequence[str]) -> str:
+    """A memory's text with its situations, as its vector embeds it (recall finds a lesson or
+    a preference by the situation it matters in, not only by its words)."""
+    if not applies_to:
+        return content
+    return f"{content} ({'; '.join(applies_to)})"
 
 
 @dataclass(frozen=True)
@@ -250,29 +307,166 @@ def _prompt_sentences(language: str) -> tuple[frozenset[str], ...]:
     return tuple(frozenset(w) for s in sentences if len(w := _content_words(s)) >= 3)
 
 
-def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Distillation:
-    """Clean a structured answer: keep valid candidates with real episode ids."""
+class Said:
+    """What the user said in a job's episodes, for checking that a memory about the user comes
+    from the user's own words (never from the assistant's, nor from nowhere)."""
+
+    def __init__(self, episodes: Sequence[Episode], extra: str = "") -> None:
+        self.texts = {e.id: e.content for e in episodes if e.role == "user"}
+        self.text = f"{' '.join(self.texts.values())} {extra}"
+        self.terms = _terms(self.text)
+        self.lower = self.text.lower()
+        self.language = text_language(self.text)
+        read = [intent.read(t) for t in self.texts.values()]
+        self.instructs = any(r.correction or r.remember is not None for r in read)
+        # Only asked: no word about themselves, no instruction, no correction.
+        self.only_asks = not self.instructs and not any(
+            _FIRST_PERSON.search(t) for t in self.texts.values()
+        )
+
+    def corrects(self, ids: Sequence[int]) -> bool:
+        """Did the user, in these messages (or any, when none of them is the user's), set an
+        earlier statement right ("actually I moved to Berlin", "其实我搬到柏林了")?"""
+        said = [self.texts[i] for i in ids if i in self.texts] or list(self.texts.values())
+        return any(intent.read(t).correction or _CHANGE.search(t[:2000]) for t in said)
+
+    def grounding(self, content: str) -> float:
+        """The share of the content's terms the user said (1.0 when the content is written in
+        another language than the user's: words cannot be compared across languages)."""
+        if text_language(content) != self.language:
+            return 1.0
+        terms = _terms(content)
+        if not terms:
+            return 0.0
+        return sum(_said(t, self.terms) for t in terms) / len(terms)
+
+    def problem(self, kind: str, content: str) -> str:
+        """Why a memory about the user is not grounded in what the user said ('' when it is)."""
+        for name in _names(content) if text_language(content) == self.language else ():
+            if name.lower() not in self.lower:
+                return f"a name the user never said ({name})"
+        for number in _NUMBER.findall(content):
+            if number not in self.text:
+                return "a number the user never said"
+        if re.search(r"(?i)\bengram\b|\bthe assistant\b|助手", content) and not re.search(
+            r"(?i)\bengram\b|\bassistant\b|助手", self.text
+        ):
+            return "about the assistant, not the user"
+        needed = GROUNDED_PROFILE if kind == kinds.PROFILE else GROUNDED
+        if self.grounding(content) < needed:
+            return "not what the user said"
+        return ""
+
+
+def _stemmed(word: str) -> str:
+    return word.removesuffix("'s").removesuffix("’s")
+
+
+def _terms(text: str) -> set[str]:
+    """Content terms (words of 3+ letters, CJK bigrams) without the words that frame a
+    statement about the user."""
+    found: set[str] = set()
+    for start in range(0, min(len(text), 40_000), 8_000):
+        for term in query_terms(text[start : start + 8_000]):
+            if _CJK.search(term):
+                if len(term) == 2 and term not in _FRAME_ZH:
+                    found.add(term)
+            elif len(word := _stemmed(term)) >= 3 and word not in _FRAME_EN and word.isalpha():
+                found.add(word)
+    return found
+
+
+def _said(term: str, said: set[str]) -> bool:
+    """Is the term among the user's, allowing for inflection ("shelters", "running")?"""
+    if term in said:
+        return True
+    if _CJK.search(term):
+        return False
+    for other in said:
+        shared = min(5, len(term), len(other))
+        if shared >= 3 and term[:shared] == other[:shared]:
+            return True
+    return False
+
+
+def _names(content: str) -> list[str]:
+    """Capitalised words inside sentences (not the first word of one, not "I")."""
+    names = []
+    for sentence in re.split(r"(?<=[.!?。！？])\s+", content):
+        words = re.findall(r"[A-Za-z][A-Za-z'’-]*", sentence)
+        names += [w for w in words[1:] if w[0].isupper() and w not in ("I", "I'm", "I've")]
+    return names
+
+
+def situations(value: Any) -> tuple[str, ...]:
+    """The situations a memory applies to, as the distiller listed them, cleaned."""
+    found: dict[str, str] = {}
+    for item in _listed(value):
+        text = " ".join(str(item).split()).strip(" .,;:。，；")[:SITUATION_CHARS]
+        key = normalized(text)
+        if key and key not in _PLACEHOLDER_WORDS and key not in found:
+            found[key] = text
+    return tuple(found.values())[:MAX_SITUATIONS]
+
+
+def parse(
+    raw: dict[str, Any],
+    episodes: Sequence[Episode],
+    language: str,
+    outcomes: Sequence[Outcome] = (),
+    plan: dict[str, Any] | None = None,
+) -> Distillation:
+    """Clean a structured answer: keep valid candidates with real episode ids.
+
+    A memory about the user (fact, preference, profile) and a plan must come from what the user
+    said (:class:`Said`); a conversation in which the user only asked yields none of them. A
+    lesson needs a reason: an outcome signal, or the user telling the assistant how to answer.
+    """
     allowed = {e.id for e in episodes}
     everything = tuple(sorted(allowed))
+    shown = " ".join(str(v) for v in (plan or {}).values() if isinstance(v, (str, list)))
+    said = Said(episodes, shown)
     found: list[Candidate] = []
     seen: set[str] = set()
     dropped = 0
 
-    def keep(kind: str, content: str, importance: float, ids: Sequence[Any], **meta: Any) -> None:
+    def refused(kind: str, content: str) -> str:
+        if kind == kinds.LESSON:
+            if not outcomes and not said.instructs:
+                return "no signal and no instruction"
+            return lesson_problem(content, language)
+        if kind in (*ABOUT_USER, kinds.PLAN):
+            if said.only_asks and not (kind == kinds.PLAN and plan):
+                return "the user only asked"
+            return said.problem(kind, content if kind != kinds.PLAN else _goal_of(content))
+        return ""
+
+    def keep(
+        kind: str,
+        content: str,
+        importance: float,
+        ids: Sequence[Any],
+        applies_to: tuple[str, ...] = (),
+        **meta: Any,
+    ) -> None:
         nonlocal dropped
         content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
         key = normalized(content)
         if kind not in kinds.KINDS or is_garbage(content) or key in seen:
             dropped += 1
             return
-        if kind == kinds.LESSON and (why := lesson_problem(content, language)):
-            _log.info("a proposed lesson was dropped: %s", why)
+        if why := refused(kind, content):
+            _log.info("a proposed %s was dropped: %s", kind, why)
             dropped += 1
             return
         valid = tuple(sorted({i for i in ids if isinstance(i, int) and i in allowed}))
         dropped += len({repr(i) for i in ids}) - len(valid)
         seen.add(key)
-        found.append(Candidate(kind, content, importance, valid or everything, meta))
+        situated = applies_to if kind in SITUATED else ()
+        corrects = kind in ABOUT_USER and said.corrects(valid)
+        found.append(
+            Candidate(kind, content, importance, valid or everything, meta, situated, corrects)
+        )
 
     for item in _listed(raw.get("memories")):
         if not isinstance(item, dict):
@@ -285,27 +479,36 @@ def parse(raw: dict[str, Any], episodes: Sequence[Episode], language: str) -> Di
             str(item.get("content", "")),
             importance,
             _listed(item.get("episodes")),
+            situations(item.get("applies_to")),
         )
     summary = raw.get("summary")
     if isinstance(summary, str) and summary.strip():
         keep(kinds.SUMMARY, summary, 0.4, everything)
-    plan = raw.get("plan")
-    if isinstance(plan, dict) and isinstance(plan.get("goal"), str) and plan["goal"].strip():
-        steps = list(dict.fromkeys(str(s).strip() for s in _listed(plan.get("steps"))))
-        steps = [s for s in steps if s]
-        step = plan.get("current_step")
-        current = min(max(0, step if isinstance(step, int) else 0), max(0, len(steps) - 1))
-        spec = {"goal": plan["goal"].strip(), "steps": steps, "current_step": current}
-        if steps and isinstance(step, int) and step >= len(steps):  # past the last step: done
-            spec["done"] = True
-        keep(
-            kinds.PLAN,
-            plan_text(plan["goal"], steps, current, text_language(plan["goal"])),
-            0.7,
-            everything,
-            plan=spec,
-        )
+    proposed = raw.get("plan")
+    if isinstance(proposed, dict) and isinstance(proposed.get("goal"), str):
+        goal = " ".join(proposed["goal"].split())
+        steps = list(dict.fromkeys(str(s).strip() for s in _listed(proposed.get("steps"))))
+        steps = [s for s in steps if s and normalized(s) not in _PLACEHOLDER_WORDS]
+        if goal and not is_garbage(goal) and steps:  # a real goal and at least one step
+            step = proposed.get("current_step")
+            current = min(max(0, step if isinstance(step, int) else 0), max(0, len(steps) - 1))
+            spec = {"goal": goal, "steps": steps, "current_step": current}
+            if isinstance(step, int) and step >= len(steps):  # past the last step: done
+                spec["done"] = True
+            content = plan_text(goal, steps, current, text_language(goal))
+            keep(kinds.PLAN, content, 0.7, everything, plan=spec)
+        elif goal:
+            _log.info("a proposed plan was dropped: no real goal or no step")
+            dropped += 1
     return Distillation(language, tuple(found), dropped)
+
+
+def _goal_of(content: str) -> str:
+    """The goal of a plan's text (what grounding compares), or the text itself."""
+    for prefix in ("The user's goal: ", "用户的目标："):
+        if content.startswith(prefix):
+            return re.split(r"\. Steps: |。步骤：", content[len(prefix) :])[0]
+    return content
 
 
 def _listed(value: Any) -> list[Any]:
@@ -341,4 +544,4 @@ def distill(
     language = detect_language(episodes)
     request = messages(episodes, language, outcomes, plan)
     raw = model.structured(request, schema(limits), limits.max_tokens)
-    return parse(raw, episodes, language), raw
+    return parse(raw, episodes, language, outcomes, plan), raw
