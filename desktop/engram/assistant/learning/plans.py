@@ -3,12 +3,14 @@
 Reads the newest active plan memory (its ``meta.plan``) and writes an edit back through the
 store: the text the model sees follows the structure (:func:`distill.plan_text`), and a plan
 ticked past its last step is done (archived: out of the system part, kept in the browser).
+A plan the user edited here is theirs: reconciliation keeps its steps and never moves it back.
 """
 
 from __future__ import annotations
 
 from engram.assistant.events import Plan
 from engram.assistant.learning.distill import plan_text, text_language
+from engram.assistant.learning.reconcile import TICKED
 from engram.memory.kinds import PLAN
 from engram.memory.records import plan_of
 from engram.memory.store import MemoryStore
@@ -44,7 +46,7 @@ def save(store: MemoryStore, plan: Plan) -> Plan | None:
     store.update(
         plan.memory_id,
         content,
-        meta={**old.meta, "plan": spec},
+        meta={**old.meta, "plan": spec, TICKED: True},  # the distiller keeps the user's steps
         **({"status": "archived"} if done else {}),
     )
     return None if done else Plan(plan.memory_id, plan.goal.strip(), tuple(steps), step)

@@ -1,11 +1,18 @@
 """Reconciliation: each candidate becomes add, update, supersede or skip against what is known.
 
-A deterministic guard comes first: a candidate whose text equals an existing memory (after
-normalization) or whose embedding is within :data:`SAME_COSINE` of one is skipped without asking,
-unless it changes a number, date, name or negation of it (:mod:`engram.memory.changes`): then it
-supersedes it, whatever a model would say.
+A candidate is compared only with memories of its own kind (facts and profiles, both what is
+true about the user, with each other). A deterministic guard comes first: a candidate whose text
+equals an existing memory (after normalization) or whose embedding is within :data:`SAME_COSINE`
+of one is skipped without asking, unless it changes a number, date, name or negation of it
+(:mod:`engram.memory.changes`): then it supersedes it, whatever a model would say. A statement
+the user made to set an earlier one right ("actually I moved to Berlin") supersedes the memory
+it corrects.
 Otherwise the large model decides from the candidate and its nearest memories (mem0 style); a
 decision naming a memory that was not offered falls back to a plain add.
+
+The model never rewrites the user's own words: a memory the user wrote (origin ``user``) or
+pinned is not updated (the new memory goes beside it), and a plan whose step the user ticked
+keeps its steps (it may only move on).
 """
 
 from __future__ import annotations
@@ -17,13 +24,21 @@ from typing import Any
 import numpy as np
 
 from engram.assistant.learning import signals
-from engram.assistant.learning.distill import Candidate, StructuredModel, is_garbage, line_schema
+from engram.assistant.learning.distill import (
+    MAX_SITUATIONS,
+    Candidate,
+    StructuredModel,
+    is_garbage,
+    line_schema,
+    situated,
+)
 from engram.core import log, prompts, sanitize
 from engram.memory import changes
-from engram.memory.kinds import PLAN
+from engram.memory.kinds import FACT, PLAN, PROFILE
 from engram.memory.records import Memory
+from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
-from engram.memory.text import normalized
+from engram.memory.text import normalized, query_terms
 
 _log = log.get("consolidation")
 SAME_COSINE = 0.92
@@ -33,6 +48,21 @@ NEIGHBOURS = 5
 PLANS_CHECKED = 5  # active plans a plan candidate is compared with
 SAME_GOAL = 0.5  # term overlap at which two goals are the same goal restated
 ACTIONS = ("add", "update", "supersede", "skip")
+# The kinds a candidate is compared with: its own (facts and profiles both say what is true
+# about the user; the distiller files "lives in Berlin" as either).
+FAMILY: dict[str, tuple[str, ...]] = {FACT: (FACT, PROFILE), PROFILE: (PROFILE, FACT)}
+SITUATIONS = "applies_to"  # meta key: the situations a memory applies to (recall reads it)
+TICKED = "plan_by_user"  # meta key: the user set the plan's steps or ticked one (plans.save)
+CORRECTED_COSINE = 0.45  # a correction of the same subject ("where the user lives") is this close
+RESTATED_COSINE = 0.8  # a correction this close says the same thing anew ("two" → "three children")
+# What a statement is about, when a correction changes the value: where the user lives, works,
+# what they are called. A correction supersedes the memory on the same subject.
+_SUBJECT_WORDS = (
+    "live lives living lived moved move moving home city address 住 搬 家",
+    "work works working job employer company profession 工作 职业 上班",
+    "name called named 名字 叫",
+)
+_SUBJECTS = tuple(frozenset(words.split()) for words in _SUBJECT_WORDS)
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -57,32 +87,70 @@ class Decision:
 
 
 def neighbours(store: MemoryStore, candidate: Candidate, k: int = NEIGHBOURS) -> list[Memory]:
-    """The active memories related to the candidate (hybrid search, unrelated vectors left out)."""
+    """The active memories of the candidate's kind related to it (hybrid search, unrelated
+    vectors left out)."""
+    family = FAMILY.get(candidate.kind, (candidate.kind,))
     return [
         hit.memory
-        for hit in store.search(candidate.content, k=k, dedupe=1.01)
-        if hit.similarity is None or hit.similarity >= RELATED_COSINE
+        for hit in store.search(candidate.content, k=k, filters=Filters(kinds=family), dedupe=1.01)
+        if hit.memory.kind in family
+        and (hit.similarity is None or hit.similarity >= RELATED_COSINE)
     ]
+
+
+def similarities(
+    store: MemoryStore, candidate: Candidate, near: Sequence[Memory]
+) -> dict[int, float]:
+    """Each related memory's cosine to the candidate (its content, or with its situations,
+    whichever is closer: a stored vector may embed either)."""
+    if store.index is None or not near:
+        return {}
+    texts = list(dict.fromkeys([candidate.content, candidate.situated]))
+    vectors = store.embedder.embed(texts)
+    stored = store.index.get("memories", [m.id for m in near])
+    found = {}
+    for memory in near:
+        other = stored.get(memory.id)
+        if other is not None:
+            found[memory.id] = max(float(np.dot(v, other.reshape(-1))) for v in vectors)
+    return found
 
 
 def guard(store: MemoryStore, candidate: Candidate, near: Sequence[Memory]) -> Decision | None:
     """Skip without asking when an existing memory says the same thing; supersede it without
-    asking when it is the same statement with another number, date, name or negation."""
+    asking when it is the same statement with another number, date, name or negation, or the
+    statement on the same subject the user just set right."""
     text = normalized(candidate.content)
     for memory in near:
         if normalized(memory.content) == text or text in memory.meta.get(DISTILLED, ()):
             return Decision("skip", memory.id, memory.content, "same text")
-    if store.index is None or not near:
-        return None
-    vec = store.embedder.embed([candidate.content])[0]
-    stored = store.index.get("memories", [m.id for m in near])
+    close = similarities(store, candidate, near)
     for memory in near:
-        other = stored.get(memory.id)
-        if other is not None and (cos := float(np.dot(vec, other.reshape(-1)))) >= SAME_COSINE:
+        if (cos := close.get(memory.id, 0.0)) >= SAME_COSINE:
             return corrected(memory, candidate) or Decision(
                 "skip", memory.id, memory.content, f"similar {cos:.2f}"
             )
+    if candidate.corrects:
+        for memory in near:
+            cos = close.get(memory.id, 0.0)
+            if (
+                changes.corrects(memory.content, candidate.content)
+                or cos >= RESTATED_COSINE
+                or (cos >= CORRECTED_COSINE and same_subject(memory, candidate))
+            ):
+                return Decision("supersede", memory.id, candidate.content, "set right")
     return None
+
+
+def same_subject(memory: Memory, candidate: Candidate) -> bool:
+    """Do both say where the user lives (works, is called), whatever they say it is?"""
+    old, new = _subject_terms(memory.content), _subject_terms(candidate.content)
+    return any(old & subject and new & subject for subject in _SUBJECTS)
+
+
+def _subject_terms(text: str) -> set[str]:
+    terms = set(query_terms(text))
+    return terms | {ch for term in terms for ch in term if "\u3400" <= ch <= "\u9fff"}
 
 
 def corrected(memory: Memory, candidate: Candidate) -> Decision | None:
@@ -97,8 +165,10 @@ def ask(
 ) -> Decision:
     """The model's decision, checked: an unknown target or empty content falls back safely."""
     listing = "\n".join(f"[{m.id}] ({m.kind}) {sanitize.clean(m.content)}" for m in near)
+    corrects = " (the user said this to set something earlier right)" if candidate.corrects else ""
     question = (
-        f"NEW ({candidate.kind}): {sanitize.clean(candidate.content)}\n\nEXISTING:\n{listing}"
+        f"NEW ({candidate.kind}){corrects}: {sanitize.clean(candidate.content)}\n\n"
+        f"EXISTING:\n{listing}"
     )
     raw = model.structured(
         [
@@ -147,6 +217,20 @@ def same_plan(store: MemoryStore, candidate: Candidate) -> Memory | None:
     return None
 
 
+def ticked(plan: Memory) -> bool:
+    """Did the user set this plan's steps or tick one (the plan panel)?"""
+    return bool(plan.meta.get(TICKED))
+
+
+def moves_on(plan: Memory, candidate: Candidate) -> bool:
+    """The candidate restates the plan with its steps as they are, only further along."""
+    old, new = plan.meta.get("plan"), candidate.meta.get("plan")
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return False
+    step, was = new.get("current_step", 0), old.get("current_step", 0)
+    return old.get("steps") == new.get("steps") and int(step) >= int(was)
+
+
 def decide(
     store: MemoryStore,
     model: StructuredModel,
@@ -162,6 +246,8 @@ def decide(
     if (plan := same_plan(store, candidate)) is not None:
         if plan.meta.get("plan") == candidate.meta.get("plan"):
             return Decision("skip", plan.id, plan.content, "plan unchanged")
+        if ticked(plan) and not moves_on(plan, candidate):
+            return Decision("skip", plan.id, plan.content, "the user's plan is kept")
         return Decision("update", plan.id, candidate.content, "plan advanced")
     near = neighbours(store, candidate)
     if not near:
@@ -177,6 +263,24 @@ def decide(
         and normalized(decision.content) == normalized(target.content)
     ):
         return Decision("skip", target.id, target.content, f"{decision.action} changes nothing")
+    return kept(decision, target, candidate)
+
+
+def kept(decision: Decision, target: Memory | None, candidate: Candidate) -> Decision:
+    """The decision, unless it would rewrite what the model may not: a pinned memory, the
+    user's own words (unless the user set them right), a memory of another kind. Then the new
+    memory goes beside it."""
+    if target is None or decision.action not in ("update", "supersede"):
+        return decision
+    beside = Decision("add", None, candidate.content, f"#{target.id} kept")
+    if target.pinned:
+        return beside
+    set_right = decision.why in ("a correction", "set right") or candidate.corrects
+    replace = Decision("supersede", target.id, candidate.content, "set right")
+    if decision.action == "update" and (target.kind != candidate.kind or target.origin == "user"):
+        return replace if set_right else beside
+    if decision.action == "supersede" and target.origin == "user" and not set_right:
+        return beside
     return decision
 
 
@@ -189,15 +293,27 @@ def apply(
     conversation_id: int | None,
     job_id: int,
 ) -> Memory | None:
-    """Carry out a decision with provenance; returns the memory written (None for skip)."""
+    """Carry out a decision with provenance; returns the memory written (None for skip).
+
+    A preference or a lesson keeps the situations it applies to in ``meta.applies_to``, and its
+    vector embeds them with its content (recall finds it by situation)."""
     sources = candidate.episode_ids
+    meta: dict[str, Any] = {
+        **candidate.meta,
+        "job": job_id,
+        DISTILLED: [normalized(candidate.content)],
+    }
+    if candidate.applies_to:
+        meta[SITUATIONS] = list(candidate.applies_to)
     new: dict[str, Any] = {
         "kind": candidate.kind,
         "origin": origin,
         "conversation_id": conversation_id,
         "source_episodes": sources,
-        "meta": {**candidate.meta, "job": job_id, DISTILLED: [normalized(candidate.content)]},
+        "meta": meta,
     }
+    if decision.action in ("add", "supersede") and candidate.applies_to:
+        new["vector"] = store.space.embed([situated(decision.content, candidate.applies_to)])
     if decision.action == "add":
         return store.add(decision.content, importance=candidate.importance, **new)
     if decision.action == "supersede" and decision.target_id is not None:
@@ -207,19 +323,26 @@ def apply(
         if old is None:
             return None
         seen = [*old.meta.get(DISTILLED, ()), normalized(candidate.content)]
-        meta = {**old.meta, DISTILLED: seen}
+        merged = {**old.meta, DISTILLED: seen}
+        places = list(dict.fromkeys([*old.meta.get(SITUATIONS, ()), *candidate.applies_to]))
+        if places:
+            merged[SITUATIONS] = places[: 2 * MAX_SITUATIONS]
         status = {}
         if candidate.kind == PLAN and "plan" in candidate.meta:  # the structure follows the text
-            meta["plan"] = candidate.meta["plan"]
+            merged["plan"] = candidate.meta["plan"]
             if candidate.meta["plan"].get("done"):  # finished: out of the system part, kept
                 status = {"status": "archived"}
         updated = store.update(
             old.id,
             decision.content,
             importance=max(candidate.importance, old.importance),
-            meta=meta,
+            meta=merged,
             **status,
         )
+        if candidate.applies_to and store.index is not None:
+            vector = store.space.embed([situated(updated.content, merged[SITUATIONS])])
+            if vector is not None:
+                store.index.put("memories", [updated.id], vector)
         store.add_sources(updated.id, sources)
         return updated
     return None

@@ -6,16 +6,22 @@ send the explicit ones (thumbs, "this memory is wrong", regenerate, edit and res
 (:mod:`engram.assistant.intent`: a correction, praise or thanks) and by word overlap (the same
 question asked again); no model call on the foreground path.
 Tool outcomes (an error, a result the user accepted) use the same record.
+
+An answer's outcome is credited only to the lessons that bore on it (:func:`credited`): a lesson
+whose situation (its "When …" part and the situations it applies to) has nothing in common with
+the message the answer replied to was beside the point, whatever the answer's fate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
 from engram.assistant.events import SignalKind
 from engram.assistant.intent import Intent
+from engram.memory.records import Memory
 from engram.memory.text import query_terms
 
 KINDS: tuple[SignalKind, ...] = get_args(SignalKind)
@@ -32,6 +38,14 @@ AT_ONCE: frozenset[str] = frozenset(LESSON_KINDS - TOOL_OUTCOMES)
 REPEAT_OVERLAP = 0.6
 # ... and the earlier one has at least this many terms (short replies like "ok" never repeat).
 REPEAT_MIN_TERMS = 3
+# A lesson bore on an answer when the message shares a term with its situation, or (given a
+# similarity) when the message is this close to the situation.
+BEARS_COSINE = 0.35
+SITUATIONS = "applies_to"  # the meta key the distiller writes (reconcile.SITUATIONS)
+_CONDITION = re.compile(
+    r"^\s*(?:when(?:ever)?|if|before|after|once)\b[^,;:，；：]*|^\s*(?:当|如果|每当)[^,，;；:：]*",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -84,3 +98,56 @@ def detect(said: Intent, answer_episode_id: int, recent: Sequence[str] = ()) -> 
     if said.praise:
         return Signal("praise", answer_episode_id, said.text)
     return None
+
+
+def situation(lesson: Memory) -> list[str]:
+    """When a lesson applies: the situations the distiller listed, and its "When …" part
+    (the whole lesson when it has none)."""
+    found = _CONDITION.match(lesson.content)
+    places = lesson.meta.get(SITUATIONS)
+    listed = [str(p) for p in places] if isinstance(places, list) else []
+    return [*listed, found.group(0) if found else lesson.content]
+
+
+def bears_on(
+    lesson: Memory, asked: str, similarity: Callable[[str, str], float] | None = None
+) -> bool:
+    """Did the lesson's situation come up in the message the answer replied to? A shared term
+    (inflections allowed: "distance"/"distances", CJK bigrams) or, with ``similarity`` (a
+    cosine of two texts), a situation close to the message."""
+    said = set(query_terms(asked))
+    if not said:
+        return False
+    places = situation(lesson)
+    for place in places:
+        for term in query_terms(place):
+            if term in _FRAME:
+                continue
+            if term in said or any(_inflected(term, word) for word in said):
+                return True
+    return similarity is not None and any(similarity(p, asked) >= BEARS_COSINE for p in places)
+
+
+def credited(
+    lessons: Sequence[Memory],
+    asked: str,
+    similarity: Callable[[str, str], float] | None = None,
+) -> list[Memory]:
+    """The lessons given to an answer whose outcome is theirs: those that bore on the message
+    it replied to (:func:`bears_on`)."""
+    return [lesson for lesson in lessons if bears_on(lesson, asked, similarity)]
+
+
+# Words of every lesson's frame, no situation of their own.
+_FRAMING = (
+    "when whenever user users asks asked ask question questions answer answers about something "
+    "用户 户问 问题 回答 时候 的时"
+)
+_FRAME = frozenset(_FRAMING.split())
+
+
+def _inflected(term: str, word: str) -> bool:
+    if not term.isascii() or not word.isascii():
+        return False
+    shared = min(5, len(term), len(word))
+    return shared >= 4 and term[:shared] == word[:shared]

@@ -1,0 +1,321 @@
+"""What the distiller may store, checked after the model (issue 25): memories about the user
+come from the user's own words, every kind is reconciled with its own kind, the user's words are
+never rewritten, a correction supersedes the old fact, preferences and lessons carry the
+situations they apply to, and an answer's outcome is credited only to the lessons that bore on
+it. A scripted distiller gives the exact answers; the real 1.5B runs in ``test_real_models.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engram.assistant.events import Plan
+from engram.assistant.learning import distill, plans, reconcile, signals
+from engram.assistant.learning.distill import Candidate
+from engram.core import paths
+from engram.memory import embed
+from engram.memory.episodes import Episode, EpisodeLog
+from engram.memory.store import MemoryStore
+from test_consolidation_support import ScriptedModel, chat, memories_answer, minilm
+
+
+@pytest.fixture(scope="module")
+def embedder(starter_models: Path) -> embed.FastEmbedder:
+    return minilm(starter_models)
+
+
+@pytest.fixture
+def store(embedder: embed.FastEmbedder) -> Iterator[MemoryStore]:
+    opened = MemoryStore.open(paths.database_path(), embedder)
+    yield opened
+    opened.conn.close()
+
+
+def said(*turns: tuple[str, str]) -> list[Episode]:
+    episodes = []
+    for i, (role, text) in enumerate(turns):
+        episodes.append(Episode(i + 1, 1, i, role, text, 0.0, None, "complete"))  # type: ignore[arg-type]
+    return episodes
+
+
+def answer(
+    *memories: tuple[str, str] | tuple[str, str, list[str]], plan: Any = None
+) -> dict[str, Any]:
+    return {
+        "memories": [
+            {"kind": m[0], "content": m[1], "applies_to": m[2] if len(m) > 2 else [],
+             "importance": 4, "episodes": [1]}
+            for m in memories
+        ],
+        "summary": "",
+        "plan": plan or {"goal": "", "steps": [], "current_step": 0},
+    }  # fmt: skip
+
+
+def kept(raw: dict[str, Any], episodes: list[Episode], **kwargs: Any) -> list[tuple[str, str]]:
+    language = distill.detect_language(episodes)
+    return [
+        (c.kind, c.content) for c in distill.parse(raw, episodes, language, **kwargs).candidates
+    ]
+
+
+# -- 1. grounded in what the user said ----------------------------------------------------------
+
+
+def test_a_stated_preference_is_kept_with_its_situations() -> None:
+    episodes = said(
+        ("user", "I prefer to adopt pets from shelters rather than buying from breeders."),
+        ("assistant", "That's a kind choice! Shelters have many animals waiting."),
+    )
+    raw = answer(
+        ("preference", "The user prefers adopting pets from shelters over breeders.",
+         ["getting a pet", "dogs", "cats", "animal shelters", "getting a pet"]),
+    )  # fmt: skip
+    result = distill.parse(raw, episodes, "en")
+    (pref,) = result.candidates
+    assert pref.kind == "preference"
+    assert pref.applies_to == ("getting a pet", "dogs", "cats", "animal shelters")
+    assert pref.situated.startswith(pref.content) and "animal shelters" in pref.situated
+
+
+def test_what_the_assistant_said_or_is_called_is_not_the_user() -> None:
+    episodes = said(
+        ("user", "I'm a game developer and I work late most nights."),
+        ("assistant", "I'm Engram. You could try a standing desk and blue-light glasses."),
+    )
+    raw = answer(
+        ("profile", "Engram is a game developer."),
+        ("preference", "The user prefers a standing desk and blue-light glasses."),
+        ("profile", "The user is a game developer."),
+    )
+    assert kept(raw, episodes) == [("profile", "The user is a game developer.")]
+
+
+def test_a_profile_the_user_never_stated_is_not_stored() -> None:
+    episodes = said(("user", "I'm vegetarian."), ("assistant", "Noted!"))
+    raw = answer(
+        ("profile", "The user is 35 years old, works as an engineer and lives in Paris."),
+        ("profile", "The user is a teacher living in Lyon."),
+        ("preference", "The user is vegetarian."),
+    )
+    assert kept(raw, episodes) == [("preference", "The user is vegetarian.")]
+
+
+def test_a_plan_needs_a_real_goal_and_a_step() -> None:
+    episodes = said(
+        ("user", "I'm learning Spanish. Next I'll watch a series with subtitles."),
+        ("assistant", "Great plan."),
+    )
+    for empty in ("None", "none.", "N/A", ""):
+        raw = answer(plan={"goal": empty, "steps": ["watch a series"], "current_step": 0})
+        assert kept(raw, episodes) == []
+    raw = answer(plan={"goal": "Learn Spanish", "steps": [], "current_step": 0})
+    assert kept(raw, episodes) == []
+    raw = answer(plan={"goal": "Learn Spanish", "steps": ["watch a series"], "current_step": 0})
+    assert [kind for kind, _ in kept(raw, episodes)] == ["plan"]
+
+
+def test_a_user_who_only_asks_gets_no_preference_profile_or_plan() -> None:
+    for question in ("What is the capital of Australia?", "List three ways to save energy.",
+                     "澳大利亚的首都是哪里？"):  # fmt: skip
+        episodes = said(("user", question), ("assistant", "Canberra. 堪培拉。 Save energy."))
+        raw = answer(
+            ("preference", "The user prefers short answers about Australia."),
+            ("profile", "The user is interested in the capital of Australia."),
+            ("fact", "The user asked about the capital of Australia."),
+            plan={"goal": "Learn about Australia", "steps": ["ask"], "current_step": 0},
+        )
+        raw["summary"] = "The user asked a question."
+        assert kept(raw, episodes) == [("summary", "The user asked a question.")]
+
+
+def test_a_lesson_needs_a_signal_or_an_instruction() -> None:
+    lesson = ("lesson", "When the user asks for a distance, give it in kilometres.")
+    asked = said(("user", "How long is a half marathon?"), ("assistant", "13.1 miles."))
+    assert kept(answer(lesson), asked) == []
+    outcome = distill.Outcome(2, "thumbs_down")
+    assert kept(answer(lesson), asked, outcomes=[outcome]) == [lesson]
+    told = [*asked, *said(("user", "Next time, give distances in kilometres."))[:1]]
+    told[-1] = Episode(3, 1, 2, "user", told[-1].content, 0.0, None, "complete")
+    assert kept(answer(lesson), told) == [lesson]
+
+
+def test_grounding_compares_chinese_by_characters() -> None:
+    episodes = said(
+        ("user", "我对花生过敏，吃东西要特别小心。"),
+        ("assistant", "好的，我会注意。建议你随身带药。"),
+    )
+    raw = answer(
+        ("preference", "用户对花生过敏。", ["吃饭", "餐厅", "零食"]),
+        ("profile", "用户住在上海，是一名医生。"),
+        ("preference", "用户喜欢随身带药。"),
+    )
+    assert kept(raw, episodes) == [("preference", "用户对花生过敏。")]
+
+
+# -- 2. each kind with its own; the user's words are theirs -------------------------------------
+
+
+def cand(content: str, kind: str = "fact", **kwargs: Any) -> Candidate:
+    return Candidate(kind, content, 0.8, (), **kwargs)
+
+
+def test_a_candidate_is_compared_only_with_memories_of_its_kind(store: MemoryStore) -> None:
+    summary = store.add("When the user asks about distances, the answer was in miles.", "summary")
+    model = ScriptedModel(
+        memories_answer(),
+        lambda _m: {"decision": "update", "target_id": summary.id, "content": "overwritten"},
+    )
+    lesson = cand("When the user asks about distances, give them in kilometres.", "lesson")
+    decision = reconcile.decide(store, model, lesson, "en")
+    assert (decision.action, decision.why) == ("add", "new")
+    assert model.calls == []  # the summary was never offered
+    assert store.get(summary.id).content == summary.content  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("kind", ["user", "pinned"])
+def test_the_model_never_rewrites_the_users_own_or_a_pinned_memory(
+    store: MemoryStore, kind: str
+) -> None:
+    origin = "user" if kind == "user" else "local"
+    mine = store.add("I have violin lessons on Saturdays at ten.", "fact", origin=origin,
+                     pinned=kind == "pinned")  # fmt: skip
+    for action in ("update", "supersede"):
+        model = ScriptedModel(
+            memories_answer(),
+            lambda _m, a=action: {"decision": a, "target_id": mine.id,
+                                  "content": "The user plays violin."},
+        )  # fmt: skip
+        candidate = cand("The user has violin lessons with a teacher on Saturdays.")
+        decision = reconcile.decide(store, model, candidate, "en")
+        assert decision.action == "add" and decision.target_id is None, decision
+    written = reconcile.apply(store, decision, candidate, origin="local", conversation_id=None,
+                              job_id=1)  # fmt: skip
+    assert written is not None and written.id != mine.id
+    again = store.get(mine.id)
+    assert again is not None and again.content == mine.content and again.status == "active"
+
+
+def test_a_plan_the_user_ticked_keeps_its_steps_and_only_moves_on(store: MemoryStore) -> None:
+    spec = {"goal": "Learn Spanish", "steps": ["basics", "series", "tutor"], "current_step": 0}
+    made = store.add(distill.plan_text("Learn Spanish", spec["steps"], 0, "en"), "plan",  # type: ignore[arg-type]
+                     origin="local", meta={"plan": spec})  # fmt: skip
+    plans.save(store, Plan(made.id, "Learn Spanish", ("basics", "series", "tutor"), 2))
+    model = ScriptedModel(memories_answer())
+
+    def plan(steps: list[str], step: int) -> Candidate:
+        new = {"goal": "Learn Spanish", "steps": steps, "current_step": step}
+        text = distill.plan_text("Learn Spanish", steps, step, "en")
+        return Candidate("plan", text, 0.7, (), {"plan": new})
+
+    back = reconcile.decide(store, model, plan(["basics", "series", "tutor"], 0), "en")
+    other = reconcile.decide(store, model, plan(["a profile", "tutor"], 1), "en")
+    assert back.action == other.action == "skip"
+    assert back.why == "the user's plan is kept"
+    ahead = reconcile.decide(store, model, plan(["basics", "series", "tutor"], 2), "en")
+    assert ahead.action in ("skip", "update")  # the same step is no change
+
+
+# -- 3. a correction supersedes the old fact ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "correction", "new", "kind"),
+    [
+        ("The user lives in Munich.", "Actually I moved to Berlin.", "The user moved to Berlin.",
+         "fact"),
+        ("The user lives in Munich.", "Actually I moved to Berlin.", "The user moved to Berlin.",
+         "profile"),
+        ("用户住在北京。", "其实我搬到柏林了。", "用户搬到柏林了。", "fact"),
+        ("The user has two children.", "Actually, I have three children.",
+         "The user has three children.", "fact"),
+    ],
+)  # fmt: skip
+def test_a_correction_supersedes_the_old_fact(
+    store: MemoryStore, old: str, correction: str, new: str, kind: str
+) -> None:
+    before = store.add(old, "fact", origin="user")
+    cat = store.add("The user has a cat called Mimi.", "fact", origin="local")
+    ids = chat(store, [(correction, "Noted.")])
+    episodes = EpisodeLog(store.conn).episodes(1)
+    raw = answer((kind, new))
+    raw["memories"][0]["episodes"] = [ids[0]]
+    (candidate,) = distill.parse(raw, episodes, distill.detect_language(episodes)).candidates
+    assert candidate.corrects
+    model = ScriptedModel(memories_answer(), lambda _m: {"decision": "add", "target_id": 0,
+                                                         "content": ""})  # fmt: skip
+    decision = reconcile.decide(store, model, candidate, distill.detect_language(episodes), 1)
+    written = reconcile.apply(store, decision, candidate, origin="local", conversation_id=1,
+                              job_id=1)  # fmt: skip
+    assert written is not None
+    gone = store.get(before.id)
+    assert gone is not None and gone.status == "superseded" and gone.superseded_by == written.id
+    assert store.get(cat.id).status == "active"  # type: ignore[union-attr]
+    active = [m.content for m in store.memories(statuses=("active",), limit=100)]
+    assert old not in active
+
+
+def test_a_new_fact_on_another_subject_supersedes_nothing(store: MemoryStore) -> None:
+    home = store.add("The user lives in Munich.", "fact", origin="local")
+    ids = chat(store, [("Actually, I also have a dog now.", "Lovely.")])
+    episodes = EpisodeLog(store.conn).episodes(1)
+    raw = answer(("fact", "The user has a dog."))
+    raw["memories"][0]["episodes"] = [ids[0]]
+    (candidate,) = distill.parse(raw, episodes, "en").candidates
+    model = ScriptedModel(memories_answer(), lambda _m: {"decision": "add", "target_id": 0,
+                                                         "content": ""})  # fmt: skip
+    assert reconcile.decide(store, model, candidate, "en").action == "add"
+    assert store.get(home.id).status == "active"  # type: ignore[union-attr]
+
+
+# -- 5. situations are kept and embedded ---------------------------------------------------------
+
+
+def test_situations_are_stored_in_meta_and_embedded_with_the_content(store: MemoryStore) -> None:
+    places = ("boats", "ferries", "cruises", "holidays by the sea")
+    candidate = cand("The user gets seasick.", "preference", applies_to=places)
+    model = ScriptedModel(memories_answer())
+    decision = reconcile.decide(store, model, candidate, "en")
+    written = reconcile.apply(store, decision, candidate, origin="local", conversation_id=None,
+                              job_id=3)  # fmt: skip
+    assert written is not None and written.meta["applies_to"] == list(places)
+    assert store.index is not None
+    stored = store.index.get("memories", [written.id])[written.id].reshape(-1)
+    both, alone = store.embedder.embed([candidate.situated, candidate.content])
+    assert float(np.dot(stored, both)) > 0.99 > float(np.dot(stored, alone))
+    # an update adds its situations and embeds them too
+    more = cand("The user gets seasick.", "preference", applies_to=("sailing",))
+    updated = reconcile.apply(
+        store, reconcile.Decision("update", written.id, "The user gets seasick on boats.", "model"),
+        more, origin="local", conversation_id=None, job_id=4,
+    )  # fmt: skip
+    assert updated is not None and updated.meta["applies_to"] == [*places, "sailing"]
+    stored = store.index.get("memories", [written.id])[written.id].reshape(-1)
+    (expected,) = store.embedder.embed([distill.situated(updated.content, [*places, "sailing"])])
+    assert float(np.dot(stored, expected)) > 0.99
+
+
+# -- 6. credit only where the lesson bore on the answer -----------------------------------------
+
+
+def test_only_the_lessons_that_bore_on_the_answer_are_credited(store: MemoryStore) -> None:
+    km = store.add("When the user asks how far a place is, give kilometres.", "lesson",
+                   meta={"applies_to": ["distances", "travel", "running races"]})  # fmt: skip
+    bullets = store.add("When the user asks for a list, use bullet points.", "lesson")
+    celsius = store.add(
+        "当用户问温度时，用摄氏度回答。", "lesson", meta={"applies_to": ["烹饪", "天气"]}
+    )
+    lessons = [km, bullets, celsius]
+    assert signals.credited(lessons, "How far is it from London to Paris?") == [km]
+    assert signals.credited(lessons, "What distances do marathons have?") == [km]
+    assert signals.credited(lessons, "List three ways to save energy at home.") == [bullets]
+    assert signals.credited(lessons, "水的沸点是多少温度？") == [celsius]
+    assert signals.credited(lessons, "明天的天气怎么样？") == [celsius]
+    assert signals.credited(lessons, "Write a birthday wish for my sister.") == []
+    close = lambda a, b: 0.9 if "birthday" in b else 0.0  # noqa: E731
+    assert signals.credited([bullets], "Write a birthday wish.", close) == [bullets]
