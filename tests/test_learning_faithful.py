@@ -93,6 +93,7 @@ def test_what_the_assistant_said_or_is_called_is_not_the_user() -> None:
         ("preference", "The user prefers a standing desk and blue-light glasses."),
         ("profile", "The user is a game developer."),
     )
+    raw["summary"] = "Engram avoids working late at night."
     assert kept(raw, episodes) == [("profile", "The user is a game developer.")]
 
 

@@ -67,6 +67,7 @@ _CHANGE = re.compile(
     r"(?i)\b(?:actually|moved|no longer|not any ?more|anymore|changed|switched|now|instead|"
     r"new|these days)\b|其实|实际上|搬到|搬去|不再|现在|改成|换成|换了|改了|已经不"
 )
+_ENGRAM = re.compile(r"(?i)\bengram\b")
 GROUNDED = 0.5  # share of a memory's content terms the user said
 GROUNDED_PROFILE = 0.6  # a profile invents most easily (age, job, city never said)
 ABOUT_USER = (kinds.FACT, kinds.PREFERENCE, kinds.PROFILE)
@@ -340,6 +341,11 @@ class Said:
             return 0.0
         return sum(_said(t, self.terms) for t in terms) / len(terms)
 
+    def misnames(self, content: str) -> bool:
+        """Does the content name Engram, which the user never did (the assistant's name taken
+        for the user's, "Engram is a game developer")?"""
+        return bool(_ENGRAM.search(content)) and not _ENGRAM.search(self.text)
+
     def problem(self, kind: str, content: str) -> str:
         """Why a memory about the user is not grounded in what the user said ('' when it is)."""
         for name in _names(content) if text_language(content) == self.language else ():
@@ -348,8 +354,9 @@ class Said:
         for number in _NUMBER.findall(content):
             if number not in self.text:
                 return "a number the user never said"
-        if re.search(r"(?i)\bengram\b|\bthe assistant\b|助手", content) and not re.search(
-            r"(?i)\bengram\b|\bassistant\b|助手", self.text
+        if self.misnames(content) or (
+            re.search(r"(?i)\bthe assistant\b|助手", content)
+            and not re.search(r"(?i)\bassistant\b|助手", self.text)
         ):
             return "about the assistant, not the user"
         needed = GROUNDED_PROFILE if kind == kinds.PROFILE else GROUNDED
@@ -439,6 +446,8 @@ def parse(
             if said.only_asks and not (kind == kinds.PLAN and plan):
                 return "the user only asked"
             return said.problem(kind, content if kind != kinds.PLAN else _goal_of(content))
+        if kind == kinds.SUMMARY and said.misnames(content):
+            return "the assistant's name for the user"
         return ""
 
     def keep(
