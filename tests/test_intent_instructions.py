@@ -12,58 +12,58 @@ import pytest
 
 from engram.assistant.intent import is_instruction, read
 
-INSTRUCTIONS = [
-    "Next time, use the calculator tool.",
-    "Please always answer in metric units.",
-    "Don't use emojis.",
-    "From now on, keep answers short.",
-    "Stop adding disclaimers to every answer.",
-    "When you list things, use bullet points starting with '- ', one per line, no numbering.",
-    "Use the calculator tool for any arithmetic instead of working it out in your head.",
-    "Sign messages you write for me with 'Best regards, Mia'. Mia is my name.",
-    "Write dates as YYYY-MM-DD, for example 1989-11-09. That's how I file everything.",
-    "Temperatures in Celsius, please. My oven only shows °C.",
-    "For weekdays and dates always use the date tool; don't guess.",
-    "No emojis in anything you write for me.",
-    "以后请用公斤。",
-    "下次记得写日期格式。",
-    "不要用表情符号。",
-    "别再用英里了。",
-    "请总是用中文回答。",
-    "以后都用公斤",
-    "重量请用公斤说，不要用斤或者磅。",
-    "日期请写成 YYYY-MM-DD 的格式，比如 1997-07-01，我整理资料都用这个格式。",
-    "价格请换算成人民币（元）告诉我，我对美元没概念。",
-    "解释的时候第一行先写“总结：”加一句话概括，然后再展开。",
-    "列举的时候，请用“- ”开头的项目符号，每行一条，不要编号。",
-]
-CORRECTIONS = [
-    "Actually I moved to Berlin.",
-    "其实我搬到柏林了。",
-    "帮我写的东西里不要用表情符号。",
-]
-NEITHER = [
-    "Don't you think it's cold today?",
-    "Why don't birds fall off branches?",
-    "Do you always answer so fast?",
-    "Never mind.",
-    "I don't like mobile games.",
-    "I follow a strict gluten-free and dairy-free diet due to severe intolerances.",
-    "Write a short message to my landlord saying the heating in my flat is broken.",
-    "List three ways to save energy at home.",
-    "Give me some tips for better sleep.",
-    "Stop the timer",
-    "What is actually in a croissant?",
-    "以后会下雨吗？",
-    "下次奥运会在哪里？",
-    "为什么不要用微波炉加热鸡蛋？",
-    "不要紧吧？",
-    "我以后想当医生。",
-    "其实这个问题很简单吗？",
-    "推荐一个20分钟能做好的素食晚餐。",
-    "帮我给房东写条消息，说家里的热水器坏了。",
-    "谢谢，很有用！我最喜欢用豆腐做的快手菜。",
-]
+INSTRUCTIONS = """
+Next time, use the calculator tool.
+Please always answer in metric units.
+Don't use emojis.
+From now on, keep answers short.
+Stop adding disclaimers to every answer.
+When you list things, use bullet points starting with '- ', one per line, no numbering.
+Use the calculator tool for any arithmetic instead of working it out in your head.
+Sign messages you write for me with 'Best regards, Mia'. Mia is my name.
+Write dates as YYYY-MM-DD, for example 1989-11-09. That's how I file everything.
+Temperatures in Celsius, please. My oven only shows °C.
+For weekdays and dates always use the date tool; don't guess.
+No emojis in anything you write for me.
+以后请用公斤。
+下次记得写日期格式。
+不要用表情符号。
+别再用英里了。
+请总是用中文回答。
+以后都用公斤
+重量请用公斤说，不要用斤或者磅。
+日期请写成 YYYY-MM-DD 的格式，比如 1997-07-01，我整理资料都用这个格式。
+价格请换算成人民币（元）告诉我，我对美元没概念。
+解释的时候第一行先写“总结：”加一句话概括，然后再展开。
+列举的时候，请用“- ”开头的项目符号，每行一条，不要编号。
+""".strip().splitlines()
+CORRECTIONS = """
+Actually I moved to Berlin.
+其实我搬到柏林了。
+帮我写的东西里不要用表情符号。
+""".strip().splitlines()
+NEITHER = """
+Don't you think it's cold today?
+Why don't birds fall off branches?
+Do you always answer so fast?
+Never mind.
+I don't like mobile games.
+I follow a strict gluten-free and dairy-free diet due to severe intolerances.
+Write a short message to my landlord saying the heating in my flat is broken.
+List three ways to save energy at home.
+Give me some tips for better sleep.
+Stop the timer
+What is actually in a croissant?
+以后会下雨吗？
+下次奥运会在哪里？
+为什么不要用微波炉加热鸡蛋？
+不要紧吧？
+我以后想当医生。
+其实这个问题很简单吗？
+推荐一个20分钟能做好的素食晚餐。
+帮我给房东写条消息，说家里的热水器坏了。
+谢谢，很有用！我最喜欢用豆腐做的快手菜。
+""".strip().splitlines()
 
 
 @pytest.mark.parametrize("text", INSTRUCTIONS)

@@ -7,6 +7,7 @@ it. A scripted distiller gives the exact answers; the real 1.5B runs in ``test_r
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,22 +19,25 @@ from engram.assistant.events import Plan
 from engram.assistant.learning import distill, plans, reconcile, signals
 from engram.assistant.learning.distill import Candidate
 from engram.core import paths
-from engram.memory import embed
+from engram.memory import db, embed
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.store import MemoryStore
 from test_consolidation_support import ScriptedModel, chat, memories_answer, minilm
 
 
-@pytest.fixture(scope="module")
-def embedder(starter_models: Path) -> embed.FastEmbedder:
-    return minilm(starter_models)
-
-
 @pytest.fixture
-def store(embedder: embed.FastEmbedder) -> Iterator[MemoryStore]:
-    opened = MemoryStore.open(paths.database_path(), embedder)
-    yield opened
-    opened.conn.close()
+def store(starter_models: Path) -> Iterator[MemoryStore]:
+    """A store on this test's database file, with the real embedder (loaded once)."""
+    opened = MemoryStore(db.connect(paths.database_path()), _embedder(starter_models))
+    try:
+        yield opened
+    finally:
+        opened.conn.close()
+
+
+@functools.cache
+def _embedder(models: Path) -> embed.FastEmbedder:
+    return minilm(models)
 
 
 def said(*turns: tuple[str, str]) -> list[Episode]:

@@ -49,14 +49,24 @@ _AVOID_ZH = re.compile(r"不要用|别用|不要再|别再")
 # sentence and clause marks); a question ("don't you think …?", "下次奥运会在哪里？") never is one.
 _CLAUSES = re.compile(r"[.!?;:\n。！？；：，,]+")
 _ASKED = re.compile(r"[?？]|[吗呢么]\s*[。.]?\s*$")
+
+
+def _either(words: str) -> str:
+    """An alternation of space-separated words; "_" in a word stands for white space."""
+    return "|".join(w.replace("_", r"\s+") for w in words.split())
+
+
+# Clause openings that say how to answer from now on ("never mind", "don't you …" do not).
+_FROM_NOW_ON = (
+    "always from_now_on going_forward next_time in_future in_the_future from_here_on each_time "
+    "every_time"
+)
+_NOT_AFTER_DONT = "you we they i it worry know mind"
 _INSTRUCTION_EN = re.compile(
-    r"^\s*(?:(?:please|and|so|also|but|then)\s+)*"
-    r"(?:(?:always|from now on|going forward|next time|in (?:the )?future|from here on|"
-    r"each time|every time)\b"
-    r"|never\s+(?!mind\b)[a-z]"
-    r"|(?:don'?t|do not)\s+(?!you\b|we\b|they\b|i\b|it\b|worry\b|know\b|mind\b)[a-z]"
-    r"|(?:stop|quit)\s+[a-z]+ing\b"
-    r"|(?:make sure|be sure|remember to|try to)\s+(?:to\s+)?[a-z])"
+    rf"^\s*(?:(?:{_either('please and so also but then')})\s+)*(?:(?:{_either(_FROM_NOW_ON)}"
+    r")\b|never\s+(?!mind\b)[a-z]"
+    rf"|(?:don'?t|do\s+not)\s+(?!(?:{_either(_NOT_AFTER_DONT)})\b)[a-z]|(?:stop|quit)\s+[a-z]+ing\b"
+    rf"|(?:{_either('make_sure be_sure remember_to try_to')})\s+[a-z])"
     # "No emojis in anything you write for me."
     r"|^\s*no\s+(?:more\s+)?[a-z]+s\b\s*(?:(?:in|when|for|anywhere)\b|,?\s*please\b)",
     re.IGNORECASE,
@@ -64,26 +74,27 @@ _INSTRUCTION_EN = re.compile(
 # An imperative that also says it holds beyond this answer ("Sign messages you write for me
 # with …", "Use the calculator for any arithmetic instead …", "Write dates as …: that's how I
 # file everything").
-_IMPERATIVE_EN = re.compile(
-    r"^\s*(?:please\s+)?(?:use|write|sign|give|answer|reply|respond|keep|put|start|end|show|"
-    r"format|list|call|say|include|add|spell|round|convert|express|quote|cite|address|talk)\b",
-    re.IGNORECASE,
+_IMPERATIVES = (
+    "use write sign give answer reply respond keep put start end show format list call say "
+    "include add spell round convert express quote cite address talk"
 )
-_GENERAL_EN = re.compile(
-    r"\b(?:always|never|every|whenever|when you|from now on|instead|in future|next time|"
-    r"for any|any time|you write for me|you write|that'?s how I|I (?:always|only|usually))\b",
-    re.IGNORECASE,
+_BEYOND = (
+    "always never every whenever when_you from_now_on instead in_future next_time for_any "
+    "any_time you_write that'?s_how_I I_always I_only I_usually"
 )
+_IMPERATIVE_EN = re.compile(rf"^\s*(?:please\s+)?(?:{_either(_IMPERATIVES)})\b", re.IGNORECASE)
+_GENERAL_EN = re.compile(rf"\b(?:{_either(_BEYOND)})\b", re.IGNORECASE)
 # "Temperatures in Celsius, please."
 _UNITS_PLEASE_EN = re.compile(r"\bin\s+[^\W\d_]+\s*,?\s*please\b", re.IGNORECASE)
+_LATER_ZH = "以后 今后 下次 下回 从现在起 从现在开始 往后"
+_THEN_ZH = "请 要 都 也 就 用 别 不要 不用 记得 给 写 说 回答 把 直接 只 一律 统一 先 换 改"
+_CJK_CHAR = r"[\u4e00-\u9fff]"
 _INSTRUCTION_ZH = re.compile(
-    r"^\s*(?:那|那么|还有|另外|而且|也)?\s*"
-    r"(?:(?:以后|今后|下次|下回|从现在起|从现在开始|往后)\s*(?:请|要|都|也|就|用|别|不要|不用|记得|"
-    r"给|写|说|回答|把|直接|只|一律|统一|先|换|改)"
-    r"|请?(?:不要|别再|别|不许|不准|禁止)\s*[\u4e00-\u9fff]"
-    r"|请?(?:总是|一直|始终|每次都?|一律|务必|记得|一定要)\s*[\u4e00-\u9fff]"
+    rf"^\s*(?:那|那么|还有|另外|而且|也)?\s*(?:(?:{_either(_LATER_ZH)})\s*(?:{_either(_THEN_ZH)})"
+    rf"|请?(?:不要|别再|别|不许|不准|禁止)\s*{_CJK_CHAR}"
+    rf"|请?(?:总是|一直|始终|每次都?|一律|务必|记得|一定要)\s*{_CJK_CHAR}"
     # "重量请用公斤", "日期请写成 YYYY-MM-DD", "价格请换算成人民币"
-    r"|[\u4e00-\u9fff]{1,6}请(?:用|写成|写|换算成|换成|改成|按|以|都))"
+    rf"|{_CJK_CHAR}{{1,6}}请(?:用|写成|写|换算成|换成|改成|按|以|都))"
 )
 # "列举的时候请用…", "解释的时候第一行先写…"
 _WHEN_ZH = re.compile(r"(?:的时候|时)[，,\s]*[\u4e00-\u9fff]{0,6}?(?:请|先|都要|一定要|记得|务必)")
