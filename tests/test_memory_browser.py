@@ -114,6 +114,20 @@ def test_edit_pin_restore_and_delete(
     qtbot.waitUntil(lambda: seeded["trip"] not in _shown(browser), timeout=WAIT_MS)
 
 
+def test_the_details_say_who_wrote_the_memory_last(
+    qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int], store: MemoryStore
+) -> None:
+    _select(browser, seeded["dog"])
+    assert "Last written: Unknown" in browser.details.text()  # the seeding store did not say
+    browser.editor.setPlainText("The user's dog is called Biscuit; he is nine.")
+    qtbot.mouseClick(browser.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "nine" in store.get(seeded["dog"]).content, timeout=WAIT_MS)  # type: ignore[union-attr]
+    assert [(w.change, w.via) for w in store.writes(seeded["dog"])][-1] == ("content", "user")
+    qtbot.waitUntil(lambda: browser.current() is not None, timeout=WAIT_MS)
+    _select(browser, seeded["dog"])
+    assert "Last written: You" in browser.details.text()
+
+
 def test_provenance_jumps_to_the_chat(
     qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int]
 ) -> None:

@@ -353,14 +353,21 @@ def test_the_remember_tool_keeps_nothing_said_while_paused_or_in_a_temporary_cha
     from engram.assistant.tools import loop
     from engram.assistant.tools import memory as memory_tools
     from engram.assistant.tools.base import ToolContext
+    from engram.assistant.tools.permissions import ONCE, Permissions, Question
     from test_tools import ScriptedModel, _registry
 
+    asked: list[Question] = []
+
     def kept(conversation: int, fact: str, quiet: Problem | None) -> ToolResult:
-        """The model calls remember while it answers; the turn hands the tool the app's rule."""
+        """The model calls remember while it answers; the turn hands the tool the app's rule,
+        and the user allows what may be kept (they are not asked about what may not)."""
         model = ScriptedModel(
             [f'{{"tool": "remember", "arguments": {{"content": "{fact}"}}}}', "Done."]
         )
-        tools = loop.Toolbox(_registry(*memory_tools.TOOLS), context=ToolContext(store=store))
+        allow = Permissions(ask=lambda question: asked.append(question) or ONCE)
+        tools = loop.Toolbox(
+            _registry(*memory_tools.TOOLS), allow, context=ToolContext(store=store)
+        )
         assistant = Assistant(EpisodeLog(store.conn), model, tools=tools)  # type: ignore[arg-type]
         events = assistant.turn(conversation, f"Keep in mind: {fact}", quiet=quiet)
         return next(e for e in events if isinstance(e, ToolResult))
@@ -372,6 +379,8 @@ def test_the_remember_tool_keeps_nothing_said_while_paused_or_in_a_temporary_cha
     temporary = kept(scratch, "The locker code is 9911.", TEMPORARY)
     assert temporary.is_error and "temporary" in temporary.text
     assert all(PIN not in m.content and "9911" not in m.content for m in store.memories())
+    assert asked == []
     stored = kept(bank, "The user likes hiking.", None)
     assert not stored.is_error and "hiking" in stored.text
+    assert [q.name for q in asked] == ["remember"]
     assert [m.origin for m in store.memories()] == ["user"]

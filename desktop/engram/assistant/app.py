@@ -38,9 +38,18 @@ from engram.assistant.events import (
     Status,
     TurnStarted,
 )
-from engram.assistant.learning import distiller_backends, hygiene, plans
+from engram.assistant.learning import distiller_backends, plans
 from engram.assistant.learning.consolidation import Result, run_job
-from engram.assistant.session import Session, cloud_key, embedder_for, needs_reopen, open_session
+from engram.assistant.session import (
+    USER,
+    Session,
+    cloud_key,
+    distilling,
+    embedder_for,
+    needs_reopen,
+    open_session,
+    tidy,
+)
 from engram.assistant.tools import builtins, files, mcp
 from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.base import Registry, Tool, ToolContext
@@ -56,7 +65,7 @@ from engram.memory import db, pause
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import Episode
 from engram.memory.jobs import Job, JobQueue
-from engram.memory.records import Memory
+from engram.memory.records import Memory, Provenance
 from engram.memory.store import MemoryStore
 from engram.models import roles
 from engram.models.local import LocalModel
@@ -282,7 +291,8 @@ class Engram:
                 self._mentioned.turn(event.conversation_id)
                 if said.remember:
                     chat, episode = event.conversation_id, event.user_episode_id
-                    yield self._remember(chat, episode, said.remember, quiet)
+                    how = f'"remember this:" in message #{episode}'
+                    yield self._remember(chat, episode, said.remember, quiet, how)
 
     def resend(
         self, conversation_id: int, from_episode_id: int, text: str, cancel: CancelToken
@@ -318,17 +328,19 @@ class Engram:
             conversation_id = assistant.new_conversation(title_for(content))
         self._mentioned.turn(conversation_id)
         episode = assistant.log.append(conversation_id, "user", said)
-        return conversation_id, self._remember(conversation_id, episode.id, content, quiet)
+        how = f"/remember in message #{episode.id}"
+        return conversation_id, self._remember(conversation_id, episode.id, content, quiet, how)
 
     def _remember(
-        self, conversation_id: int, episode_id: int, content: str, quiet: Problem | None
+        self, conversation_id: int, episode_id: int, content: str, quiet: Problem | None, how: str
     ) -> Remembered | NotRemembered:
         if quiet is not None:
             return NotRemembered(quiet)
         store = self._open().store
         assert store is not None  # memory is on: quiet is not None without a store
         try:
-            remembered = remembering.remember(store, conversation_id, episode_id, content)
+            by = Provenance("user", detail=how)
+            remembered = remembering.remember(store, conversation_id, episode_id, content, by=by)
         except EngramError as exc:  # e.g. too long to be one memory
             return NotRemembered(exc.problem)
         self._mentioned.remembered(conversation_id, remembered.memory_id)
@@ -512,13 +524,14 @@ def _lock_of(conversation_id: int) -> Path:
 # -- without a session: the memory browser, engram memory, engram learn --------------------------
 
 
-def open_memories(settings: Settings) -> MemoryStore:
+def open_memories(settings: Settings, by: Provenance = USER) -> MemoryStore:
     """The user's memories, with the settings' embedding model, on a new connection for the
-    calling thread (close ``store.conn`` when done; closed here when the store cannot open)."""
+    calling thread (close ``store.conn`` when done; closed here when the store cannot open);
+    what it writes is recorded as coming from ``by`` (the user's own edits, by default)."""
     embedder = embedder_for(settings)
     conn = db.connect(paths.database_path())
     try:
-        return MemoryStore(conn, embedder)
+        return MemoryStore(conn, embedder, writer=by)
     except BaseException:
         conn.close()
         raise
@@ -550,6 +563,7 @@ def learn_waiting(settings: Settings, progress: Callable[[float, str], None]) ->
         source = distiller_backends.from_settings(settings, None, cloud_key)
         if isinstance(source, distiller_backends.MissingDistiller):
             source.acquire(CancelToken())  # raises its problem
+        store.writer = distilling(settings)
         before = _memories(store)
         ran: list[tuple[Job, Result]] = []
         try:
@@ -562,7 +576,7 @@ def learn_waiting(settings: Settings, progress: Callable[[float, str], None]) ->
                 ran.append((job, run_job(job, store, queue, source, CancelToken(), report)))
         finally:
             source.idle()
-        hygiene.run(store)
+        tidy(store)
         return Learnt(tuple(ran), before, _memories(store))
     finally:
         store.conn.close()

@@ -20,6 +20,7 @@ from engram.assistant.turn.recall import Recall
 from engram.memory import changes
 from engram.memory.episodes import EpisodeLog
 from engram.memory.kinds import FACT
+from engram.memory.records import Provenance
 from engram.memory.store import MemoryStore
 
 # What the user explicitly asks to remember matters more than what the distiller infers.
@@ -32,10 +33,11 @@ def remember(
     episode_id: int | None,
     content: str,
     kind: str = FACT,
+    by: Provenance | None = None,
 ) -> Remembered:
     """Keep ``content`` as the user's own memory (of ``kind``), said in message ``episode_id``
     of the chat (None: asked for through the remember tool, whose call is stored with the
-    answer)."""
+    answer); ``by`` says how it was asked for (recorded with the write)."""
     asked = time.time()
     memory = store.add(
         content,
@@ -44,6 +46,7 @@ def remember(
         origin="user",
         conversation_id=conversation_id or None,
         source_episodes=[episode_id] if episode_id is not None else [],
+        by=by,
     )
     old = store.replaced_by(memory.id) if memory.created_at >= asked else None
     if old is None:

@@ -29,6 +29,7 @@ from engram.memory.embed import FastEmbedder
 from engram.memory.episode_index import Backfill
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
+from engram.memory.records import Provenance
 from engram.memory.store import MemoryStore
 from engram.models import catalogue, files, roles, secrets
 from engram.models.background import ForegroundGate
@@ -59,6 +60,23 @@ def cloud_key() -> str | None:
         return None
 
 
+USER = Provenance("user")  # the user's own words or edits
+HYGIENE = Provenance("hygiene")  # fading, expiry and caps after a learning job
+
+
+def distilling(settings: Settings) -> Provenance:
+    """Where the distiller's writes come from: the cloud model or the large local model."""
+    cloud = settings.cloud
+    model = f"{cloud.model} (cloud)" if cloud.enabled else settings.large_model
+    return Provenance("distiller", model=model or None)
+
+
+def tidy(store: MemoryStore) -> None:
+    """Hygiene after learning, its writes recorded as its own."""
+    with store.writing(HYGIENE):
+        hygiene.run(store)
+
+
 class Learning:
     """The background side: the scheduler the turns notify, and the consolidation thread."""
 
@@ -72,11 +90,11 @@ class Learning:
     ) -> None:
         self.settings = settings  # the scheduler reads triggers and the pause from here, live
         self.worker = ConsolidationWorker(
-            lambda: MemoryStore.open(paths.database_path(), embedder),
+            lambda: MemoryStore.open(paths.database_path(), embedder, distilling(settings)),
             distiller_backends.from_settings(settings, gate, cloud_key),
             gate=gate,
             on_status=on_status,
-            after_job=hygiene.run,
+            after_job=tidy,
         )
         self.scheduler = Scheduler(
             JobQueue(conn), settings=lambda: self.settings, wake=self.worker.wake
@@ -229,7 +247,7 @@ def open_session(
     problem: Problem | None = None
     try:
         embedder = embedder or embedder_for(settings)
-        store = MemoryStore(conn, embedder)
+        store = MemoryStore(conn, embedder, writer=USER)
     except EngramError as exc:
         problem = exc.problem
         _log.warning("answering without memory: %s %s", exc.message, exc.hint)

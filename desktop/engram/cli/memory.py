@@ -16,7 +16,7 @@ from engram.core.errors import InputError, StoreCorruptError, tr
 from engram.memory import backup, db, pause, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.kinds import KINDS
-from engram.memory.records import Memory
+from engram.memory.records import Memory, Provenance, Write
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 
@@ -81,7 +81,7 @@ def _utf8_output() -> None:
 
 def _store() -> MemoryStore:
     _utf8_output()
-    return open_memories(settings.load())
+    return open_memories(settings.load(), Provenance("user", detail="engram memory"))
 
 
 _NONE = (
@@ -139,12 +139,23 @@ def _show(args: argparse.Namespace) -> int:
         f"importance {m.importance:.2f}, confidence {m.confidence:.2f}, origin {m.origin},"
         f" used {m.use_count}x, feedback {m.feedback:+d}"
     )
+    for w in store.writes(m.id):
+        print(f"  {written(w)}")
     for s in store.sources(m.id):
         where = "deleted conversation" if s.source_deleted else f"conversation {s.conversation_id}"
         print(f"  from {where}, turn {s.turn_index}")
     for e in store.source_episodes(m.id):
         print(f"    {e.role}: {terminal.safe(' '.join(e.content.split())[:200])}")
     return 0
+
+
+def written(w: Write) -> str:
+    """One recorded write: when, what changed, and where it came from."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(w.at))
+    model = f" {w.model}" if w.model else ""
+    job = f", job {w.job_id}" if w.job_id is not None else ""
+    detail = f": {terminal.safe(w.detail)}" if w.detail else ""
+    return f"{when} {w.change} by {w.via}{model}{job}{detail}"
 
 
 def _export(args: argparse.Namespace) -> int:

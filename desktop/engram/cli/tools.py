@@ -94,6 +94,8 @@ def ask(question: Question) -> str:
     """Ask on this terminal whether a tool may run (``engram chat`` on a terminal)."""
     said = json.dumps(question.arguments, ensure_ascii=False)
     print(f"\n[{question.source}] {question.name} {said}", file=sys.stderr)
+    if question.after:  # the request may come from what those gave back
+        print(f"(asked after reading: {', '.join(question.after)})", file=sys.stderr)
     while True:
         print("Allow? [o]nce, [a]lways, [d]eny: ", end="", file=sys.stderr, flush=True)
         answer = sys.stdin.readline().strip().lower()

@@ -363,6 +363,30 @@ def _signals_outlive_answers(conn: apsw.Connection) -> None:
     )
 
 
+def _memory_writes(conn: apsw.Connection) -> None:
+    """Every write of a memory and where it came from (``records.Provenance``): who wrote it
+    (``via``: the user's own words or action, a tool call the user allowed, an import, the
+    distiller and its ``model`` and ``job_id``, hygiene) and what changed. The memories written
+    before are recorded once, as ``earlier``, with what their origin says."""
+    conn.execute(
+        """
+        CREATE TABLE memory_writes (
+            id INTEGER PRIMARY KEY,
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            at REAL NOT NULL,
+            change TEXT NOT NULL,
+            via TEXT NOT NULL,
+            model TEXT,
+            job_id INTEGER,
+            detail TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX memory_writes_memory ON memory_writes(memory_id, at);
+        INSERT INTO memory_writes(memory_id, at, change, via, detail)
+            SELECT id, created_at, 'created', 'earlier', 'origin ' || origin FROM memories;
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -376,6 +400,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0010_episode_context", _episode_context),
     ("0011_outcome_signals", _outcome_signals),
     ("0012_signals_outlive_answers", _signals_outlive_answers),
+    ("0013_memory_writes", _memory_writes),
 )
 
 

@@ -18,8 +18,14 @@ _log = log.get("memory.records")
 # Its kind and the kind's policy: engram.memory.kinds.
 Status = Literal["active", "superseded", "archived"]  # superseded: replaced by a newer version
 Origin = Literal["local", "cloud", "user"]  # distilled locally, by a cloud model, or by the user
+# Who wrote a memory (``memory_writes.via``): the user's own words or action ("remember this:",
+# /remember, the memory browser, engram memory, the plan), a tool call the user allowed, an
+# import, the distiller (with its model), hygiene; ``earlier``: written before Engram recorded it,
+# ``unknown``: a caller that did not say.
+Via = Literal["user", "tool", "import", "distiller", "hygiene", "earlier", "unknown"]
 STATUSES: tuple[str, ...] = get_args(Status)
 ORIGINS: tuple[str, ...] = get_args(Origin)
+VIAS: tuple[str, ...] = get_args(Via)
 
 MEMORY_COLUMNS = (
     "id, kind, content, importance, confidence, pinned, status, superseded_by, created_at,"
@@ -96,6 +102,29 @@ def plan_of(memory: Memory) -> tuple[str, list[str], int] | None:
         _log.warning("memory %d: %s; shown as plain text", memory.id, problem.message)
         return None
     return str(spec.get("goal", "")), list(spec["steps"]), int(spec.get("current_step", 0))
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a write of a memory comes from: ``via`` whom, the distiller's ``model``, and in
+    ``detail`` what else tells it apart (the message, the file imported, the tool call and what
+    the answer had read before it)."""
+
+    via: Via
+    model: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Write:
+    """One recorded write of a memory: when, what changed, and where it came from."""
+
+    at: float
+    change: str  # created, content, kind, status → archived, pinned, …
+    via: Via
+    model: str | None
+    job_id: int | None
+    detail: str
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,7 +22,16 @@ from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.kinds import FACT, KINDS
 from engram.memory.ranking import Weights, collapse, rank
-from engram.memory.records import MEMORY_COLUMNS, ORIGINS, STATUSES, Hit, Memory, Source
+from engram.memory.records import (
+    MEMORY_COLUMNS,
+    ORIGINS,
+    STATUSES,
+    Hit,
+    Memory,
+    Provenance,
+    Source,
+    Write,
+)
 from engram.memory.search import Candidate, Filters, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
@@ -34,6 +44,7 @@ IN_IDS = "(SELECT value FROM json_each(?))"
 _KIND = Problem(tr("memory kind"))
 _ORIGIN = Problem(tr("memory origin"))
 _STATUS = Problem(tr("memory status"))
+UNKNOWN = Provenance("unknown")
 
 
 def check_content(content: str) -> str:
@@ -66,15 +77,57 @@ def _check_choice(value: str, allowed: Sequence[str], what: Problem) -> str:
 class MemoryStore:
     """The memories of one file on one connection (one store per thread)."""
 
-    def __init__(self, conn: apsw.Connection, embedder: Embedder, weights: Weights | None = None):
+    def __init__(
+        self,
+        conn: apsw.Connection,
+        embedder: Embedder,
+        weights: Weights | None = None,
+        writer: Provenance = UNKNOWN,
+    ):
         self.conn = conn
         self.space = EmbeddingSpace(conn, embedder)
         self.wal_truncated = True  # False after a checkpoint another reader kept from finishing
         self.weights = weights or Weights()
+        # Where this store's writes come from, unless a write says (``by``); every write of a
+        # memory is recorded with it (``writes``).
+        self.writer = writer
 
     @classmethod
-    def open(cls, path: Path, embedder: Embedder) -> MemoryStore:
-        return cls(db.connect(path), embedder)
+    def open(cls, path: Path, embedder: Embedder, writer: Provenance = UNKNOWN) -> MemoryStore:
+        return cls(db.connect(path), embedder, writer=writer)
+
+    @contextmanager
+    def writing(self, by: Provenance) -> Iterator[MemoryStore]:
+        """Record the writes made inside as coming from ``by``."""
+        before, self.writer = self.writer, by
+        try:
+            yield self
+        finally:
+            self.writer = before
+
+    def record(
+        self, memory_ids: Sequence[int], change: str, by: Provenance | None, job: object = None
+    ) -> None:
+        """Record a write of each memory (inside the write's transaction)."""
+        by = by or self.writer
+        job_id = job if isinstance(job, int) and not isinstance(job, bool) else None
+        self.conn.executemany(
+            "INSERT INTO memory_writes(memory_id, at, change, via, model, job_id, detail)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(i, time.time(), change, by.via, by.model, job_id, by.detail) for i in memory_ids],
+        )
+
+    def writes(self, memory_id: int) -> list[Write]:
+        """Every recorded write of a memory, oldest first."""
+        return [
+            Write(**row)
+            for row in db.rows(
+                self.conn,
+                "SELECT at, change, via, model, job_id, detail FROM memory_writes"
+                " WHERE memory_id = ? ORDER BY at, id",
+                (memory_id,),
+            )
+        ]
 
     @property
     def embedder(self) -> Embedder:
@@ -104,6 +157,7 @@ class MemoryStore:
         source_episodes: Sequence[int] = (),
         meta: dict[str, Any] | None = None,
         vector: Vectors | None = None,
+        by: Provenance | None = None,
     ) -> Memory:
         """Store a memory, or return the existing near-duplicate of the same kind instead.
 
@@ -146,8 +200,10 @@ class MemoryStore:
             if vec is not None and self.index is not None:
                 self.index.put("memories", [new_id], vec)
             self._link_sources(new_id, source_episodes)
+            self.record([new_id], "created", by, (meta or {}).get("job"))
             if duplicate is not None:
                 self._set_fields(duplicate.id, {"status": "superseded", "superseded_by": new_id})
+                self.record([duplicate.id], f"superseded by #{new_id}", by)
                 _log.info("memory %d supersedes %d (an update)", new_id, duplicate.id)
         return self._get(new_id)
 
@@ -180,6 +236,7 @@ class MemoryStore:
         origin: str = "local",
         importance: float = 0.5,
         vectors: Vectors | None = None,
+        by: Provenance | None = None,
     ) -> list[int]:
         """Bulk insert in one transaction, without near-duplicate checks; returns the new ids."""
         texts = [check_content(c) for c in contents]
@@ -199,6 +256,7 @@ class MemoryStore:
             )
             if vecs is not None and self.index is not None:
                 self.index.put("memories", ids, vecs)
+            self.record(ids, "created", by)
         return ids
 
     def _duplicate(self, content: str, kind: str, vec: Vectors | None) -> Memory | None:
@@ -236,7 +294,8 @@ class MemoryStore:
             self._link_sources(memory_id, episode_ids)
 
     def update(self, memory_id: int, content: str | None = None, **fields: Any) -> Memory:
-        """Change a memory in place (content, kind, importance, confidence, status, meta)."""
+        """Change a memory in place (content, kind, importance, confidence, status, meta); the
+        change is recorded as coming from :attr:`writer`."""
         current = self._get(memory_id)
         changes: dict[str, Any] = {}
         if content is not None and check_content(content) != current.content:
@@ -257,6 +316,8 @@ class MemoryStore:
             self._set_fields(memory_id, changes)
             if vec is not None and self.index is not None:
                 self.index.put("memories", [memory_id], vec)
+            if said := _changed(current, changes):
+                self.record([memory_id], said, None)
         return self._get(memory_id)
 
     def fade(self, memory_id: int, importance: float, meta: dict[str, Any]) -> None:
@@ -293,14 +354,18 @@ class MemoryStore:
         kwargs.setdefault("importance", old.importance)
         kwargs.setdefault("pinned", old.pinned)
         new = self.add(content, **kwargs)
+        recorded = self._get(old_id).superseded_by == new.id  # add found it a near-duplicate
         with db.transaction(self.conn):
             self._set_fields(old_id, {"status": "superseded", "superseded_by": new.id})
+            if not recorded:
+                self.record([old_id], f"superseded by #{new.id}", kwargs.get("by"))
         return new
 
     def pin(self, memory_id: int, pinned: bool = True) -> Memory:
         self._get(memory_id)
         with db.transaction(self.conn):
             self._set_fields(memory_id, {"pinned": int(pinned)})
+            self.record([memory_id], "pinned" if pinned else "unpinned", None)
         return self._get(memory_id)
 
     def feedback(self, memory_id: int, vote: int) -> Memory:
@@ -524,6 +589,17 @@ class _Standing(NamedTuple):
     feedback: int
     last_used_at: float | None
     updated_at: float
+
+
+def _changed(current: Memory, changes: dict[str, Any]) -> str:
+    """What an update changed, in a few words ('' when nothing that is recorded: the meta)."""
+    said = [
+        f"{key} → {value}" if key in ("kind", "status") else key
+        for key, value in changes.items()
+        if key in ("content", "kind", "status", "importance", "confidence")
+        and value != getattr(current, key)
+    ]
+    return ", ".join(said)
 
 
 def _unit(value: float) -> float:

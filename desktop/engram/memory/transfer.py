@@ -12,7 +12,7 @@ from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
 from engram.memory.episode_index import Progress, embed_missing
 from engram.memory.kinds import FACT, KINDS
-from engram.memory.records import MEMORY_COLUMNS, ORIGINS, STATUSES, plan_problem
+from engram.memory.records import MEMORY_COLUMNS, ORIGINS, STATUSES, Provenance, plan_problem
 from engram.memory.store import MemoryStore, check_content
 
 FORMAT = "engram-memories"
@@ -248,6 +248,7 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
     conversations: dict[int, int] = {}
     episodes: dict[int, int] = {}
     ids: dict[Any, int] = {}
+    added: list[int] = []
     present = 0
     with db.transaction(conn):
         for raw in others:
@@ -299,6 +300,7 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
                 ),
             )
             ids[m["old_id"]] = new_id
+            added.append(new_id)
             for s in m["sources"]:
                 episode = episodes.get(s.get("episode_id"))
                 conn.execute(
@@ -312,6 +314,8 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
                         int(episode is None),
                     ),
                 )
+        imported = Provenance("import", detail=f"imported from {path.name}")
+        store.record(added, "created", imported)
         for m in memories:
             if m["old_id"] in ids and m["old_superseded_by"] in ids and m["old_id"] is not None:
                 conn.execute(

@@ -1,5 +1,5 @@
-"""Translated names of the codes the core uses (kinds, statuses, origins, roles, model states),
-and sizes and download times as people read them."""
+"""Translated names of the codes the core uses (kinds, statuses, origins, who wrote a memory,
+roles, model states), and sizes and download times as people read them."""
 
 from __future__ import annotations
 
@@ -20,6 +20,12 @@ _NAMES = {
     "local": QT_TRANSLATE_NOOP("Labels", "Local model"),
     "cloud": QT_TRANSLATE_NOOP("Labels", "Cloud model"),
     "user": QT_TRANSLATE_NOOP("Labels", "You"),
+    "tool": QT_TRANSLATE_NOOP("Labels", "A tool call you allowed"),
+    "import": QT_TRANSLATE_NOOP("Labels", "An import"),
+    "distiller": QT_TRANSLATE_NOOP("Labels", "Engram's learning"),
+    "hygiene": QT_TRANSLATE_NOOP("Labels", "Memory upkeep"),
+    "earlier": QT_TRANSLATE_NOOP("Labels", "An earlier Engram"),
+    "unknown": QT_TRANSLATE_NOOP("Labels", "Unknown"),
     "small": QT_TRANSLATE_NOOP("Labels", "small"),
     "large": QT_TRANSLATE_NOOP("Labels", "large"),
     "embedding": QT_TRANSLATE_NOOP("Labels", "embedding"),

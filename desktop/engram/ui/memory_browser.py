@@ -359,9 +359,20 @@ class MemoryBrowser(QMainWindow):
                 day=day,
                 uses=memory.use_count,
             )
+            + self._written(memory)
             + self._lesson_record(memory)
         )
         self.provenance_requested.emit(memory.id)
+
+    def _written(self, memory: Memory) -> str:
+        """Who wrote the memory last (and the distiller's model), and when."""
+        writes = self.store.writes(memory.id)
+        if not writes:
+            return ""
+        last = writes[-1]
+        who = labels.label(last.via) + (f" ({last.model})" if last.model else "")
+        day = time.strftime("%Y-%m-%d %H:%M", time.localtime(last.at))
+        return "\n" + self.tr("Last written: {who}, {day}").format(who=who, day=day)
 
     def _lesson_record(self, memory: Memory) -> str:
         """For a lesson: how it has done (answers it went into, helped, hurt), and whether it

@@ -40,6 +40,10 @@ class ToolContext:
     folders: tuple[Path, ...] = ()
     language: str = "en"
     now: Callable[[], float] = time.time
+    # How the user allowed this call ("once", "always"; '' for a tool that does not ask) and the
+    # tools whose results the answer read before it: where a request may have come from.
+    granted: str = ""
+    after: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -156,11 +156,16 @@ class Toolbox:
         return self._grammars[key]
 
     def run(
-        self, call: calls.ToolCall, conversation_id: int, quiet: Problem | None = None
+        self,
+        call: calls.ToolCall,
+        conversation_id: int,
+        quiet: Problem | None = None,
+        after: tuple[str, ...] = (),
     ) -> ToolOutput:
         """Run one call the model made for an answer in ``conversation_id`` (``quiet``: why
-        nothing may be learned from it): unreadable, unknown, wrongly typed or denied calls
-        give an error output the model can read."""
+        nothing may be learned from it; ``after``: the tools whose results the answer read
+        before): unreadable, unknown, wrongly typed or denied calls give an error output the
+        model can read."""
         start = time.perf_counter()
         if not call.ok:
             problem = Problem(
@@ -171,19 +176,24 @@ class Toolbox:
         found = self.registry.check(call.name, call.arguments)
         tool = self.registry.get(call.name)
         arguments = call.arguments if isinstance(call.arguments, dict) else {}
-        ctx = replace(self.context, conversation_id=conversation_id)
+        ctx = replace(self.context, conversation_id=conversation_id, quiet=quiet)
         if found is None and tool is not None and tool.precheck is not None:
             try:  # a call that cannot run is not worth a question to the user
                 tool.precheck(arguments, ctx)
             except EngramError as exc:
                 found = exc.problem
-        if found is None and tool is not None and not self.permissions.allowed(tool, arguments):
+        if (
+            found is None
+            and tool is not None
+            and not self.permissions.allowed(tool, arguments, after)
+        ):
             found = Problem(
                 tr("The user did not allow {name} to run. Answer without it."), name=tool.name
             )
         if found is not None:
             return ToolOutput(found.message, True, time.perf_counter() - start)
-        ctx = replace(self.context, conversation_id=conversation_id, quiet=quiet)
+        granted = self.permissions.granted
+        ctx = replace(ctx, granted=granted, after=after)
         return self.registry.call(call.name, call.arguments, ctx)
 
 
@@ -268,7 +278,7 @@ def answer(
             return
         done.add(key)
         yield ToolCalled(step + 1, call.name, call.arguments, call.error)
-        output = toolbox.run(call, conversation_id, quiet)
+        output = toolbox.run(call, conversation_id, quiet, tuple(name for _, name, _, _ in made))
         _log.debug("step %d: error=%s in %.3f s", step + 1, output.is_error, output.duration_s)
         steps.append(Step(call, output))
         yield ToolResult(

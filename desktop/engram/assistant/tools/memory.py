@@ -11,6 +11,7 @@ from engram.assistant.turn.recall import INDEX_PER_TURN
 from engram.core.errors import tr
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.kinds import FACT, PREFERENCE
+from engram.memory.records import Provenance
 
 RECALL_K = 6
 SNIPPET_CHARS = 300
@@ -55,13 +56,31 @@ def _recall(arguments: dict[str, Any], ctx: ToolContext) -> str:
     return "\n".join(lines) or f"Nothing in memory matches {query!r}."
 
 
-def _remember(arguments: dict[str, Any], ctx: ToolContext) -> str:
-    store = _store(ctx)
+def _may_remember(_arguments: dict[str, Any], ctx: ToolContext) -> None:
+    """Nothing may be kept now (memory off or paused, a temporary chat): said before the user
+    is asked."""
+    _store(ctx)
     if (quiet := ctx.quiet) is not None:  # the application's rule, for this answer
         raise ToolError(quiet.template, quiet.hint_template, **quiet.params)
+
+
+def _remember(arguments: dict[str, Any], ctx: ToolContext) -> str:
+    """Keep what the model asks to, once the user said yes (the tool asks: the request may come
+    from text the answer read, a file, a tool's result, a recalled memory); the write records
+    the call, the user's yes and what the answer had read before it."""
+    _may_remember(arguments, ctx)
+    store = _store(ctx)
     kind = str(arguments.get("kind") or FACT)
-    kept = remembering.remember(store, ctx.conversation_id, None, str(arguments["content"]), kind)
+    by = Provenance("tool", detail=asked_by(REMEMBER.name, ctx))
+    content = str(arguments["content"])
+    kept = remembering.remember(store, ctx.conversation_id, None, content, kind, by)
     return f"Stored as memory #{kept.memory_id} ({kind}): {kept.content}"
+
+
+def asked_by(tool: str, ctx: ToolContext) -> str:
+    """Where a call's request came from, as its write records it."""
+    said = f"the {tool} tool, allowed {ctx.granted or 'without asking'} by the user"
+    return said + (f", after reading {', '.join(ctx.after)}" if ctx.after else "")
 
 
 RECALL = Tool(
@@ -86,5 +105,7 @@ REMEMBER = Tool(
         "additionalProperties": False,
     },
     run=_remember,
+    needs_permission=True,  # never a write the user did not see and allow
+    precheck=_may_remember,
 )
 TOOLS = (RECALL, REMEMBER)

@@ -27,11 +27,14 @@ STORED = (ALWAYS, DENY)
 @dataclass(frozen=True)
 class Question:
     """A tool that wants to run, as the user is asked about it: its name, where it comes from
-    (built in, or an MCP server's name) and the arguments it would run with."""
+    (built in, or an MCP server's name), the arguments it would run with, and what the answer
+    had read before it asked (``after``: the tools whose results it read, untrusted text that
+    may have asked for the call)."""
 
     name: str
     source: str
     arguments: dict[str, Any]
+    after: tuple[str, ...] = ()
 
 
 Ask = Callable[[Question], str]
@@ -50,20 +53,24 @@ class Permissions:
         self.ask = ask
         self.on_change = on_change
         self._this_answer: set[str] = set()  # tools allowed once: for the rest of the answer
+        self.granted = ""  # how the last call allowed was: "once", "always" ('' without asking)
 
     def new_answer(self) -> None:
         """An answer begins: what was allowed once for the last one is asked again."""
         self._this_answer.clear()
 
-    def allowed(self, tool: Tool, arguments: dict[str, Any]) -> bool:
-        """Whether this call may run, asking the user when nothing is stored for the tool."""
+    def allowed(self, tool: Tool, arguments: dict[str, Any], after: tuple[str, ...] = ()) -> bool:
+        """Whether this call may run, asking the user when nothing is stored for the tool
+        (``after``: the tools whose results the answer read before this call)."""
+        self.granted = ""
         if not tool.needs_permission:
             return True
         choice = self.stored.get(tool.name)
         if choice is None and tool.name in self._this_answer:
+            self.granted = ONCE
             return True  # "once" covers every call of this answer, not each one
         if choice is None:
-            asked = Question(tool.name, tool.source, arguments)
+            asked = Question(tool.name, tool.source, arguments, after)
             choice = self.ask(asked) if self.ask is not None else DENY
             if choice not in CHOICES:
                 choice = DENY
@@ -71,6 +78,7 @@ class Permissions:
                 self.set(tool.name, choice)
             elif choice == ONCE:
                 self._this_answer.add(tool.name)
+        self.granted = choice if choice in (ONCE, ALWAYS) else ""
         return choice in (ONCE, ALWAYS)
 
     def set(self, name: str, choice: str | None) -> None:
