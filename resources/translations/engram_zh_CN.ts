@@ -4,23 +4,23 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="308"/>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="343"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="310"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="345"/>
         <source>The MCP server {name!r} was stopped.</source>
         <translation>MCP 服务器 {name!r} 已被停止。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="399"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="401"/>
         <source>The tool {name} of the MCP server {server!r} did not answer within {seconds:.0f} s; the server was stopped.</source>
         <translation>MCP 服务器 {server!r} 的工具 {name} 在 {seconds:.0f} 秒内没有响应；该服务器已被停止。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="409"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="411"/>
         <source>The tool {name} of the MCP server {server!r} failed ({error}).</source>
         <translation>MCP 服务器 {server!r} 的工具 {name} 失败（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="418"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="420"/>
         <source>The tool {name} of the MCP server {server!r} reported an error: {text}</source>
         <translation>MCP 服务器 {server!r} 的工具 {name} 报告了错误：{text}</translation>
     </message>
@@ -75,12 +75,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="48"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="49"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="49"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="50"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -95,80 +95,110 @@
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="67"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="76"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="68"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="77"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="71"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="80"/>
         <source>Memory is paused: Engram learns nothing new until you resume it.</source>
         <translation>记忆已暂停：恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="72"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="81"/>
         <source>Resume it in Settings → Memory, in the memory browser or with engram memory resume.</source>
         <translation>可以在“设置 → 记忆”、记忆浏览器中恢复，或运行 engram memory resume。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="96"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="85"/>
+        <source>Nothing new to learn from this chat: Engram has learned from all of it already.</source>
+        <translation>这段对话没有新的可学内容：Engram 已经从中学过了。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="86"/>
+        <source>What you say next is learned from as the chat goes on.</source>
+        <translation>接下来说的内容会随着对话继续被学习。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="89"/>
+        <source>There is nothing to learn from yet.</source>
+        <translation>还没有可以学习的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="90"/>
+        <source>Send a message first; Engram learns from the chat it is in.</source>
+        <translation>请先发送一条消息；Engram 从当前对话中学习。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="93"/>
+        <source>Engram does not learn in this session.</source>
+        <translation>Engram 在本次会话中不学习。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="94"/>
+        <source>Learning runs in the desktop app and engram chat.</source>
+        <translation>学习在桌面应用和 engram chat 中进行。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/app.py" line="119"/>
         <source>Memory is off: {why}</source>
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="228"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="259"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="229"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="260"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="135"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="195"/>
-        <location filename="../../desktop/engram/memory/store.py" line="380"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="206"/>
+        <location filename="../../desktop/engram/memory/store.py" line="445"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="135"/>
-        <location filename="../../desktop/engram/memory/store.py" line="381"/>
+        <location filename="../../desktop/engram/memory/store.py" line="446"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="186"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="186"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="189"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="200"/>
         <source>--episodes forgets every conversation, so it goes with --all.</source>
         <translation>--episodes 会忘记所有对话，所以要和 --all 一起用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="190"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="201"/>
         <source>Use: engram memory forget --all --episodes</source>
         <translation>用法：engram memory forget --all --episodes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="279"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="298"/>
         <source>There is no backup to restore in {folder}.</source>
         <translation>{folder} 中没有可以恢复的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="280"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="299"/>
         <source>Write one with `engram memory backup`, or name a backup file.</source>
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
@@ -260,12 +290,12 @@
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="394"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="419"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="397"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="422"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -306,62 +336,62 @@
         <translation>向量全为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="34"/>
+        <location filename="../../desktop/engram/memory/store.py" line="44"/>
         <source>memory kind</source>
         <translation>记忆类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="35"/>
+        <location filename="../../desktop/engram/memory/store.py" line="45"/>
         <source>memory origin</source>
         <translation>记忆来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="36"/>
+        <location filename="../../desktop/engram/memory/store.py" line="46"/>
         <source>memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="43"/>
+        <location filename="../../desktop/engram/memory/store.py" line="54"/>
         <source>A memory cannot be empty.</source>
         <translation>记忆不能为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="43"/>
+        <location filename="../../desktop/engram/memory/store.py" line="54"/>
         <source>Write what should be remembered.</source>
         <translation>请写下要记住的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="46"/>
+        <location filename="../../desktop/engram/memory/store.py" line="57"/>
         <source>A memory of {length:,} characters is too long (at most {limit:,}).</source>
         <translation>这条记忆有 {length:,} 个字符，太长了（最多 {limit:,} 个）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="47"/>
+        <location filename="../../desktop/engram/memory/store.py" line="58"/>
         <source>Split it into shorter facts, or keep the long text in a conversation.</source>
         <translation>请拆分成几条较短的事实，或把长文本留在对话中。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="57"/>
+        <location filename="../../desktop/engram/memory/store.py" line="68"/>
         <source>Unknown {what} {value!r}.</source>
         <translation>未知的{what}：{value!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="58"/>
+        <location filename="../../desktop/engram/memory/store.py" line="69"/>
         <source>Use one of: {allowed}.</source>
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="254"/>
+        <location filename="../../desktop/engram/memory/store.py" line="313"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="309"/>
+        <location filename="../../desktop/engram/memory/store.py" line="374"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="532"/>
+        <location filename="../../desktop/engram/memory/store.py" line="608"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
@@ -1444,17 +1474,17 @@
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="91"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="126"/>
         <source>--limit must be at least 1.</source>
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="99"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="134"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="99"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="134"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
@@ -1475,12 +1505,12 @@
     </message>
     <message>
         <location filename="../../desktop/engram/evaluation/locomo.py" line="72"/>
-        <location filename="../../desktop/engram/evaluation/locomo.py" line="80"/>
+        <location filename="../../desktop/engram/evaluation/locomo.py" line="81"/>
         <source>Point to a LoCoMo-format JSON file.</source>
         <translation>请指定 LoCoMo 格式的 JSON 文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/locomo.py" line="79"/>
+        <location filename="../../desktop/engram/evaluation/locomo.py" line="80"/>
         <source>{path} is not a LoCoMo file ({error}).</source>
         <translation>{path} 不是 LoCoMo 文件（{error}）。</translation>
     </message>
@@ -1525,27 +1555,27 @@
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="121"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="125"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
         <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="122"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="126"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="151"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="155"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="156"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="160"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="160"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="164"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
@@ -1725,22 +1755,22 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="167"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="172"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="182"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="191"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="22"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="23"/>
         <source>Memory is off, so there is nothing to search or keep.</source>
         <translation>记忆已关闭，因此无法搜索或保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="23"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="24"/>
         <source>Check the embedding model in Settings.</source>
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
@@ -1765,181 +1795,181 @@
         <translation>日志位于 {path}。你的对话已保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="151"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="165"/>
         <source>{path} is not a readable task file ({error}).</source>
         <translation>{path} 不是可读取的任务文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="152"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="166"/>
         <source>Check the file, or see docs/evaluation.md for the format.</source>
         <translation>请检查该文件，格式见 docs/evaluation.md。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="158"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="172"/>
         <source>{path} is not a task file: &quot;format&quot; must be &quot;{format}&quot;.</source>
         <translation>{path} 不是任务文件：&quot;format&quot; 必须是 &quot;{format}&quot;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="159"/>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="194"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="173"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="208"/>
         <source>See docs/evaluation.md for the format.</source>
         <translation>格式见 docs/evaluation.md。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="166"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="180"/>
         <source>{path}: &quot;language&quot; must be &quot;en&quot; or &quot;zh&quot;, not {value}.</source>
         <translation>{path}：&quot;language&quot; 必须是 &quot;en&quot; 或 &quot;zh&quot;，而不是 {value}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="170"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="184"/>
         <source>{path} has no &quot;tasks&quot; list.</source>
         <translation>{path} 没有 &quot;tasks&quot; 列表。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="177"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="191"/>
         <source>{path}: the task id {task} is used twice.</source>
         <translation>{path}：任务 id {task} 出现了两次。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="186"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="200"/>
         <source>{path}: task {task} is not an object.</source>
         <translation>{path}：任务 {task} 不是一个对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="189"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="203"/>
         <source>{path}: task {task} has no &quot;id&quot;.</source>
         <translation>{path}：任务 {task} 没有 &quot;id&quot;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="193"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="207"/>
         <source>{path}: task {task}: {field} must be {expected}.</source>
         <translation>{path}：任务 {task}：{field} 必须是 {expected}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/tasks.py" line="238"/>
+        <location filename="../../desktop/engram/evaluation/tasks.py" line="252"/>
         <source>{path}: task {task}: {field} is not a regular expression ({error}).</source>
         <translation>{path}：任务 {task}：{field} 不是有效的正则表达式（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="40"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="41"/>
         <source>Check the server with `engram tools call`, or remove it with `engram tools remove`.</source>
         <translation>请用 `engram tools call` 检查该服务器，或用 `engram tools remove` 移除它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="72"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="73"/>
         <source>The MCP server {name!r} needs either a command (with string args and env) or a url.</source>
         <translation>MCP 服务器 {name!r} 需要一个命令（参数和环境变量均为文本）或一个 URL。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="74"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="75"/>
         <source>Write it as {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} or {{&quot;url&quot;: &quot;http://…&quot;}}.</source>
         <translation>请写成 {{&quot;command&quot;: &quot;…&quot;, &quot;args&quot;: […]}} 或 {{&quot;url&quot;: &quot;http://…&quot;}}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="91"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="92"/>
         <source>The MCP configuration is not JSON ({error}).</source>
         <translation>MCP 配置不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="92"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="93"/>
         <source>Copy the whole claude_desktop_config.json file.</source>
         <translation>请复制完整的 claude_desktop_config.json 文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="98"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="99"/>
         <source>The MCP configuration has no mcpServers object.</source>
         <translation>MCP 配置中没有 mcpServers 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="99"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="100"/>
         <source>Use the format of Claude Desktop&apos;s claude_desktop_config.json.</source>
         <translation>请使用 Claude Desktop 的 claude_desktop_config.json 格式。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="334"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="194"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="336"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="196"/>
         <source>There is no MCP server named {name!r}.</source>
         <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="255"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="256"/>
         <source>The MCP server {name!r} did not answer within {seconds:.0f} s.</source>
         <translation>MCP 服务器 {name!r} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="299"/>
+        <location filename="../../desktop/engram/assistant/tools/mcp.py" line="301"/>
         <source>The MCP server {name!r} could not start ({error}).</source>
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="124"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="126"/>
         <source>The arguments are not JSON ({error}).</source>
         <translation>参数不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="125"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="127"/>
         <source>Quote them for the shell, e.g. &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;.</source>
         <translation>请为命令行加上引号，例如 &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="131"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="133"/>
         <source>The tool {name!r} is turned off.</source>
         <translation>工具 {name!r} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="132"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="134"/>
         <source>Turn it on with `engram tools enable {name}`.</source>
         <translation>用 `engram tools enable {name}` 打开它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="147"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="149"/>
         <source>{name!r} is not a usable server name.</source>
         <translation>{name!r} 不能用作服务器名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="148"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="150"/>
         <source>Use letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;, e.g. web-search.</source>
         <translation>请使用字母、数字、“-”、“_”和“.”，例如 web-search。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="154"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="156"/>
         <source>{url!r} is not an http:// or https:// address.</source>
         <translation>{url!r} 不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="155"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="161"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="157"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="163"/>
         <source>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</source>
         <translation>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="160"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="162"/>
         <source>Give either --url or a command, not both.</source>
         <translation>请只给出 --url 或命令中的一个，不要同时给出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="167"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="169"/>
         <source>Add --replace to replace it, or choose another name.</source>
         <translation>加上 --replace 来替换它，或换一个名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="195"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="234"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="197"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="236"/>
         <source>List them with `engram tools list`.</source>
         <translation>用 `engram tools list` 列出它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="207"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="209"/>
         <source>Give the folder&apos;s path.</source>
         <translation>请给出文件夹的路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="207"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="209"/>
         <source>engram tools folders add ~/Notes</source>
         <translation>engram tools folders add ~/Notes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="233"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="235"/>
         <source>There is no tool named {name!r}.</source>
         <translation>没有名为 {name!r} 的工具。</translation>
     </message>
@@ -1954,12 +1984,12 @@
         <translation>请检查路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="61"/>
+        <location filename="../../desktop/engram/memory/db.py" line="109"/>
         <source>{path} is a database of another program ({count} tables), not Engram&apos;s.</source>
         <translation>{path} 是另一个程序的数据库（{count} 个表），不是 Engram 的。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="63"/>
+        <location filename="../../desktop/engram/memory/db.py" line="111"/>
         <source>Engram has not changed it. Move it elsewhere, or point ENGRAM_HOME at another folder, then start Engram again.</source>
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
@@ -1974,42 +2004,42 @@
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/records.py" line="74"/>
+        <location filename="../../desktop/engram/memory/records.py" line="80"/>
         <source>plan must be an object</source>
         <translation>plan 必须是一个对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/records.py" line="77"/>
+        <location filename="../../desktop/engram/memory/records.py" line="83"/>
         <source>plan goal must be text</source>
         <translation>plan 的 goal 必须是文本</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/records.py" line="79"/>
+        <location filename="../../desktop/engram/memory/records.py" line="85"/>
         <source>plan steps must be a list of texts</source>
         <translation>plan 的 steps 必须是文本列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/records.py" line="83"/>
+        <location filename="../../desktop/engram/memory/records.py" line="89"/>
         <source>plan current_step must be a step number from 0 to {last}</source>
         <translation>plan 的 current_step 必须是 0 到 {last} 之间的步骤编号</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="140"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="142"/>
         <source>There is no backup {path}.</source>
         <translation>没有备份 {path}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="141"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="143"/>
         <source>List the backups with `engram memory restore --list`.</source>
         <translation>用 `engram memory restore --list` 列出备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="148"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="150"/>
         <source>{path} is not an Engram backup.</source>
         <translation>{path} 不是 Engram 的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="149"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="151"/>
         <source>Choose one of the files `engram memory restore --list` shows.</source>
         <translation>请从 `engram memory restore --list` 列出的文件中选择一个。</translation>
     </message>
@@ -2034,7 +2064,7 @@
         <translation>例如：notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="166"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="168"/>
         <location filename="../../desktop/engram/ui/tools_settings.py" line="352"/>
         <source>There is already an MCP server named {name!r}.</source>
         <translation>已经有一个名为 {name!r} 的 MCP 服务器。</translation>
@@ -2149,76 +2179,138 @@
         <source>Download the model again, or choose another one.</source>
         <translation>请重新下载该模型，或选择其他模型。</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/ui/worker.py" line="37"/>
+        <source>The answer broke off: the model failed while writing it.</source>
+        <translation>回答中断了：模型在写回答时出错。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/worker.py" line="39"/>
+        <source>Your message is saved; Regenerate answers it again. If it happens again, choose another model in Settings. The details are in the log: {path}</source>
+        <translation>你的消息已保存；点“重新生成”会再次回答。如果再次发生，请在设置中换一个模型。详情见日志：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/worker.py" line="45"/>
+        <source>Your message was not sent: something failed before the model started.</source>
+        <translation>你的消息没有发出：模型开始之前出了错。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/worker.py" line="46"/>
+        <source>It is back in the message box to send again. The details are in the log: {path}</source>
+        <translation>它已放回输入框，可以再次发送。详情见日志：{path}</translation>
+    </message>
 </context>
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="162"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="218"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="98"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="101"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="116"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="128"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="165"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="221"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="179"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="244"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="187"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="252"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="191"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="256"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="221"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="224"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="245"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="119"/>
+        <source>Running the tool {name}…</source>
+        <translation>正在运行工具 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="123"/>
+        <source>Reading what {name} gave back…</source>
+        <translation>正在阅读 {name} 返回的结果…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="171"/>
+        <source>Asking the large model (it loads on first use)…</source>
+        <translation>正在询问大模型（首次使用时需要加载）…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="173"/>
+        <source>Reading your memories…</source>
+        <translation>正在查阅你的记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="175"/>
+        <source>Preparing the prompt…</source>
+        <translation>正在准备提示…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../desktop/engram/ui/answer_view.py" line="188"/>
+        <source>Thinking: reading the conversation and %n memories ({tokens} tokens)…</source>
+        <translation>
+            <numerusform>思考中：正在阅读对话和 %n 条记忆（{tokens} 个词元）…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="192"/>
+        <source>Thinking: reading the conversation ({tokens} tokens)…</source>
+        <translation>思考中：正在阅读对话（{tokens} 个词元）…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="228"/>
+        <source>Not answered: the answer was interrupted before it was saved (Engram closed or the model failed). Your message is kept; Regenerate answers it.</source>
+        <translation>未回答：回答在保存之前被中断（Engram 已关闭或模型出错）。你的消息已保留；点“重新生成”即可回答。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="314"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="250"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="319"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="250"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="319"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="264"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="333"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="265"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="334"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="273"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="342"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2322,7 +2414,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="277"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="297"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -2430,115 +2522,95 @@
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="29"/>
         <source>small</source>
         <translation>小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="24"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="30"/>
         <source>large</source>
         <translation>大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="25"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="31"/>
         <source>embedding</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="26"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="32"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="27"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="33"/>
         <source>not configured</source>
         <translation>未配置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="28"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="34"/>
         <source>too small to learn</source>
         <translation>太小，无法学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="29"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="35"/>
         <source>not loaded</source>
         <translation>未加载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="30"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="36"/>
         <source>loading</source>
         <translation>加载中</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="31"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="37"/>
         <source>loaded</source>
         <translation>已加载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="54"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="60"/>
         <source>about {n} s</source>
         <translation>约 {n} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="56"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="62"/>
         <source>about {n} min</source>
         <translation>约 {n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="58"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="64"/>
         <source>about {n} h</source>
         <translation>约 {n} 小时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="64"/>
+        <location filename="../../desktop/engram/ui/labels.py" line="70"/>
         <source>{size}, {time}</source>
         <translation>{size}，{time}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
-        <source>A tool call you allowed</source>
-        <translation>你允许的一次工具调用</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
-        <source>An import</source>
-        <translation>一次导入</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
-        <source>Engram&apos;s learning</source>
-        <translation>Engram 的学习</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
-        <source>Memory upkeep</source>
-        <translation>记忆整理</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
-        <source>An earlier Engram</source>
-        <translation>较早版本的 Engram</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
-        <source>Unknown</source>
-        <translation>未知</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="302"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="307"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="349"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="360"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="288"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="386"/>
+        <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Regenerate answers it.</source>
+        <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重新生成”即可回答。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="393"/>
+        <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Regenerate answers your message.</source>
+        <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重新生成”即可回答你的消息。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="293"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -2682,90 +2754,85 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="372"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="383"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="377"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="388"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="390"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="401"/>
         <source>{speaker}: {text}</source>
         <translation>{speaker}：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="396"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="407"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="419"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="430"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="420"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="431"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="438"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="449"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="440"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="451"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="448"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="459"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="450"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="461"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="457"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="468"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="457"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="468"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="469"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="486"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="480"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="497"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="472"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="483"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="478"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="489"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="517"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="528"/>
         <source>Engram</source>
         <translation>Engram</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="370"/>
-        <source>Last written: {who}, {day}</source>
-        <translation>最近写入：{who}，{day}</translation>
     </message>
 </context>
 <context>
@@ -2895,86 +2962,86 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
         <source>Copy this message</source>
         <translation>复制这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
         <source>Answer this message again</source>
         <translation>重新回答这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="113"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="116"/>
         <source>Good</source>
         <translation>好</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="113"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="116"/>
         <source>A good answer: Engram learns from it</source>
         <translation>好回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="114"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="117"/>
         <source>Bad</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="114"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="117"/>
         <source>A bad answer: Engram learns from it</source>
         <translation>差回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
         <source>Show the prompt of this answer</source>
         <translation>显示这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="210"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="229"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="215"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="234"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="231"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="251"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="233"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="253"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="109"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="235"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="255"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="237"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="257"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -3833,112 +3900,112 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>StatusLine</name>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="115"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="130"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="71"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="86"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="71"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="86"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="65"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="80"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="65"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="80"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="66"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="81"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="67"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="82"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="67"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="82"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="68"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="69"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="84"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="69"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="84"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="70"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="72"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="87"/>
         <source>Try the lessons that failed again</source>
         <translation>重新尝试失败的学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="116"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="131"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="117"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="132"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="118"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="133"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="131"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="147"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="133"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="149"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="138"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="154"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="140"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="156"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="142"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="158"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="145"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="161"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
@@ -4236,6 +4303,14 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <location filename="../../desktop/engram/ui/turn_controls.py" line="79"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
+    </message>
+</context>
+<context>
+    <name>WaitingLine</name>
+    <message>
+        <location filename="../../desktop/engram/ui/waiting.py" line="63"/>
+        <source>{stage} · {seconds} s</source>
+        <translation>{stage} · {seconds} 秒</translation>
     </message>
 </context>
 <context>

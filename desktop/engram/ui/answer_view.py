@@ -94,7 +94,7 @@ class AnswerView(QObject):
             if user is not None:
                 user.episode_id = event.user_episode_id
             self._prompt = None
-            answer = self.chat.begin_answer()
+            answer = self.chat.answering() or self.chat.begin_answer()
             if event.escalated and self.large_is_other():
                 answer.set_caption(self._by_large)
         elif isinstance(event, Remembered):
@@ -104,14 +104,23 @@ class AnswerView(QObject):
         elif isinstance(event, Recalling):
             self._recalled = event.items
             self._prompt = event.prompt
+            self._wait(self._reading(len(event.items), sum(event.prompt.tokens.values())))
         elif isinstance(event, Token):
+            if (writing := self.chat.answering()) is not None:
+                writing.hide_waiting()  # its first words
             self.chat.append_token(event.text)
         elif isinstance(event, ToolCalled):
             block = ToolBlock(event.name, event.arguments, event.error)
             self._tool_blocks[event.step] = block
+            if (writing := self.chat.answering()) is not None:
+                writing.hide_waiting()  # shown again under the block
             self._add_to_answer(block)
+            name = event.name
+            self._wait(lambda: self.tr("Running the tool {name}…").format(name=name))
         elif isinstance(event, ToolResult) and event.step in self._tool_blocks:
             self._tool_blocks[event.step].set_result(event.text, event.is_error, event.duration_s)
+            name = event.name
+            self._wait(lambda: self.tr("Reading what {name} gave back…").format(name=name))
         elif isinstance(event, Truncated):
             count = f"{event.chars:,}"
             self.notices.problem(
@@ -146,13 +155,43 @@ class AnswerView(QObject):
         """The turn failed: what the answer said stays on screen, marked; a message that was
         never stored goes back to the message box. The problem says what happened."""
         user = self.chat.latest("user")
-        if self.chat.answering():
-            self.chat.end_answer(event.text or self.chat.streamed_text())
-            self._mark_latest(self._interrupted)
-        elif user is not None and not user.episode_id:  # failed before it was stored
+        if user is not None and not user.episode_id:  # failed before it was stored
             self.chat.drop_latest_turn()
             self.unsent.emit(user.text)
+        elif self.chat.answering():
+            self.chat.end_answer(event.text or self.chat.streamed_text())
+            self._mark_latest(self._interrupted)
         self.notices.problem(event.problem)
+
+    def expect(self, large: bool, memory: bool) -> None:
+        """A message was sent: its answer's bubble says at once what it waits for (``large``:
+        the large model answers; ``memory``: memories are searched first)."""
+        self.chat.begin_answer()
+        if large:
+            self._wait(lambda: self.tr("Asking the large model (it loads on first use)…"))
+        elif memory:
+            self._wait(lambda: self.tr("Reading your memories…"))
+        else:
+            self._wait(lambda: self.tr("Preparing the prompt…"))
+
+    def _wait(self, text: Text) -> None:
+        """The answer being written waits for ``text`` (a callable: said again on a language
+        change)."""
+        if (writing := self.chat.answering()) is not None:
+            writing.show_waiting(text)
+
+    def _reading(self, memories: int, tokens: int) -> Text:
+        """The model reads its prompt: the slow part on a CPU, before the first word."""
+        count = f"{tokens:,}"
+        if memories:
+            return lambda: self.tr(
+                "Thinking: reading the conversation and %n memories ({tokens} tokens)…",
+                "",
+                memories,
+            ).format(tokens=count)
+        return lambda: self.tr("Thinking: reading the conversation ({tokens} tokens)…").format(
+            tokens=count
+        )
 
     def _add_to_answer(self, block: QWidget) -> None:
         answer = self.chat.latest("assistant")
@@ -167,10 +206,13 @@ class AnswerView(QObject):
         self.pending_prompts.append(prompt)
 
     def answer_ended(self) -> None:
-        """An unanswered question ended with the answer (stopped: denied)."""
+        """An unanswered question ended with the answer (stopped: denied); a bubble still
+        waiting closes with what it has."""
         for prompt in self.pending_prompts:
             prompt.answer("deny")
         self.pending_prompts.clear()
+        if self.chat.answering() is not None:
+            self.chat.end_answer(self.chat.streamed_text())
 
     def _by_large(self) -> str:
         return self.tr("Answered by the large model")

@@ -23,6 +23,7 @@ from engram.ui import markdown, theme
 from engram.ui.chips import MemoryChips
 from engram.ui.i18n import Retranslating, Text, said
 from engram.ui.tool_block import ToolBlock
+from engram.ui.waiting import WaitingLine
 
 FRAME_MS = 33
 RENDER_SHARE_INVERSE = 4
@@ -67,10 +68,12 @@ class MessageBubble(Retranslating, QFrame):
         self.chips: MemoryChips | None = None
         self.marker = QLabel()
         self.marker.setObjectName("bubble_marker")
+        self.marker.setWordWrap(True)  # a long note wraps instead of widening the chat
         self.marker.hide()
         self.caption: QLabel | None = None  # a line above the message, once there is one
         self.vote = 0  # +1 / -1 once the user gave a thumb
         self.tool_blocks: list[ToolBlock] = []
+        self.waiting: WaitingLine | None = None  # until the answer's first words
         self._layout = QVBoxLayout(self.frame)
         self._layout.setContentsMargins(12, 8, 12, 8)
         self._layout.addWidget(self.label)
@@ -198,6 +201,22 @@ class MessageBubble(Retranslating, QFrame):
             self.tool_blocks.append(block)
         self._layout.insertWidget(self._layout.indexOf(self.label), block)
 
+    def show_waiting(self, text: Text, share: float | None = None) -> WaitingLine:
+        """Until the answer's first words: what it waits for, and since when."""
+        if self.waiting is None:
+            self.waiting = WaitingLine()
+            self._layout.insertWidget(self._layout.indexOf(self.label), self.waiting)
+        self.waiting.set_stage(text, share)
+        return self.waiting
+
+    def hide_waiting(self) -> None:
+        """The answer is writing (or ended): no more waiting line."""
+        if self.waiting is not None:
+            self.waiting.stop()
+            self._layout.removeWidget(self.waiting)
+            self.waiting.deleteLater()
+            self.waiting = None
+
     def set_chips(self, chips: MemoryChips) -> None:
         self.chips = chips
         self._layout.insertWidget(self._layout.indexOf(self.marker), chips)
@@ -215,6 +234,7 @@ class MessageBubble(Retranslating, QFrame):
                 shown, self._rendered_theme, self.tr("Copy code")
             )
         self.label.setText(shown)
+        self.label.setVisible(bool(text))  # no empty line while an answer waits for its words
         self.setAccessibleDescription(text[:200])
 
     def _on_link(self, href: str) -> None:
@@ -307,6 +327,9 @@ class ChatView(Retranslating, QScrollArea):
         for bubble in self._bubbles[self._bubbles.index(user) :]:
             self._layout.removeWidget(bubble)
             bubble.deleteLater()
+            if bubble is self._streaming:  # the answer it was waiting for goes with it
+                self._frame.stop()
+                self._streaming, self._pending = None, ""
         del self._bubbles[self._bubbles.index(user) :]
         self._offer_changes()
 
@@ -328,9 +351,9 @@ class ChatView(Retranslating, QScrollArea):
     def append_token(self, text: str) -> None:
         self._pending += text
 
-    def answering(self) -> bool:
-        """An answer is streaming into its bubble."""
-        return self._streaming is not None
+    def answering(self) -> MessageBubble | None:
+        """The bubble an answer is streaming into (or waiting for its first words in)."""
+        return self._streaming
 
     def streamed_text(self) -> str:
         """What the streaming answer has said so far (shown or not yet)."""
@@ -351,6 +374,7 @@ class ChatView(Retranslating, QScrollArea):
     ) -> None:
         self._frame.stop()
         if self._streaming is not None:
+            self._streaming.hide_waiting()
             self._streaming.episode_id = episode_id
             self._streaming.set_text(text)
             if recalled:

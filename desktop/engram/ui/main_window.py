@@ -183,6 +183,9 @@ class MainWindow(Retranslating, QMainWindow):
             (answers.turn_started, self._on_turn_started), (answers.answered, self._idle.start),
             (answers.resend_requested, turns.resend), (answers.unsent, self._restore_unsent),
             (self.welcome.starter_installed, self.load_requested),
+            (turns.send_requested, lambda *_: self._expect(large=False)),
+            (turns.ask_large_requested, lambda *_: self._expect(large=True)),
+            (turns.resend_requested, lambda *_: self._expect(large=False)),
             (turns.send_requested, worker.send), (turns.ask_large_requested, worker.ask_large),
             (turns.prefetch_requested, worker.prefetch), (turns.resend_requested, worker.resend),
             (self.load_requested, worker.load), (self.shutdown_requested, worker.shutdown),
@@ -391,6 +394,10 @@ class MainWindow(Retranslating, QMainWindow):
                     "you wrote was lost: Regenerate answers your message."
                 )
             )
+
+    def _expect(self, large: bool) -> None:
+        """A message went to the worker: its answer says what it waits for until it writes."""
+        self.answers.expect(large, memory=self._memory.mode != "off")
 
     def _restore_unsent(self, text: str) -> None:
         """A message that failed before it was stored goes back to the message box."""

@@ -5,7 +5,15 @@ small model. Every part is a permanent widget, so a message never hides the butt
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStatusBar, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QStatusBar,
+    QWidget,
+)
 
 from engram.assistant.events import Status
 from engram.ui import errors, labels
@@ -28,6 +36,12 @@ class StatusLine(Retranslating, QStatusBar):
         # Its whole name when there is room; "…" rather than running off the window's edge.
         self.model_state.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.model_state.setMaximumWidth(MODEL_STATE_MAX_WIDTH)
+        self.loading_bar = QProgressBar()  # moves while a model loads (no share is known)
+        self.loading_bar.setObjectName("waiting_bar")
+        self.loading_bar.setRange(0, 0)
+        self.loading_bar.setTextVisible(False)
+        self.loading_bar.setFixedSize(48, 6)
+        self.loading_bar.hide()
         self.learning_state = QLabel()
         self.learning_state.setObjectName("learning_state")
         self.retry_button = QPushButton()
@@ -54,6 +68,7 @@ class StatusLine(Retranslating, QStatusBar):
             self.learning_state,
             self.retry_button,
             self.large_state,
+            self.loading_bar,
             self.model_state,
         ):
             self.addPermanentWidget(part)
@@ -118,6 +133,7 @@ class StatusLine(Retranslating, QStatusBar):
             "failed": self.tr("No model loaded"),
         }
         self.model_state.setText(texts[state])
+        self.loading_bar.setVisible(state in ("starting", "loading"))
 
     # -- learning -------------------------------------------------------------------------
 
