@@ -2586,6 +2586,36 @@
         <source>{size}, {time}</source>
         <translation>{size}，{time}</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="23"/>
+        <source>A tool call you allowed</source>
+        <translation>你允许的一次工具调用</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="24"/>
+        <source>An import</source>
+        <translation>一次导入</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="25"/>
+        <source>Engram&apos;s learning</source>
+        <translation>Engram 的学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="26"/>
+        <source>Memory upkeep</source>
+        <translation>记忆整理</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="27"/>
+        <source>An earlier Engram</source>
+        <translation>较早版本的 Engram</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/labels.py" line="28"/>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -2833,6 +2863,11 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <location filename="../../desktop/engram/ui/memory_browser.py" line="528"/>
         <source>Engram</source>
         <translation>Engram</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="375"/>
+        <source>Last written: {who}, {day}</source>
+        <translation>最近写入：{who}，{day}</translation>
     </message>
 </context>
 <context>
