@@ -97,8 +97,39 @@ def test_what_the_assistant_said_or_is_called_is_not_the_user() -> None:
         ("preference", "The user prefers a standing desk and blue-light glasses."),
         ("profile", "The user is a game developer."),
     )
-    raw["summary"] = "Engram avoids working late at night."
+    raw["summary"] = "Engram recommends blue-light glasses."
     assert kept(raw, episodes) == [("profile", "The user is a game developer.")]
+
+
+def test_engram_written_for_the_user_is_the_user_when_the_rest_is_what_they_said() -> None:
+    episodes = said(
+        ("user", "I prefer to adopt pets from shelters rather than buying from breeders."),
+        ("assistant", "Engram prefers to adopt pets from shelters."),
+    )
+    raw = answer(
+        ("preference", "Engram prefers to adopt pets from shelters rather than breeders."),
+        ("profile", "The user is Engram."),
+    )
+    assert kept(raw, episodes) == [
+        ("preference", "The user prefers to adopt pets from shelters rather than breeders.")
+    ]
+
+
+def test_a_preference_filed_as_the_summary_becomes_a_preference() -> None:
+    episodes = said(
+        ("user", "I don't wear clothing made from animal products as I'm an ethical vegan."),
+        ("assistant", "Engram remembers earlier conversations with this user."),
+    )
+    raw = answer()
+    raw["summary"] = (
+        "The user is an ethical vegan who does not wear clothing made from animal products."
+    )
+    assert kept(raw, episodes) == [("preference", raw["summary"])]
+    raw["summary"] = "The user talked about veganism and the assistant suggested cotton shirts."
+    assert kept(raw, episodes) == [("summary", raw["summary"])]
+    asked = said(("user", "What is vegan leather made of?"), ("assistant", "Usually plastic."))
+    raw["summary"] = "The user asked what vegan leather is made of."
+    assert kept(raw, asked) == [("summary", raw["summary"])]
 
 
 def test_a_profile_the_user_never_stated_is_not_stored() -> None:

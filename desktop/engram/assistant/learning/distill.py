@@ -68,6 +68,13 @@ _CHANGE = re.compile(
     r"new|these days)\b|其实|实际上|搬到|搬去|不再|现在|改成|换成|换了|改了|已经不"
 )
 _ENGRAM = re.compile(r"(?i)\bengram\b")
+_ENGRAM_S = re.compile(r"(?i)\bengram['’]s\b")
+# A statement of what the user likes, avoids or needs ("I prefer …", "I'm allergic to …").
+_PREFERS = re.compile(
+    r"(?i)\b(?:prefer\w*|like|love|enjoy|hate|dislike|avoid\w*|can'?t stand|don'?t|never|always|"
+    r"allergic|intoleran\w*|follow|vegan|vegetarian|fear|afraid|refuse|want|need|favou?rite|"
+    r"aversion|rather|only)\b|喜欢|爱|讨厌|避免|过敏|不吃|不喝|怕|希望|想要|偏好|宁愿|拒绝|从不|总是|只"
+)
 GROUNDED = 0.5  # share of a memory's content terms the user said
 GROUNDED_PROFILE = 0.6  # a profile invents most easily (age, job, city never said)
 ABOUT_USER = (kinds.FACT, kinds.PREFERENCE, kinds.PROFILE)
@@ -324,6 +331,9 @@ class Said:
         self.only_asks = not self.instructs and not any(
             _FIRST_PERSON.search(t) for t in self.texts.values()
         )
+        self.states_preference = not self.only_asks and any(
+            _FIRST_PERSON.search(t) and _PREFERS.search(t) for t in self.texts.values()
+        )
 
     def corrects(self, ids: Sequence[int]) -> bool:
         """Did the user, in these messages (or any, when none of them is the user's), set an
@@ -340,6 +350,14 @@ class Said:
         if not terms:
             return 0.0
         return sum(_said(t, self.terms) for t in terms) / len(terms)
+
+    def renamed(self, content: str) -> str:
+        """The content with Engram's name replaced by the user ("Engram prefers …" written for
+        what the user said; what is left must still be grounded)."""
+        user = (
+            ("用户", "用户的") if text_language(content) == "zh_CN" else ("The user", "The user's")
+        )
+        return _ENGRAM.sub(user[0], _ENGRAM_S.sub(user[1], content))
 
     def misnames(self, content: str) -> bool:
         """Does the content name Engram, which the user never did (the assistant's name taken
@@ -446,8 +464,6 @@ def parse(
             if said.only_asks and not (kind == kinds.PLAN and plan):
                 return "the user only asked"
             return said.problem(kind, content if kind != kinds.PLAN else _goal_of(content))
-        if kind == kinds.SUMMARY and said.misnames(content):
-            return "the assistant's name for the user"
         return ""
 
     def keep(
@@ -460,11 +476,14 @@ def parse(
     ) -> None:
         nonlocal dropped
         content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
+        renamed = kind != kinds.LESSON and said.misnames(content)
+        if renamed:  # "Engram prefers …" written for what the user said
+            content = said.renamed(content)
         key = normalized(content)
         if kind not in kinds.KINDS or is_garbage(content) or key in seen:
             dropped += 1
             return
-        if why := refused(kind, content):
+        if why := refused(kind, content) or (renamed and said.problem(kinds.SUMMARY, content)):
             _log.info("a proposed %s was dropped: %s", kind, why)
             dropped += 1
             return
@@ -493,6 +512,13 @@ def parse(
     summary = raw.get("summary")
     if isinstance(summary, str) and summary.strip():
         keep(kinds.SUMMARY, summary, 0.4, everything)
+    if said.states_preference and not any(c.kind in ABOUT_USER for c in found):
+        # The model filed the user's stated preference as the summary: keep it as what it is.
+        for i, c in enumerate(found):
+            if c.kind == kinds.SUMMARY and not said.problem(kinds.PREFERENCE, c.content):
+                ids = tuple(said.texts) or everything
+                found[i] = Candidate(kinds.PREFERENCE, c.content, 0.6, ids, {}, (), False)
+                break
     proposed = raw.get("plan")
     if isinstance(proposed, dict) and isinstance(proposed.get("goal"), str):
         goal = " ".join(proposed["goal"].split())
