@@ -85,12 +85,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="158"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="159"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="158"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="159"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -2203,114 +2203,114 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="218"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="222"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="101"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="103"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="128"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="131"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="221"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="225"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="244"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="248"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="252"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="256"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="256"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="260"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="224"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="228"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="119"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="122"/>
         <source>Running the tool {name}…</source>
         <translation>正在运行工具 {name}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="123"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="126"/>
         <source>Reading what {name} gave back…</source>
         <translation>正在阅读 {name} 返回的结果…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="171"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="175"/>
         <source>Asking the large model (it loads on first use)…</source>
         <translation>正在询问大模型（首次使用时需要加载）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="173"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="177"/>
         <source>Reading your memories…</source>
         <translation>正在查阅你的记忆…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="175"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="179"/>
         <source>Preparing the prompt…</source>
         <translation>正在准备提示…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/answer_view.py" line="188"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="192"/>
         <source>Thinking: reading the conversation and %n memories ({tokens} tokens)…</source>
         <translation>
             <numerusform>思考中：正在阅读对话和 %n 条记忆（{tokens} 个词元）…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="192"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="196"/>
         <source>Thinking: reading the conversation ({tokens} tokens)…</source>
         <translation>思考中：正在阅读对话（{tokens} 个词元）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="228"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="232"/>
         <source>Not answered: the answer was interrupted before it was saved (Engram closed or the model failed). Your message is kept; Regenerate answers it.</source>
         <translation>未回答：回答在保存之前被中断（Engram 已关闭或模型出错）。你的消息已保留；点“重新生成”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="314"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="318"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="319"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="323"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="319"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="323"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="333"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="337"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="334"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="338"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="342"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="346"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2873,42 +2873,57 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryChips</name>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="50"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="51"/>
         <source>Recalled:</source>
         <translation>回忆：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="54"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="55"/>
         <source>earlier message</source>
         <translation>以前的消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="55"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="56"/>
         <source>used in this answer</source>
         <translation>本次回答用到了</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="55"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="56"/>
         <source>given, not used</source>
         <translation>提供了，但未使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="60"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="58"/>
+        <source>Plan: {text}</source>
+        <translation>计划：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chips.py" line="59"/>
+        <source>Your current plan</source>
+        <translation>你当前的计划</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chips.py" line="59"/>
+        <source>followed in every answer</source>
+        <translation>每个回答都会遵循</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chips.py" line="64"/>
         <source>Memory: {text}</source>
         <translation>记忆：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="62"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="66"/>
         <source>Open in memory browser</source>
         <translation>在记忆浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="63"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="67"/>
         <source>This is wrong</source>
         <translation>这条不对</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="58"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="62"/>
         <source>Marked wrong</source>
         <translation>已标记为错误</translation>
     </message>
@@ -3484,34 +3499,39 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>系统部分</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="30"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="31"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="34"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="35"/>
         <source>Memory block</source>
         <translation>记忆块</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="35"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="36"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="38"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="39"/>
         <source>=== {title} ({tokens} tokens) ===</source>
         <translation>=== {title}（{tokens} 个词元）===</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="43"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="44"/>
         <source>=== Tool call {step}: {name} ===</source>
         <translation>=== 工具调用 {step}：{name} ===</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="50"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="51"/>
         <source>Prompt</source>
         <translation>提示词</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="63"/>
+        <source>Tools (the chat template lists them)</source>
+        <translation>工具（由对话模板列出）</translation>
     </message>
 </context>
 <context>

@@ -55,6 +55,7 @@ class PromptParts:
     block: str
     user: str
     tokens: dict[str, int] = field(default_factory=dict)
+    tools: str = ""  # the tool list a chat template renders beside the system part (JSON)
 
     def messages(self) -> list[Message]:
         return [
@@ -69,8 +70,9 @@ class PromptParts:
             "history": sum(count(m["content"]) for m in self.history),
             "memory": count(self.block) if self.block else 0,
             "user": count(self.user),
+            "tools": count(self.tools) if self.tools else 0,
         }
-        return PromptParts(self.system, self.history, self.block, self.user, tokens)
+        return PromptParts(self.system, self.history, self.block, self.user, tokens, self.tools)
 
 
 @dataclass(frozen=True)
@@ -84,10 +86,12 @@ class TurnStarted:
 
 @dataclass(frozen=True)
 class Recalling:
-    """Retrieval is done: these memories and earlier messages go into this answer's prompt."""
+    """Retrieval is done: these memories and earlier messages go into this answer's prompt
+    (``in_system``: those its system part holds, the current plan and pinned memories)."""
 
     items: tuple[Recalled, ...]
     prompt: PromptParts
+    in_system: tuple[Recalled, ...] = ()
 
 
 @dataclass(frozen=True)

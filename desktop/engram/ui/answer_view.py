@@ -29,6 +29,7 @@ from engram.assistant.events import (
 )
 from engram.core.errors import Problem
 from engram.memory.episodes import Episode
+from engram.memory.kinds import PLAN
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.elided import ElidedLabel
 from engram.ui.i18n import Text
@@ -67,6 +68,7 @@ class AnswerView(QObject):
         self.answers: dict[int, MessageBubble] = {}  # the stored answers shown, by episode id
         self.pending_prompts: list[PermissionPrompt] = []  # questions not answered yet
         self._recalled: tuple[Recalled, ...] = ()
+        self._plan: tuple[Recalled, ...] = ()  # the current plan, in the answer's system part
         self._prompt: PromptParts | None = None
         self._tool_blocks: dict[int, ToolBlock] = {}  # this answer's, by step
         self._finished: Finished | None = None  # the last answer, for the header's numbers
@@ -88,7 +90,7 @@ class AnswerView(QObject):
             self.notices.forgotten(event if isinstance(event, Forgotten) else None)
         elif isinstance(event, TurnStarted):
             self.turn_started.emit(event.conversation_id)
-            self._recalled = ()
+            self._recalled, self._plan = (), ()
             self._tool_blocks = {}
             user = self.chat.latest("user")
             if user is not None:
@@ -103,6 +105,7 @@ class AnswerView(QObject):
             self.notices.toast(event.problem)
         elif isinstance(event, Recalling):
             self._recalled = event.items
+            self._plan = tuple(item for item in event.in_system if item.label == PLAN)
             self._prompt = event.prompt
             self._wait(self._reading(len(event.items), sum(event.prompt.tokens.values())))
         elif isinstance(event, Token):
@@ -130,11 +133,12 @@ class AnswerView(QObject):
                 ).format(count=count)
             )
         elif isinstance(event, Finished):
-            self._end_answer(event.text, event.recalled, event.used, event.episode_id)
+            recalled = (*self._plan, *event.recalled)  # the plan it followed is a chip too
+            self._end_answer(event.text, recalled, (*self._plan, *event.used), event.episode_id)
             self.show_stats(event)
             self.answered.emit()
         elif isinstance(event, Cancelled):
-            self._end_answer(event.text, self._recalled, (), event.episode_id)
+            self._end_answer(event.text, (*self._plan, *self._recalled), (), event.episode_id)
             self._mark_latest(self._stopped)
         elif isinstance(event, Failed):
             self._failed(event)

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
 from engram.assistant.events import Recalled
+from engram.memory.kinds import PLAN
 from engram.ui.flow_layout import FlowLayout
 from engram.ui.i18n import Retranslating
 
@@ -53,6 +54,9 @@ class MemoryChips(Retranslating, QWidget):
         ):
             kind = item.label if item.memory_id is not None else self.tr("earlier message")
             state = self.tr("used in this answer") if was_used else self.tr("given, not used")
+            if item.label == PLAN:
+                button.setText(self.tr("Plan: {text}").format(text=chip_text(item)))
+                kind, state = self.tr("Your current plan"), self.tr("followed in every answer")
             tip = f"<b>{kind}</b> — {state}<br>{_escape(item.content)}"
             if button.objectName() == "chip_wrong":
                 tip += "<br><i>" + self.tr("Marked wrong") + "</i>"
@@ -65,6 +69,8 @@ class MemoryChips(Retranslating, QWidget):
     def _chip(self, item: Recalled, was_used: bool) -> QToolButton:
         button = QToolButton()
         button.setObjectName("chip_used" if was_used else "chip")
+        if item.label == PLAN:
+            button.setObjectName("chip_plan")
         button.setText(chip_text(item))
         actions = None
         if item.memory_id is not None:

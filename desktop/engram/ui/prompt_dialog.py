@@ -26,6 +26,7 @@ class PromptDialog(QDialog):
         tokens = parts.tokens
         sections = [
             (self.tr("System part"), tokens.get("system", 0), parts.system),
+            *self._tools(parts),
             (
                 self.tr("Conversation"),
                 tokens.get("history", 0),
@@ -53,3 +54,11 @@ class PromptDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.view)
         layout.addWidget(buttons)
+
+    def _tools(self, parts: PromptParts) -> list[tuple[str, int, str]]:
+        """The tool list, when the chat template renders it beside the system part (else it
+        is in the system part's text)."""
+        if not parts.tools:
+            return []
+        title = self.tr("Tools (the chat template lists them)")
+        return [(title, parts.tokens.get("tools", 0), parts.tools)]

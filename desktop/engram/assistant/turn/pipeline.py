@@ -8,6 +8,7 @@ plain chat with the conversation so far.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -173,7 +174,7 @@ class Assistant:
         self._plan_in_use(prepared.in_system)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
-        yield Recalling(tuple(items), parts)
+        yield Recalling(tuple(items), parts, tuple(prepared.in_system))
         if fitted.truncated_chars:
             yield Truncated(fitted.truncated_chars)
 
@@ -352,7 +353,9 @@ class Assistant:
         if _overlap(old_items, items) < PREFETCH_MIN_OVERLAP:
             return items, parts
         block = prompt.memory_block(old_items, self.language, prompt.markers_of(self.model))
-        kept = events.PromptParts(old_parts.system, parts.history, block, parts.user)
+        kept = events.PromptParts(
+            old_parts.system, parts.history, block, parts.user, tools=parts.tools
+        )
         return old_items, kept.counted(self.model.count_tokens)
 
     def _history(self, conversation_id: int) -> list[Episode]:
@@ -385,10 +388,14 @@ class Assistant:
         in_system = [*profile, *([plan] if plan else [])]
         system = prompt.system_part(self.language, profile, plan, markers, self.custom)
         reserve = self.max_answer_tokens + self.memory_budget
+        rendered = ""  # the tool list the chat template renders (shown in the prompt viewer)
         if self.tools is not None and tool_loop.can_call(model):  # in the stable front
             if described := self.tools.system_text(model, self.language):
                 system = f"{system}\n\n{described}"
-            reserve += sum(model.count_tokens(str(s)) for s in self._template_tools(model).values())
+            template_tools = self._template_tools(model)
+            reserve += sum(model.count_tokens(str(s)) for s in template_tools.values())
+            if specs := template_tools.get("tools"):
+                rendered = json.dumps(specs, ensure_ascii=False, indent=1)
         fitted = context.fit(
             system,
             [{"role": e.role, "content": prompt.sanitize(e.content, markers)} for e in earlier],
@@ -412,7 +419,9 @@ class Assistant:
             else []
         )
         items, block = self._within_budget(prompt.best_lessons(items), model)
-        parts = events.PromptParts(system, history, block, fitted.messages[-1]["content"])
+        parts = events.PromptParts(
+            system, history, block, fitted.messages[-1]["content"], tools=rendered
+        )
         return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window)
 
     def _tools_used(self, earlier: list[Episode]) -> str:
