@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -162,9 +162,8 @@ def _die_mid_answer(how: str) -> int:
     """A child process answers with the real tiny model and dies at its first token; returns
     its exit status."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, how], env=env, capture_output=True, timeout=300
-    )
+    command = [sys.executable, "-c", CHILD, how]
+    done = subprocess.run(command, check=False, env=env, capture_output=True, timeout=300)
     return done.returncode
 
 
@@ -182,7 +181,7 @@ def test_the_next_start_says_the_last_answer_was_interrupted_and_nothing_was_los
     status = _die_mid_answer(how)
     assert status in (-9, -11), status
     window = _open(qtbot, loaded_models)
-    qtbot.waitUntil(lambda: window.notice.isVisible(), timeout=5_000)
+    qtbot.waitUntil(window.notice.isVisible, timeout=5_000)
     assert window.notice.text().startswith(said)
     assert "Nothing you wrote was lost" in window.notice.text()
     if how == "crash":
@@ -193,10 +192,11 @@ def test_the_next_start_says_the_last_answer_was_interrupted_and_nothing_was_los
     placeholder.actions_row.show()
     assert placeholder.buttons["regenerate"].isVisible()
     qtbot.mouseClick(placeholder.buttons["regenerate"], Qt.MouseButton.LeftButton)
-    answered: Callable[[], bool] = lambda: (  # noqa: E731
-        not window._busy and [e.role for e in _episodes(window.conversation_id)] == [
-            "user", "assistant"]  # fmt: skip
-    )
+
+    def answered() -> bool:
+        stored = [e.role for e in _episodes(window.conversation_id)]
+        return not window._busy and stored == ["user", "assistant"]
+
     qtbot.waitUntil(answered, timeout=ANSWER_TIMEOUT_MS)
     assert not window.chat.bubbles()[-1].marker.text().startswith("Not answered")
     window.close()

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-import tiny
 from engram.assistant.app import LoadedModels
 from engram.ui.chat_view import MessageBubble
 from engram.ui.main_window import MainWindow
 from engram.ui.waiting import WaitingLine
+from test_crash_recovery import _open
 
 ANSWER_TIMEOUT_MS = 60_000
 
@@ -44,12 +44,9 @@ class HeldModel:
 
 @pytest.fixture
 def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
-    win = MainWindow(tiny.settings(), loaded_models)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitUntil(lambda: win._ready, timeout=30_000)
-    yield win
-    win.close()
+    opened = _open(qtbot, loaded_models)
+    yield opened
+    opened.close()
 
 
 def _waiting(window: MainWindow) -> WaitingLine | None:

@@ -81,17 +81,21 @@ PAUSED = Problem(
     tr("Resume it in Settings → Memory, in the memory browser or with engram memory resume."),
 )
 
-NOTHING_NEW = Problem(
-    tr("Nothing new to learn from this chat: Engram has learned from all of it already."),
-    tr("What you say next is learned from as the chat goes on."),
-)
-NO_CHAT = Problem(
-    tr("There is nothing to learn from yet."),
-    tr("Send a message first; Engram learns from the chat it is in."),
-)
-NO_LEARNING = Problem(
-    tr("Engram does not learn in this session."),
-    tr("Learning runs in the desktop app and engram chat."),
+# Why Remember queued no learning job (besides the one rule): nothing new since the last job,
+# no chat yet, no learning in this session.
+NOTHING_NEW, NO_CHAT, NO_LEARNING = (
+    Problem(
+        tr("Nothing new to learn from this chat: Engram has learned from all of it already."),
+        tr("What you say next is learned from as the chat goes on."),
+    ),
+    Problem(
+        tr("There is nothing to learn from yet."),
+        tr("Send a message first; Engram learns from the chat it is in."),
+    ),
+    Problem(
+        tr("Engram does not learn in this session."),
+        tr("Learning runs in the desktop app and engram chat."),
+    ),
 )
 
 
