@@ -16,7 +16,14 @@ import pytest
 
 import tiny
 from engram.assistant import intent
-from engram.assistant.app import PAUSED, TEMPORARY, Engram, LoadedModels, MemoryState
+from engram.assistant.app import (
+    NOTHING_NEW,
+    PAUSED,
+    TEMPORARY,
+    Engram,
+    LoadedModels,
+    MemoryState,
+)
 from engram.assistant.events import (
     Event,
     Finished,
@@ -256,7 +263,7 @@ def test_while_paused_nothing_is_learned_and_every_use_case_says_why(open_app: O
     assert app.memory == MemoryState("on")
     _chat, later = _answered(_send(app, chat, "I like hiking on weekends."))
     assert app.judge(later, "thumbs_up") is None and _signals(app) == [(later, "thumbs_up")]
-    assert app.learn_now(chat) is None
+    assert app.learn_now(chat) == NOTHING_NEW  # the thumb queued a job for all of it
     (job,) = _jobs(app).jobs()
     read = " ".join(e.content for e in _jobs(app).episodes(job))
     assert "hiking" in read and "4321" not in read
