@@ -78,11 +78,13 @@ def test_a_stated_preference_is_kept_with_its_situations() -> None:
     )
     raw = answer(
         ("preference", "The user prefers adopting pets from shelters over breeders.",
-         ["getting a pet", "dogs", "cats", "animal shelters", "getting a pet"]),
+         ["getting a pet", "dogs", "boats", "cats", "The user adopts pets", "animal shelters",
+          "getting a pet"]),
     )  # fmt: skip
     result = distill.parse(raw, episodes, "en")
     (pref,) = result.candidates
     assert pref.kind == "preference"
+    # the prompt's example ("boats") and a sentence about the user are no situations
     assert pref.applies_to == ("getting a pet", "dogs", "cats", "animal shelters")
     assert pref.situated.startswith(pref.content) and "animal shelters" in pref.situated
 

@@ -423,15 +423,26 @@ def _names(content: str) -> list[str]:
     return names
 
 
-def situations(value: Any) -> tuple[str, ...]:
-    """The situations a memory applies to, as the distiller listed them, cleaned."""
+def situations(value: Any, language: str = "en") -> tuple[str, ...]:
+    """The situations a memory applies to, as the distiller listed them, cleaned: neither the
+    prompt's own example (small models copy it) nor a sentence about the user."""
+    example = _prompt_text(language)
     found: dict[str, str] = {}
     for item in _listed(value):
         text = " ".join(str(item).split()).strip(" .,;:。，；")[:SITUATION_CHARS]
         key = normalized(text)
-        if key and key not in _PLACEHOLDER_WORDS and key not in found:
-            found[key] = text
+        if not key or key in _PLACEHOLDER_WORDS or key in found or f'"{key}"' in example:
+            continue
+        if re.match(r"(?i)the user\b|用户", text):
+            continue
+        found[key] = text
     return tuple(found.values())[:MAX_SITUATIONS]
+
+
+@functools.cache
+def _prompt_text(language: str) -> str:
+    """The distill prompt, normalized, its quotes kept (to recognise its examples)."""
+    return " ".join(prompts.text("distill", language).lower().replace("“", '"').split())
 
 
 def parse(
@@ -507,7 +518,7 @@ def parse(
             str(item.get("content", "")),
             importance,
             _listed(item.get("episodes")),
-            situations(item.get("applies_to")),
+            situations(item.get("applies_to"), language),
         )
     summary = raw.get("summary")
     if isinstance(summary, str) and summary.strip():
