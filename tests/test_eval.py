@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from engram.cli.main import main
+from engram.core.settings import Settings
 from engram.evaluation import chart, judge, metrics
 from engram.memory import db, embed
 from engram.memory.store import MemoryStore
@@ -59,7 +60,9 @@ def test_eval_answers_judges_on_resume_and_reports(
     embedder: embed.FastEmbedder,  # noqa: F811
 ) -> None:
     data, out = _slice(tmp_path), tmp_path / "out"
-    common = [str(data), "--out", str(out), "--context", "768"]
+    # The starter pair (a 768-token context keeps the recent window shorter than the slice).
+    pair = ["--small", Settings.small_model, "--large", Settings.large_model]
+    common = [str(data), "--out", str(out), "--context", "768", *pair]
     code, err = _eval([*common, "--limit", "2"], capsys)
     assert code == 0, err
     first = json.loads((out / "answers.json").read_text("utf-8"))["answers"]

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from engram.assistant.learning import distill
 from engram.cli.main import main
 from engram.core.errors import InputError
-from engram.evaluation import report, task_runner, tasks
+from engram.evaluation import metrics, report, task_runner, tasks
+from engram.evaluation import models as eval_models
 from engram.evaluation.tasks import Call, Check, ToolCheck, passes
 from engram.memory import embed
 from test_consolidation_support import ScriptedModel, ScriptedSource, memories_answer
@@ -148,22 +150,161 @@ def test_only_the_lessons_condition_carries_the_lesson_to_a_later_task(
         assert image.size[0] > 200
 
 
+def test_a_limit_keeps_the_first_tests_with_what_teaches_them(tmp_path: Path) -> None:
+    def task(name: str, kind: str, teaches: bool = False) -> dict[str, Any]:
+        return {
+            "id": name,
+            "kind": kind,
+            "messages": ["hi"],
+            "check": {"answer_matches": "."},
+            **({"setup": True} if teaches else {}),
+        }
+
+    path = _write(
+        tmp_path,
+        _set(
+            task("diet-pref", "diet", True),
+            task("pets-pref", "pets", True),
+            task("music-pref", "music", True),
+            task("pets-ask", "pets"),
+            task("diet-ask", "diet"),
+            task("music-ask", "music"),
+        ),
+    )
+    kept = tasks.first_tests(tasks.load(path), 2)
+    # The first two tests and the set-ups of their kinds, in file order; music is not tested.
+    assert [t.id for t in kept.tasks] == ["diet-pref", "pets-pref", "pets-ask", "diet-ask"]
+    assert [t.id for t in tasks.first_tests(tasks.load(path), 99).tasks] == [
+        t["id"] for t in json.loads(path.read_text("utf-8"))["tasks"]
+    ]
+
+
+def test_the_interval_is_wilsons() -> None:
+    low, high = metrics.wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-3)
+    low, high = metrics.wilson(5, 10)
+    assert (low, high) == (pytest.approx(0.2366, abs=1e-3), pytest.approx(0.7634, abs=1e-3))
+    assert metrics.wilson(20, 20)[1] == 1.0 and metrics.wilson(0, 0) == (0.0, 1.0)
+    low, high = metrics.mean_interval([0.0, 1.0, 0.5, 0.5])
+    assert low < 0.5 < high and low >= 0.0 and high <= 1.0
+
+
+class _StopError(Exception):
+    pass
+
+
+def test_a_stopped_run_resumes_at_the_next_task_with_the_same_answers(
+    tmp_path: Path,
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    task_set = tasks.load(_write(tmp_path, SEQUENCE))
+
+    def runner(out: Path, chat: KmChat, stop_at: int | None = None) -> task_runner.TaskRunner:
+        def progress(done: int, total: int, note: str) -> None:
+            if done == stop_at:
+                raise _StopError
+
+        distiller = ScriptedModel(
+            memories_answer(("lesson", LESSON), ("fact", "The user runs races."))
+        )
+        return task_runner.TaskRunner(
+            chat, ScriptedSource(distiller), embedder, out, progress=progress
+        )
+
+    whole = runner(tmp_path / "whole", KmChat()).run(task_set, resume="run-1")
+    stopped = KmChat()
+    with pytest.raises(_StopError):  # stopped after the lessons condition's first task
+        runner(tmp_path / "out", stopped, stop_at=10).run(task_set, resume="run-1")
+    again = KmChat()
+    resumed = runner(tmp_path / "out", again).run(task_set, resume="run-1")
+    # Only the two tasks left were answered (one prompt each, one more for the correction)...
+    assert len(again.prompts) == 2
+    # ...and the lesson the first task taught came back from the saved store.
+    assert LESSON in again.prompts[-1]
+    answers = {
+        c: [(r["task"], r["answer"], r["passed"]) for r in rows] for c, rows in whole.items()
+    }
+    assert {
+        c: [(r["task"], r["answer"], r["passed"]) for r in rows] for c, rows in resumed.items()
+    } == answers
+    # Another identity (other data or models) starts afresh.
+    fresh = KmChat()
+    runner(tmp_path / "out", fresh).run(task_set, resume="run-2")
+    assert len(fresh.prompts) == len(stopped.prompts) + len(again.prompts) > 2
+
+
+def test_the_report_gives_n_intervals_the_ceiling_and_what_reached_the_tests(
+    tmp_path: Path,
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    task_set = tasks.load(_write(tmp_path, SEQUENCE))
+    told = json.loads(json.dumps(SEQUENCE))
+    told["tasks"][2]["messages"] = [
+        "Please answer in kilometres. How long is the Golden Gate Bridge?"
+    ]
+    ceiling = tasks.load(_write(tmp_path, told, "told.json"))
+    distiller = ScriptedModel(memories_answer(("lesson", LESSON), ("fact", "The user runs races.")))
+    records = task_runner.TaskRunner(
+        KmChat(), ScriptedSource(distiller), embedder, tmp_path / "out"
+    ).run(task_set, ("none", "lessons"), ceiling=ceiling)
+    assert list(records) == ["none", "lessons", "ceiling"]
+    test = {c: rows[2] for c, rows in records.items()}
+    assert test["ceiling"]["passed"] and not test["none"]["passed"] and test["lessons"]["passed"]
+    assert test["lessons"]["taught"] and test["lessons"]["lessons_recalled"] == 1
+    assert not test["none"]["recalled"] and not test["none"]["taught"]
+    text = report.tasks_markdown(records, "t", {"small model": "tiny (sha256 abc)"})
+    assert "- small model: tiny (sha256 abc)" in text
+    # Two tests: 1.0 vs 0.5 is +50 points, and the intervals show how little two tests say.
+    assert "+50.0 points on 2 tests (95 % intervals 0.34–1.00 and 0.09–0.91)" in text
+    lessons_row = next(line for line in text.splitlines() if line.startswith("| 4. small"))
+    assert "| 1.000 (2/2) | 0.34–1.00 | 1.00 | 1/2 |" in lessons_row
+    assert "a lesson was recalled into 1 tests, 1 of them passed" in text
+    assert "Engram's own detection found 1 of 1" in text
+
+
+def test_a_replaying_distiller_runs_each_exact_request_once() -> None:
+    scripted = ScriptedModel(memories_answer(("fact", "The user runs races.")))
+    answers: dict[str, dict[str, Any]] = {}
+    source = eval_models.Replaying(ScriptedSource(scripted), answers)
+    ask = [{"role": "user", "content": "[1] user: I run races."}]
+    schema = distill.schema(distill.Limits())
+    first = source.acquire(lambda: False).structured(ask, schema)
+    first["memories"].clear()  # the caller changing its copy changes nothing kept
+    second = source.acquire(lambda: False).structured(ask, schema)
+    assert second["memories"] and len(scripted.calls) == 1
+    source.acquire(lambda: False).structured(ask, schema, max_tokens=10)
+    assert len(scripted.calls) == 2 and source.origin == "local"
+
+
 @pytest.mark.slow
 def test_engram_eval_runs_a_task_set_with_the_starter_models(
     starter_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "out"
-    code = main(["eval", str(SETS[0]), "--limit", "3", "--out", str(out), "--context", "1024"])
+    argv = ["eval", str(SETS[0]), "--limit", "1", "--out", str(out), "--context", "1024"]
+    code = main([*argv, "--conditions", "none,lessons"])
     assert code == 0, capsys.readouterr().err
-    records = json.loads((out / "tasks.json").read_text("utf-8"))["records"]
-    checks = {t.id: t.check for t in tasks.load(SETS[0]).tasks}
-    assert set(records) == set(task_runner.CONDITIONS)
+    saved = json.loads((out / "tasks.json").read_text("utf-8"))
+    records = saved["records"]
+    chosen = tasks.first_tests(tasks.load(SETS[0]), 1).tasks
+    checks = {t.id: t.check for t in chosen}
+    assert list(records) == ["none", "lessons"]
     for condition, rows in records.items():
-        assert [r["task"] for r in rows] == [t.id for t in tasks.load(SETS[0]).tasks[:3]]
+        assert [r["task"] for r in rows] == [t.id for t in chosen]
         for row in rows:  # whatever the 135M model says, the verdict is the check's
             check = checks[row["task"]]
             calls = [Call(c["name"], c["arguments"]) for c in row["calls"]]
             assert row["passed"] == (passes(check, row["answer"], calls) and "error" not in row), (
                 condition
             )
-    assert "| units-teach-distance* | units |" in (out / "report.md").read_text("utf-8")
+    assert re.fullmatch(r"\S+ \(sha256 [0-9a-f]{64}\)", saved["models"]["small"])
+    text = (out / "report.md").read_text("utf-8")
+    assert f"| {chosen[0].id}* | {chosen[0].kind} |" in text
+    assert "greedy (temperature 0)" in text and "--conditions none,lessons" in text
+    # Run again: everything was saved, so nothing is answered twice and the report is the same.
+    assert main([*argv, "--conditions", "none,lessons"]) == 0
+    assert json.loads((out / "tasks.json").read_text("utf-8"))["records"] == records
+    assert "[0/" not in capsys.readouterr().err.split("resuming")[-1]
+    with pytest.raises(SystemExit):
+        main([*argv, "--conditions", "none,everything"])
+    assert "everything': choose from none, raw, distilled, lessons" in capsys.readouterr().err

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
 import shutil
 import sys
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from engram.core import settings as settings_mod
 from engram.core.atomic import atomic_write, output_folder
 from engram.core.errors import InputError, tr
 from engram.core.settings import Settings
@@ -24,11 +27,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "eval", help="answer a LoCoMo-format data set or a task sequence with and without memory"
     )
     cmd.add_argument("dataset", type=Path, help="LoCoMo-format or task-sequence JSON file")
-    cmd.add_argument("--small", default=Settings.small_model, help="small model id (catalogue)")
-    cmd.add_argument("--large", default=Settings.large_model, help="large model id (catalogue)")
-    cmd.add_argument("--limit", type=int, help="only the first N questions (or tasks)")
+    cmd.add_argument("--small", help="small model id (catalogue; default: the one in Settings)")
+    cmd.add_argument("--large", help="large model id (catalogue; default: the one in Settings)")
+    cmd.add_argument(
+        "--limit",
+        type=int,
+        help="only the first N questions (or the first N tests, with what teaches them)",
+    )
     cmd.add_argument("--out", type=Path, default=Path("eval-out"), help="output folder")
-    cmd.add_argument("--context", type=int, default=Settings.context_size, help="context tokens")
+    cmd.add_argument("--context", type=int, help="context tokens (default: the one in Settings)")
     cmd.add_argument(
         "--judge",
         action="store_true",
@@ -37,7 +44,35 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.add_argument(
         "--retrieval-only", action="store_true", help="no answers: evidence recall@5/10/20 only"
     )
+    cmd.add_argument(
+        "--conditions",
+        type=_conditions,
+        default=task_runner.CONDITIONS,
+        help="task sets: the conditions to run, comma-separated"
+        f" ({','.join(task_runner.CONDITIONS)})",
+    )
+    cmd.add_argument(
+        "--ceiling",
+        type=Path,
+        help="task sets: the same tests with what was taught said again in each question"
+        " (PrefEval's *-reminder.json), run without memory as the ceiling",
+    )
+    cmd.add_argument(
+        "--fresh",
+        action="store_true",
+        help="task sets: start over instead of resuming a stopped run in --out",
+    )
     cmd.set_defaults(run=run)
+
+
+def _conditions(text: str) -> tuple[str, ...]:
+    chosen = tuple(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
+    unknown = [c for c in chosen if c not in task_runner.CONDITIONS]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(unknown) or text!r}: choose from {', '.join(task_runner.CONDITIONS)}"
+        )
+    return chosen
 
 
 def _duration(seconds: float) -> str:
@@ -98,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             tr("{path} has no questions."), tr('Check the file\'s "qa" lists.'), path=args.dataset
         )
-    settings = Settings(small_model=args.small, large_model=args.large, context_size=args.context)
+    settings = _settings(args)
     start = time.perf_counter()
     progress = ProgressBar(sys.stderr)
     try:
@@ -128,11 +163,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_tasks(args: argparse.Namespace) -> int:
-    """A task sequence under the four conditions: report.md, chart.png and tasks.json."""
+    """A task sequence under the chosen conditions (and the ceiling): report.md, chart.png and
+    tasks.json; a stopped run resumes where it stopped."""
     task_set = tasks.load(args.dataset)
+    ceiling = tasks.load(args.ceiling) if args.ceiling is not None else None
     if args.limit is not None:
-        task_set = tasks.TaskSet(task_set.path, task_set.language, task_set.tasks[: args.limit])
-    settings = Settings(small_model=args.small, large_model=args.large, context_size=args.context)
+        task_set = tasks.first_tests(task_set, args.limit)
+        ceiling = ceiling and tasks.first_tests(ceiling, args.limit)
+    settings = _settings(args)
+    named = models.identities(settings)
+    run_id = json.dumps(
+        [_digest(args.dataset), args.ceiling and _digest(args.ceiling), named, args.limit,
+         args.context, args.conditions]
+    )  # fmt: skip
     start = time.perf_counter()
     progress = ProgressBar(sys.stderr)
     try:
@@ -140,13 +183,49 @@ def _run_tasks(args: argparse.Namespace) -> int:
             evaluation = task_runner.TaskRunner(
                 loaded.small, loaded.distiller(), loaded.embedder, args.out, progress=progress
             )
-            records = evaluation.run(task_set)
+            resume = None if args.fresh else run_id
+            records = evaluation.run(task_set, args.conditions, ceiling=ceiling, resume=resume)
     finally:
         progress.close()
-    with atomic_write(args.out / "tasks.json") as handle:
-        json.dump({"records": records}, handle, ensure_ascii=False, indent=1)
-    title = f"engram eval: {args.dataset.name}, small {args.small}, large {args.large}"
-    report.write_tasks(args.out, records, title)
     took = time.perf_counter() - start
+    with atomic_write(args.out / "tasks.json") as handle:
+        json.dump({"records": records, "models": named}, handle, ensure_ascii=False, indent=1)
+    title = f"engram eval: {args.dataset.name}, small {args.small}, large {args.large}"
+    about = {
+        f"{role} model": name for role, name in named.items()
+    } | {
+        "answers": "greedy (temperature 0): the same models give the same answers",
+        "wall time": _duration(took) + ("" if args.fresh else " (this run; a resumed run"
+                                         " counts only what it did)"),
+        "reproduce": _command(args),
+    }  # fmt: skip
+    report.write_tasks(args.out, records, title, about)
     print(f"wrote {args.out / 'report.md'} and {args.out / 'chart.png'} in {took:.0f} s")
     return 0
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    """The user's settings with the models and context the command names; fills ``args`` in."""
+    chosen = settings_mod.load()
+    args.small = args.small or chosen.small_model
+    args.large = args.large or chosen.large_model
+    args.context = args.context or chosen.context_size
+    return dataclasses.replace(
+        chosen, small_model=args.small, large_model=args.large, context_size=args.context
+    )
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command that runs this evaluation again."""
+    words = ["engram eval", str(args.dataset), "--small", args.small, "--large", args.large]
+    if args.limit is not None:
+        words += ["--limit", str(args.limit)]
+    if tuple(args.conditions) != task_runner.CONDITIONS:
+        words += ["--conditions", ",".join(args.conditions)]
+    if args.ceiling is not None:
+        words += ["--ceiling", str(args.ceiling)]
+    return "`" + " ".join(words) + "`"
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

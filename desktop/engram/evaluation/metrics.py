@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections import Counter
@@ -53,6 +54,26 @@ def agreement(pairs: Collection[tuple[float, float]]) -> tuple[float, float | No
     first, second = (sum(p[i] for p in pairs) / len(pairs) for i in (0, 1))
     chance = first * second + (1 - first) * (1 - second)
     return observed, (observed - chance) / (1 - chance) if chance < 1 else None
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a success rate (sound at small n and near 0 or 1)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    rate = successes / n
+    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_interval(values: Collection[float], z: float = 1.96) -> tuple[float, float]:
+    """A 95 % normal interval of a mean of scores in [0, 1] (F1), clipped to [0, 1]."""
+    n = len(values)
+    if n < 2:
+        return (0.0, 1.0)
+    centre = sum(values) / n
+    spread = math.sqrt(sum((v - centre) ** 2 for v in values) / (n - 1) / n)
+    return (max(0.0, centre - z * spread), min(1.0, centre + z * spread))
 
 
 def mean(values: Iterable[float | None]) -> float | None:

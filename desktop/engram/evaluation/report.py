@@ -226,6 +226,7 @@ TASK_LABELS = {
     "raw": "2. small + raw messages",
     "distilled": "3. small + distilled memories",
     "lessons": "4. small + memories and lessons",
+    "ceiling": "5. small, told again in the question (ceiling)",
 }
 
 
@@ -233,51 +234,115 @@ def _rate(rows: Sequence[Mapping[str, Any]]) -> float | None:
     return metrics.mean(float(r["passed"]) for r in rows) if rows else None
 
 
-def tasks_markdown(records: Records, title: str) -> str:
-    """A task-sequence report: success per condition (tests, teaching tasks, all), per kind,
-    and a table of every task's verdict under each condition."""
+def _share(rows: Sequence[Mapping[str, Any]], key: str) -> str:
+    """How many of the rows have ``key`` true, as "k/n"."""
+    return f"{sum(bool(r.get(key)) for r in rows)}/{len(rows)}" if rows else "–"
+
+
+def _interval(rows: Sequence[Mapping[str, Any]]) -> str:
+    if not rows:
+        return "–"
+    low, high = metrics.wilson(sum(bool(r["passed"]) for r in rows), len(rows))
+    return f"{low:.2f}–{high:.2f}"
+
+
+def _lessons_line(records: Records) -> list[str]:
+    """Lessons stored, recalled into the tests and how those answers did, and signals found."""
+    out = []
+    for c in ("distilled", "lessons"):
+        rows = records.get(c, [])
+        if not rows:
+            continue
+        stored = rows[-1].get("lessons_after", 0)
+        given = [r for r in rows if not r["teaches"] and r.get("lessons_recalled")]
+        passed = sum(bool(r["passed"]) for r in given)
+        out.append(
+            f"- {TASK_LABELS[c]}: {stored} lessons stored (each passed the lesson check); a lesson"
+            f" was recalled into {len(given)} tests, {passed} of them passed."
+        )
+    learning = [r for c in ("distilled", "lessons") for r in records.get(c, [])]
+    signalled = [r for r in learning if "signal" in r]
+    said = [r for r in signalled if "signal_detected" in r]
+    if said:
+        found = sum(bool(r["signal_detected"]) for r in said)
+        out.append(
+            f"- Feedback said in words (conditions 3 and 4): Engram's own detection found {found}"
+            f" of {len(said)} (the rest were sent as the signal the data says was meant)."
+        )
+    return out
+
+
+def tasks_markdown(records: Records, title: str, about: Mapping[str, str] | None = None) -> str:
+    """A task-sequence report: success per condition on the tests with n and a 95 % interval
+    (against the ceiling when one was run), how often what was taught reached a test, lessons,
+    per kind, and every task's verdict under each condition. ``about``: lines naming the run
+    (models with their sha256, sampling, wall time, the command)."""
     conditions = [c for c in TASK_LABELS if c in records]
     out = [f"# {title}", ""]
+    out += [f"- {name}: {value}" for name, value in (about or {}).items()]
     tests = {c: [r for r in records[c] if not r["teaches"]] for c in conditions}
     rate = {c: _rate(tests[c]) for c in conditions}
-    for better, worse in (("lessons", "none"), ("lessons", "distilled")):
+    for better, worse in (("lessons", "none"), ("lessons", "distilled"), ("distilled", "none")):
         if rate.get(better) is not None and rate.get(worse) is not None:
             gain = 100 * (rate[better] - rate[worse])  # type: ignore[operator]
             out.append(
-                f"- {TASK_LABELS[better]} against {TASK_LABELS[worse]}: {gain:+.1f} points"
-                " of success on the tasks that test (no feedback)."
+                f"- {TASK_LABELS[better]} against {TASK_LABELS[worse]}: {gain:+.1f} points on"
+                f" {len(tests[better])} tests (95 % intervals {_interval(tests[better])} and"
+                f" {_interval(tests[worse])})."
             )
+    out += _lessons_line(records)
+    ceiling = rate.get("ceiling")
     out += [
         "",
-        "| condition | tests passed | teaching tasks passed | all |",
-        "| --- | ---: | ---: | ---: |",
+        "| condition | tests passed | 95 % interval | of the ceiling | taught memory recalled"
+        " | teaching tasks passed | all |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for c in conditions:
         taught = [r for r in records[c] if r["teaches"]]
-        cells = [
+        passed, everything = (
             f"{_cell(_rate(rows))} ({sum(r['passed'] for r in rows)}/{len(rows)})"
-            for rows in (tests[c], taught, records[c])
-        ]
-        out.append(f"| {TASK_LABELS[c]} | " + " | ".join(cells) + " |")
+            for rows in (tests[c], records[c])
+        )
+        own = rate[c]
+        of_ceiling = f"{own / ceiling:.2f}" if ceiling and own is not None else "–"
+        recalled = _share(tests[c], "taught") if c not in ("none", "ceiling") else "–"
+        out.append(
+            f"| {TASK_LABELS[c]} | {passed} | {_interval(tests[c])} | {of_ceiling} | {recalled}"
+            f" | {_cell(_rate(taught))} ({sum(r['passed'] for r in taught)}/{len(taught)})"
+            f" | {everything} |"
+        )
+    out += [
+        "",
+        "Taught memory recalled: tests whose answer was given a memory or a message from a"
+        " teaching task of the same kind (for PrefEval: the stated preference reached the"
+        " question).",
+    ]
     summary = {c: metrics.summarize(tests[c], ("success",)) for c in conditions}
     out += ["", "Success on the tasks that test, per kind:", ""]
     out += _group_table(summary, {c: TASK_LABELS[c] for c in conditions}, "success")
-    out += ["", "Every task (✓ passed, ✗ failed; * gave feedback after its answer):", ""]
+    out += ["", "Every task (✓ passed, ✗ failed; * taught: feedback or a set-up):", ""]
     out += ["| task | kind | " + " | ".join(c for c in conditions) + " |"]
     out += ["| --- | --- |" + " :---: |" * len(conditions)]
     by_task = {c: {r["task"]: r for r in records[c]} for c in conditions}
-    for row in records[conditions[0]] if conditions else []:
-        marks = ["✓" if by_task[c][row["task"]]["passed"] else "✗" for c in conditions]
+    main = [c for c in conditions if c != "ceiling"] or conditions
+    for row in records[main[0]] if conditions else []:
+        marks = [
+            ("✓" if found["passed"] else "✗") if (found := by_task[c].get(row["task"])) else "–"
+            for c in conditions
+        ]
         star = "*" if row["teaches"] else ""
         out.append(f"| {row['task']}{star} | {row['kind']} | " + " | ".join(marks) + " |")
     out += ["", "Chart `chart.png`: success on the tasks that test, per condition and kind.", ""]
     return "\n".join(out)
 
 
-def write_tasks(out: Path, records: Records, title: str) -> None:
+def write_tasks(
+    out: Path, records: Records, title: str, about: Mapping[str, str] | None = None
+) -> None:
     """report.md and chart.png (success per condition and kind) of a task-sequence run."""
     with atomic_write(out / "report.md") as handle:
-        handle.write(tasks_markdown(records, title))
+        handle.write(tasks_markdown(records, title, about))
     conditions = [c for c in TASK_LABELS if c in records]
     summary = {
         c: metrics.summarize([r for r in records[c] if not r["teaches"]], ("success",))

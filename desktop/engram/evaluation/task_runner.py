@@ -9,16 +9,31 @@ Every answer goes through ``Assistant.turn``, the path of the window and ``engra
 included when a task checks a tool call). Feedback follows the checked answer: a correction or
 praise is the user's next message (the turn finds the signal in it), a thumb is a signal on that
 answer; either makes the next job ask the distiller for a lesson.
+
+Each record also says what the answer was given: the memories and messages recalled for it, how
+many were lessons, and whether any came from a teaching task of the same kind (``taught``: the
+stated preference reached the question). After every task the record is saved with a copy of the
+condition's store, so a stopped run resumes at the next task (``resume=True``) and gives the same
+answers it would have given without the stop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import json
+import shutil
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engram.assistant.events import Failed, Finished, Recalled, ToolCalled, TurnStarted
+from engram.assistant.events import (
+    Failed,
+    Finished,
+    Recalled,
+    Recalling,
+    ToolCalled,
+    TurnStarted,
+)
 from engram.assistant.learning.consolidation import run_job
 from engram.assistant.learning.distiller_backends import DistillerSource
 from engram.assistant.learning.signals import Signal
@@ -29,8 +44,10 @@ from engram.assistant.tools.permissions import ONCE, Permissions
 from engram.assistant.turn.pipeline import Assistant, ChatModel
 from engram.assistant.turn.recall import Recall
 from engram.core import log
+from engram.core.atomic import atomic_write
 from engram.core.cancel import CancelToken
 from engram.evaluation.tasks import Call, Task, TaskSet, passes
+from engram.memory import backup
 from engram.memory.embed import Embedder
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
@@ -40,8 +57,11 @@ from engram.memory.store import MemoryStore
 
 _log = log.get("evaluation.tasks")
 CONDITIONS = ("none", "raw", "distilled", "lessons")
+CEILING = "ceiling"  # the tests with what was taught in the question, no memory
 DISTILLED = frozenset({"distilled", "lessons"})
 Progress = Callable[[int, int, str], None]
+Records = dict[str, list[dict[str, Any]]]
+SAVED = "tasks-progress.json"
 
 
 @dataclass(frozen=True)
@@ -75,6 +95,7 @@ class _Said:
     text: str
     calls: list[Call]
     error: str = ""
+    recalled: tuple[Recalled, ...] = ()
 
 
 class TaskRunner:
@@ -97,40 +118,86 @@ class TaskRunner:
         self.progress = progress
 
     def run(
-        self, task_set: TaskSet, conditions: Collection[str] = CONDITIONS
-    ) -> dict[str, list[dict[str, Any]]]:
-        """condition -> one record per task, in file order (each condition starts afresh)."""
-        chosen = [c for c in CONDITIONS if c in conditions]
-        total, done = len(chosen) * len(task_set.tasks), 0
-        self.progress(done, total, "starting")
-        records: dict[str, list[dict[str, Any]]] = {}
-        for condition in chosen:
-            store = self._fresh_store(task_set, condition)
+        self,
+        task_set: TaskSet,
+        conditions: Collection[str] = CONDITIONS,
+        *,
+        ceiling: TaskSet | None = None,
+        resume: str | None = None,
+    ) -> Records:
+        """condition -> one record per task, in file order (each condition starts afresh).
+
+        ``ceiling``: the same tests with what was taught said again in each question, answered
+        without memory (records under "ceiling"). ``resume``: what identifies this run (data,
+        models, settings); the records and stores a stopped run with the same identity saved in
+        ``out`` are taken up where it stopped.
+        """
+        plan = [(c, task_set) for c in CONDITIONS if c in conditions]
+        plan += [(CEILING, ceiling)] if ceiling is not None else []
+        records = self._saved(resume) if resume is not None else {}
+        total = sum(len(s.tasks) for _c, s in plan)
+        done = sum(min(len(records.get(c, [])), len(s.tasks)) for c, s in plan)
+        self.progress(done, total, "resuming" if done else "starting")
+        for condition, chosen in plan:
+            rows = records.setdefault(condition, [])
+            if len(rows) >= len(chosen.tasks):
+                continue
+            store = self._store(condition, restored=bool(rows))
             try:
-                assistant = self._assistant(store, task_set, condition)
-                records[condition] = []
-                for task in task_set.tasks:
-                    record = self._task(store, assistant, task, condition)
-                    records[condition].append(record)
+                assistant = self._assistant(store, chosen, condition)
+                for task in chosen.tasks[len(rows) :]:
+                    rows.append(self._task(store, assistant, task, condition, rows))
+                    self._save(store, condition, records, resume)
                     done += 1
-                    verdict = "pass" if record["passed"] else "fail"
+                    verdict = "pass" if rows[-1]["passed"] else "fail"
                     self.progress(done, total, f"{condition} {task.id}: {verdict}")
             finally:
                 store.conn.close()
-        return records
+        return {c: records[c] for c, _s in plan}
 
-    def _fresh_store(self, task_set: TaskSet, condition: str) -> MemoryStore:
-        folder = self.out / "stores"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{task_set.path.stem}-{condition}.sqlite3"
+    def _store_path(self, condition: str) -> Path:
+        return self.out / "stores" / f"{condition}.sqlite3"
+
+    def _store(self, condition: str, restored: bool) -> MemoryStore:
+        """The condition's store: fresh, or the copy saved after its last finished task."""
+        path = self._store_path(condition)
+        path.parent.mkdir(parents=True, exist_ok=True)
         for suffix in ("", "-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
+        if restored:
+            shutil.copyfile(backup.listed(_copies(path))[0], path)
         return MemoryStore.open(path, self.embedder)
+
+    def _saved(self, resume: str) -> Records:
+        """The records of a stopped run with the same identity whose store copies are there."""
+        try:
+            saved = json.loads((self.out / SAVED).read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(saved, dict) or saved.get("run") != resume:
+            return {}
+        records = saved.get("records", {})
+        return {
+            c: rows
+            for c, rows in records.items()
+            if rows and backup.listed(_copies(self._store_path(c)))
+        }
+
+    def _save(
+        self, store: MemoryStore, condition: str, records: Records, resume: str | None
+    ) -> None:
+        """After a finished task: a copy of the store, then the records that go with it."""
+        if resume is None:
+            return
+        path = self._store_path(condition)
+        backup.backup(path, _copies(path), keep=1)
+        with atomic_write(self.out / SAVED) as handle:
+            json.dump({"run": resume, "records": records}, handle, ensure_ascii=False)
 
     def _assistant(self, store: MemoryStore, task_set: TaskSet, condition: str) -> Assistant:
         count = self.small.count_tokens
         recall = None
-        if condition != "none":
+        if condition not in ("none", CEILING):
             recall = (_WithoutLessons if condition == "distilled" else Recall)(store, count)
         tools = None
         if any(t.check.tool is not None for t in task_set.tasks):
@@ -150,21 +217,31 @@ class TaskRunner:
         )
 
     def _task(
-        self, store: MemoryStore, assistant: Assistant, task: Task, condition: str
+        self,
+        store: MemoryStore,
+        assistant: Assistant,
+        task: Task,
+        condition: str,
+        earlier: Sequence[dict[str, Any]],
     ) -> dict[str, Any]:
         said = _Said(0, 0, "", [])
         for message in task.messages:
             said = self._say(assistant, said.conversation_id, message)
         passed = not said.error and passes(task.check, said.text, said.calls)
+        taught = {r["conversation"] for r in earlier if r["teaches"] and r["kind"] == task.kind}
         record: dict[str, Any] = {
             "task": task.id,
             "kind": task.kind,
             "category": task.kind,
             "teaches": task.teaches,
+            "conversation": said.conversation_id,
             "answer": said.text,
             "calls": [{"name": c.name, "arguments": c.arguments} for c in said.calls],
             "passed": passed,
             "success": float(passed),
+            "recalled": len(said.recalled),
+            "lessons_recalled": sum(item.label == LESSON for item in said.recalled),
+            "taught": bool(taught & _conversations(store, said.recalled)),
             **({"error": said.error} if said.error else {}),
         }
         if task.feedback is not None:
@@ -180,6 +257,7 @@ class TaskRunner:
         if condition in DISTILLED:
             reason = "outcome" if task.feedback is not None else "turns"
             record["memories_after"] = self._consolidate(store, said.conversation_id, reason)
+            record["lessons_after"] = len(store.memories(kinds=[LESSON], limit=100_000))
         return record
 
     def _say(self, assistant: Assistant, conversation_id: int, text: str) -> _Said:
@@ -187,6 +265,8 @@ class TaskRunner:
         for event in assistant.turn(conversation_id, text):
             if isinstance(event, ToolCalled):
                 said.calls.append(Call(event.name, event.arguments))
+            elif isinstance(event, Recalling):
+                said.recalled = event.items
             elif isinstance(event, Finished):
                 said.episode_id, said.text = event.episode_id, event.text
             elif isinstance(event, Failed):
@@ -203,3 +283,26 @@ class TaskRunner:
         while (job := queue.claim()) is not None:
             run_job(job, store, queue, self.distiller, CancelToken())
         return len(store.memories(limit=100_000))
+
+
+def _copies(store: Path) -> Path:
+    """Where the copy of a condition's store after its last finished task is kept."""
+    return store.with_name(store.name + ".saved")
+
+
+def _conversations(store: MemoryStore, items: Sequence[Recalled]) -> set[int]:
+    """The conversations the recalled memories were learned in and the messages were said in."""
+    memory_ids = [i.memory_id for i in items if i.memory_id is not None]
+    found = {
+        s.conversation_id
+        for sources in store.sources_of(memory_ids).values()
+        for s in sources
+        if s.conversation_id is not None
+    }
+    for memory_id in memory_ids:
+        memory = store.get(memory_id)
+        if memory is not None and memory.conversation_id is not None:
+            found.add(memory.conversation_id)
+    episode_ids = [i.episode_id for i in items if i.episode_id is not None and not i.memory_id]
+    found |= {e.conversation_id for e in EpisodeLog(store.conn).by_id(episode_ids).values()}
+    return found

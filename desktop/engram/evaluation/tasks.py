@@ -132,6 +132,20 @@ def _called(wanted: ToolCheck, call: Call) -> bool:
     return True
 
 
+def first_tests(task_set: TaskSet, count: int) -> TaskSet:
+    """The first ``count`` tasks that test, each with the teaching tasks of its kind before it,
+    in file order: a shorter run that still teaches what it tests."""
+    tests = [t for t in task_set.tasks if not t.teaches][:count]
+    kinds = {t.kind for t in tests}
+    last = task_set.tasks.index(tests[-1]) if tests else -1
+    kept = tuple(
+        t
+        for i, t in enumerate(task_set.tasks)
+        if t in tests or (t.teaches and t.kind in kinds and i < last)
+    )
+    return TaskSet(task_set.path, task_set.language, kept)
+
+
 def is_task_file(path: Path) -> bool:
     """Whether ``path`` looks like a task-sequence file (its format tag), read cheaply."""
     try:
