@@ -3,21 +3,32 @@
 Hybrid search over distilled memories and over raw messages, a relevance floor so that nothing is
 injected just because it ranked first among strangers, a token-budget packing, and a stable order
 so an unchanged choice gives a byte-identical block (and a warm prefix cache).
+
+Two exceptions to the floor and the ranking. The user's stated preferences are few and apply far
+from their words ("I follow a strict gluten-free diet" governs "recommend a café"): the
+:data:`PREFERENCES` closest to the message, by their vectors that embed the situations they apply
+to, always go in, first. And an earlier answer the user marked wrong (a thumb down, a correction,
+a regenerate) is never recalled as if it were right.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 from collections.abc import Callable, Collection, Sequence
 
 from engram.assistant.events import Recalled
 from engram.assistant.turn.prompt import MAX_LESSONS
+from engram.memory import db
+from engram.memory.embed import Vectors
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
-from engram.memory.kinds import LESSON, PLAN
+from engram.memory.kinds import LESSON, PLAN, PREFERENCE
 from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, plan_of
 from engram.memory.search import Filters
-from engram.memory.store import MemoryStore
+from engram.memory.store import IN_IDS, MemoryStore
 
 # Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
 MIN_SIMILARITY = 0.35
@@ -29,6 +40,8 @@ SEARCH_K = 12
 # its messages are found by their words until then.
 INDEX_PER_TURN = 64
 MAX_EXTRA = 48
+# Stated preferences put in front of every answer, the closest to the message first.
+PREFERENCES = 3
 
 
 def relevant(similarity: float | None, text_rank: int | None) -> bool:
@@ -92,19 +105,36 @@ class Recall:
             for h in self.store.search(query, k=_asked(exclude_memories), vector=vector)
             if h.memory.id not in exclude_memories and relevant(h.similarity, h.text_rank)
         ][:SEARCH_K]
+        memories = self._preferences(query, vector, exclude_memories) + [
+            h for h in memories if h.memory.kind != PREFERENCE
+        ]
         if situation:
             lessons = self._lessons(f"{query}\n{situation}", exclude_memories)
             memories = [h for h in memories if h.memory.kind != LESSON] + lessons
+        found = self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
+        wrong = _marked_wrong(self.store, [h.episode.id for h in found])
         episodes = [
             h
-            for h in self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
+            for h in found
             if h.episode.id not in exclude_episodes
+            and h.episode.id not in wrong
             and h.episode.content.strip()
             and relevant(h.similarity, h.text_rank)
         ][:SEARCH_K]
         candidates = _from_memories(memories) + _from_episodes(episodes)
         chosen = pack(candidates, budget, self.count_tokens)
         return sorted(chosen, key=_stable_order)
+
+    def _preferences(
+        self, query: str, vector: Vectors | None, exclude_memories: Collection[int]
+    ) -> list[Hit]:
+        """The :data:`PREFERENCES` stated preferences closest to the message, whatever their
+        similarity, scored above every other memory so that packing keeps them."""
+        found = self.store.search(
+            query, k=_asked(exclude_memories), vector=vector, filters=Filters(kinds=(PREFERENCE,))
+        )
+        kept = [h for h in found if h.memory.id not in exclude_memories][:PREFERENCES]
+        return [dataclasses.replace(h, score=float("inf")) for h in kept]
 
     def _lessons(self, situation: str, exclude_memories: Collection[int]) -> list[Hit]:
         """The lessons closest to a situation (at most :data:`MAX_LESSONS`)."""
@@ -141,9 +171,22 @@ def _asked(excluded: Collection[int]) -> int:
     return SEARCH_K + min(len(excluded), MAX_EXTRA)
 
 
+def _marked_wrong(store: MemoryStore, episode_ids: Sequence[int]) -> set[int]:
+    """The answers among ``episode_ids`` with a negative signal: the user said they were wrong."""
+    rows = db.rows(
+        store.conn,
+        "SELECT DISTINCT answer_episode_id AS id FROM signals WHERE positive = 0"
+        f" AND answer_episode_id IN {IN_IDS}",
+        (json.dumps(list(episode_ids)),),
+    )
+    return {int(r["id"]) for r in rows}
+
+
 def _normalized(scores: Sequence[float]) -> list[float]:
-    top = max(scores, default=0.0)
-    return [s / top if top > 0 else 0.0 for s in scores]
+    """Scores over the best one (a preference chosen whatever its score counts as 1)."""
+    finite = [s for s in scores if math.isfinite(s)]
+    top = max(finite, default=0.0)
+    return [1.0 if not math.isfinite(s) else s / top if top > 0 else 0.0 for s in scores]
 
 
 def _from_memories(hits: Sequence[Hit]) -> list[Recalled]:

@@ -1,0 +1,89 @@
+"""What recall puts in front of the model beyond plain relevance: the stated preferences closest to
+the message whatever their similarity, and never an earlier answer the user marked wrong (real
+SQLite, sqlite-vec and MiniLM)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engram.assistant.turn import recall as recall_mod
+from engram.assistant.turn.recall import Recall
+from engram.memory import embed
+from engram.memory.episodes import EpisodeLog
+from engram.memory.kinds import FACT, PREFERENCE
+from engram.memory.outcomes import Outcomes
+from engram.memory.store import MemoryStore
+from test_consolidation_support import minilm
+
+
+@pytest.fixture(scope="module")
+def vectors(starter_models: Path) -> embed.FastEmbedder:
+    return minilm(starter_models)
+
+
+@pytest.fixture
+def store(tmp_path: Path, vectors: embed.FastEmbedder) -> Iterator[MemoryStore]:
+    opened = MemoryStore.open(tmp_path / "m.sqlite3", vectors)
+    yield opened
+    opened.conn.close()
+
+
+def _count(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+PREFERENCES = [
+    ("I follow a strict gluten-free diet.", "food, restaurants, cafés, recipes, eating out"),
+    ("I prefer to adopt pets from shelters.", "pets, dogs, cats, animals, adoption"),
+    ("I like quiet jazz while I work.", "music, concerts, playlists, focus"),
+    ("I avoid flying; I take trains.", "travel, trips, holidays, transport"),
+    ("I wear nothing made of leather or wool.", "clothes, fashion, shoes, shopping"),
+]
+
+
+def _prefer(store: MemoryStore, content: str, applies_to: str) -> int:
+    vector = store.space.embed([f"{content} Applies to: {applies_to}."])
+    memory = store.add(
+        content, PREFERENCE, origin="local", meta={"applies_to": applies_to.split(", ")},
+        vector=vector,
+    )  # fmt: skip
+    return memory.id
+
+
+def test_the_closest_preferences_go_in_whatever_their_similarity(store: MemoryStore) -> None:
+    ids = {content: _prefer(store, content, where) for content, where in PREFERENCES}
+    store.add("The user's sister lives in Lyon.", FACT, origin="local")
+    query = "Can you recommend a nice café in San Francisco for brunch?"
+    # The diet shares no word with the question and is far from it by plain similarity...
+    plain = store.search(query, k=10)
+    diet = next(h for h in plain if h.memory.id == ids[PREFERENCES[0][0]])
+    assert diet.text_rank is None and (diet.similarity or 0) < recall_mod.MIN_SIMILARITY
+    # ...yet it is recalled, with at most PREFERENCES preferences, the unrelated fact left out.
+    found = Recall(store, _count).recall(query, budget=384)
+    chosen = [i for i in found if i.label == PREFERENCE]
+    assert ids[PREFERENCES[0][0]] in {i.memory_id for i in chosen}
+    assert len(chosen) == recall_mod.PREFERENCES
+    assert all(i.label != FACT for i in found)
+    # A preference left out by the caller (e.g. a lesson-free condition) stays out.
+    again = Recall(store, _count).recall(query, 384, exclude_memories={ids[PREFERENCES[0][0]]})
+    assert ids[PREFERENCES[0][0]] not in {i.memory_id for i in again}
+
+
+def test_an_answer_marked_wrong_is_never_recalled_as_if_right(store: MemoryStore) -> None:
+    log = EpisodeLog(store.conn)
+    first = log.new_conversation("units").id
+    log.append(first, "user", "How long is the Golden Gate Bridge in kilometres?")
+    wrong = log.append(first, "assistant", "The Golden Gate Bridge is 1.7 miles long.").id
+    second = log.new_conversation("again").id
+    log.append(second, "user", "And the Golden Gate Bridge's length in km, please?")
+    right = log.append(second, "assistant", "About 2.7 km from one end to the other.").id
+    query = "How long is the Golden Gate Bridge?"
+    assert {wrong, right} <= {i.episode_id for i in Recall(store, _count).recall(query, 384)}
+    Outcomes(store).record(wrong, "thumbs_down", positive=False)
+    after = {i.episode_id for i in Recall(store, _count).recall(query, 384)}
+    assert right in after and wrong not in after
+    Outcomes(store).record(right, "thumbs_up", positive=True)  # praise keeps an answer in
+    assert right in {i.episode_id for i in Recall(store, _count).recall(query, 384)}
