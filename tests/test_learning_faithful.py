@@ -158,6 +158,22 @@ def test_a_plan_needs_a_real_goal_and_a_step() -> None:
     assert [kind for kind, _ in kept(raw, episodes)] == ["plan"]
 
 
+def test_a_plan_needs_a_goal_the_user_stated_and_a_plan_shown_is_no_users_word() -> None:
+    episodes = said(
+        ("user", "I strictly avoid restaurants that serve foods containing gluten."),
+        ("assistant", "Understood."),
+    )
+    raw = answer(
+        plan={"goal": "Avoid restaurants containing gluten", "steps": ["find a gluten-free one"],
+              "current_step": 0},
+    )  # fmt: skip
+    assert kept(raw, episodes) == []
+    # the active plan shown to the distiller is not what the user said in this conversation
+    shown = {"goal": "Pay once for software", "steps": ["cancel subscriptions"], "current_step": 0}
+    raw = answer(("preference", "The user prefers to pay a one-time fee for software."))
+    assert kept(raw, episodes, plan=shown) == []
+
+
 def test_a_user_who_only_asks_gets_no_preference_profile_or_plan() -> None:
     for question in ("What is the capital of Australia?", "List three ways to save energy.",
                      "澳大利亚的首都是哪里？"):  # fmt: skip

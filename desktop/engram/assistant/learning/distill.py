@@ -69,6 +69,13 @@ _CHANGE = re.compile(
 )
 _ENGRAM = re.compile(r"(?i)\bengram\b")
 _ENGRAM_S = re.compile(r"(?i)\bengram['’]s\b")
+# The user states a goal they work towards ("my plan: …", "I'm training for …", "我在备考…").
+_GOAL = re.compile(
+    r"(?i)\b(?:goal|plan|aim|step|steps|training for|preparing for|learning|studying|"
+    r"working (?:on|towards?)|trying to|going to|(?:want|hope|plan) to (?!know\b|ask\b|see\b)|"
+    r"I'?ll|I will)\b|目标|计划|打算|准备|备考|训练|正在学|在学|下一步|步骤"
+    r"|第[一二三四五六七八九十\d]+[步周]|我(?:想|希望|要)(?!知道|问|了解|看看)"
+)
 # A statement of what the user likes, avoids or needs ("I prefer …", "I'm allergic to …").
 _PREFERS = re.compile(
     r"(?i)\b(?:prefer\w*|like|love|enjoy|hate|dislike|avoid\w*|can'?t stand|don'?t|never|always|"
@@ -331,6 +338,7 @@ class Said:
         self.only_asks = not self.instructs and not any(
             _FIRST_PERSON.search(t) for t in self.texts.values()
         )
+        self.sets_goal = any(_GOAL.search(t) for t in self.texts.values())
         self.states_preference = not self.only_asks and any(
             _FIRST_PERSON.search(t) and _PREFERS.search(t) for t in self.texts.values()
         )
@@ -461,7 +469,7 @@ def parse(
     allowed = {e.id for e in episodes}
     everything = tuple(sorted(allowed))
     shown = " ".join(str(v) for v in (plan or {}).values() if isinstance(v, (str, list)))
-    said = Said(episodes, shown)
+    said, planned = Said(episodes), Said(episodes, shown)  # a plan may restate the one shown
     found: list[Candidate] = []
     seen: set[str] = set()
     dropped = 0
@@ -471,10 +479,12 @@ def parse(
             if not outcomes and not said.instructs:
                 return "no signal and no instruction"
             return lesson_problem(content, language)
-        if kind in (*ABOUT_USER, kinds.PLAN):
-            if said.only_asks and not (kind == kinds.PLAN and plan):
-                return "the user only asked"
-            return said.problem(kind, content if kind != kinds.PLAN else _goal_of(content))
+        if kind == kinds.PLAN:
+            if not plan and not said.sets_goal:
+                return "no goal the user stated"
+            return planned.problem(kind, _goal_of(content))
+        if kind in ABOUT_USER:
+            return "the user only asked" if said.only_asks else said.problem(kind, content)
         return ""
 
     def keep(
