@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-Message = dict[str, Any]
+from engram.core.messages import Message
+
 _SYSTEM, _USER = "Probe system part.", "Probe user message."
 
 

@@ -24,11 +24,11 @@ from typing import Any
 
 from engram.core import log, masking
 from engram.core.errors import CloudError, Problem, tr
+from engram.core.messages import Message
 from engram.core.stream_filter import visible
 from engram.models import schema_check
 
 _log = log.get("models.cloud")
-Message = dict[str, str]
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 MAX_RETRY_AFTER = 30.0
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from engram.core import log, sanitize
 from engram.core.errors import EngramError, InputError, ModelLoadError, Problem, tr
+from engram.core.messages import Message
 from engram.models import (
     build_check,
     chat_shape,
@@ -35,7 +36,6 @@ from engram.models import (
 from engram.models.background import ForegroundGate, thread_plan
 
 _log = log.get("models.local")
-Message = dict[str, Any]  # role and content; tool steps also carry tool_calls / name
 Tools = Sequence[dict[str, Any]] | None  # OpenAI-style tool specs for templates that render them
 CancelCheck = Callable[[], bool]
 MIN_ANSWER_TOKENS = 16
