@@ -78,7 +78,7 @@ def test_a_stated_preference_is_kept_with_its_situations() -> None:
     )
     raw = answer(
         ("preference", "The user prefers adopting pets from shelters over breeders.",
-         ["getting a pet", "dogs", "boats", "cats", "The user adopts pets", "animal shelters",
+         ["getting a pet", "dogs", "boats", "-", "cats", "The user adopts pets", "animal shelters",
           "getting a pet"]),
     )  # fmt: skip
     result = distill.parse(raw, episodes, "en")

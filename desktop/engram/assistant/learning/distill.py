@@ -441,7 +441,9 @@ def situations(value: Any, language: str = "en") -> tuple[str, ...]:
         key = normalized(text)
         if not key or key in _PLACEHOLDER_WORDS or key in found or f'"{key}"' in example:
             continue
-        if re.match(r"(?i)the user\b|用户", text):
+        if re.match(r"(?i)the user\b|用户", text) or (
+            len(_LETTER.findall(text)) < 3 and not _CJK.search(text)
+        ):
             continue
         found[key] = text
     return tuple(found.values())[:MAX_SITUATIONS]
