@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from engram.assistant.learning import distill
+from engram.cli.eval import dataset_path
 from engram.cli.main import main
 from engram.core.errors import InputError
 from engram.evaluation import metrics, report, task_runner, tasks
@@ -22,8 +23,7 @@ from test_consolidation_support import ScriptedModel, ScriptedSource, memories_a
 from test_lessons import LESSON, KmChat
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
-DATA = Path(__file__).parent / "data"
-SETS = [DATA / "tasks_en.json", DATA / "tasks_zh.json"]
+SETS = [dataset_path("tasks-en"), dataset_path("tasks-zh")]
 
 
 @pytest.mark.parametrize("path", SETS, ids=["en", "zh"])

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from engram.core import resources
 from engram.core import settings as settings_mod
 from engram.core.atomic import atomic_write, output_folder
 from engram.core.errors import InputError, tr
@@ -20,13 +21,18 @@ from engram.core.settings import Settings
 from engram.evaluation import dataset, locomo, models, report, runner, task_runner, tasks
 
 BAR_WIDTH = 24
+SHIPPED = {"tasks-en": "tasks_en.json", "tasks-zh": "tasks_zh.json"}  # in resources/eval
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd = sub.add_parser(
         "eval", help="answer a LoCoMo-format data set or a task sequence with and without memory"
     )
-    cmd.add_argument("dataset", type=Path, help="LoCoMo-format or task-sequence JSON file")
+    cmd.add_argument(
+        "dataset",
+        type=dataset_path,
+        help="LoCoMo-format or task-sequence JSON file, or tasks-en / tasks-zh (the shipped sets)",
+    )
     cmd.add_argument("--small", help="small model id (catalogue; default: the one in Settings)")
     cmd.add_argument("--large", help="large model id (catalogue; default: the one in Settings)")
     cmd.add_argument(
@@ -63,6 +69,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="task sets: start over instead of resuming a stopped run in --out",
     )
     cmd.set_defaults(run=run)
+
+
+def dataset_path(text: str) -> Path:
+    """A data set's file: the path given, or a shipped task set by its name (``tasks-en``)."""
+    given = Path(text)
+    if text in SHIPPED and not given.exists():
+        return Path(str(resources.path("eval", SHIPPED[text])))
+    return given
 
 
 def _conditions(text: str) -> tuple[str, ...]:
