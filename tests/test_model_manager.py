@@ -9,13 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QMessageBox, QStyle
+from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
+from PySide6.QtGui import QDropEvent, QGuiApplication
+from PySide6.QtWidgets import QApplication, QMessageBox, QStyle
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.cli.eval import dataset_path
 from engram.core import settings
+from engram.evaluation import tasks
 from engram.models import catalogue, hardware
 from engram.models.catalogue import Pair
 from engram.models.download import Options, Progress
@@ -315,3 +317,29 @@ def test_the_actions_line_up_and_offer_only_what_can_be_done(
         assert row.delete_button.isVisible() == (installed and not row.entry.starter)
         assert row.download_button.isVisible() == (not installed)
     window.close()
+
+
+def test_the_manager_offers_to_measure_what_memory_adds_with_the_chosen_models(
+    qtbot: QtBot, manager: ModelManager
+) -> None:
+    command = manager.measure_command()
+    words = command.split()
+    assert words[:2] == ["engram", "eval"] and "--out" in words
+    assert words[words.index("--small") + 1] == "qwen2.5-0.5b-instruct"
+    assert words[words.index("--large") + 1] == manager.settings.current.large_model
+    assert tasks.is_task_file(dataset_path(words[2]))  # the shipped set of the user's language
+    assert manager.measure_button.isVisible() and manager.measure_button.text()
+    shown: list[str] = []
+
+    def copy_from_the_box() -> None:
+        box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox))
+        shown.append(box.text())
+        copy = next(
+            b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.ActionRole
+        )
+        copy.click()
+
+    QTimer.singleShot(50, copy_from_the_box)
+    manager.measure_button.click()
+    assert command in shown[0]
+    assert QGuiApplication.clipboard().text() == command

@@ -115,47 +115,47 @@
         <translation>可以在“设置 → 记忆”、记忆浏览器中恢复，或运行 engram memory resume。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="85"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="88"/>
         <source>Nothing new to learn from this chat: Engram has learned from all of it already.</source>
         <translation>这段对话没有新的可学内容：Engram 已经从中学过了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="86"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="89"/>
         <source>What you say next is learned from as the chat goes on.</source>
         <translation>接下来说的内容会随着对话继续被学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="89"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="92"/>
         <source>There is nothing to learn from yet.</source>
         <translation>还没有可以学习的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="90"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="93"/>
         <source>Send a message first; Engram learns from the chat it is in.</source>
         <translation>请先发送一条消息；Engram 从当前对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="93"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="96"/>
         <source>Engram does not learn in this session.</source>
         <translation>Engram 在本次会话中不学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="94"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="97"/>
         <source>Learning runs in the desktop app and engram chat.</source>
         <translation>学习在桌面应用和 engram chat 中进行。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="119"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="123"/>
         <source>Memory is off: {why}</source>
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="259"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="263"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="260"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="264"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
@@ -1474,17 +1474,17 @@
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="126"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="140"/>
         <source>--limit must be at least 1.</source>
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="134"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="148"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="134"/>
+        <location filename="../../desktop/engram/cli/eval.py" line="148"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
@@ -3190,127 +3190,160 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="236"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="239"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="240"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="243"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="241"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="244"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="242"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="245"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="272"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="246"/>
+        <source>What does memory add?…</source>
+        <translation>记忆带来了什么？…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="248"/>
+        <source>Measure what Engram&apos;s memory adds with your own models</source>
+        <translation>用你自己的模型测一测 Engram 的记忆带来了多少提升</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="265"/>
+        <source>What does memory add?</source>
+        <translation>记忆带来了什么？</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="269"/>
+        <source>Engram can measure what its memory adds with your models: 40 tasks answered with no memory, with earlier messages, with learned memories and with lessons, then a report with the score of each and its interval.
+
+Run this in a terminal (about an hour on two cores; a stopped run resumes):
+
+{command}</source>
+        <translation>Engram 可以用你的模型测出记忆带来的提升：40 个任务分别在没有记忆、有先前消息、有学到的记忆、有经验的情况下作答，最后给出一份报告，列出每种情况的得分及其置信区间。
+
+在终端中运行下面的命令（双核电脑上约需一小时；中途停止后可以接着运行）：
+
+{command}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="276"/>
+        <source>Copy the command</source>
+        <translation>复制命令</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="309"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="287"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="324"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="291"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="328"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="294"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="331"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="299"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="336"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="303"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="340"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="321"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="358"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="323"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="360"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="325"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="362"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="358"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="395"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="395"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="432"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="403"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="440"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="404"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="441"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="414"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="451"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="419"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="456"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="419"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="456"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="444"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="481"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="453"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="490"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="457"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="494"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="468"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="505"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="476"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="513"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>
