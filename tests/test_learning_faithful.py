@@ -18,7 +18,7 @@ import pytest
 from engram.assistant.events import Plan
 from engram.assistant.learning import distill, plans, reconcile, signals
 from engram.assistant.learning.distill import Candidate
-from engram.core import paths
+from engram.core import paths, prompts
 from engram.memory import db, embed
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.store import MemoryStore
@@ -87,6 +87,16 @@ def test_a_stated_preference_is_kept_with_its_situations() -> None:
     # the prompt's example ("boats") and a sentence about the user are no situations
     assert pref.applies_to == ("getting a pet", "dogs", "cats", "animal shelters")
     assert pref.situated.startswith(pref.content) and "animal shelters" in pref.situated
+
+
+def test_the_prompts_examples_are_not_copied_into_memory() -> None:
+    for language, examples in distill.EXAMPLES.items():
+        prompt = " ".join(prompts.text("distill", language).split())
+        assert all(phrase in prompt for phrase in examples)
+    episodes = said(("user", "I strongly prefer films under two hours."), ("assistant", "OK."))
+    raw = answer(("preference", "The user prefers films under two hours."))
+    raw["summary"] = "The user prefers short films, which applies to seasick trips on ferries."
+    assert kept(raw, episodes) == [("preference", "The user prefers films under two hours.")]
 
 
 def test_what_the_assistant_said_or_is_called_is_not_the_user() -> None:

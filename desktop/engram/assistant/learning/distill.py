@@ -449,6 +449,19 @@ def situations(value: Any, language: str = "en") -> tuple[str, ...]:
     return tuple(found.values())[:MAX_SITUATIONS]
 
 
+# The distill prompt's own examples (resources/prompts/distill_*.txt), which small models copy.
+EXAMPLES = {
+    "en": ("never flies", "seasick", "ferries", "cruises", "holidays by the sea"),
+    "zh_CN": ("从不坐飞机", "晕船", "轮渡", "邮轮", "海边度假"),
+}
+
+
+def copies_example(content: str, language: str) -> bool:
+    """Does the content repeat the prompt's examples (two of them or more)?"""
+    text = content.lower()
+    return sum(phrase in text for phrase in EXAMPLES.get(language, ())) >= 2
+
+
 @functools.cache
 def _prompt_text(language: str) -> str:
     """The distill prompt, normalized, its quotes kept (to recognise its examples)."""
@@ -504,6 +517,10 @@ def parse(
             content = said.renamed(content)
         key = normalized(content)
         if kind not in kinds.KINDS or is_garbage(content) or key in seen:
+            dropped += 1
+            return
+        if copies_example(content, language):
+            _log.info("a proposed %s was dropped: the prompt's example", kind)
             dropped += 1
             return
         if why := refused(kind, content) or (renamed and said.problem(kinds.SUMMARY, content)):
