@@ -166,6 +166,8 @@ def test_a_plan_needs_a_real_goal_and_a_step() -> None:
     assert kept(raw, episodes) == []
     raw = answer(plan={"goal": "Learn Spanish", "steps": ["watch a series"], "current_step": 0})
     assert [kind for kind, _ in kept(raw, episodes)] == ["plan"]
+    advice = {"goal": "The user should consider a tutor", "steps": ["find one"], "current_step": 0}
+    assert kept(answer(plan=advice), episodes) == []
 
 
 def test_a_plan_needs_a_goal_the_user_stated_and_a_plan_shown_is_no_users_word() -> None:
@@ -263,6 +265,28 @@ def test_the_model_never_rewrites_the_users_own_or_a_pinned_memory(
     assert written is not None and written.id != mine.id
     again = store.get(mine.id)
     assert again is not None and again.content == mine.content and again.status == "active"
+
+
+def test_an_update_that_merges_another_thing_or_loses_the_new_words_is_an_add(
+    store: MemoryStore,
+) -> None:
+    heights = store.add("The user has an acute fear of heights.", "preference", origin="local")
+    merged_away = {
+        "decision": "update", "target_id": heights.id,
+        "content": "The user has an acute fear of heights and avoids high places.",
+    }  # fmt: skip
+    model = ScriptedModel(memories_answer(), lambda _m: merged_away)
+    hotel = cand("The user avoids hotels with a bustling nightlife.", "preference")
+    decision = reconcile.decide(store, model, hotel, "en")
+    assert decision.action == "add" and decision.target_id is None, decision
+    # one thing said better is still an update
+    model = ScriptedModel(
+        memories_answer(),
+        lambda _m: {"decision": "update", "target_id": heights.id,
+                    "content": "The user has an acute fear of heights and avoids tall buildings."},
+    )  # fmt: skip
+    more = cand("The user's fear of heights means avoiding tall buildings.", "preference")
+    assert reconcile.decide(store, model, more, "en").action == "update"
 
 
 def test_a_plan_the_user_ticked_keeps_its_steps_and_only_moves_on(store: MemoryStore) -> None:

@@ -71,8 +71,9 @@ _ENGRAM = re.compile(r"(?i)\bengram\b")
 _ENGRAM_S = re.compile(r"(?i)\bengram['’]s\b")
 # The user states a goal they work towards ("my plan: …", "I'm training for …", "我在备考…").
 _GOAL = re.compile(
-    r"(?i)\b(?:goal|plan|aim|step|steps|training for|preparing for|learning|studying|"
-    r"working (?:on|towards?)|trying to|going to|(?:want|hope|plan) to (?!know\b|ask\b|see\b)|"
+    r"(?i)\b(?:goal|plan|aim|step|steps|training for|preparing for|"
+    r"(?:I'?m|I am) (?:learning|studying)|working (?:on|towards?)|trying to|going to|"
+    r"(?:want|hope|plan) to (?!know\b|ask\b|see\b)|"
     r"I'?ll|I will)\b|目标|计划|打算|准备|备考|训练|正在学|在学|下一步|步骤"
     r"|第[一二三四五六七八九十\d]+[步周]|我(?:想|希望|要)(?!知道|问|了解|看看)"
 )
@@ -391,6 +392,13 @@ class Said:
         return ""
 
 
+def coverage(text: str, source: str) -> float:
+    """The share of the text's content terms that ``source`` has (inflections allowed; 1.0
+    for a text without content terms)."""
+    terms, found = _terms(text), _terms(source)
+    return sum(_said(t, found) for t in terms) / len(terms) if terms else 1.0
+
+
 def _stemmed(word: str) -> str:
     return word.removesuffix("'s").removesuffix("’s")
 
@@ -497,6 +505,8 @@ def parse(
         if kind == kinds.PLAN:
             if not plan and not said.sets_goal:
                 return "no goal the user stated"
+            if re.search(r"(?i)\bshould\b|应该", _goal_of(content)):
+                return "advice, not the user's goal"
             return planned.problem(kind, _goal_of(content))
         if kind in ABOUT_USER:
             return "the user only asked" if said.only_asks else said.problem(kind, content)

@@ -28,6 +28,7 @@ from engram.assistant.learning.distill import (
     MAX_SITUATIONS,
     Candidate,
     StructuredModel,
+    coverage,
     is_garbage,
     line_schema,
     situated,
@@ -54,6 +55,8 @@ FAMILY: dict[str, tuple[str, ...]] = {FACT: (FACT, PROFILE), PROFILE: (PROFILE, 
 SITUATIONS = "applies_to"  # meta key: the situations a memory applies to (recall reads it)
 TICKED = "plan_by_user"  # meta key: the user set the plan's steps or ticked one (plans.save)
 CORRECTED_COSINE = 0.45  # a correction of the same subject ("where the user lives") is this close
+UPDATE_COSINE = 0.6  # an update merges two statements of one thing, at least this close
+KEPT_WORDS = 0.7  # and keeps this share of the new statement's terms
 RESTATED_COSINE = 0.8  # a correction this close says the same thing anew ("two" → "three children")
 # What a statement is about, when a correction changes the value: where the user lives, works,
 # what they are called. A correction supersedes the memory on the same subject.
@@ -252,7 +255,9 @@ def decide(
     near = neighbours(store, candidate)
     if not near:
         return Decision("add", None, candidate.content, "new")
-    decision = guard(store, candidate, near) or ask(model, candidate, near, language)
+    decision = guard(store, candidate, near) or merged(
+        store, candidate, near, ask(model, candidate, near, language)
+    )
     target = next((m for m in near if m.id == decision.target_id), None)
     if decision.action == "skip" and target is not None:
         # "Already known" must not swallow a correction, whoever judged it.
@@ -264,6 +269,20 @@ def decide(
     ):
         return Decision("skip", target.id, target.content, f"{decision.action} changes nothing")
     return kept(decision, target, candidate)
+
+
+def merged(
+    store: MemoryStore, candidate: Candidate, near: Sequence[Memory], decision: Decision
+) -> Decision:
+    """The model's update, when it merges two statements of one thing and keeps what the
+    candidate says; else the candidate goes beside it (the 1.5B merged unrelated preferences
+    into one text and dropped the new one's words)."""
+    if decision.action != "update" or decision.target_id is None or candidate.kind == PLAN:
+        return decision
+    cos = similarities(store, candidate, near).get(decision.target_id, 0.0)
+    if cos >= UPDATE_COSINE and coverage(candidate.content, decision.content) >= KEPT_WORDS:
+        return decision
+    return Decision("add", None, candidate.content, f"not one thing with #{decision.target_id}")
 
 
 def kept(decision: Decision, target: Memory | None, candidate: Candidate) -> Decision:
