@@ -231,6 +231,10 @@ def test_a_clashing_name_is_prefixed_with_its_source() -> None:
 def test_builtins_can_be_turned_off() -> None:
     names = [t.name for t in builtins.registry(disabled={"files_read"})]
     assert "calculator" in names and "datetime" in names and "files_read" not in names
+    # Without memory the memory tools are not offered ("remind me" would call one that can only
+    # say memory is off, and a small model repeats that as its answer).
+    names = [t.name for t in builtins.registry(memory_on=False)]
+    assert "recall" not in names and "remember" not in names and "calculator" in names
 
 
 # -- permissions -------------------------------------------------------------------------------
@@ -541,11 +545,18 @@ def test_a_call_that_cannot_or_may_not_run_becomes_a_text_answer(call: str) -> N
     assert model.options[-1].get("text_only")
 
 
-def test_a_message_that_asks_for_no_tool_is_answered_in_text() -> None:
-    """A made-up call ("What is the capital of France?" as a calculator call) never runs and
-    is never shown: the answer is written again, and its first token may not open a call."""
-    model = ScriptedModel(['{"name": "calculator", "arguments": {"expression": "Paris"}}',
-                           "Paris."])  # fmt: skip
+@pytest.mark.parametrize(
+    "made_up",
+    [
+        '{"name": "calculator", "arguments": {"expression": "Paris"}}',
+        "<function-name>calculator</function-name>\n<arguments>Paris</arguments>",
+    ],
+)
+def test_a_message_that_asks_for_no_tool_is_answered_in_text(made_up: str) -> None:
+    """A made-up call ("What is the capital of France?" as a calculator call, as JSON or as
+    markup of the model's own) never runs and is never shown: the answer is written again, and
+    its first token may not open a call."""
+    model = ScriptedModel([made_up, "Paris."])
     events, steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)),
                          "What is the capital of France?")  # fmt: skip
     assert "".join(e for e in events if isinstance(e, str)) == "Paris." and not steps
@@ -731,6 +742,10 @@ def test_a_tool_of_an_mcp_server_is_allowed_when_its_name_is_said() -> None:
         (calls.HERMES, ["```python\nprint(1)\n```"], "```python\nprint(1)\n```", ""),
         (calls.HERMES, ["The result:\n", '{"name": "x"}'], "The result:\n", '{"name": "x"}'),
         (calls.HERMES, ['Use {"name": 1} here'], 'Use {"name": 1} here', ""),
+        (calls.HERMES, ["<function-name>recall</function-name>\n<arguments>"], "",
+         "<function-name>recall</function-name>\n<arguments>"),
+        (calls.HERMES, ["<tools>\n", '{"type": "function"}'], "", '<tools>\n{"type": "function"}'),
+        (calls.HERMES, ["<b>Bold</b> words"], "<b>Bold</b> words", ""),
     ],
 )  # fmt: skip
 def test_calls_of_every_shape_the_qwen_family_writes_are_never_shown(

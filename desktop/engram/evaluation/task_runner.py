@@ -202,7 +202,7 @@ class TaskRunner:
         tools = None
         if any(t.check.tool is not None for t in task_set.tasks):
             tools = Toolbox(
-                builtins.registry(),
+                builtins.registry(memory_on=recall is not None),
                 Permissions(ask=lambda _question: ONCE),
                 ToolContext(store=store if recall else None, language=task_set.language),
             )

@@ -42,10 +42,15 @@ MIN_ANSWER_TOKENS = 16
 # Token counts remembered per model, for texts up to this many characters.
 COUNT_CACHE_ENTRIES = 4096
 COUNT_CACHE_CHARS = 4000
-# How a tool call opens, in any family's format, bare or in a Markdown fence.
-CALL_OPENINGS = ("{", "<tool_call>", "<|python_tag|>", "```json\n{", "```\n{")
-# Tokens a text-only answer may not start with (it may use none of the first three anywhere).
-_NOT_TEXT = ("{", "<tool_call>", "<|python_tag|>", "```")
+# How a tool call opens, in any family's format, bare or in a Markdown fence, and the made-up
+# markup a small model writes for one (Qwen2.5-Coder-0.5B: "<function-name>recall</…>").
+CALL_OPENINGS = (
+    "{", "<tool_call>", "<|python_tag|>", "```json\n{", "```\n{",
+    "<function", "<tools>", "<tool>", "<arguments>",
+)  # fmt: skip
+# Tokens a text-only answer may not start with (it may use none of the first three anywhere):
+# a text answer opening with "<" is a made-up call or a tag the model echoes.
+_NOT_TEXT = ("{", "<tool_call>", "<|python_tag|>", "```", "<")
 
 
 @atexit.register

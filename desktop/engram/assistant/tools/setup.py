@@ -41,7 +41,7 @@ def toolbox(
     disabled = set(settings.disabled)
     more = (lambda: [t for t in hub.all_tools() if t.name not in disabled]) if hub else None
     box = Toolbox(
-        builtins.registry(disabled=disabled),
+        builtins.registry(disabled=disabled, memory_on=store is not None),
         Permissions(settings.permissions),
         ToolContext(
             store=store, folders=tuple(Path(f) for f in settings.folders), language=language
