@@ -717,6 +717,12 @@ def test_results_are_shortened_to_leave_room_for_the_answer() -> None:
         ("记住：我每周六上午十点上小提琴课", {"remember"}, None),
         ("Did I tell you my sister's name?", {"recall"}, None),
         ("Summarize my notes about Rust", {"files_list", "files_search", "files_read"}, None),
+        # A small model calls whatever it is allowed: these need no tool.
+        ("Write a note to my colleague Tom asking to swap shifts on Friday.", set(), None),
+        ("Write a birthday wish for my sister Anna.", set(), None),
+        ("Draft an email thanking my dentist for fitting me in last week.", set(), None),
+        ("Any idea for a quick lunch tomorrow?", set(), None),
+        ("When is the deadline for my tax return?", {"datetime"}, None),
     ],
 )
 def test_a_message_is_routed_to_the_tools_it_asks_for(

@@ -69,9 +69,12 @@ _DATE = re.compile(
     ),
     re.IGNORECASE,
 )
+# Words that may need the clock. Not "week", "time" or "birthday" alone: "a birthday wish" or
+# "thank my dentist for last week" needs no date, and a small model allowed a tool calls it.
 _DATE_MAYBE = re.compile(
-    r"\b(?:today|tomorrow|yesterday|date|time|week|month|year|deadline|birthday)\b"
-    r"|今天|明天|昨天|日期|时间|星期|月份|截止|生日",
+    r"\b(?:what|which) (?:year|month)\b|\bwhen is\b|\b(?:date|deadline)\b"
+    r"|\bhow long (?:ago|until|since)\b|\bwhat(?:'s| is) (?:today|tomorrow|yesterday)\b"
+    r"|日期|截止|什么时候|哪一年|哪年",
     re.IGNORECASE,
 )
 _RECALL = re.compile(
@@ -85,8 +88,10 @@ _REMEMBER = re.compile(
     r"|记住|别忘|不要忘|记下|记一下",
     re.IGNORECASE,
 )
+# The user's files; "notes" only as theirs ("write a note to Tom" is not about files).
 _FILES = re.compile(
-    r"\b(?:files?|folders?|documents?|docs|notes?|pdfs?|markdown|readme)\b|\.(?:md|txt|pdf)\b"
+    r"\b(?:files?|folders?|documents?|docs|pdfs?|markdown|readme)\b|\.(?:md|txt|pdf)\b"
+    r"|\b(?:my|the) notes\b|\bnotes (?:about|on)\b"
     r"|文件|文档|笔记|资料|目录",
     re.IGNORECASE,
 )
