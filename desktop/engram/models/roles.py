@@ -14,12 +14,7 @@ def entry_for(
 ) -> catalogue.ModelEntry:
     """The catalogue entry the settings assign to ``role`` ("small", "large" or "embedding")."""
     cat = cat or catalogue.load()
-    model_id = {
-        "small": settings.small_model,
-        "large": settings.large_model,
-        "embedding": settings.embedding_model,
-    }[role]
-    entry = cat.get(model_id)
+    entry = cat.get(settings.model_for(role))
     if role not in entry.roles:
         raise ModelFileError(
             tr("{name} cannot play the {role} role."),
