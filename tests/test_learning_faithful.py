@@ -139,6 +139,13 @@ def test_a_preference_filed_as_the_summary_becomes_a_preference() -> None:
     assert kept(raw, episodes) == [("preference", raw["summary"])]
     raw["summary"] = "The user talked about veganism and the assistant suggested cotton shirts."
     assert kept(raw, episodes) == [("summary", raw["summary"])]
+    # only what the user said of a summary that also tells what the assistant did
+    mixed = said(("user", "I'm vegetarian and allergic to peanuts."), ("assistant", "I'm Engram."))
+    raw["summary"] = "The user is vegetarian and allergic to peanuts. Engram suggests a curry."
+    assert kept(raw, mixed) == [("preference", "The user is vegetarian and allergic to peanuts.")]
+    chinese = said(("user", "我对花生过敏，吃东西要小心。"), ("assistant", "出门可以随身带药。"))
+    raw["summary"] = "用户对花生过敏，出门时随身带药。"
+    assert kept(raw, chinese) == [("summary", raw["summary"]), ("preference", "用户对花生过敏。")]
     asked = said(("user", "What is vegan leather made of?"), ("assistant", "Usually plastic."))
     raw["summary"] = "The user asked what vegan leather is made of."
     assert kept(raw, asked) == [("summary", raw["summary"])]

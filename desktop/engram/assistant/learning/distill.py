@@ -360,6 +360,20 @@ class Said:
             return 0.0
         return sum(_said(t, self.terms) for t in terms) / len(terms)
 
+    def stated(self, summary: str) -> str | None:
+        """What of a summary the user stated about themselves: the whole summary, or else its
+        first sentence or clause grounded in the user's words ("The user is vegetarian. The
+        assistant suggests …" → "The user is vegetarian.")."""
+        sentences = [p for p in re.split(r"(?<=[.!?。！？])\s*", summary) if p.strip()]
+        pieces = [summary, *sentences]
+        if sentences:
+            clause = re.split(r"[,，;；]", sentences[0])[0].strip()
+            pieces.append(clause + ("。" if text_language(clause) == "zh_CN" else "."))
+        for piece in (p.strip() for p in pieces):
+            if not is_garbage(piece) and not self.problem(kinds.PREFERENCE, piece):
+                return piece
+        return None
+
     def renamed(self, content: str) -> str:
         """The content with Engram's name replaced by the user ("Engram prefers …" written for
         what the user said; what is left must still be grounded)."""
@@ -510,6 +524,8 @@ def parse(
             return planned.problem(kind, _goal_of(content))
         if kind in ABOUT_USER:
             return "the user only asked" if said.only_asks else said.problem(kind, content)
+        if kind == kinds.SUMMARY and said.misnames(content):
+            return "the assistant's name where the user never said it"
         return ""
 
     def keep(
@@ -522,7 +538,7 @@ def parse(
     ) -> None:
         nonlocal dropped
         content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
-        renamed = kind != kinds.LESSON and said.misnames(content)
+        renamed = kind in (*ABOUT_USER, kinds.PLAN) and said.misnames(content)
         if renamed:  # "Engram prefers …" written for what the user said
             content = said.renamed(content)
         key = normalized(content)
@@ -564,11 +580,15 @@ def parse(
         keep(kinds.SUMMARY, summary, 0.4, everything)
     if said.states_preference and not any(c.kind in ABOUT_USER for c in found):
         # The model filed the user's stated preference as the summary: keep it as what it is.
-        for i, c in enumerate(found):
-            if c.kind == kinds.SUMMARY and not said.problem(kinds.PREFERENCE, c.content):
-                ids = tuple(said.texts) or everything
-                found[i] = Candidate(kinds.PREFERENCE, c.content, 0.6, ids, {}, (), False)
-                break
+        text = " ".join(summary.split()) if isinstance(summary, str) else ""
+        stated = (said.stated(text) or said.stated(said.renamed(text))) if text else None
+        if stated:
+            preference = Candidate(
+                kinds.PREFERENCE, stated, 0.6, tuple(said.texts) or everything, {}, (), False
+            )
+            # the whole summary is the preference: it is kept once, as what it is
+            found = [c for c in found if normalized(c.content) != normalized(stated)]
+            found.append(preference)
     proposed = raw.get("plan")
     if isinstance(proposed, dict) and isinstance(proposed.get("goal"), str):
         goal = " ".join(proposed["goal"].split())
