@@ -218,6 +218,33 @@ def test_a_lesson_needs_a_signal_or_an_instruction() -> None:
     assert kept(answer(lesson), told) == [lesson]
 
 
+@pytest.mark.parametrize(
+    ("question", "correction", "lesson"),
+    [
+        ("How long is a half marathon?", "Please give distances in kilometres, not miles.",
+         "When the user asks something like “How long is a half marathon?”, do as they said: "
+         "Please give distances in kilometres, not miles."),
+        ("一个大西瓜一般有多重？", "不对，重量请用公斤说。",
+         "当用户问类似“一个大西瓜一般有多重？”的问题时，按用户说的做：不对，重量请用公斤说。"),
+    ],
+)  # fmt: skip
+def test_a_correction_the_model_wrote_no_lesson_for_keeps_the_users_words_as_one(
+    question: str, correction: str, lesson: str
+) -> None:
+    episodes = said(("user", question), ("assistant", "13.1 miles."), ("user", correction))
+    outcome = distill.Outcome(2, "correction", correction)
+    language = distill.detect_language(episodes)
+    found = distill.parse(answer(), episodes, language, outcomes=[outcome]).candidates
+    assert [(c.kind, c.content, c.episode_ids) for c in found] == [("lesson", lesson, (1, 2, 3))]
+    assert distill.lesson_problem(lesson, language) == ""
+    # a lesson the model wrote is kept instead; praise asks for none of the user's words
+    written = answer(("lesson", "When the user asks for a distance, give it in kilometres."))
+    found = distill.parse(written, episodes, language, outcomes=[outcome]).candidates
+    assert [c.content for c in found if c.kind == "lesson"] == [written["memories"][0]["content"]]
+    praise = distill.Outcome(2, "praise", "Thanks, that worked!")
+    assert distill.parse(answer(), episodes, language, outcomes=[praise]).candidates == ()
+
+
 def test_grounding_compares_chinese_by_characters() -> None:
     episodes = said(
         ("user", "我对花生过敏，吃东西要特别小心。"),

@@ -248,6 +248,7 @@ class Outcome:
         return f"[{answer}] {self.kind}{said}"
 
 
+_POSITIVE = frozenset({"thumbs_up", "praise", "tool_accepted"})  # signals.POSITIVE
 _OUTCOMES_HEADING = {"en": "Outcome signals:", "zh_CN": "结果信号："}
 _PLAN_HEADING = {"en": "The user's active plan:", "zh_CN": "用户当前的计划："}
 
@@ -589,6 +590,10 @@ def parse(
             # the whole summary is the preference: it is kept once, as what it is
             found = [c for c in found if normalized(c.content) != normalized(stated)]
             found.append(preference)
+    if not any(c.kind == kinds.LESSON for c in found):
+        # The model wrote no lesson for what the user told it: keep the user's own words as one.
+        for lesson, ids in told(episodes, outcomes, language):
+            keep(kinds.LESSON, lesson, 0.6, ids)
     proposed = raw.get("plan")
     if isinstance(proposed, dict) and isinstance(proposed.get("goal"), str):
         goal = " ".join(proposed["goal"].split())
@@ -606,6 +611,36 @@ def parse(
             _log.info("a proposed plan was dropped: no real goal or no step")
             dropped += 1
     return Distillation(language, tuple(found), dropped)
+
+
+_TOLD = {
+    "en": "When the user asks something like “{asked}”, do as they said: {said}",
+    "zh_CN": "当用户问类似“{asked}”的问题时，按用户说的做：{said}",
+}
+_ASKED_CHARS, _SAID_CHARS = 120, 240
+
+
+def told(
+    episodes: Sequence[Episode], outcomes: Sequence[Outcome], language: str
+) -> list[tuple[str, tuple[int, ...]]]:
+    """Lessons in the user's own words for the answers they corrected or turned down with a
+    reason: "When the user asks something like “…”, do as they said: …" (with the question and
+    the user's words as its sources)."""
+    lessons = []
+    for outcome in outcomes:
+        answer = outcome.answer_episode_id
+        if outcome.kind in _POSITIVE or not (outcome.text or "").strip() or answer is None:
+            continue
+        before = [e for e in episodes if e.id < answer and e.role == "user"]
+        if not before:
+            continue
+        asked = " ".join(before[-1].content.split())[:_ASKED_CHARS]
+        said = " ".join(str(outcome.text).split())[:_SAID_CHARS]
+        template = _TOLD.get(language, _TOLD["en"])
+        sources = [before[-1].id, answer]
+        sources += [e.id for e in episodes if e.role == "user" and e.content == outcome.text]
+        lessons.append((template.format(asked=asked, said=said), tuple(sorted(set(sources)))))
+    return lessons[:2]
 
 
 def _goal_of(content: str) -> str:
