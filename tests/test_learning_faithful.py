@@ -99,32 +99,34 @@ def test_the_prompts_examples_are_not_copied_into_memory() -> None:
     assert kept(raw, episodes) == [("preference", "The user prefers films under two hours.")]
 
 
-def test_what_the_assistant_said_or_is_called_is_not_the_user() -> None:
-    episodes = said(
-        ("user", "I'm a game developer and I work late most nights."),
-        ("assistant", "I'm Engram. You could try a standing desk and blue-light glasses."),
-    )
-    raw = answer(
-        ("profile", "Engram is a game developer."),
-        ("preference", "The user prefers a standing desk and blue-light glasses."),
-        ("profile", "The user is a game developer."),
-    )
-    raw["summary"] = "Engram recommends blue-light glasses."
-    assert kept(raw, episodes) == [("profile", "The user is a game developer.")]
-
-
-def test_engram_written_for_the_user_is_the_user_when_the_rest_is_what_they_said() -> None:
-    episodes = said(
-        ("user", "I prefer to adopt pets from shelters rather than buying from breeders."),
-        ("assistant", "Engram prefers to adopt pets from shelters."),
-    )
-    raw = answer(
-        ("preference", "Engram prefers to adopt pets from shelters rather than breeders."),
-        ("profile", "The user is Engram."),
-    )
-    assert kept(raw, episodes) == [
-        ("preference", "The user prefers to adopt pets from shelters rather than breeders.")
-    ]
+@pytest.mark.parametrize(
+    ("user", "assistant", "proposed", "expected"),
+    [
+        # the assistant's name and suggestion are not the user's; a summary naming it goes
+        ("I'm a game developer and I work late most nights.",
+         "I'm Engram. You could try a standing desk and blue-light glasses.",
+         [("profile", "Engram is a game developer."),
+          ("preference", "The user prefers a standing desk and blue-light glasses."),
+          ("profile", "The user is a game developer."),
+          ("summary", "Engram recommends blue-light glasses.")],
+         [("profile", "The user is a game developer.")]),
+        # "Engram prefers …" written for the user's own words is the user
+        ("I prefer to adopt pets from shelters rather than buying from breeders.",
+         "Engram prefers to adopt pets from shelters.",
+         [("preference", "Engram prefers to adopt pets from shelters rather than breeders."),
+          ("profile", "The user is Engram.")],
+         [("preference", "The user prefers to adopt pets from shelters rather than breeders.")]),
+    ],
+)  # fmt: skip
+def test_what_the_assistant_said_or_is_called_is_not_the_user(
+    user: str,
+    assistant: str,
+    proposed: list[tuple[str, str]],
+    expected: list[tuple[str, str]],
+) -> None:
+    raw = answer(*[m for m in proposed if m[0] != "summary"])
+    raw["summary"] = next((text for kind, text in proposed if kind == "summary"), "")
+    assert kept(raw, said(("user", user), ("assistant", assistant))) == expected
 
 
 def test_a_preference_filed_as_the_summary_becomes_a_preference() -> None:

@@ -176,3 +176,51 @@ def is_instruction(text: str) -> bool:
     if _ASKED.search(seen):
         return False
     return bool(_UNITS_PLEASE_EN.search(seen) or _WHEN_ZH.search(seen))
+
+
+# What a message says about the one who wrote it (the distiller keeps only what the user said).
+_SELF_EN = "i i'm i've i'd i'll im my me mine myself we we're our ours us"
+_CHANGED_EN = (
+    "actually moved no_longer not_any_?more anymore changed switched now instead new these_days"
+)
+_CHANGED_ZH = "其实 实际上 搬到 搬去 不再 现在 改成 换成 换了 改了 已经不"
+_GOALS_EN = (
+    "goal plan aim step steps training_for preparing_for I'?m_learning I_am_learning "
+    "I'?m_studying working_on working_towards? trying_to going_to I'?ll I_will"
+)
+_GOALS_ZH = "目标 计划 打算 准备 备考 训练 正在学 在学 下一步 步骤"
+_LIKES_EN = (
+    r"prefer\w* like love enjoy hate dislike avoid\w* can'?t_stand don'?t never always allergic "
+    r"intoleran\w* follow vegan vegetarian fear afraid refuse want need favou?rite aversion rather "
+    "only"
+)
+_LIKES_ZH = "喜欢 爱 讨厌 避免 过敏 不吃 不喝 怕 希望 想要 偏好 宁愿 拒绝 从不 总是 只"
+_SELF = re.compile(rf"(?i)\b(?:{_either(_SELF_EN)})\b|我")
+_CHANGED = re.compile(rf"(?i)\b(?:{_either(_CHANGED_EN)})\b|{_either(_CHANGED_ZH)}")
+_GOALS = re.compile(
+    rf"(?i)\b(?:{_either(_GOALS_EN)}|(?:want|hope|plan)\s+to\s+(?!know\b|ask\b|see\b))\b"
+    rf"|{_either(_GOALS_ZH)}|第[一二三四五六七八九十\d]+[步周]|我(?:想|希望|要)(?!知道|问|了解|看看)"
+)
+_LIKES = re.compile(rf"(?i)\b(?:{_either(_LIKES_EN)})\b|{_either(_LIKES_ZH)}")
+
+
+def about_self(text: str) -> bool:
+    """Does the message speak of its writer ("I …", "my …", "我…")?"""
+    return bool(_SELF.search(text[:HEAD_CHARS]))
+
+
+def changes_fact(text: str) -> bool:
+    """Does it say something changed ("I moved to …", "no longer", "其实…", "搬到了")?"""
+    return bool(_CHANGED.search(text[:HEAD_CHARS]))
+
+
+def sets_goal(text: str) -> bool:
+    """Does it state a goal the writer works towards ("my plan: …", "I'm training for …",
+    "我在备考…")?"""
+    return bool(_GOALS.search(text[:HEAD_CHARS]))
+
+
+def states_preference(text: str) -> bool:
+    """Does it say what the writer likes, avoids or needs ("I prefer …", "I'm allergic …",
+    "我不吃辣")?"""
+    return bool(_LIKES.search(text[:HEAD_CHARS]))

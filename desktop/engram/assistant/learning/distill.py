@@ -59,30 +59,8 @@ _FRAMING_ZH = (
 _FRAME_EN = frozenset(_FRAMING_EN.split())
 _FRAME_ZH = frozenset(_FRAMING_ZH.split())
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_FIRST_PERSON = re.compile(
-    r"(?i)\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|myself|we|we're|our|ours|us)\b|我"
-)
-# Words that say a statement replaces an earlier one ("I moved to …", "no longer", "搬到了").
-_CHANGE = re.compile(
-    r"(?i)\b(?:actually|moved|no longer|not any ?more|anymore|changed|switched|now|instead|"
-    r"new|these days)\b|其实|实际上|搬到|搬去|不再|现在|改成|换成|换了|改了|已经不"
-)
 _ENGRAM = re.compile(r"(?i)\bengram\b")
 _ENGRAM_S = re.compile(r"(?i)\bengram['’]s\b")
-# The user states a goal they work towards ("my plan: …", "I'm training for …", "我在备考…").
-_GOAL = re.compile(
-    r"(?i)\b(?:goal|plan|aim|step|steps|training for|preparing for|"
-    r"(?:I'?m|I am) (?:learning|studying)|working (?:on|towards?)|trying to|going to|"
-    r"(?:want|hope|plan) to (?!know\b|ask\b|see\b)|"
-    r"I'?ll|I will)\b|目标|计划|打算|准备|备考|训练|正在学|在学|下一步|步骤"
-    r"|第[一二三四五六七八九十\d]+[步周]|我(?:想|希望|要)(?!知道|问|了解|看看)"
-)
-# A statement of what the user likes, avoids or needs ("I prefer …", "I'm allergic to …").
-_PREFERS = re.compile(
-    r"(?i)\b(?:prefer\w*|like|love|enjoy|hate|dislike|avoid\w*|can'?t stand|don'?t|never|always|"
-    r"allergic|intoleran\w*|follow|vegan|vegetarian|fear|afraid|refuse|want|need|favou?rite|"
-    r"aversion|rather|only)\b|喜欢|爱|讨厌|避免|过敏|不吃|不喝|怕|希望|想要|偏好|宁愿|拒绝|从不|总是|只"
-)
 GROUNDED = 0.5  # share of a memory's content terms the user said
 GROUNDED_PROFILE = 0.6  # a profile invents most easily (age, job, city never said)
 ABOUT_USER = (kinds.FACT, kinds.PREFERENCE, kinds.PROFILE)
@@ -338,18 +316,18 @@ class Said:
         self.instructs = any(r.correction or r.remember is not None for r in read)
         # Only asked: no word about themselves, no instruction, no correction.
         self.only_asks = not self.instructs and not any(
-            _FIRST_PERSON.search(t) for t in self.texts.values()
+            intent.about_self(t) for t in self.texts.values()
         )
-        self.sets_goal = any(_GOAL.search(t) for t in self.texts.values())
+        self.sets_goal = any(intent.sets_goal(t) for t in self.texts.values())
         self.states_preference = not self.only_asks and any(
-            _FIRST_PERSON.search(t) and _PREFERS.search(t) for t in self.texts.values()
+            intent.about_self(t) and intent.states_preference(t) for t in self.texts.values()
         )
 
     def corrects(self, ids: Sequence[int]) -> bool:
         """Did the user, in these messages (or any, when none of them is the user's), set an
         earlier statement right ("actually I moved to Berlin", "其实我搬到柏林了")?"""
         said = [self.texts[i] for i in ids if i in self.texts] or list(self.texts.values())
-        return any(intent.read(t).correction or _CHANGE.search(t[:2000]) for t in said)
+        return any(intent.read(t).correction or intent.changes_fact(t) for t in said)
 
     def grounding(self, content: str) -> float:
         """The share of the content's terms the user said (1.0 when the content is written in
