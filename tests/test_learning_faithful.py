@@ -315,6 +315,11 @@ def test_an_update_that_merges_another_thing_or_loses_the_new_words_is_an_add(
     hotel = cand("The user avoids hotels with a bustling nightlife.", "preference")
     decision = reconcile.decide(store, model, hotel, "en")
     assert decision.action == "add" and decision.target_id is None, decision
+    overwritten = {"decision": "update", "target_id": heights.id,
+                   "content": "The user is afraid of tall buildings and bridges."}  # fmt: skip
+    model = ScriptedModel(memories_answer(), lambda _m: overwritten)
+    bridges = cand("The user is afraid of tall buildings and bridges.", "preference")
+    assert reconcile.decide(store, model, bridges, "en").action == "add"
     # one thing said better is still an update
     model = ScriptedModel(
         memories_answer(),

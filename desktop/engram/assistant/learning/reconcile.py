@@ -274,13 +274,19 @@ def decide(
 def merged(
     store: MemoryStore, candidate: Candidate, near: Sequence[Memory], decision: Decision
 ) -> Decision:
-    """The model's update, when it merges two statements of one thing and keeps what the
-    candidate says; else the candidate goes beside it (the 1.5B merged unrelated preferences
-    into one text and dropped the new one's words)."""
+    """The model's update, when it merges two statements of one thing and keeps what both say;
+    else the candidate goes beside it (the 1.5B merged unrelated preferences into one text,
+    dropping the new one's words or overwriting the old one with the new)."""
     if decision.action != "update" or decision.target_id is None or candidate.kind == PLAN:
         return decision
     cos = similarities(store, candidate, near).get(decision.target_id, 0.0)
-    if cos >= UPDATE_COSINE and coverage(candidate.content, decision.content) >= KEPT_WORDS:
+    target = next((m for m in near if m.id == decision.target_id), None)
+    old = target.content if target is not None else ""
+    if (
+        cos >= UPDATE_COSINE
+        and coverage(candidate.content, decision.content) >= KEPT_WORDS
+        and coverage(old, decision.content) >= KEPT_WORDS
+    ):
         return decision
     return Decision("add", None, candidate.content, f"not one thing with #{decision.target_id}")
 
