@@ -158,6 +158,7 @@ def test_a_profile_the_user_never_stated_is_not_stored() -> None:
     raw = answer(
         ("profile", "The user is 35 years old, works as an engineer and lives in Paris."),
         ("profile", "The user is a teacher living in Lyon."),
+        ("preference", "The user asked for a vegetarian dinner."),  # a request, no preference
         ("preference", "The user is vegetarian."),
     )
     assert kept(raw, episodes) == [("preference", "The user is vegetarian.")]
@@ -203,6 +204,7 @@ def test_a_user_who_only_asks_gets_no_preference_profile_or_plan() -> None:
             ("preference", "The user prefers short answers about Australia."),
             ("profile", "The user is interested in the capital of Australia."),
             ("fact", "The user asked about the capital of Australia."),
+            ("preference", "The user asked for a short answer about Australia's capital."),
             plan={"goal": "Learn about Australia", "steps": ["ask"], "current_step": 0},
         )
         raw["summary"] = "The user asked a question."
@@ -243,6 +245,10 @@ def test_a_correction_the_model_wrote_no_lesson_for_keeps_the_users_words_as_one
     written = answer(("lesson", "When the user asks for a distance, give it in kilometres."))
     found = distill.parse(written, episodes, language, outcomes=[outcome]).candidates
     assert [c.content for c in found if c.kind == "lesson"] == [written["memories"][0]["content"]]
+    # a "lesson" that tells the user what to do is none: the user's words are kept instead
+    advice = answer(("lesson", "When the user asks for a distance, they should convert it."))
+    found = distill.parse(advice, episodes, language, outcomes=[outcome]).candidates
+    assert [c.content for c in found] == [lesson]
     praise = distill.Outcome(2, "praise", "Thanks, that worked!")
     assert distill.parse(answer(), episodes, language, outcomes=[praise]).candidates == ()
 

@@ -29,6 +29,11 @@ _LETTER = re.compile(r"[^\W\d_]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 _LOOP = re.compile(r"(\S.{0,11}?)\1{4,}", re.DOTALL)
 _CONDITION = re.compile(r"(?i)(?:when(?:ever)?|if|before|after|once)\b|(?:当|如果|每当|在)")
+_ADVICE = re.compile(r"(?i)\b(?:they|the user|users) should\b|用户应该")
+# A request restated ("The user asked for …") says nothing about the user.
+_ASKED_FOR = re.compile(
+    r"(?i)^\s*(?:the user|user) (?:asked|asks|wanted to know|inquired)\b|^\s*用户(?:询问|问|想知道)"
+)
 _USER_FACT = re.compile(r"(?i)(?:the user|user) (?:is|was|has|lives|likes|works)\b")
 _WORDS = re.compile(r"[a-z]{3,}|[\u4e00-\u9fff]")
 # Words every lesson shares (its frame), left out when a lesson is compared with the prompts.
@@ -283,6 +288,8 @@ def lesson_problem(content: str, language: str) -> str:
         return "no situation"
     if _USER_FACT.match(text):
         return "a fact, not a rule"
+    if _ADVICE.search(text):
+        return "advice to the user, not a rule for the assistant"
     words = _content_words(text)
     for sentence in _prompt_sentences(language):
         if words and len(words & sentence) / len(words) >= 0.6:
@@ -502,7 +509,9 @@ def parse(
                 return "advice, not the user's goal"
             return planned.problem(kind, _goal_of(content))
         if kind in ABOUT_USER:
-            return "the user only asked" if said.only_asks else said.problem(kind, content)
+            if said.only_asks or _ASKED_FOR.match(content):
+                return "the user only asked"
+            return said.problem(kind, content)
         if kind == kinds.SUMMARY and said.misnames(content):
             return "the assistant's name where the user never said it"
         return ""
