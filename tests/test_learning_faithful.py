@@ -454,3 +454,9 @@ def test_only_the_lessons_that_bore_on_the_answer_are_credited(store: MemoryStor
     assert signals.credited(lessons, "Write a birthday wish for my sister.") == []
     close = lambda a, b: 0.9 if "birthday" in b else 0.0  # noqa: E731
     assert signals.credited([bullets], "Write a birthday wish.", close) == [bullets]
+
+
+def test_a_sentence_said_over_and_over_is_a_loop() -> None:
+    loop = "用户要求署名小林。" + "助手的回复是正确的，但用户指出了错误。" * 4
+    assert distill.is_garbage(loop)
+    assert not distill.is_garbage("The user likes tea. The user likes tea in the morning.")

@@ -276,6 +276,9 @@ def is_repetitive(text: str) -> bool:
     words = text.lower().split()
     if len(words) >= 8 and len(set(words)) / len(words) < 0.4:
         return True
+    sentences = [x.strip() for x in re.split(r"[.!?。！？]+", text) if len(x.strip()) >= 6]
+    if any(sentences.count(x) >= 3 for x in set(sentences)):  # the same sentence over again
+        return True
     return _LOOP.search(text) is not None
 
 
