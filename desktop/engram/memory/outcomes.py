@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ import apsw
 from engram.core import log
 from engram.memory import db
 from engram.memory.kinds import CREDITED
-from engram.memory.store import MemoryStore
+from engram.memory.store import IN_IDS, MemoryStore
 
 _log = log.get("memory.outcomes")
 RISE = 0.1  # importance a lesson gains when it helped
@@ -176,6 +177,17 @@ class Outcomes:
             self.conn, "SELECT conversation_id FROM episodes WHERE id = ?", (answer_episode_id,)
         )
         return None if found is None else int(found)
+
+    def marked_wrong(self, episode_ids: Sequence[int]) -> set[int]:
+        """The answers among ``episode_ids`` with a negative signal: the user said they were
+        wrong (a thumb down, a correction, a regenerate…)."""
+        rows = db.rows(
+            self.conn,
+            "SELECT DISTINCT answer_episode_id AS id FROM signals WHERE positive = 0"
+            f" AND answer_episode_id IN {IN_IDS}",
+            (json.dumps(list(episode_ids)),),
+        )
+        return {int(r["id"]) for r in rows}
 
     def kinds_on(self, answer_episode_id: int) -> set[str]:
         """The kinds of signal already recorded on an answer."""

@@ -14,21 +14,20 @@ a regenerate) is never recalled as if it were right.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Callable, Collection, Sequence
 
 from engram.assistant.events import Recalled
 from engram.assistant.turn.prompt import MAX_LESSONS
-from engram.memory import db
 from engram.memory.embed import Vectors
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
 from engram.memory.kinds import LESSON, PLAN, PREFERENCE
+from engram.memory.outcomes import Outcomes
 from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, plan_of
 from engram.memory.search import Filters
-from engram.memory.store import IN_IDS, MemoryStore
+from engram.memory.store import MemoryStore
 
 # Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
 MIN_SIMILARITY = 0.35
@@ -112,7 +111,7 @@ class Recall:
             lessons = self._lessons(f"{query}\n{situation}", exclude_memories)
             memories = [h for h in memories if h.memory.kind != LESSON] + lessons
         found = self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
-        wrong = _marked_wrong(self.store, [h.episode.id for h in found])
+        wrong = Outcomes(self.store).marked_wrong([h.episode.id for h in found])
         episodes = [
             h
             for h in found
@@ -169,17 +168,6 @@ class Recall:
 
 def _asked(excluded: Collection[int]) -> int:
     return SEARCH_K + min(len(excluded), MAX_EXTRA)
-
-
-def _marked_wrong(store: MemoryStore, episode_ids: Sequence[int]) -> set[int]:
-    """The answers among ``episode_ids`` with a negative signal: the user said they were wrong."""
-    rows = db.rows(
-        store.conn,
-        "SELECT DISTINCT answer_episode_id AS id FROM signals WHERE positive = 0"
-        f" AND answer_episode_id IN {IN_IDS}",
-        (json.dumps(list(episode_ids)),),
-    )
-    return {int(r["id"]) for r in rows}
 
 
 def _normalized(scores: Sequence[float]) -> list[float]:
