@@ -90,6 +90,27 @@ def test_a_signal_on_an_answer_that_was_never_stored_is_ignored(store: MemorySto
     assert db.scalar(store.conn, "SELECT COUNT(*) FROM signals") == 0
 
 
+def test_only_a_lesson_whose_situation_came_up_takes_the_answers_credit(
+    store: MemoryStore,
+) -> None:
+    """A lesson given to an answer it had no part in (its situation never came up in the
+    question) is neither credited nor blamed for how the answer went."""
+    chat = KmChat()
+    recall = Recall(store, chat.count_tokens)
+    assistant = Assistant(EpisodeLog(store.conn), chat, recall=recall)
+    lesson = store.add(LESSON, "lesson", origin="local")
+    given = events.Recalled("lesson", LESSON, 1.0, lesson.created_at, memory_id=lesson.id)
+    credited = {}
+    for question in ("Write a short poem about my cat.", "How far is Rome from Paris?"):
+        done = next(e for e in assistant.turn(0, question) if isinstance(e, Finished))
+        recall.record(done.episode_id, [given])  # the lesson went into both answers
+        credited[question] = [c.memory_id for c in assistant.signal(done.episode_id, "thumbs_down")]
+    assert credited == {
+        "Write a short poem about my cat.": [],
+        "How far is Rome from Paris?": [lesson.id],
+    }
+
+
 def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: MemoryStore) -> None:
     queue = JobQueue(store.conn)
     scheduler = Scheduler(queue, settings=lambda: tiny.settings(consolidate_every_turns=50))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,9 +100,12 @@ class Outcomes:
         positive: bool,
         text: str | None = None,
         credit: bool = True,
+        bore_on: Callable[[list[int]], Collection[int]] | None = None,
     ) -> tuple[StoredSignal, list[Credit]]:
         """Store a signal on an answer and credit the lessons that went into it (unless the
-        signal judges something else than the answer: ``credit`` off)."""
+        signal judges something else than the answer: ``credit`` off). ``bore_on`` picks, among
+        the lessons given to the answer, the ones whose situation came up (the others were
+        given but had no part in how it went: no credit, no blame)."""
         with db.transaction(self.conn):
             first = not db.scalar(  # no signal on this answer was credited yet
                 self.conn,
@@ -132,6 +135,9 @@ class Outcomes:
                 if first and credit
                 else []
             )
+            if bore_on is not None and lessons:
+                relevant = set(bore_on(lessons))
+                lessons = [memory_id for memory_id in lessons if memory_id in relevant]
             for memory_id in lessons:
                 self.conn.execute(
                     "INSERT INTO lesson_credit(memory_id, signal_id, helped) VALUES (?, ?, ?)",

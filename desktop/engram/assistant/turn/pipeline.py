@@ -512,8 +512,33 @@ class Assistant:
             found.positive,
             found.text,
             credit=found.kind in signals.LESSON_KINDS,  # "memory wrong" judges one memory
+            bore_on=lambda ids: self._bore_on(found.answer_episode_id, ids),
         )
         return credits
+
+    def _bore_on(self, answer_episode_id: int, lesson_ids: list[int]) -> set[int]:
+        """The lessons among ``lesson_ids`` whose situation came up in the message the answer
+        replied to (:func:`signals.credited`, by shared terms or by meaning)."""
+        assert self.recall is not None
+        store = self.recall.store
+        answer = self.log.by_id([answer_episode_id]).get(answer_episode_id)
+        if answer is None:
+            return set()
+        asked = next(
+            (
+                e.content
+                for e in reversed(self.log.episodes(answer.conversation_id))
+                if e.role == "user" and e.turn_index < answer.turn_index
+            ),
+            "",
+        )
+        lessons = [m for i in lesson_ids if (m := store.get(i)) is not None]
+
+        def similarity(first: str, second: str) -> float:
+            vectors = store.space.embed([first, second])
+            return 0.0 if vectors is None else float(vectors[0] @ vectors[1])
+
+        return {m.id for m in signals.credited(lessons, asked, similarity)}
 
     def _store(
         self,
