@@ -21,6 +21,7 @@ from engram.assistant.learning import distill
 from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
+from engram.assistant.turn import prompt
 from engram.core.settings import Settings
 from engram.memory import kinds
 from engram.memory.episodes import Episode, Role
@@ -96,6 +97,27 @@ def test_plain_questions_are_answered_as_text_without_a_call(
     assert check(finished.text), finished.text
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "I don't wear clothing made from animal products like leather, wool, or silk.",
+        "I prefer to adopt pets from shelters rather than purchasing from breeders.",
+        "我每周六上午十点上小提琴课。",
+    ],
+)
+def test_a_statement_about_the_user_is_acknowledged_not_answered_with_the_rules(
+    session: Session, statement: str
+) -> None:
+    """The real 0.5B recited its system part ("Engram remembers earlier conversations…") to most
+    statements a user made about themselves, or restated them as "Engram prefers…"."""
+    _events, finished = _turn(session, statement)
+    said = finished.text.strip()
+    assert said and not said.startswith("Engram")
+    system = prompt.system_part("zh" if _CJK.search(statement) else "en")
+    for line in filter(None, system.splitlines()):
+        assert line[:40] not in said  # no sentence of the system part is repeated
+
+
 def _episodes(*said: tuple[Role, str]) -> list[Episode]:
     now = time.time()
     return [
@@ -122,7 +144,7 @@ def test_the_large_model_distills_a_conversation_into_valid_memories(large: Loca
     assert result.candidates, "the 1.5B model distilled nothing"
     ids = {e.id for e in episodes}
     for candidate in result.candidates:
-        assert candidate.kind in kinds.LISTED and candidate.content.strip()
+        assert candidate.kind in kinds.KINDS and candidate.content.strip()
         assert set(candidate.episode_ids) <= ids
     text = " ".join(c.content.lower() for c in result.candidates)
     assert "vegetarian" in text or "meat" in text
