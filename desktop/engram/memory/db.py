@@ -38,10 +38,11 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     with faults.opening(path):
         conn = apsw.Connection(str(path))
-    _hold_open(path)
     with faults.classified(conn):
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         _refuse_foreign(conn, path)
+    _hold_open(path)  # only for a database of Engram's: a refused file gets nothing beside it
+    with faults.classified(conn):
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
         conn.enable_load_extension(False)
