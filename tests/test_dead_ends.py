@@ -172,12 +172,16 @@ def test_remember_says_learning_only_when_a_job_was_queued(
     qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(said) == 1, timeout=10_000)
     assert said == [None]  # a job was queued
-    assert window.notice.text() == "Learning from this chat…"
+    # The window hears the worker through a queued connection: its notice may come a moment later.
+    qtbot.waitUntil(lambda: window.notice.text() == "Learning from this chat…", timeout=10_000)
     qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)  # all of it is queued
     qtbot.waitUntil(lambda: len(said) == 2, timeout=10_000)
     assert said[1] == NOTHING_NEW
-    assert window.notice.text().startswith(
-        "Nothing new to learn from this chat: Engram has learned from all of it already."
+    qtbot.waitUntil(
+        lambda: window.notice.text().startswith(
+            "Nothing new to learn from this chat: Engram has learned from all of it already."
+        ),
+        timeout=10_000,
     )
     assert [job.reason for job in _jobs()] == ["remember"]
 
