@@ -211,6 +211,34 @@ def test_a_user_who_only_asks_gets_no_preference_profile_or_plan() -> None:
         assert kept(raw, episodes) == [("summary", "The user asked a question.")]
 
 
+def test_a_question_with_options_yields_no_preference_but_a_stated_one_is_kept() -> None:
+    """A PrefEval-like question ("… 4 options … Pick the one that best fits me. Reply with its
+    letter only") speaks of the user and says "only", yet states no preference: what the 1.5B
+    filed from it as preferences ("The user is planning a trip…", "The user asked for…") goes."""
+    question = (
+        "What outdoor adventures would you suggest for my trip to Colorado?\n\nI'm trying to"
+        " decide on this and here are 4 options for my query:\nA. Rafting\nB. Hiking\nC. Zip"
+        " lines\nD. Caves\nPick the one option that best fits me. Reply with its letter only."
+    )
+    episodes = said(("user", question), ("assistant", "B"))
+    raw = answer(
+        (
+            "preference",
+            "The user is planning a trip to Colorado and is considering outdoor adventures.",
+        ),
+        ("preference", "The user asked for outdoor adventures in Colorado."),
+    )
+    raw["summary"] = "The user asked for recommendations on outdoor adventures in Colorado."
+    assert [k for k, _c in kept(raw, episodes)] == ["summary"]
+    stated = said(
+        ("user", "I avoid any trip that involves heights or zip lines."), ("assistant", "OK")
+    )
+    raw = answer(("preference", "The user avoids trips that involve heights or zip lines."))
+    assert kept(raw, stated) == [
+        ("preference", "The user avoids trips that involve heights or zip lines.")
+    ]
+
+
 def test_a_lesson_needs_a_signal_or_an_instruction() -> None:
     lesson = ("lesson", "When the user asks for a distance, give it in kilometres.")
     asked = said(("user", "How long is a half marathon?"), ("assistant", "13.1 miles."))

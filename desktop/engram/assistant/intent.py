@@ -189,10 +189,10 @@ _GOALS_EN = (
     "I'?m_studying working_on working_towards? trying_to going_to I'?ll I_will"
 )
 _GOALS_ZH = "目标 计划 打算 准备 备考 训练 正在学 在学 下一步 步骤"
-_LIKES_EN = (
-    r"prefer\w* like love enjoy hate dislike avoid\w* can'?t_stand don'?t never always allergic "
-    r"intoleran\w* follow vegan vegetarian fear afraid refuse want need favou?rite aversion rather "
-    "only"
+_LIKES_EN = (  # with their third-person forms: a memory says "The user avoids …"
+    r"prefer\w* likes? loves? enjoys? hates? dislikes? avoid\w* can'?t_stand don'?t doesn'?t never "
+    r"always allergic intoleran\w* follows? vegan vegetarian fears? afraid refuses? wants? needs? "
+    r"favou?rite aversion rather only"
 )
 _LIKES_ZH = "喜欢 爱 讨厌 避免 过敏 不吃 不喝 怕 希望 想要 偏好 宁愿 拒绝 从不 总是 只"
 _SELF = re.compile(rf"(?i)\b(?:{_either(_SELF_EN)})\b|我")

@@ -514,6 +514,8 @@ def parse(
         if kind in ABOUT_USER:
             if said.only_asks or _ASKED_FOR.match(content):
                 return "the user only asked"
+            if kind == kinds.PREFERENCE and not intent.states_preference(content):
+                return "no liking, avoiding or need in it"  # "The user is planning a trip …"
             return said.problem(kind, content)
         if kind == kinds.SUMMARY and said.misnames(content):
             return "the assistant's name where the user never said it"
@@ -573,7 +575,7 @@ def parse(
         # The model filed the user's stated preference as the summary: keep it as what it is.
         text = " ".join(summary.split()) if isinstance(summary, str) else ""
         stated = (said.stated(text) or said.stated(said.renamed(text))) if text else None
-        if stated:
+        if stated and not _ASKED_FOR.match(stated) and intent.states_preference(stated):
             preference = Candidate(
                 kinds.PREFERENCE, stated, 0.6, tuple(said.texts) or everything, {}, (), False
             )
