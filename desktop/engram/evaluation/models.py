@@ -8,6 +8,7 @@ two conditions distil alike is distilled once.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -74,8 +75,7 @@ class _Replayed:
         key = json.dumps([list(messages), json_schema, max_tokens], sort_keys=True)
         if key not in self.answers:
             self.answers[key] = self.model.structured(messages, json_schema, max_tokens)
-        copy: dict[str, Any] = json.loads(json.dumps(self.answers[key]))
-        return copy  # the caller may change it
+        return copy.deepcopy(self.answers[key])  # the caller may change it
 
 
 @contextmanager
