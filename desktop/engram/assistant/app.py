@@ -558,7 +558,7 @@ def learn_waiting(settings: Settings, progress: Callable[[float, str], None]) ->
     store = open_memories(settings)
     try:
         if pause.paused(store.conn, settings.memory_paused):
-            raise EngramError(PAUSED.template, PAUSED.hint_template)
+            raise EngramError(PAUSED.template, PAUSED.hint_template, **PAUSED.params)
         queue = JobQueue(store.conn)
         queue.recover()
         waiting = len(queue.jobs("queued"))

@@ -115,7 +115,8 @@ def run_job(
             log.private(distill.transcript(episodes)), log.private(str(raw)),
         )  # fmt: skip
         total = max(1, len(result.candidates))
-        done = 0.05
+        done = 0.3 if result.candidates else 1.0  # nothing to reconcile: the job is all but done
+        on_progress("distilling", done, None)
         learned: list[Learned] = []
         for i, candidate in enumerate(result.candidates):
             wait_foreground(done)
