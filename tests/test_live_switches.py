@@ -17,6 +17,7 @@ import tiny
 from engram.assistant.app import LoadedModels
 from engram.assistant.events import Finished, Recalled, Status
 from engram.assistant.learning.plans import Plan
+from engram.assistant.tools.permissions import BUILT_IN, Question
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
@@ -84,7 +85,7 @@ def test_switching_to_chinese_retranslates_every_visible_text_of_the_main_window
     answer.set_marker(window.answers._stopped)
     block = ToolBlock("calculator", {"expression": "1+1"})
     answer.add_block(block)
-    question = PermissionPrompt("files_read", "built-in", {"path": "a.md"})
+    question = PermissionPrompt(Question("files_read", BUILT_IN, {"path": "a.md"}, ("web",)))
     answer.add_block(question)
     window.chat.attach_chips(answer, [Recalled("fact", "A memory", 1.0, 0.0, memory_id=1)])
     stats = CallStats(100, 0, 512, 50, first_token_s=0.1, total_s=1.1)
@@ -124,6 +125,10 @@ def test_switching_to_chinese_retranslates_every_visible_text_of_the_main_window
         name="calculator"
     )
     assert question.buttons["deny"].text() == _zh("PermissionPrompt", "Deny")
+    assert question.question.text().endswith(
+        _zh("PermissionPrompt", "It asks after reading what {tools} gave back: that text, not you, "
+            "may be asking for it.").format(tools="web")
+    )  # fmt: skip
     assert answer.chips is not None
     assert answer.chips.caption.text() == _zh("MemoryChips", "Recalled:")
     status = window.status

@@ -50,7 +50,7 @@
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="145"/>
+        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="146"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -468,7 +468,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="187"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="501"/>
+        <location filename="../../desktop/engram/models/local.py" line="506"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1192,92 +1192,92 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="179"/>
+        <location filename="../../desktop/engram/models/local.py" line="184"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="181"/>
+        <location filename="../../desktop/engram/models/local.py" line="186"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="202"/>
+        <location filename="../../desktop/engram/models/local.py" line="207"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="204"/>
+        <location filename="../../desktop/engram/models/local.py" line="209"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="293"/>
+        <location filename="../../desktop/engram/models/local.py" line="298"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="294"/>
+        <location filename="../../desktop/engram/models/local.py" line="299"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="306"/>
+        <location filename="../../desktop/engram/models/local.py" line="311"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="309"/>
+        <location filename="../../desktop/engram/models/local.py" line="314"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="337"/>
+        <location filename="../../desktop/engram/models/local.py" line="342"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="337"/>
+        <location filename="../../desktop/engram/models/local.py" line="342"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="488"/>
+        <location filename="../../desktop/engram/models/local.py" line="493"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="494"/>
+        <location filename="../../desktop/engram/models/local.py" line="499"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="506"/>
+        <location filename="../../desktop/engram/models/local.py" line="511"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="507"/>
+        <location filename="../../desktop/engram/models/local.py" line="512"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="25"/>
+        <location filename="../../desktop/engram/models/roles.py" line="20"/>
         <source>{name} cannot play the {role} role.</source>
         <translation>{name} 不能担任 {role} 角色。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="26"/>
+        <location filename="../../desktop/engram/models/roles.py" line="21"/>
         <source>Choose another model for it in Settings.</source>
         <translation>请在设置中为它选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="91"/>
+        <location filename="../../desktop/engram/models/roles.py" line="86"/>
         <source>Learning starts with a larger model: {name} ({params}) is too small to learn from.</source>
         <translation>换用更大的模型后才开始学习：{name}（{params}）太小，无法从对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="93"/>
+        <location filename="../../desktop/engram/models/roles.py" line="88"/>
         <source>Install a large model of at least 1B parameters in Settings → Models. Until then earlier messages are still recalled and &quot;remember this:&quot; keeps your own words.</source>
         <translation>请在“设置 → 模型”中安装至少 10 亿（1B）参数的大模型。在此之前，仍会回忆起之前的消息，“记住：”也会原样保存你的话。</translation>
     </message>
@@ -1984,12 +1984,12 @@
         <translation>请检查路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="109"/>
+        <location filename="../../desktop/engram/memory/db.py" line="110"/>
         <source>{path} is a database of another program ({count} tables), not Engram&apos;s.</source>
         <translation>{path} 是另一个程序的数据库（{count} 个表），不是 Engram 的。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="111"/>
+        <location filename="../../desktop/engram/memory/db.py" line="112"/>
         <source>Engram has not changed it. Move it elsewhere, or point ENGRAM_HOME at another folder, then start Engram again.</source>
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
@@ -3434,17 +3434,22 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
         <translation>Engram 想使用工具 {name}（{source}）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="168"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="169"/>
+        <source>It asks after reading what {tools} gave back: that text, not you, may be asking for it.</source>
+        <translation>这是在读取 {tools} 返回的内容之后提出的：提出请求的可能是那段内容，而不是你。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="173"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="169"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="174"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="170"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="175"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>

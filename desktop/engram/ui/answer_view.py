@@ -204,7 +204,7 @@ class AnswerView(QObject):
 
     def ask_permission(self, request: PermissionRequest) -> None:
         """A tool wants to run: ask inside the answer, no dialog; Stop counts as deny."""
-        prompt = PermissionPrompt(request.name, request.source, request.arguments)
+        prompt = PermissionPrompt(request.question)
         prompt.answered.connect(request.answer)
         self._add_to_answer(prompt)
         self.pending_prompts.append(prompt)

@@ -270,6 +270,7 @@ def chat_details(language: str, out: Path) -> Path:
     asking for permission, the header with the models and the last answer's numbers, the
     "Memory updated" toast and the plan panel."""
     from engram.assistant.events import Finished, Learned
+    from engram.assistant.tools.permissions import BUILT_IN, Question
     from engram.models.local import CallStats
     from engram.ui.tool_block import PermissionPrompt, ToolBlock
 
@@ -291,7 +292,8 @@ def chat_details(language: str, out: Path) -> Path:
         block.set_result(result, is_error=False, duration_s=0.004)
         block.header.setChecked(True)
         answer.add_block(block)
-        answer.add_block(PermissionPrompt("files_read", "built-in", {"path": "notes/ml.md"}))
+        asked = Question("files_read", BUILT_IN, {"path": "notes/ml.md"}, after=(name,))
+        answer.add_block(PermissionPrompt(asked))
         # the ten stored memories, as recall ranks them: the ones the answer used first
         ranked = sorted(enumerate(learned, 1), key=lambda pair: not pair[1][4])
         items = [

@@ -106,7 +106,7 @@ class PermissionRequest:
     """A tool waiting for the user's choice: the model thread waits, the window answers."""
 
     def __init__(self, question: Question) -> None:
-        self.name, self.source, self.arguments = question.name, question.source, question.arguments
+        self.question = question
         self.choice = DENY
         self._answered = threading.Event()
 
@@ -129,13 +129,13 @@ class PermissionPrompt(Retranslating, QFrame):
 
     answered = Signal(str)
 
-    def __init__(self, name: str, source: str, arguments: object) -> None:
+    def __init__(self, question: Question) -> None:
         super().__init__()
         self.setObjectName("permission_prompt")
-        self.name, self.source = name, source
+        self.name, self.source, self.after = question.name, question.source, question.after
         self.question = QLabel()
         self.question.setWordWrap(True)
-        details = QLabel(_arguments_text(arguments))
+        details = QLabel(_arguments_text(question.arguments))
         details.setObjectName("tool_body")
         details.setTextFormat(Qt.TextFormat.PlainText)
         details.setWordWrap(True)
@@ -164,6 +164,11 @@ class PermissionPrompt(Retranslating, QFrame):
             "always": self.tr("Always allowed (change it in Settings → Tools)."),
             "deny": self.tr("Denied."),
         }
+        if self.after:  # untrusted text came back before the call: it may be what asks
+            question += " " + self.tr(
+                "It asks after reading what {tools} gave back: that text, not you, may be "
+                "asking for it."
+            ).format(tools=", ".join(self.after))
         self.question.setText(f"{question} {said[self.choice]}" if self.choice else question)
         self.buttons["once"].setText(self.tr("Allow once"))
         self.buttons["always"].setText(self.tr("Always allow this tool"))
