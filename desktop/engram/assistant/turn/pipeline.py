@@ -485,10 +485,10 @@ class Assistant:
         wrong = None
         if kind == "memory_wrong" and store is not None and memory_id is not None:
             wrong = store.get(memory_id)
+        if wrong is not None and store is not None:  # first: whoever sees the signal sees this
+            store.feedback(wrong.id, -1)
         found = signals.Signal(kind, answer_episode_id, wrong.content if wrong else text)
         credits = self._record_signal(found)
-        if wrong is not None and store is not None:
-            store.feedback(wrong.id, -1)
         if self.recall is None or self.scheduler is None or kind not in signals.LESSON_KINDS:
             return credits
         conversation = Outcomes(self.recall.store).conversation_of(answer_episode_id)
