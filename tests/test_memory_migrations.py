@@ -80,3 +80,33 @@ def test_a_file_never_opened_by_a_store_gets_its_vector_tables() -> None:
     assert {"vectors_memories_g1", "vectors_episodes_g1"} <= _tables(conn)
     assert db.scalar(conn, "SELECT value FROM meta WHERE key = 'vector_generation'") == "1"
     assert migrations.apply(conn, path) == []
+
+
+def test_a_file_from_before_0014_keeps_its_writes_and_records_earlier_texts_from_then_on(
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    path = paths.database_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    names = [name for name, _ in migrations.MIGRATIONS]
+    conn = db.connect(path, migrate=False)
+    migrations.apply(conn, path, migrations.MIGRATIONS[: names.index("0013_memory_writes") + 1])
+    conn.execute(
+        "INSERT INTO memories(id, kind, content, created_at, updated_at, origin)"
+        " VALUES (5, 'fact', 'The user plays the cello.', 20, 20, 'local')"
+    )
+    conn.execute(
+        "INSERT INTO memory_writes(memory_id, at, change, via, model)"
+        " VALUES (5, 30, 'content', 'distiller', 'qwen')"
+    )
+    conn.close()
+
+    store = MemoryStore.open(path, embedder)
+    applied = [r["name"] for r in db.rows(store.conn, "SELECT name FROM migrations ORDER BY name")]
+    assert applied == names
+    old = store.writes(5)
+    # Its earlier text was never kept: nothing to show or undo.
+    assert [(w.change, w.via, w.before) for w in old] == [("content", "distiller", None)]
+    assert not any(w.undoable for w in old)
+    store.update(5, "The user plays the cello and the piano.")
+    assert store.writes(5)[-1].before == "The user plays the cello."
+    assert db.scalar(store.conn, "PRAGMA integrity_check") == "ok"

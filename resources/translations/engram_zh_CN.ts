@@ -162,13 +162,13 @@
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="135"/>
         <location filename="../../desktop/engram/cli/memory.py" line="206"/>
-        <location filename="../../desktop/engram/memory/store.py" line="445"/>
+        <location filename="../../desktop/engram/memory/store.py" line="483"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="135"/>
-        <location filename="../../desktop/engram/memory/store.py" line="446"/>
+        <location filename="../../desktop/engram/memory/store.py" line="484"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
@@ -290,12 +290,12 @@
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="419"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="427"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="422"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="430"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -381,17 +381,27 @@
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="313"/>
+        <location filename="../../desktop/engram/memory/store.py" line="152"/>
+        <source>Memory #{id} has no change of Engram&apos;s to undo there.</source>
+        <translation>记忆 #{id} 在那里没有可撤销的 Engram 改动。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="153"/>
+        <source>Edit the memory&apos;s text instead.</source>
+        <translation>请直接编辑这条记忆的文字。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/store.py" line="350"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="374"/>
+        <location filename="../../desktop/engram/memory/store.py" line="412"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="608"/>
+        <location filename="../../desktop/engram/memory/store.py" line="646"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>

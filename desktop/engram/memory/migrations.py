@@ -387,6 +387,13 @@ def _memory_writes(conn: apsw.Connection) -> None:
     )
 
 
+def _writes_keep_the_earlier_text(conn: apsw.Connection) -> None:
+    """A write that changed a memory's text keeps the text it had before (``content_before``),
+    so the memory browser can show it and put it back; NULL for every other write, and for
+    the writes recorded before this migration (their earlier text was not kept)."""
+    conn.execute("ALTER TABLE memory_writes ADD COLUMN content_before TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -401,6 +408,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0011_outcome_signals", _outcome_signals),
     ("0012_signals_outlive_answers", _signals_outlive_answers),
     ("0013_memory_writes", _memory_writes),
+    ("0014_writes_keep_the_earlier_text", _writes_keep_the_earlier_text),
 )
 
 

@@ -115,16 +115,37 @@ class Provenance:
     detail: str = ""
 
 
+SUPERSEDED_BY = "superseded by #"  # the change recorded on a memory another one replaced
+
+
 @dataclass(frozen=True)
 class Write:
-    """One recorded write of a memory: when, what changed, and where it came from."""
+    """One recorded write of a memory: when, what changed, and where it came from; for a
+    change of its text, the text it had ``before`` (None for other writes and for writes
+    recorded before Engram kept it)."""
 
     at: float
-    change: str  # created, content, kind, status → archived, pinned, …
+    change: str  # created, content, kind, status → archived, pinned, superseded by #7, …
     via: Via
     model: str | None
     job_id: int | None
     detail: str
+    id: int = 0
+    before: str | None = None
+
+    @property
+    def replaced_by(self) -> int | None:
+        """The memory that replaced this one in this write (a supersede), else None."""
+        if not self.change.startswith(SUPERSEDED_BY):
+            return None
+        number = self.change.removeprefix(SUPERSEDED_BY)
+        return int(number) if number.isdigit() else None
+
+    @property
+    def undoable(self) -> bool:
+        """Can the user take this write back: a change of the text, or a replacement, that
+        someone other than the user made (Engram's learning, upkeep, a tool, an import)?"""
+        return self.via != "user" and (self.before is not None or self.replaced_by is not None)
 
 
 @dataclass(frozen=True)

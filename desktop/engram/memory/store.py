@@ -106,15 +106,24 @@ class MemoryStore:
             self.writer = before
 
     def record(
-        self, memory_ids: Sequence[int], change: str, by: Provenance | None, job: object = None
+        self,
+        memory_ids: Sequence[int],
+        change: str,
+        by: Provenance | None,
+        job: object = None,
+        before: str | None = None,
     ) -> None:
-        """Record a write of each memory (inside the write's transaction)."""
+        """Record a write of each memory (inside the write's transaction); ``before``: the
+        text it had before, when the write changed it."""
         by = by or self.writer
         job_id = job if isinstance(job, int) and not isinstance(job, bool) else None
         self.conn.executemany(
-            "INSERT INTO memory_writes(memory_id, at, change, via, model, job_id, detail)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(i, time.time(), change, by.via, by.model, job_id, by.detail) for i in memory_ids],
+            "INSERT INTO memory_writes(memory_id, at, change, via, model, job_id, detail,"
+            " content_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (i, time.time(), change, by.via, by.model, job_id, by.detail, before)
+                for i in memory_ids
+            ],
         )
 
     def writes(self, memory_id: int) -> list[Write]:
@@ -123,11 +132,39 @@ class MemoryStore:
             Write(**row)
             for row in db.rows(
                 self.conn,
-                "SELECT at, change, via, model, job_id, detail FROM memory_writes"
-                " WHERE memory_id = ? ORDER BY at, id",
+                "SELECT id, at, change, via, model, job_id, detail, content_before AS before"
+                " FROM memory_writes WHERE memory_id = ? ORDER BY at, id",
                 (memory_id,),
             )
         ]
+
+    def undo(self, memory_id: int, write_id: int) -> Memory:
+        """Take back a write someone other than the user made (:attr:`Write.undoable`),
+        recorded as a write of :attr:`writer` (the user, in the memory browser).
+
+        A change of the text puts the earlier text back through :meth:`update` (re-embedded,
+        like an edit). A replacement (supersede) makes the replaced memory active again and
+        archives the memory that replaced it, if that one is still active. Returns the memory.
+        """
+        write = next((w for w in self.writes(memory_id) if w.id == write_id), None)
+        if write is None or not write.undoable:
+            raise InputError(
+                tr("Memory #{id} has no change of Engram's to undo there."),
+                tr("Edit the memory's text instead."),
+                id=memory_id,
+            )
+        undoing = Provenance(self.writer.via, self.writer.model, f"undid write #{write.id}")
+        with self.writing(undoing):
+            if write.before is not None:
+                return self.update(memory_id, write.before)
+            replacement = self.get(write.replaced_by or 0)
+            with db.transaction(self.conn):
+                self._set_fields(memory_id, {"status": "active", "superseded_by": None})
+                self.record([memory_id], "status → active", None)
+                if replacement is not None and replacement.status == "active":
+                    self._set_fields(replacement.id, {"status": "archived"})
+                    self.record([replacement.id], "status → archived", None)
+        return self._get(memory_id)
 
     @property
     def embedder(self) -> Embedder:
@@ -317,7 +354,8 @@ class MemoryStore:
             if vec is not None and self.index is not None:
                 self.index.put("memories", [memory_id], vec)
             if said := _changed(current, changes):
-                self.record([memory_id], said, None)
+                before = current.content if "content" in changes else None
+                self.record([memory_id], said, None, before=before)
         return self._get(memory_id)
 
     def fade(self, memory_id: int, importance: float, meta: dict[str, Any]) -> None:
