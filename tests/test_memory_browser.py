@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QInputMethodEvent
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 import tiny
@@ -18,6 +18,7 @@ from engram.assistant.session import embedder_for
 from engram.core import paths, settings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.memory.records import Provenance
 from engram.memory.store import MemoryStore
 from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.memory_model import PAGE
@@ -126,6 +127,47 @@ def test_the_details_say_who_wrote_the_memory_last(
     qtbot.waitUntil(lambda: browser.current() is not None, timeout=WAIT_MS)
     _select(browser, seeded["dog"])
     assert "Last written: You" in browser.details.text()
+
+
+def test_the_history_shows_engrams_change_and_undo_puts_the_users_words_back(
+    qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int], store: MemoryStore
+) -> None:
+    mine = store._get(seeded["dog"]).content
+    rewritten = "The user has a dog named Biscuit who likes long walks."
+    with store.writing(Provenance("distiller", model="qwen2.5-1.5b-instruct")):
+        store.update(seeded["dog"], rewritten)
+    browser.refresh()
+    _select(browser, seeded["dog"])
+    history = browser.history.widget().findChildren(QLabel)
+    newest = history[0].text()
+    assert "Engram's learning (qwen2.5-1.5b-instruct)" in newest and mine in newest
+    assert len(browser.undo_buttons) == 1
+
+    qtbot.mouseClick(browser.undo_buttons[0], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: store._get(seeded["dog"]).content == mine, timeout=WAIT_MS)
+    assert [(w.via, w.before) for w in store.writes(seeded["dog"])][-1] == ("user", rewritten)
+    qtbot.waitUntil(lambda: browser.editor.toPlainText() == mine, timeout=WAIT_MS)
+    newest = browser.history.widget().findChildren(QLabel)[0].text()
+    assert newest.splitlines()[0].endswith("(undo)") and rewritten in newest
+    assert "You" in newest and not browser.undo_buttons  # nothing of Engram's left to undo
+
+
+def test_undoing_a_replacement_from_the_new_memory_brings_the_old_one_back(
+    qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int], store: MemoryStore
+) -> None:
+    old = store.add("The user works as a nurse.", origin="local")
+    with store.writing(Provenance("distiller", model="qwen2.5-1.5b-instruct")):
+        new = store.supersede(old.id, "The user works as a teacher.", origin="local")
+    browser.refresh()
+    _select(browser, new.id)
+    assert any(
+        old.content in label.text() for label in browser.history.widget().findChildren(QLabel)
+    )
+    (undo,) = browser.undo_buttons
+    qtbot.mouseClick(undo, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: store._get(old.id).status == "active", timeout=WAIT_MS)
+    assert store._get(new.id).status == "archived"
+    qtbot.waitUntil(lambda: browser.editor.toPlainText() == old.content, timeout=WAIT_MS)
 
 
 def test_provenance_jumps_to_the_chat(

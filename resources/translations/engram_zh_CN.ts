@@ -2658,48 +2658,48 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="76"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="217"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="79"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="218"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="219"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="220"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="223"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="221"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="224"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="229"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="233"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
@@ -2708,174 +2708,259 @@ Engram learns what matters from your chats in the background (with a large model
 Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="258"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="259"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="260"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="245"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="266"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="267"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="268"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="269"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="261"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="262"/>
+        <source>History of this memory</source>
+        <translation>这条记忆的历史</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="263"/>
+        <source>History (newest first):</source>
+        <translation>历史（最新的在前）：</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="264"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="251"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="273"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="253"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="274"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="254"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="275"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="255"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="276"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="256"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="277"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="309"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="331"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="345"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="368"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="355"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="378"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="383"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="435"/>
+        <source>{day} · {who}: {change}</source>
+        <translation>{day} · {who}：{change}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="440"/>
+        <source>Before: {text}</source>
+        <translation>之前：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="452"/>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="453"/>
+        <source>Put back the text as it was before this change</source>
+        <translation>恢复这次改动之前的文字</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="454"/>
+        <source>Undo this change of Engram&apos;s</source>
+        <translation>撤销 Engram 的这次改动</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="464"/>
+        <source>memory #{old} replaced by #{new}</source>
+        <translation>记忆 #{old} 被 #{new} 取代</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="471"/>
+        <source>created</source>
+        <translation>创建</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="472"/>
+        <source>changed the text</source>
+        <translation>修改了文字</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="473"/>
+        <source>changed the importance</source>
+        <translation>修改了重要性</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
+        <source>changed the confidence</source>
+        <translation>修改了可信度</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="475"/>
+        <source>pinned</source>
+        <translation>置顶</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="476"/>
+        <source>unpinned</source>
+        <translation>取消置顶</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
+        <source>kind → {value}</source>
+        <translation>类型 → {value}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="478"/>
+        <source>status → {value}</source>
+        <translation>状态 → {value}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="483"/>
+        <source>(undo)</source>
+        <translation>（撤销）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="496"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="388"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="501"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="401"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="514"/>
         <source>{speaker}: {text}</source>
         <translation>{speaker}：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="407"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="520"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="430"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="543"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="431"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="544"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="449"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="562"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="451"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="564"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="459"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="572"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="461"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="574"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="468"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="581"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="468"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="581"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="480"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="497"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="593"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="610"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="483"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="596"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="489"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="602"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="528"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="645"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="375"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="398"/>
         <source>Last written: {who}, {day}</source>
         <translation>最近写入：{who}，{day}</translation>
     </message>
@@ -3004,17 +3089,22 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="77"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="72"/>
+        <source>Undone: the earlier version is back.</source>
+        <translation>已撤销：之前的版本已恢复。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="82"/>
         <source>Exported to {path} ({count} entries).</source>
         <translation>已导出到 {path}（{count} 条）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="83"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="88"/>
         <source>Imported {count} memories.</source>
         <translation>已导入 {count} 条记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="88"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="93"/>
         <source>Forgot {count} memories.</source>
         <translation>已遗忘 {count} 条记忆。</translation>
     </message>

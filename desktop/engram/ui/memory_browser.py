@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QToolBar,
@@ -41,7 +42,7 @@ from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
 from engram.memory.kinds import KINDS, POLICIES
 from engram.memory.outcomes import Outcomes
-from engram.memory.records import STATUSES, Memory
+from engram.memory.records import STATUSES, Memory, Write
 from engram.ui import errors, labels, markdown
 from engram.ui.memory_model import MemoryTableModel
 from engram.ui.memory_worker import MemoryWorker
@@ -51,6 +52,7 @@ from engram.ui.threads import stop_thread, worker_thread
 _log = log.get("ui.memory")
 SEARCH_DEBOUNCE_MS = 150
 SOURCE_LINES, SOURCE_CHARS = 6, 300  # how much of each source message the list shows
+BEFORE_CHARS = 300  # how much of a memory's earlier text its history shows (all of it on hover)
 
 
 class MemoryBrowser(QMainWindow):
@@ -63,6 +65,7 @@ class MemoryBrowser(QMainWindow):
     pin_requested = Signal(int, bool)
     delete_requested = Signal(int)
     restore_requested = Signal(int)
+    undo_requested = Signal(int, int)  # memory id, write id
     export_requested = Signal(str, str)
     import_requested = Signal(str)
     forget_requested = Signal(bool)
@@ -87,6 +90,7 @@ class MemoryBrowser(QMainWindow):
         self.model = MemoryTableModel(self.store)
         self._request = 0
         self._closed = False
+        self._select_after: int | None = None  # the memory to show once an Undo is done
         self._build()
         self.settings_signals = SettingsSignals(self.settings, self)
         self.settings_signals.changed.connect(self._on_settings_changed)
@@ -166,11 +170,26 @@ class MemoryBrowser(QMainWindow):
         self.sources = QListWidget()
         self.sources.setWordWrap(True)
         self.sources.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.history_label = QLabel()
+        self.history_rows = QVBoxLayout()
+        self.history_rows.setContentsMargins(0, 0, 0, 0)
+        history_column = QWidget()
+        column = QVBoxLayout(history_column)
+        column.setContentsMargins(0, 0, 4, 0)
+        column.addLayout(self.history_rows)
+        column.addStretch(1)
+        self.history = QScrollArea()
+        self.history.setWidgetResizable(True)
+        self.history.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.history.setWidget(history_column)
+        self.undo_buttons: list[QPushButton] = []
         right = QVBoxLayout()
         right.addWidget(self.details)
         right.addWidget(self.editor, 1)
         right.addLayout(importance_row)
         right.addLayout(buttons)
+        right.addWidget(self.history_label)
+        right.addWidget(self.history, 1)
         self.sources_label = QLabel()
         right.addWidget(self.sources_label)
         right.addWidget(self.sources, 1)
@@ -240,6 +259,8 @@ class MemoryBrowser(QMainWindow):
         self.importance.setAccessibleName(self.tr("Importance"))
         self.importance_label.setText(self.tr("Importance"))
         self.sources.setAccessibleName(self.tr("Where this memory came from"))
+        self.history.setAccessibleName(self.tr("History of this memory"))
+        self.history_label.setText(self.tr("History (newest first):"))
         self.sources_label.setText(self.tr("Learned from (double-click to open the chat):"))
         for button, text in (
             (self.save_button, self.tr("Save")),
@@ -270,6 +291,7 @@ class MemoryBrowser(QMainWindow):
         self.pin_requested.connect(w.pin)
         self.delete_requested.connect(w.delete)
         self.restore_requested.connect(w.restore)
+        self.undo_requested.connect(w.undo)
         self.export_requested.connect(w.export)
         self.import_requested.connect(w.import_file)
         self.forget_requested.connect(w.forget_all)
@@ -340,6 +362,7 @@ class MemoryBrowser(QMainWindow):
     def _show(self, memory: Memory | None) -> None:
         self.detail_pane.setEnabled(memory is not None)
         self.sources.clear()
+        self._show_history(memory)
         if memory is None:
             self.editor.clear()
             self.details.setText(self.tr("Select a memory to see and change it."))
@@ -373,6 +396,96 @@ class MemoryBrowser(QMainWindow):
         who = labels.label(last.via) + (f" ({last.model})" if last.model else "")
         day = time.strftime("%Y-%m-%d %H:%M", time.localtime(last.at))
         return "\n" + self.tr("Last written: {who}, {day}").format(who=who, day=day)
+
+    def _show_history(self, memory: Memory | None) -> None:
+        """Every write of the memory, newest first: when, who, what changed and the text it
+        had before; an Undo beside each change of Engram's that can still be taken back."""
+        while (item := self.history_rows.takeAt(0)) is not None:
+            if (widget := item.widget()) is not None:
+                widget.deleteLater()
+        self.undo_buttons = []
+        if memory is None:
+            return
+        entries: list[tuple[int, Write, str | None, bool]] = [
+            (memory.id, w, w.before, self._can_undo(memory, w))
+            for w in self.store.writes(memory.id)
+        ]
+        replaced = self.store.replaced_by(memory.id)
+        if replaced is not None and replaced.status == "superseded":
+            # The memory this one replaced: its text, and its replacement undone from here.
+            for w in self.store.writes(replaced.id):
+                if w.replaced_by == memory.id:
+                    entries.append((replaced.id, w, replaced.content, w.undoable))
+        entries.sort(key=lambda e: (e[1].at, e[1].id), reverse=True)
+        for memory_id, write, before, undo in entries:
+            self.history_rows.addWidget(self._history_row(memory_id, write, before, undo))
+
+    @staticmethod
+    def _can_undo(memory: Memory, write: Write) -> bool:
+        """Would undoing this write still change something?"""
+        if not write.undoable:
+            return False
+        if write.before is not None:
+            return write.before != memory.content
+        return memory.status == "superseded" and memory.superseded_by == write.replaced_by
+
+    def _history_row(self, memory_id: int, write: Write, before: str | None, undo: bool) -> QWidget:
+        who = labels.label(write.via) + (f" ({write.model})" if write.model else "")
+        day = time.strftime("%Y-%m-%d %H:%M", time.localtime(write.at))
+        text = self.tr("{day} · {who}: {change}").format(
+            day=day, who=who, change=self._change(write, memory_id)
+        )
+        if before is not None:
+            shown = before if len(before) <= BEFORE_CHARS else before[:BEFORE_CHARS] + "…"
+            text += "\n" + self.tr("Before: {text}").format(text=shown)
+        label = QLabel(text)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        if before is not None:
+            label.setToolTip(QtGui.Qt.convertFromPlainText(before[:2000]))
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 2, 0, 2)
+        line.addWidget(label, 1)
+        if undo:
+            button = QPushButton(self.tr("Undo"))
+            button.setToolTip(self.tr("Put back the text as it was before this change"))
+            button.setAccessibleName(self.tr("Undo this change of Engram's"))
+            button.clicked.connect(lambda: self._undo(memory_id, write.id))
+            line.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            self.undo_buttons.append(button)
+        return row
+
+    def _change(self, write: Write, memory_id: int) -> str:
+        """What a write did, in the user's language (a change this version does not name is
+        shown as recorded)."""
+        if write.replaced_by is not None:
+            return self.tr("memory #{old} replaced by #{new}").format(
+                old=memory_id, new=write.replaced_by
+            )
+        said = []
+        for part in write.change.split(", "):
+            field, _, value = part.partition(" → ")
+            named = {
+                "created": self.tr("created"),
+                "content": self.tr("changed the text"),
+                "importance": self.tr("changed the importance"),
+                "confidence": self.tr("changed the confidence"),
+                "pinned": self.tr("pinned"),
+                "unpinned": self.tr("unpinned"),
+                "kind": self.tr("kind → {value}").format(value=labels.label(value)),
+                "status": self.tr("status → {value}").format(value=labels.label(value)),
+            }
+            said.append(named.get(field, part))
+        text = ", ".join(said)
+        if write.via == "user" and write.detail.startswith("undid write #"):
+            text += " " + self.tr("(undo)")
+        return text
+
+    def _undo(self, memory_id: int, write_id: int) -> None:
+        self._select_after = memory_id
+        self.undo_requested.emit(memory_id, write_id)
 
     def _lesson_record(self, memory: Memory) -> str:
         """For a lesson: how it has done (answers it went into, helped, hurt), and whether it
@@ -513,8 +626,11 @@ class MemoryBrowser(QMainWindow):
             return
         self.statusBar().showMessage(message, 8000)
         selected = self.current()
+        after, self._select_after = self._select_after, None
         self.refresh()
-        if selected is not None and self.store.get(selected.id) is not None:
+        if after is not None and selected is not None and after != selected.id:
+            self.select_memory(after)  # an undone replacement: the memory it had replaced
+        elif selected is not None and self.store.get(selected.id) is not None:
             self._reselect(selected.id)
 
     def _reselect(self, memory_id: int) -> None:
@@ -524,6 +640,7 @@ class MemoryBrowser(QMainWindow):
                 return
 
     def _on_failed(self, problem: Problem) -> None:
+        self._select_after = None
         message, hint = errors.translate(problem)
         QMessageBox.warning(self, self.tr("Engram"), f"{message}\n\n{hint}".strip())
 

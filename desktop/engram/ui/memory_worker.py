@@ -66,6 +66,11 @@ class MemoryWorker(Worker):
         self._open().update(memory_id, status="active")
         self.changed.emit(self.tr("Restored."))
 
+    @worker_slot(int, int)
+    def undo(self, memory_id: int, write_id: int) -> None:
+        self._open().undo(memory_id, write_id)
+        self.changed.emit(self.tr("Undone: the earlier version is back."))
+
     @worker_slot(str, str)
     def export(self, path: str, kind: str) -> None:
         with atomic_write(Path(path)) as handle:

@@ -149,6 +149,14 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
 }
 
 
+# Per language: a learned memory (index in SAMPLES) that learning rewrote later, and its new
+# text; the memory browser opens on it, its history showing the earlier text with Undo.
+REWRITTEN: dict[str, tuple[int, str]] = {
+    "en": (6, "The user's mother eats no spicy food; mild Hangzhou dishes suit her best."),
+    "zh_CN": (6, "用户的妈妈不吃辣，口味清淡的杭州菜最适合她。"),
+}
+
+
 @dataclass(frozen=True)
 class Details:
     """The chat-details shot of one language: the plan in the plan panel (goal, steps, current
@@ -182,9 +190,11 @@ def _seed(language: str) -> None:
     from engram.assistant.app import open_memories
     from engram.memory.episodes import EpisodeLog
     from engram.memory.injections import Injections
+    from engram.memory.records import Provenance
 
     conversations, learned = SAMPLES[language]
-    store = open_memories(settings.Settings())
+    prefs = settings.Settings()
+    store = open_memories(prefs, Provenance("distiller", model=prefs.large_model or None))
     try:
         log = EpisodeLog(store.conn)
         episodes: list[list[int]] = []
@@ -192,6 +202,7 @@ def _seed(language: str) -> None:
             conversation = log.new_conversation(title).id
             episodes.append([log.append(conversation, r, t).id for r, t in messages])
         given = []
+        written = []
         goal, steps, current = DETAILS[language].plan
         for kind, content, importance, source, used in learned:
             plan = {"plan": {"goal": goal, "steps": list(steps), "current_step": current}}
@@ -203,9 +214,12 @@ def _seed(language: str) -> None:
                 source_episodes=episodes[source],
                 meta=plan if kind == "plan" else None,
             )
+            written.append(memory.id)
             if used:
                 given.append((memory.id, 1.0))
         Injections(store.conn).record(episodes[-1][-1], given)  # the last answer was given them
+        which, text = REWRITTEN[language]
+        store.update(written[which], text)  # a later learning job merged something into it
     finally:
         store.conn.close()
 
@@ -316,7 +330,8 @@ def chat_details(language: str, out: Path) -> Path:
 
 
 def memory_browser(language: str, out: Path) -> Path:
-    """The memory browser with sample memories, the first one selected."""
+    """The memory browser with sample memories, the first one selected: the one learning
+    rewrote, its history showing the earlier text with Undo."""
     from engram.ui.memory_browser import MemoryBrowser
 
     window = MemoryBrowser(settings.Settings(language=language))
