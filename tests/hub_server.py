@@ -4,20 +4,26 @@
 a 302 whose headers carry ``X-Repo-Commit``, ``X-Linked-Etag`` (the sha256), ``X-Linked-Size`` and
 a ``Location`` on another host name ("localhost" instead of "127.0.0.1", like the hub's CDN), so
 huggingface_hub reads the metadata from the redirect itself. ``GET /cdn/...`` serves the bytes and
-honours ``Range: bytes=N-`` with a 206. Faults can be injected: status codes for the next
-requests, a response body cut off after N bytes, and stalls (for client timeouts). The server
-counts the body bytes it sends, per request. It runs on a daemon thread and shuts itself down
-after ``lifetime`` seconds even if a test forgets to stop it.
+honours ``Range: bytes=N-`` with a 206. The model search of the hub's API is there too:
+``GET /api/models?search=…&filter=gguf`` lists the repositories holding a .gguf file whose id
+contains the search text (most downloaded first), and ``GET /api/models/{owner}/{repo}?blobs=true``
+lists a repository's files with sizes and LFS sha256, as the hub does. Faults can be injected:
+status codes for the next requests, a response body cut off after N bytes, and stalls (for
+client timeouts, the API's too). The server counts the body bytes it sends, per request. It runs
+on a daemon thread and shuts itself down after ``lifetime`` seconds even if a test forgets to
+stop it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 _RESOLVE = re.compile(r"^/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<file>.+)$")
@@ -45,6 +51,8 @@ class Faults:
     cut_after: list[int] = field(default_factory=list)  # send only N body bytes, then hang up
     stall: list[float] = field(default_factory=list)  # wait N seconds before answering a CDN GET
     pause_after: list[int] = field(default_factory=list)  # send N body bytes, then stall (10 s)
+    api_status: list[int] = field(default_factory=list)  # for GET on /api/models...
+    api_stall: list[float] = field(default_factory=list)  # wait N seconds before an API answer
 
 
 class HubServer:
@@ -53,6 +61,7 @@ class HubServer:
     def __init__(self, lifetime: float = 60.0) -> None:
         self.files: dict[tuple[str, str], bytes] = {}
         self.advertised_sha: dict[tuple[str, str], str] = {}
+        self.popularity: dict[str, tuple[int, int]] = {}  # repo: (downloads, likes)
         self.faults = Faults()
         self.log: list[Served] = []
         self._lock = threading.Lock()
@@ -69,6 +78,9 @@ class HubServer:
         """Publish a file; returns its sha256."""
         self.files[(repo, filename)] = content
         return hashlib.sha256(content).hexdigest()
+
+    def api_gets(self) -> list[Served]:
+        return [s for s in self.requests() if s.path.startswith("/api/")]
 
     def _serve(self) -> None:
         self._httpd.serve_forever(poll_interval=0.05)
@@ -127,7 +139,10 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self._answer(self._resolve)
 
         def do_GET(self) -> None:
-            self._answer(self._cdn if self.path.startswith("/cdn/") else self._resolve)
+            if self.path.startswith("/api/models"):
+                self._answer(self._api)
+            else:
+                self._answer(self._cdn if self.path.startswith("/cdn/") else self._resolve)
 
         def _answer(self, respond: Callable[[], None]) -> None:
             self.served = hub._begin(self.command, self.path, self.headers.get("Range"))
@@ -143,6 +158,67 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header("X-Error-Code", code)
             self.send_header("Content-Length", "0")
             self.end_headers()
+
+        def _json(self, value: object) -> None:
+            body = json.dumps(value).encode()
+            self.served.status = 200
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self._send(body)
+
+        def _api(self) -> None:
+            stall = hub._pop(hub.faults.api_stall)
+            if stall:
+                self.served.stalled = True
+                hub._release.wait(stall)
+            status = hub._pop(hub.faults.api_status)
+            if status is not None:
+                return self._error(int(status))
+            url = urlsplit(self.path)
+            query = parse_qs(url.query)
+            repos = sorted({repo for repo, _ in hub.files})
+            if url.path == "/api/models":
+                text = query.get("search", [""])[0].lower()
+                gguf = query.get("filter", [""])[0] == "gguf"
+                found = [
+                    r
+                    for r in repos
+                    if text in r.lower()
+                    and (not gguf or any(f.endswith(".gguf") for k, f in hub.files if k == r))
+                ]
+                found.sort(key=lambda r: -hub.popularity.get(r, (0, 0))[0])
+                limit = int(query.get("limit", ["1000"])[0])
+                return self._json(
+                    [
+                        {
+                            "id": r,
+                            "downloads": hub.popularity.get(r, (0, 0))[0],
+                            "likes": hub.popularity.get(r, (0, 0))[1],
+                            "tags": ["gguf"],
+                        }
+                        for r in found[:limit]
+                    ]
+                )
+            repo = unquote(url.path[len("/api/models/") :])
+            if repo not in repos:
+                return self._error(404, "RepoNotFound")
+            siblings = []
+            for (owner_repo, filename), content in sorted(hub.files.items()):
+                if owner_repo != repo:
+                    continue
+                sha = (
+                    hub.advertised_sha.get((repo, filename)) or hashlib.sha256(content).hexdigest()
+                )
+                siblings.append(
+                    {
+                        "rfilename": filename,
+                        "size": len(content),
+                        "lfs": {"sha256": sha, "size": len(content), "pointerSize": 134},
+                    }
+                )
+            return self._json({"id": repo, "sha": COMMIT, "siblings": siblings})
 
         def _resolve(self) -> None:
             match = _RESOLVE.match(self.path)

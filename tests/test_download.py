@@ -240,7 +240,7 @@ def test_entry_without_hub_source_is_refused() -> None:
 def test_disable_xet_setting_reaches_huggingface_hub(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HF_HUB_DISABLE_XET", raising=False)
     options = download.Options.from_settings(tiny.settings(disable_xet=True))
-    download._hub(options)
+    download.hub_module(options)
     assert os.environ["HF_HUB_DISABLE_XET"] == "1"
 
 

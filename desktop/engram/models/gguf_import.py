@@ -197,9 +197,21 @@ def import_file(
         "notes": f"{info.architecture}, {info.size_label} parameters, {info.quantization}",
         "imported_from": str(source.resolve()),
     }
-    _write_registry([*_registry_models(), {**raw, "files": [{"path": placed.name}]}])
+    entry = add_entry(raw, [{"path": placed.name}])
     _log.info("imported %s as %s", source, model_id)
-    return catalogue.load().get(model_id)
+    return entry
+
+
+def add_entry(raw: dict[str, Any], files: list[dict[str, Any]]) -> catalogue.ModelEntry:
+    """Append an entry (an imported file, or a hub file found by a search) to the registry and
+    return it as the catalogue reads it."""
+    _write_registry([*_registry_models(), {**raw, "files": files}])
+    return catalogue.load().get(str(raw["id"]))
+
+
+def registered() -> list[catalogue.ModelEntry]:
+    """The entries of the registry (imported files and hub files added by a search)."""
+    return [e for e in catalogue.load().models if e.source == catalogue.imported_path()]
 
 
 def forget(model_id: str) -> bool:
@@ -259,7 +271,10 @@ def _registry_models() -> list[dict[str, Any]]:
 def _write_registry(models: list[dict[str, Any]]) -> None:
     """Rewrite imported.toml atomically."""
     path = catalogue.imported_path()
-    lines = ["# Models imported with `engram models import`; written by Engram.", ""]
+    lines = [
+        "# Models imported with `engram models import` or found on the hub; written by Engram.",
+        "",
+    ]
     lines.append(f"schema_version = {catalogue.SCHEMA_VERSION}")
     for model in models:
         lines += ["", "[[model]]"]
@@ -276,4 +291,6 @@ def _toml(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):  # an inline table, such as hf = { repo = "…", revision = "…" }
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
     return json.dumps(value, ensure_ascii=False)
