@@ -204,13 +204,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/cli/models.py" line="144"/>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="84"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="90"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/models.py" line="145"/>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="85"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="91"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
@@ -934,150 +934,150 @@
         <translation>请改为导入该文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="186"/>
+        <location filename="../../desktop/engram/models/download.py" line="187"/>
         <source>The hub did not say how large {url} is.</source>
         <translation>模型站点没有提供 {url} 的大小。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="186"/>
+        <location filename="../../desktop/engram/models/download.py" line="187"/>
         <source>Try again later.</source>
         <translation>请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="190"/>
+        <location filename="../../desktop/engram/models/download.py" line="191"/>
         <source>{url} has {size} bytes on the hub, the catalogue expects {expected}.</source>
         <translation>{url} 在模型站点上有 {size} 字节，但模型目录要求 {expected} 字节。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="191"/>
+        <location filename="../../desktop/engram/models/download.py" line="192"/>
         <source>The file changed upstream; update models.toml (or pin the revision).</source>
         <translation>上游文件已变更；请更新 models.toml（或固定 revision）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="209"/>
+        <location filename="../../desktop/engram/models/download.py" line="210"/>
         <source>Cannot reach {url}: {error}</source>
         <translation>无法连接 {url}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="210"/>
+        <location filename="../../desktop/engram/models/download.py" line="211"/>
         <source>Unset HF_HUB_OFFLINE to allow downloads.</source>
         <translation>请取消设置 HF_HUB_OFFLINE 以允许下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="217"/>
+        <location filename="../../desktop/engram/models/download.py" line="218"/>
         <source>cannot reach {url} ({error})</source>
         <translation>无法连接 {url}（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="225"/>
+        <location filename="../../desktop/engram/models/download.py" line="226"/>
         <source>{url} answered HTTP {status}</source>
         <translation>{url} 返回 HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="228"/>
+        <location filename="../../desktop/engram/models/download.py" line="229"/>
         <source>{url} answered HTTP {status}.</source>
         <translation>{url} 返回 HTTP {status}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="229"/>
+        <location filename="../../desktop/engram/models/download.py" line="230"/>
         <source>The repository needs a Hugging Face login (`hf auth login`).</source>
         <translation>该仓库需要登录 Hugging Face（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="231"/>
+        <location filename="../../desktop/engram/models/download.py" line="232"/>
         <source>Accept the model&apos;s licence on its hub page and log in (`hf auth login`).</source>
         <translation>请在模型页面上接受其许可协议并登录（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="233"/>
+        <location filename="../../desktop/engram/models/download.py" line="234"/>
         <source>The file or repository is not on the hub (or the mirror); check models.toml.</source>
         <translation>模型站点（或镜像）上没有该文件或仓库；请检查 models.toml。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="235"/>
+        <location filename="../../desktop/engram/models/download.py" line="236"/>
         <source>Check the endpoint setting and try again.</source>
         <translation>请检查下载地址设置后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="249"/>
+        <location filename="../../desktop/engram/models/download.py" line="250"/>
         <source>Download failed after {attempts} attempts: {problem}.</source>
         <translation>尝试 {attempts} 次后下载失败：{problem}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="251"/>
+        <location filename="../../desktop/engram/models/download.py" line="252"/>
         <source>Check the network (or the mirror in Settings) and run the download again; it resumes where it stopped.</source>
         <translation>请检查网络（或设置中的镜像）后重新下载；下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="259"/>
+        <location filename="../../desktop/engram/models/download.py" line="260"/>
         <location filename="../../desktop/engram/models/starter.py" line="182"/>
         <location filename="../../desktop/engram/models/starter.py" line="219"/>
         <source>Download cancelled.</source>
         <translation>下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="269"/>
+        <location filename="../../desktop/engram/models/download.py" line="270"/>
         <source>{name} needs {need:.2f} GB more disk space, {free:.2f} GB are free in {folder}.</source>
         <translation>{name} 还需要 {need:.2f} GB 磁盘空间，{folder} 中只剩 {free:.2f} GB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="270"/>
+        <location filename="../../desktop/engram/models/download.py" line="271"/>
         <source>Free some space (or move the models folder) and try again.</source>
         <translation>请释放一些空间（或移动模型文件夹）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="319"/>
+        <location filename="../../desktop/engram/models/download.py" line="320"/>
         <source>Could not write {path} ({error}); the partial file was deleted.</source>
         <translation>无法写入 {path}（{error}）；已删除未完成的文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/faults.py" line="63"/>
-        <location filename="../../desktop/engram/models/download.py" line="320"/>
+        <location filename="../../desktop/engram/models/download.py" line="321"/>
         <source>Free some disk space and try again.</source>
         <translation>请释放一些磁盘空间后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="332"/>
+        <location filename="../../desktop/engram/models/download.py" line="333"/>
         <source>{path} of {name} failed verification ({size} bytes instead of {expected}); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（{size} 字节，应为 {expected} 字节）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="337"/>
+        <location filename="../../desktop/engram/models/download.py" line="338"/>
         <source>{path} of {name} failed verification (its sha256 does not match); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（sha256 不匹配）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="340"/>
+        <location filename="../../desktop/engram/models/download.py" line="341"/>
         <source>Try again; if it keeps failing the mirror or the catalogue entry is wrong.</source>
         <translation>请重试；如果仍然失败，说明镜像或模型目录条目有误。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="391"/>
+        <location filename="../../desktop/engram/models/download.py" line="392"/>
         <source>the connection to {url} ended early</source>
         <translation>与 {url} 的连接提前结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="444"/>
+        <location filename="../../desktop/engram/models/download.py" line="445"/>
         <source>Download of {path} cancelled.</source>
         <translation>{path} 的下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="445"/>
+        <location filename="../../desktop/engram/models/download.py" line="446"/>
         <source>Run the download again to resume it.</source>
         <translation>重新下载即可从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="567"/>
+        <location filename="../../desktop/engram/models/download.py" line="568"/>
         <source>The download queue is closed.</source>
         <translation>下载队列已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="611"/>
+        <location filename="../../desktop/engram/models/download.py" line="612"/>
         <source>Download cancelled before it started.</source>
         <translation>下载在开始前已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="625"/>
+        <location filename="../../desktop/engram/models/download.py" line="626"/>
         <source>Download of {name} failed: {error}</source>
         <translation>{name} 下载失败：{error}</translation>
     </message>
@@ -1177,27 +1177,27 @@
         <translation>请换一个 --id。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="231"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="243"/>
         <source>Copying {name} needs {size:.2f} GB of free disk space.</source>
         <translation>复制 {name} 需要 {size:.2f} GB 可用磁盘空间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="232"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="244"/>
         <source>Free some space, or put the file on the same disk as the models folder.</source>
         <translation>请释放一些空间，或把该文件放到模型文件夹所在的磁盘上。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="241"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="253"/>
         <source>Could not copy {path} ({error}).</source>
         <translation>无法复制 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="254"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="266"/>
         <source>{path} is damaged.</source>
         <translation>{path} 已损坏。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="254"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="266"/>
         <source>Delete it and import the models again.</source>
         <translation>请删除它并重新导入模型。</translation>
     </message>
@@ -1399,22 +1399,22 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="90"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="96"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="91"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="97"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="100"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="106"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="101"/>
+        <location filename="../../desktop/engram/ui/download_worker.py" line="107"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -2209,6 +2209,67 @@
         <source>It is back in the message box to send again. The details are in the log: {path}</source>
         <translation>它已放回输入框，可以再次发送。详情见日志：{path}</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="221"/>
+        <source>Searching the hub is off: {error}</source>
+        <translation>搜索模型中心已关闭：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="222"/>
+        <source>Unset HF_HUB_OFFLINE to search and download models.</source>
+        <translation>取消 HF_HUB_OFFLINE 环境变量后即可搜索和下载模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="227"/>
+        <source>The model hub at {url} did not answer within {seconds:.0f} s.</source>
+        <translation>模型中心 {url} 在 {seconds:.0f} 秒内没有响应。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="229"/>
+        <source>Check the network connection and search again, or set a download mirror in Settings → Appearance &amp; data.</source>
+        <translation>请检查网络连接后重新搜索，或在“设置 → 外观与数据”中设置下载镜像。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="237"/>
+        <source>Cannot reach the model hub at {url} ({error}).</source>
+        <translation>无法连接模型中心 {url}（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="239"/>
+        <source>Check the network connection (or the proxy), or set a download mirror in Settings → Appearance &amp; data.</source>
+        <translation>请检查网络连接（或代理），或在“设置 → 外观与数据”中设置下载镜像。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="247"/>
+        <source>The repository is not on the hub at {url}.</source>
+        <translation>模型中心 {url} 上没有这个仓库。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="248"/>
+        <source>Search again: it may have been renamed or removed.</source>
+        <translation>请重新搜索：它可能已被改名或删除。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="253"/>
+        <source>The model hub at {url} answered HTTP {status}.</source>
+        <translation>模型中心 {url} 返回了 HTTP {status}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="254"/>
+        <source>The hub (or the mirror) has a problem; try again in a few minutes.</source>
+        <translation>模型中心（或镜像）出了问题，请几分钟后再试。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="256"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="269"/>
+        <source>Check the download mirror in Settings → Appearance &amp; data.</source>
+        <translation>请检查“设置 → 外观与数据”中的下载镜像。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hub_search.py" line="268"/>
+        <source>The model hub at {url} sent an answer Engram cannot read.</source>
+        <translation>模型中心 {url} 返回的内容 Engram 无法读取。</translation>
+    </message>
 </context>
 <context>
     <name>AnswerView</name>
@@ -2467,6 +2528,141 @@
         <location filename="../../desktop/engram/ui/crash.py" line="60"/>
         <source>Open log</source>
         <translation>打开日志</translation>
+    </message>
+</context>
+<context>
+    <name>HubSearch</name>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="110"/>
+        <source>Model name or words, e.g. qwen2.5 7b instruct</source>
+        <translation>模型名称或关键词，例如 qwen2.5 7b instruct</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="111"/>
+        <source>Search the hub&apos;s GGUF models</source>
+        <translation>搜索模型中心的 GGUF 模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="112"/>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="115"/>
+        <source>GGUF models on Hugging Face (or the download mirror in Settings) beyond the catalogue. Engram has not tried them: check each model&apos;s licence on its page.</source>
+        <translation>Hugging Face（或设置中的下载镜像）上目录之外的 GGUF 模型。Engram 没有试用过它们：请在每个模型的页面上查看其许可证。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="120"/>
+        <source>Repository</source>
+        <translation>仓库</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="120"/>
+        <source>Downloads</source>
+        <translation>下载量</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="120"/>
+        <source>Likes</source>
+        <translation>点赞</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="122"/>
+        <source>GGUF file</source>
+        <translation>GGUF 文件</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="122"/>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="123"/>
+        <source>Repositories found</source>
+        <translation>找到的仓库</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="124"/>
+        <source>GGUF files of the chosen repository</source>
+        <translation>所选仓库的 GGUF 文件</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="125"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="126"/>
+        <source>Use as small</source>
+        <translation>用作小模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="127"/>
+        <source>Use as large</source>
+        <translation>用作大模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="128"/>
+        <source>The model that answers every message</source>
+        <translation>回答每条消息的模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="129"/>
+        <source>The model that learns from your conversations</source>
+        <translation>从你的对话中学习的模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="131"/>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="239"/>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="133"/>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="141"/>
+        <source>Type what to look for and press Enter.</source>
+        <translation>输入要查找的内容，然后按回车。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="146"/>
+        <source>Searching for “{text}”…</source>
+        <translation>正在搜索“{text}”…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="158"/>
+        <source>Listing the files of {repo}…</source>
+        <translation>正在列出 {repo} 的文件…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="191"/>
+        <source>{count} repositories with GGUF files for “{text}”; choose one.</source>
+        <translation>“{text}”找到 {count} 个含 GGUF 文件的仓库，请选择一个。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="198"/>
+        <source>No GGUF model on the hub matches “{text}”. Try fewer or other words.</source>
+        <translation>模型中心没有与“{text}”匹配的 GGUF 模型。请减少关键词或换个说法。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="209"/>
+        <source>{count} GGUF files in {repo}; Download adds one to your models.</source>
+        <translation>{repo} 中有 {count} 个 GGUF 文件；点“下载”即可把它加入你的模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="215"/>
+        <source>{repo} has no GGUF model file Engram can load.</source>
+        <translation>{repo} 中没有 Engram 能加载的 GGUF 模型文件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="232"/>
+        <source>{name} ({count} parts)</source>
+        <translation>{name}（{count} 个分卷）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/hub_search_page.py" line="264"/>
+        <source>{name} is downloaded. Use it as the small model (it answers) or the large one (it learns); it is also in the catalogue now.</source>
+        <translation>{name} 已下载。可将它用作小模型（负责回答）或大模型（负责学习）；它现在也在目录中。</translation>
     </message>
 </context>
 <context>
@@ -3199,133 +3395,148 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="43"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="45"/>
         <source>fits</source>
         <translation>适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="44"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="46"/>
         <source>tight</source>
         <translation>勉强</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="45"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="47"/>
         <source>does not fit</source>
         <translation>不适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="48"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="49"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
         <source>Roles</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
         <source>Licence</source>
         <translation>许可证</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="55"/>
         <source>Fit</source>
         <translation>适配</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="56"/>
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="55"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="57"/>
         <source>Actions</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="144"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="146"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="119"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="146"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="121"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="148"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="115"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="117"/>
         <source>Download progress of {name}</source>
         <translation>{name} 的下载进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="120"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="122"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="121"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="123"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="122"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="124"/>
         <source>Use as small</source>
         <translation>用作小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="123"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="125"/>
         <source>Use as large</source>
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="239"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="251"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="243"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="255"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="244"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="283"/>
+        <source>Search Hugging Face for GGUF models beyond the catalogue</source>
+        <translation>在 Hugging Face 上搜索目录之外的 GGUF 模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="258"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="245"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="259"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="246"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="260"/>
         <source>What does memory add?…</source>
         <translation>记忆带来了什么？…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="248"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="262"/>
         <source>Measure what Engram&apos;s memory adds with your own models</source>
         <translation>用你自己的模型测一测 Engram 的记忆带来了多少提升</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="265"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="278"/>
+        <source>Back to the catalogue</source>
+        <translation>返回目录</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="281"/>
+        <source>Find on the hub…</source>
+        <translation>在模型中心查找…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="299"/>
         <source>What does memory add?</source>
         <translation>记忆带来了什么？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="269"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="303"/>
         <source>Engram can measure what its memory adds with your models: 40 tasks answered with no memory, with earlier messages, with learned memories and with lessons, then a report with the score of each and its interval.
 
 Run this in a terminal (about an hour on two cores; a stopped run resumes):
@@ -3338,112 +3549,133 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 {command}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="276"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="310"/>
         <source>Copy the command</source>
         <translation>复制命令</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="309"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="353"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="324"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="368"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="328"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="372"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="331"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="375"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="336"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="380"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="340"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="384"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="358"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="402"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="360"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="404"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="362"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="406"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="395"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="439"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="484"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="432"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="469"/>
+        <source>Adding {file}…</source>
+        <translation>正在添加 {file}…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="480"/>
+        <source>Downloading {file} as {name}; it is in the catalogue too.</source>
+        <translation>正在下载 {file}，名为 {name}；它也已加入目录。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="488"/>
+        <source>Downloaded {name}.</source>
+        <translation>已下载 {name}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="505"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="440"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="513"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="441"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="514"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="451"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="524"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="456"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="529"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="456"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="529"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="481"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="554"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="490"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="568"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="494"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="572"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="505"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="590"/>
+        <source>Cancelled {name}; Download continues where it stopped.</source>
+        <translation>已取消 {name}；再点“下载”会从中断处继续。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="600"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="513"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="608"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>

@@ -1,8 +1,9 @@
-"""The model manager's worker: drives the download queue and imports or deletes model files.
+"""The model manager's worker: drives the download queue, imports or deletes model files and
+searches the hub.
 
 Downloads run on :class:`~engram.models.DownloadQueue`'s own thread; its callbacks are
 turned into signals here, which Qt queues to the UI thread. Imports and deletions (long file
-copies) run on the worker's QThread.
+copies) and the hub search's requests run on the worker's QThread.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from PySide6.QtCore import Signal
 
 from engram.core import log
 from engram.core.errors import DownloadError, EngramError, InputError, tr
-from engram.models import gguf_import
+from engram.models import gguf_import, hub_search
 from engram.models.catalogue import ModelEntry
 from engram.models.download import DownloadQueue, Job, Options
 from engram.ui.threads import Worker, worker_slot
@@ -30,9 +31,14 @@ class DownloadWorker(Worker):
     finished = Signal(str, str, object)  # model id, job state, why it failed (Problem or None)
     imported = Signal(str)  # id of the new catalogue entry
     deleted = Signal(str)  # model id
+    found = Signal(str, object)  # search text, list[hub_search.Hit]
+    listed = Signal(str, object)  # repository, list[hub_search.GgufFile]
+    added = Signal(object)  # the catalogue entry of a hub file chosen from a search
+    search_failed = Signal(str, object)  # search text or repository, Problem
 
     def __init__(self, options: Options) -> None:
         super().__init__()
+        self._options = options
         self._queue = DownloadQueue(options)
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
@@ -104,6 +110,31 @@ class DownloadWorker(Worker):
             ) from exc
         _log.info("deleted model %s", entry.id)
         self.deleted.emit(entry.id)
+
+    @worker_slot(str)
+    def search_hub(self, text: str) -> None:
+        """Search the hub for GGUF repositories; ``found`` or ``search_failed`` answers."""
+        try:
+            hits = hub_search.search(text, self._options)
+        except EngramError as exc:
+            self.search_failed.emit(text, exc.problem)
+            return
+        self.found.emit(text, hits)
+
+    @worker_slot(str)
+    def list_hub_files(self, repo: str) -> None:
+        """List a repository's GGUF files; ``listed`` or ``search_failed`` answers."""
+        try:
+            found = hub_search.files(repo, self._options)
+        except EngramError as exc:
+            self.search_failed.emit(repo, exc.problem)
+            return
+        self.listed.emit(repo, found)
+
+    @worker_slot(object)
+    def add_hub_file(self, choice: hub_search.GgufFile) -> None:
+        """Add a chosen hub file to the imported registry (``added`` gives its entry)."""
+        self.added.emit(hub_search.register(choice))
 
     def close(self) -> None:
         """Cancel what is left (partials are kept) and stop the queue."""

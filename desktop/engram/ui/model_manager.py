@@ -33,8 +33,10 @@ from engram.core.settings import ROLES, Settings, SettingsStore, store_of
 from engram.models import catalogue, hardware
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 from engram.models.download import JobState, Options, Progress, on_package_index
+from engram.models.hub_search import GgufFile
 from engram.ui import errors, i18n, labels
 from engram.ui.download_worker import DownloadWorker
+from engram.ui.hub_search_page import HubSearch
 from engram.ui.labels import human_bytes
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.threads import stop_thread, worker_thread
@@ -167,6 +169,7 @@ class ModelManager(QMainWindow):
     changed = Signal()  # the installed models or the chosen ones changed
     import_requested = Signal(str)
     delete_requested = Signal(object)
+    add_requested = Signal(object)  # a GgufFile found on the hub
     shutdown_requested = Signal()
 
     def __init__(self, settings: Settings | SettingsStore, options: Options | None = None) -> None:
@@ -182,6 +185,7 @@ class ModelManager(QMainWindow):
         self._pair: Pair | None = None
         self._pending_pair: Pair | None = None
         self.rows: dict[str, _Row] = {}
+        self._hub_model: str | None = None  # the model chosen on the search page, once added
         self._build()
         self.worker = DownloadWorker(options or Options.from_settings(self.settings.current))
         self._thread = worker_thread(self, self.worker, "engram-model-manager")
@@ -223,12 +227,20 @@ class ModelManager(QMainWindow):
         bottom = QHBoxLayout()
         bottom.addWidget(self.status_label, 1)
         bottom.addWidget(self.measure_button)
+        self.find_button = QPushButton()
+        self.find_button.clicked.connect(self._toggle_search)
+        bottom.addWidget(self.find_button)
         bottom.addWidget(self.import_button)
         layout = QVBoxLayout()
         layout.addWidget(self.machine_label)
         layout.addLayout(pair_row)
         layout.addWidget(self.notice)
-        layout.addWidget(self.table, 1)
+        # The search takes the catalogue's place (a tab bar would cost the table a row).
+        self.hub = HubSearch()
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.table)
+        self.pages.addWidget(self.hub)
+        layout.addWidget(self.pages, 1)
         layout.addLayout(bottom)
         central = QWidget()
         central.setLayout(layout)
@@ -241,6 +253,8 @@ class ModelManager(QMainWindow):
             [QCoreApplication.translate("ModelManager", str(c)) for c in COLUMNS]
         )
         self.table.setAccessibleName(self.tr("Model catalogue"))
+        self._show_find_button()
+        self.hub.retranslate()
         self.import_button.setText(self.tr("Import GGUF…"))
         self.import_button.setToolTip(self.tr("Or drop a .gguf file onto this window"))
         self.measure_button.setText(self.tr("What does memory add?…"))
@@ -248,6 +262,26 @@ class ModelManager(QMainWindow):
             self.tr("Measure what Engram's memory adds with your own models")
         )
         self.refresh()
+
+    def show_search(self, searching: bool = True) -> None:
+        """Show the hub search in the catalogue's place (or the catalogue again)."""
+        self.pages.setCurrentWidget(self.hub if searching else self.table)
+        self._show_find_button()
+        if searching:
+            self.hub.field.setFocus()
+
+    def _toggle_search(self) -> None:
+        self.show_search(self.pages.currentWidget() is not self.hub)
+
+    def _show_find_button(self) -> None:
+        if self.pages.currentWidget() is self.hub:
+            self.find_button.setText(self.tr("Back to the catalogue"))
+            self.find_button.setToolTip("")
+        else:
+            self.find_button.setText(self.tr("Find on the hub…"))
+            self.find_button.setToolTip(
+                self.tr("Search Hugging Face for GGUF models beyond the catalogue")
+            )
 
     def measure_command(self) -> str:
         """The command that measures what memory adds with the models Settings chose, on the
@@ -294,6 +328,16 @@ class ModelManager(QMainWindow):
         self.import_requested.connect(self.worker.import_gguf, queued)
         self.delete_requested.connect(self.worker.delete, queued)
         self.shutdown_requested.connect(self.worker.shutdown, queued)
+        self.hub.search_requested.connect(self.worker.search_hub, queued)
+        self.hub.files_requested.connect(self.worker.list_hub_files, queued)
+        self.add_requested.connect(self.worker.add_hub_file, queued)
+        self.worker.found.connect(self.hub.show_hits, queued)
+        self.worker.listed.connect(self.hub.show_files, queued)
+        self.worker.search_failed.connect(self.hub.show_failure, queued)
+        self.worker.added.connect(self._on_hub_added, queued)
+        self.hub.chosen.connect(self.choose_hub_file)
+        self.hub.use_requested.connect(self._use_hub_model)
+        self.hub.cancel_requested.connect(lambda: self.worker.cancel(str(self._hub_model)))
 
     # -- reading the catalogue ---------------------------------------------------------------
 
@@ -419,6 +463,35 @@ class ModelManager(QMainWindow):
         if all(hardware.installed(self._catalogue.get(model_id)) for model_id in ids):
             self._save({role: getattr(pair, role) for role in ROLES})
 
+    def choose_hub_file(self, choice: GgufFile) -> None:
+        """Add a file found on the hub to the models (on the worker thread), then download it."""
+        self.hub.show_done(None)
+        self.hub.status.setText(self.tr("Adding {file}…").format(file=choice.name))
+        self.add_requested.emit(choice)
+
+    def _on_hub_added(self, entry: ModelEntry) -> None:
+        self._hub_model = entry.id
+        self.refresh()
+        self.changed.emit()
+        if hardware.installed(entry):
+            self._show_hub_done(entry)
+            return
+        self.hub.status.setText(
+            self.tr("Downloading {file} as {name}; it is in the catalogue too.").format(
+                file=entry.files[0].remote_name(), name=entry.name
+            )
+        )
+        self.hub.show_progress(0.0, self.tr("waiting…"))
+        self.download(entry.id)
+
+    def _show_hub_done(self, entry: ModelEntry) -> None:
+        self.hub.status.setText(self.tr("Downloaded {name}.").format(name=entry.name))
+        self.hub.show_done(entry.name, entry.roles)
+
+    def _use_hub_model(self, role: str) -> None:
+        if self._hub_model is not None:
+            self.use(self._hub_model, role)
+
     def use(self, model_id: str, role: str) -> None:
         """Make an installed model the one Engram uses for ``role`` (small or large)."""
         self._save({role: model_id})
@@ -479,13 +552,18 @@ class ModelManager(QMainWindow):
             return
         row.progress.setValue(int(p.fraction * 1000))
         eta = self.tr("{seconds:.0f} s left").format(seconds=p.eta) if p.eta is not None else ""
-        row.progress.setFormat(
+        text = (
             f"{p.file or row.entry.name}: {human_bytes(p.done)} / {human_bytes(p.total)}, "
             f"{human_bytes(p.speed)}/s {eta}".strip()
         )
+        row.progress.setFormat(text)
+        if p.model_id == self._hub_model:
+            self.hub.show_progress(p.fraction, text)
 
     def _on_finished(self, model_id: str, state: str, problem: Problem | None) -> None:
         self.refresh()
+        if model_id == self._hub_model:
+            self._hub_finished(state, problem)
         if state == JobState.DONE:
             self.status_label.setText(self.tr("Downloaded {id}.").format(id=model_id))
             self.changed.emit()
@@ -499,6 +577,23 @@ class ModelManager(QMainWindow):
                 self._on_failed(problem)
             self._pending_pair = None
         self._apply_pair_if_ready()
+
+    def _hub_finished(self, state: str, problem: Problem | None) -> None:
+        """The search page says how the chosen file's download ended."""
+        entry = self._catalogue.get(str(self._hub_model))
+        if state == JobState.DONE:
+            self._show_hub_done(entry)
+            return
+        self.hub.show_done(None)
+        if state == JobState.CANCELLED:
+            self.hub.status.setText(
+                self.tr("Cancelled {name}; Download continues where it stopped.").format(
+                    name=entry.name
+                )
+            )
+        elif problem is not None:
+            message, hint = errors.translate(problem)
+            self.hub.status.setText(f"{message}\n{hint}" if hint else message)
 
     def _on_imported(self, model_id: str) -> None:
         self.status_label.setText(

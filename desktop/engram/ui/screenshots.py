@@ -373,7 +373,76 @@ def model_manager(language: str, out: Path) -> Path:
         window.close()
 
 
-WINDOWS = (main_window, chat_details, memory_browser, settings_dialog, model_manager)
+# The hub search's sample answer: long repository names as the hub has them, one split file.
+HUB_QUERY = "qwen2.5 coder 14b instruct"
+HUB_HITS = (
+    ("bartowski/Qwen2.5-Coder-14B-Instruct-GGUF", 412_503, 61),
+    ("unsloth/Qwen2.5-Coder-14B-Instruct-128K-GGUF", 98_112, 24),
+    ("lmstudio-community/Qwen2.5-Coder-14B-Instruct-GGUF", 77_020, 18),
+    ("mradermacher/Qwen2.5-Coder-14B-Instruct-abliterated-i1-GGUF", 12_940, 9),
+    ("DavidAU/Qwen2.5-Coder-14B-Instruct-MAX-NEO-Imatrix-Uncensored-GGUF", 3_310, 5),
+)
+HUB_FILES = (
+    ("Q3_K_M", (7_339_204_480,)),
+    ("Q4_K_M", (8_988_110_976,)),
+    ("Q5_K_M", (10_508_873_856,)),
+    ("Q6_K", (12_124_684_416,)),
+    ("Q8_0", (15_701_597_824,)),
+    ("f16", (19_998_388_224, 9_547_108_928)),
+)
+
+
+def model_manager_search(language: str, out: Path) -> Path:
+    """The model manager's hub search with sample results (no request is made): repositories
+    with long names, the first one's files, and the line after a download with its choices."""
+    from engram.models.hub_search import GgufFile, Hit, Part
+    from engram.ui.model_manager import ModelManager
+
+    window = ModelManager(settings.Settings(language=language))
+    window.resize(1200, 640)
+    window.show_search()
+    page = window.hub
+    page.field.setText(HUB_QUERY)
+    page.query = HUB_QUERY
+    page.show_hits(HUB_QUERY, [Hit(repo, d, likes) for repo, d, likes in HUB_HITS])
+    repo = HUB_HITS[0][0]
+    page.repo = repo  # chosen already: selecting it asks nothing
+    page.repos.selectRow(0)
+    stem = "Qwen2.5-Coder-14B-Instruct"
+    found = [
+        GgufFile(
+            repo,
+            "0" * 40,
+            tuple(
+                Part(
+                    f"{stem}-{quant}.gguf"
+                    if len(sizes) == 1
+                    else f"{stem}-{quant}/{stem}-{quant}-{n:05}-of-{len(sizes):05}.gguf",
+                    size,
+                    None,
+                )
+                for n, size in enumerate(sizes, 1)
+            ),
+        )
+        for quant, sizes in HUB_FILES
+    ]
+    page.show_files(repo, found)
+    page.show_done(f"{stem}-GGUF, Q4_K_M", ("small", "large"))
+    window.show()
+    try:
+        return _save(window, out / f"model-manager-search-{language}.png")
+    finally:
+        window.close()
+
+
+WINDOWS = (
+    main_window,
+    chat_details,
+    memory_browser,
+    settings_dialog,
+    model_manager,
+    model_manager_search,
+)
 
 
 def first_run(language: str, out: Path) -> Path:
