@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (first time only) and run every check: ruff, mypy, the layer contracts and the test suite.
 # Arguments go to pytest: `installer/test.sh -m "not slow"` is the fast lane (no real-model run
-# of more than a few seconds), `installer/test.sh tests/test_turn.py -x` one file.
+# of more than a few seconds), `ENGRAM_TEST_WORKERS=0 installer/test.sh tests/test_turn.py -x`
+# one file in one process.
 # Tests never touch your real Engram data: each test gets its own ENGRAM_HOME, and the starter
 # models for the tests live in .cache/models inside the checkout.
 set -euo pipefail
@@ -15,4 +16,8 @@ bin="$root/.venv/bin"
 echo "engram: ruff";  "$bin/ruff" check . && "$bin/ruff" format --check .
 echo "engram: mypy";  "$bin/mypy"
 echo "engram: layer contracts"; "$bin/lint-imports"
-echo "engram: tests"; "$bin/python" -m pytest "$@"
+# The tests run on every core, up to four workers (each loads its own models);
+# ENGRAM_TEST_WORKERS=0 runs them in this one process.
+workers="${ENGRAM_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}"
+[ "$workers" -gt 4 ] && workers=4
+echo "engram: tests ($workers workers)"; "$bin/python" -m pytest -n "$workers" "$@"

@@ -55,13 +55,20 @@ def test_ctrl_c_cancels_and_keeps_the_resumable_partial(
     user_model: HubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     user_model.faults.pause_after.append(100_000)  # then the server goes silent
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "engram", "models", "download", "mirror-tiny"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(catalogue.__file__).parents[2])},
-    )
+    # Ctrl+C must reach the child even when the suite was started in the background (a
+    # non-interactive shell's "&" ignores SIGINT, and an ignored signal stays ignored in children;
+    # a handler does not).
+    ignored = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "engram", "models", "download", "mirror-tiny"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(catalogue.__file__).parents[2])},
+        )
+    finally:
+        signal.signal(signal.SIGINT, ignored)
     try:
         assert proc.stderr is not None
         first = proc.stderr.readline()  # the first progress line: the transfer has started

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+import tiny
 from engram.cli.main import main
 from engram.core.settings import Settings
 from engram.evaluation import chart, judge, metrics
@@ -60,8 +61,9 @@ def test_eval_answers_judges_on_resume_and_reports(
     embedder: embed.FastEmbedder,  # noqa: F811
 ) -> None:
     data, out = _slice(tmp_path), tmp_path / "out"
-    # The starter pair (a 768-token context keeps the recent window shorter than the slice).
-    pair = ["--small", Settings.small_model, "--large", Settings.large_model]
+    # The tiny model answers, the starter's large model learns (it writes memories the tiny one
+    # cannot); a 768-token context keeps the recent window shorter than the slice.
+    pair = ["--small", tiny.MODEL, "--large", Settings.large_model]
     common = [str(data), "--out", str(out), "--context", "768", *pair]
     code, err = _eval([*common, "--limit", "2"], capsys)
     assert code == 0, err

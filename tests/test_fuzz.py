@@ -1,6 +1,6 @@
 """Property-based fuzzing (hypothesis) of everything that reads untrusted text or files.
 
-Each property runs a few hundred cases in the fast lane and thousands in the slow one: the
+Each property runs 200 cases in the fast lane and 1,000 in the slow one: the
 prompt sanitiser and builder, Markdown rendering, JSON Lines import, models.toml, the distiller's
 output parser and the two eval loaders. No exception but the documented one escapes, and the
 output stays well-formed.
@@ -29,7 +29,7 @@ from engram.memory import kinds, transfer
 from engram.memory.episodes import Episode
 from engram.models import catalogue
 
-FAST, SLOW = 200, 3000
+FAST, SLOW = 200, 1000
 
 # Pieces that mean something to a chat template, Engram's prompt or a terminal.
 MARKERS = [
