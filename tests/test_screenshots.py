@@ -54,6 +54,7 @@ def test_main_window_renders_in_english_and_chinese(
         assert not set(recalled) & {title for title, _ in conversations}  # no titles as facts
     windows = (
         "main-window", "chat-details", "memory-browser", "settings", "model-manager",
+        "model-manager-search",
         "first-run", "settings-answers", "settings-tools",
     )  # fmt: skip
     assert [p.name for p in written] == [

@@ -113,6 +113,8 @@ def classified(conn: apsw.Connection) -> Iterator[None]:
     """Run a read or write on ``conn``; a known SQLite failure becomes its StoreError."""
     try:
         yield
+    except apsw.ConnectionClosedError:
+        raise  # a bug of the caller's, not a fault of the file (which it can no longer name)
     except apsw.Error as exc:
         _raise_known(exc, conn.filename, conn.system_errno)
         raise

@@ -277,7 +277,8 @@ class MemoryBrowser(QMainWindow):
         self.forget_action.setText(self.tr("Forget everything…"))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
-        if event.type() == QEvent.Type.LanguageChange and self.problem is None:
+        # A closed browser (its database closed) may still get the language change: not shown.
+        if event.type() == QEvent.Type.LanguageChange and self.problem is None and not self._closed:
             self.retranslate()
             self._show(self.current())
             self._update_count()
