@@ -159,6 +159,19 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", "0")
             self.end_headers()
 
+        def _faulted(self, stalls: list[float], statuses: list[int]) -> bool:
+            """Play this request's planned stall, then its planned error status (True: the
+            error was the answer)."""
+            stall = hub._pop(stalls)
+            if stall:
+                self.served.stalled = True
+                hub._release.wait(stall)
+            status = hub._pop(statuses)
+            if status is None:
+                return False
+            self._error(int(status))
+            return True
+
         def _json(self, value: object) -> None:
             body = json.dumps(value).encode()
             self.served.status = 200
@@ -169,13 +182,8 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             self._send(body)
 
         def _api(self) -> None:
-            stall = hub._pop(hub.faults.api_stall)
-            if stall:
-                self.served.stalled = True
-                hub._release.wait(stall)
-            status = hub._pop(hub.faults.api_status)
-            if status is not None:
-                return self._error(int(status))
+            if self._faulted(hub.faults.api_stall, hub.faults.api_status):
+                return None
             url = urlsplit(self.path)
             query = parse_qs(url.query)
             repos = sorted({repo for repo, _ in hub.files})
@@ -246,13 +254,8 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:
             content = hub.files.get((f"{owner}/{name}", filename))
             if content is None:
                 return self._error(404)
-            stall = hub._pop(hub.faults.stall)
-            if stall:
-                self.served.stalled = True
-                hub._release.wait(stall)
-            status = hub._pop(hub.faults.cdn_status)
-            if status is not None:
-                return self._error(int(status))
+            if self._faulted(hub.faults.stall, hub.faults.cdn_status):
+                return None
             asked = self.headers.get("Range")
             start = int(m[1]) if asked and (m := re.match(r"bytes=(\d+)-$", asked)) else 0
             body = content[start:]
