@@ -250,6 +250,32 @@ def test_a_lesson_needs_a_signal_or_an_instruction() -> None:
     assert kept(answer(lesson), told) == [lesson]
 
 
+def test_a_lesson_with_a_number_the_user_never_gave_is_an_answer_not_a_lesson() -> None:
+    """The real 1.5B wrote "… should respond with 200 degrees" for "Temperatures in Celsius,
+    please", and the 0.5B then answered "200" for the boiling point of water."""
+    correction = "Temperatures in Celsius, please. My oven only shows °C."
+    episodes = said(
+        ("user", "What's a good oven temperature for roasting vegetables?"),
+        ("assistant", "180 degrees"),
+        ("user", correction),
+    )
+    outcome = distill.Outcome(2, "correction", correction)
+    copied = ("lesson", "When the user asks for temperatures in Celsius, respond with 200 degrees.")
+    rule = ("lesson", "When the user asks about oven temperatures, give them in °C.")
+    assert kept(answer(copied, rule), episodes, outcomes=[outcome]) == [rule]
+    raw = answer(rule)
+    raw["summary"] = "The user asked for Celsius; the correct answer was 200 degrees."
+    assert kept(raw, episodes, outcomes=[outcome]) == [rule]  # nor a summary keeping the answer
+    # the user's own numbers may stand in a lesson
+    weekday = said(("user", "What day of the week is 2026-03-14?"), ("assistant", "Friday."))
+    told = distill.Outcome(2, "correction", "Use the date tool for 2026-03-14, don't guess.")
+    dated = (
+        "lesson",
+        "When the user asks the weekday of a date like 2026-03-14, use the date tool.",
+    )
+    assert kept(answer(dated), weekday, outcomes=[told]) == [dated]
+
+
 @pytest.mark.parametrize(
     ("question", "correction", "lesson"),
     [

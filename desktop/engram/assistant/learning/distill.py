@@ -496,6 +496,10 @@ def parse(
     everything = tuple(sorted(allowed))
     shown = " ".join(str(v) for v in (plan or {}).values() if isinstance(v, (str, list)))
     said, planned = Said(episodes), Said(episodes, shown)  # a plan may restate the one shown
+    # A lesson says how to answer; a number in it the user never gave is an answer the model
+    # copied ("… respond with 200 degrees"), which then overrides the right one. A summary that
+    # keeps one ("… provided the correct answer of 200 degrees") recalls a wrong answer as true.
+    given = _numbers(" ".join([said.text, *(o.text or "" for o in outcomes)]))
     found: list[Candidate] = []
     seen: set[str] = set()
     dropped = 0
@@ -504,6 +508,8 @@ def parse(
         if kind == kinds.LESSON:
             if not outcomes and not said.instructs:
                 return "no signal and no instruction"
+            if _numbers(content) - given:
+                return "a number the user never gave"
             return lesson_problem(content, language)
         if kind == kinds.PLAN:
             if not plan and not said.sets_goal:
@@ -519,6 +525,8 @@ def parse(
             return said.problem(kind, content)
         if kind == kinds.SUMMARY and said.misnames(content):
             return "the assistant's name where the user never said it"
+        if kind == kinds.SUMMARY and _numbers(content) - given:
+            return "a number the user never gave"
         return ""
 
     def keep(
@@ -633,6 +641,11 @@ def told(
         sources += [e.id for e in episodes if e.role == "user" and e.content == outcome.text]
         lessons.append((template.format(asked=asked, said=said), tuple(sorted(set(sources)))))
     return lessons[:2]
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers written in ``text`` ("1,234.5", "2026-03-14" gives 2026, 03 and 14)."""
+    return set(re.findall(r"\d+(?:[.,]\d+)*", text))
 
 
 def _goal_of(content: str) -> str:
