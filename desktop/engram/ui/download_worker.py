@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Signal, SignalInstance
 
 from engram.core import log
 from engram.core.errors import DownloadError, EngramError, InputError, tr
@@ -114,22 +115,22 @@ class DownloadWorker(Worker):
     @worker_slot(str)
     def search_hub(self, text: str) -> None:
         """Search the hub for GGUF repositories; ``found`` or ``search_failed`` answers."""
-        try:
-            hits = hub_search.search(text, self._options)
-        except EngramError as exc:
-            self.search_failed.emit(text, exc.problem)
-            return
-        self.found.emit(text, hits)
+        self._ask_hub(text, hub_search.search, self.found)
 
     @worker_slot(str)
     def list_hub_files(self, repo: str) -> None:
         """List a repository's GGUF files; ``listed`` or ``search_failed`` answers."""
+        self._ask_hub(repo, hub_search.files, self.listed)
+
+    def _ask_hub(
+        self, asked: str, ask: Callable[[str, Options], object], answer: SignalInstance
+    ) -> None:
         try:
-            found = hub_search.files(repo, self._options)
+            got = ask(asked, self._options)
         except EngramError as exc:
-            self.search_failed.emit(repo, exc.problem)
+            self.search_failed.emit(asked, exc.problem)
             return
-        self.listed.emit(repo, found)
+        answer.emit(asked, got)
 
     @worker_slot(object)
     def add_hub_file(self, choice: hub_search.GgufFile) -> None:
