@@ -194,9 +194,10 @@ def _count(value: Any) -> int | None:
 
 
 def _base(options: Options) -> str:
+    """The hub's address, huggingface_hub imported (after the Xet switch) for what follows."""
+    hub_module(options)
     if options.endpoint:
         return options.endpoint.rstrip("/")
-    hub_module(options)  # applies the Xet switch before the first import
     from huggingface_hub import constants
 
     return str(constants.ENDPOINT).rstrip("/")
@@ -207,7 +208,6 @@ def _get(options: Options, path: str, params: dict[str, str]) -> Any:
     import httpx
 
     base = _base(options)
-    hub_module(options)  # applies the Xet switch before the first import
     utils: Any = importlib.import_module("huggingface_hub.utils")  # lazy exports, untyped here
 
     try:
