@@ -19,6 +19,7 @@ from typing import TextIO
 
 from engram import __version__
 from engram.assistant.app import Engram
+from engram.assistant.chats import open_chats
 from engram.assistant.events import (
     Cancelled,
     Event,
@@ -38,11 +39,9 @@ from engram.assistant.events import (
 from engram.assistant.tools import permissions
 from engram.cli import terminal
 from engram.cli import tools as tools_cli
-from engram.core import heap, paths, settings
+from engram.core import heap, settings
 from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, StoreError, tr
-from engram.memory import db
-from engram.memory.episodes import EpisodeLog
 
 HELP = """Commands (never sent to the model):
   /help           this list
@@ -188,11 +187,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list() -> int:
-    conn = db.connect(paths.database_path())
-    try:
-        chats = [c for c in EpisodeLog(conn).conversations() if not c.temporary]
-    finally:
-        conn.close()
+    with open_chats() as stored:
+        chats = stored.listed()
     if not chats:
         print("No chats yet. Start one with: engram chat")
         return 0
@@ -204,11 +200,8 @@ def _list() -> int:
 
 
 def _check_exists(conversation_id: int) -> None:
-    conn = db.connect(paths.database_path())
-    try:
-        found = EpisodeLog(conn).conversation(conversation_id)
-    finally:
-        conn.close()
+    with open_chats() as chats:
+        found = chats.conversation(conversation_id)
     if found is None or found.temporary:
         raise InputError(
             tr("There is no chat {id}."),

@@ -15,13 +15,12 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from engram.assistant.app import LoadedModels, MemoryState
+from engram.assistant.chats import Chats, Episode, open_chats
 from engram.assistant.events import Status
 from engram.assistant.tools import permissions
 from engram.core import log, paths
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
-from engram.memory import db
-from engram.memory.episodes import Episode, EpisodeLog
 from engram.ui import errors
 from engram.ui.answer_view import AnswerView
 from engram.ui.chat_actions import ChatActions
@@ -70,17 +69,16 @@ class MainWindow(Retranslating, QMainWindow):
         self.setWindowTitle("Engram")
         self.resize(900, 700)
         self.settings = store_of(settings)
-        self._episodes: EpisodeLog | None = None
+        self._chats: Chats | None = None
         problem: Problem | None = None
         latest = None
         try:
             with contextlib.ExitStack() as on_error:
-                conn = db.connect(paths.database_path())
-                on_error.callback(conn.close)
-                episodes = EpisodeLog(conn)
-                latest = episodes.latest_conversation()
+                chats = open_chats()
+                on_error.callback(chats.close)
+                latest = chats.latest()
                 on_error.pop_all()
-                self._episodes = episodes
+                self._chats = chats
         except EngramError as exc:  # damaged, locked, newer: say so; the window still opens
             _log.warning("conversations unavailable: %s", type(exc).__name__)
             problem = exc.problem
@@ -266,8 +264,8 @@ class MainWindow(Retranslating, QMainWindow):
 
     def _show_conversation(self) -> None:
         self.notice.dismiss_toast()
-        log, shown = self._episodes, self.conversation_id
-        self.answers.show_stored(log.episodes(shown) if log is not None and shown else [])
+        chats, shown = self._chats, self.conversation_id
+        self.answers.show_stored(chats.episodes(shown) if chats is not None and shown else [])
 
     def _on_turn_started(self, conversation_id: int) -> None:
         if conversation_id != self.conversation_id:  # a first message created it
@@ -282,14 +280,14 @@ class MainWindow(Retranslating, QMainWindow):
         self.delete_requested.emit(conversation_id)
 
     def _refresh_sidebar(self) -> None:
-        if self._closed or self._episodes is None:
+        if self._closed or self._chats is None:
             return
-        found = self._episodes.search_conversations(self.sidebar.search.text())
+        found = self._chats.search(self.sidebar.search.text())
         self.sidebar.show_conversations(found, self.conversation_id)
 
     def _title(self) -> str:
-        log, shown = self._episodes, self.conversation_id
-        conversation = log.conversation(shown) if log is not None and shown else None
+        chats, shown = self._chats, self.conversation_id
+        conversation = chats.conversation(shown) if chats is not None and shown else None
         return (conversation.title if conversation else "") or self.tr("Untitled chat")
 
     def _large_is_other(self) -> bool:
@@ -459,6 +457,6 @@ class MainWindow(Retranslating, QMainWindow):
         self._leave()  # queued before the shutdown: a temporary chat is deleted first
         self.windows.close()
         stop_thread(self._thread, self.shutdown_requested)
-        if self._episodes is not None:
-            self._episodes.conn.close()
+        if self._chats is not None:
+            self._chats.close()
         super().closeEvent(event)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.memory.episodes import Conversation
+from engram.assistant.chats import Conversation
 from engram.ui.i18n import Retranslating
 
 SEARCH_DEBOUNCE_MS = 200
