@@ -10,7 +10,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.assistant.app import LoadedModels, open_memories
+from engram.assistant.app import LoadedModels
+from engram.assistant.memories import open_store
 from engram.assistant.tools import builtins, loop
 from engram.assistant.turn.pipeline import Assistant
 from engram.core import paths
@@ -24,7 +25,7 @@ TEMPLATES = Path(__file__).parent / "data" / "templates"
 
 
 def _seed_plan() -> int:
-    store = open_memories(tiny.settings())
+    store = open_store(tiny.settings())
     try:
         steps = ["Read the chapter on tides", "Watch the tide tables", "Write a summary"]
         plan = {"plan": {"goal": "Learn how tides work", "steps": steps, "current_step": 1}}

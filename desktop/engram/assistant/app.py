@@ -40,12 +40,11 @@ from engram.assistant.events import (
 )
 from engram.assistant.learning import distiller_backends, plans
 from engram.assistant.learning.consolidation import Result, run_job
+from engram.assistant.memories import open_store
 from engram.assistant.session import (
-    USER,
     Session,
     cloud_key,
     distilling,
-    embedder_for,
     needs_reopen,
     open_session,
     tidy,
@@ -61,7 +60,7 @@ from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.held import Held
 from engram.core.settings import Settings, ToolSettings
-from engram.memory import db, pause
+from engram.memory import pause
 from engram.memory.embed import FastEmbedder
 from engram.memory.episodes import Episode
 from engram.memory.jobs import Job, JobQueue
@@ -525,20 +524,7 @@ def _lock_of(conversation_id: int) -> Path:
     return paths.data_dir() / "temporary" / f"{conversation_id}.lock"
 
 
-# -- without a session: the memory browser, engram memory, engram learn --------------------------
-
-
-def open_memories(settings: Settings, by: Provenance = USER) -> MemoryStore:
-    """The user's memories, with the settings' embedding model, on a new connection for the
-    calling thread (close ``store.conn`` when done; closed here when the store cannot open);
-    what it writes is recorded as coming from ``by`` (the user's own edits, by default)."""
-    embedder = embedder_for(settings)
-    conn = db.connect(paths.database_path())
-    try:
-        return MemoryStore(conn, embedder, writer=by)
-    except BaseException:
-        conn.close()
-        raise
+# -- without a session: engram learn ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -555,7 +541,7 @@ def learn_waiting(settings: Settings, progress: Callable[[float, str], None]) ->
     """Run every learning job waiting in the queue now, one after another, backoffs skipped
     (``engram learn``); ``progress`` hears the share done (0..1) and what runs. Raises why
     no job can run when no distiller can (once, with what to do)."""
-    store = open_memories(settings)
+    store = open_store(settings)
     try:
         if pause.paused(store.conn, settings.memory_paused):
             raise EngramError(PAUSED.template, PAUSED.hint_template, **PAUSED.params)

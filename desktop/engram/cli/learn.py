@@ -6,10 +6,10 @@ import argparse
 import sys
 
 from engram.assistant.app import learn_waiting
+from engram.assistant.memories import Memory
 from engram.cli import terminal
 from engram.cli.eval import ProgressBar
 from engram.core import settings
-from engram.memory.records import Memory
 
 STEPS = 1000  # progress units of the whole run
 

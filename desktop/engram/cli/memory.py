@@ -8,17 +8,12 @@ import time
 from pathlib import Path
 from typing import IO
 
-from engram.assistant.app import open_memories
+from engram.assistant import memories
+from engram.assistant.memories import KINDS, Memories, Memory, Write
 from engram.cli import terminal
 from engram.core import paths, settings
 from engram.core.atomic import atomic_write, output_file
-from engram.core.errors import InputError, StoreCorruptError, tr
-from engram.memory import backup, db, pause, salvage, transfer
-from engram.memory.episode_index import EpisodeIndex
-from engram.memory.kinds import KINDS
-from engram.memory.records import Memory, Provenance, Write
-from engram.memory.search import Filters
-from engram.memory.store import MemoryStore
+from engram.core.errors import InputError, tr
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,9 +74,9 @@ def _utf8_output() -> None:
                 reconfigure(encoding="utf-8", errors="replace")
 
 
-def _store() -> MemoryStore:
+def _open() -> Memories:
     _utf8_output()
-    return open_memories(settings.load(), Provenance("user", detail="engram memory"))
+    return memories.open_memories(settings.load(), "engram memory")
 
 
 _NONE = (
@@ -96,7 +91,7 @@ def _line(m: Memory) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    store = _store()
+    store = _open()
     found = store.memories(args.kind, None if args.all else ("active",), args.limit)
     for m in found:
         print(_line(m))
@@ -106,12 +101,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    store = _store()
+    store = _open()
     query = terminal.argument(args.query)
     if args.episodes:
-        episodes = EpisodeIndex(store.space)
-        episodes.index_new()
-        said = episodes.search(query, args.k)
+        said = store.search_messages(query, args.k)
         if not said:
             print("No earlier messages match.")
         for e in said:
@@ -119,7 +112,7 @@ def _search(args: argparse.Namespace) -> int:
             text = terminal.safe(" ".join(e.content.split()))
             print(f"{e.score:.3f}  {when} {e.episode.role:9} {text}")
         return 0
-    hits = store.search(query, args.k, Filters(kinds=args.kind))
+    hits = store.search(query, args.k, args.kind)
     if not hits:
         print("No memories match." if store.counts()[0] else _NONE)
     for h in hits:
@@ -128,7 +121,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    store = _store()
+    store = _open()
     m = store.get(args.id)
     if m is None:
         raise InputError(
@@ -159,7 +152,7 @@ def written(w: Write) -> str:
 
 
 def _export(args: argparse.Namespace) -> int:
-    store = _store()
+    store = _open()
     if args.file is not None:
         with atomic_write(output_file(args.file)) as handle:
             count = _write(store, handle, args)
@@ -169,10 +162,8 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(store: MemoryStore, handle: IO[str], args: argparse.Namespace) -> int:
-    if args.markdown:
-        return transfer.export_markdown(store, handle)
-    return transfer.export_jsonl(store, handle, episodes=args.episodes)
+def _write(store: Memories, handle: IO[str], args: argparse.Namespace) -> int:
+    return store.export(handle, markdown=args.markdown, chats=args.episodes)
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -181,13 +172,13 @@ def _import(args: argparse.Namespace) -> int:
             end = "\n" if done == total else ""
             print(f"\rembedding {done:,} of {total:,} memories", end=end, file=sys.stderr)
 
-    imported = transfer.import_jsonl(_store(), args.file, shown)
+    imported = _open().import_file(args.file, shown)
     present = f" ({imported.present:,} already present)" if imported.present else ""
-    print(f"imported {_memories(imported.added)} from {args.file}{present}")
+    print(f"imported {_counted(imported.added)} from {args.file}{present}")
     return 0
 
 
-def _memories(count: int) -> str:
+def _counted(count: int) -> str:
     """``1 memory``, ``2 memories``."""
     return f"{count:,} memor{'y' if count == 1 else 'ies'}"
 
@@ -200,14 +191,14 @@ def _forget(args: argparse.Namespace) -> int:
             tr("--episodes forgets every conversation, so it goes with --all."),
             tr("Use: engram memory forget --all --episodes"),
         )
-    store = _store()
+    store = _open()
     for memory_id in args.ids:
         if store.get(memory_id) is None:
             raise InputError(tr("There is no memory #{id}."), id=memory_id)
     what = (
         "ALL memories" + (" and conversations" if args.episodes else "")
         if args.all
-        else _memories(len(args.ids))
+        else _counted(len(args.ids))
     )
     if not args.yes:
         try:
@@ -218,12 +209,12 @@ def _forget(args: argparse.Namespace) -> int:
             print("nothing forgotten")
             return 1
     if args.all:
-        count = store.forget_all(episodes=args.episodes)
+        count = store.forget_all(chats=args.episodes)
     else:
         for memory_id in args.ids:
             store.delete(memory_id)
         count = len(args.ids)
-    print(f"forgot {_memories(count)}")
+    print(f"forgot {_counted(count)}")
     if not store.wal_truncated:
         print(
             "engram: another Engram window or command is reading the database, so a copy of the "
@@ -238,16 +229,8 @@ def _forget(args: argparse.Namespace) -> int:
 def _pause(args: argparse.Namespace) -> int:
     """Pause or resume in the database (a window or chat open now follows at its next message)
     and in the settings (what the next start and the window's checkbox show)."""
-    store = settings.SettingsStore.load()
-    conn = db.connect(paths.database_path())
-    try:
-        if args.verb != "status":
-            store.update(memory_paused=args.verb == "pause")
-            pause.set_paused(conn, args.verb == "pause")
-        paused = pause.paused(conn, store.current.memory_paused)
-    finally:
-        conn.close()
-    if paused:
+    change = None if args.verb == "status" else args.verb == "pause"
+    if memories.pause_memory(settings.SettingsStore.load(), change):
         print("memory is paused: new messages stay in their chat but are never remembered")
     else:
         print("memory is on")
@@ -256,15 +239,9 @@ def _pause(args: argparse.Namespace) -> int:
 
 def _reset_damaged(args: argparse.Namespace) -> int:
     path = paths.database_path()
-    try:
-        conn = db.connect(path)
-        try:
-            db.verify(conn)
-        finally:
-            conn.close()
-    except StoreCorruptError:
-        moved = db.quarantine(path)
-        kept = salvage.salvage(moved, path)
+    reset = memories.reset_damaged()
+    if reset is not None:
+        moved, kept = reset
         print(f"moved the damaged database to {moved}; started a fresh one at {path}")
         print(
             f"copied {kept.total_copied} readable rows into it"
@@ -276,16 +253,13 @@ def _reset_damaged(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    path = paths.database_path()
-    kept = settings.SettingsStore.load().current.backups_kept
-    made = backup.backup(path, backup.folder_of(path), max(1, kept))
+    made = memories.backup_now(settings.SettingsStore.load().current)
     print(f"wrote {made}")
     return 0
 
 
 def _restore(args: argparse.Namespace) -> int:
-    path = paths.database_path()
-    found = backup.listed(backup.folder_of(path))
+    found = memories.backups()
     if args.list:
         for item in found:
             print(f"{item}  {item.stat().st_size:,} bytes")
@@ -297,9 +271,9 @@ def _restore(args: argparse.Namespace) -> int:
         raise InputError(
             tr("There is no backup to restore in {folder}."),
             tr("Write one with `engram memory backup`, or name a backup file."),
-            folder=backup.folder_of(path),
+            folder=memories.backup_folder(),
         )
-    moved = backup.restore(chosen, path)
+    moved = memories.restore_backup(chosen)
     kept = f"; the database it replaced is kept as {moved}" if moved else ""
     print(f"restored {chosen}{kept}")
     return 0

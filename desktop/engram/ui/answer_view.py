@@ -9,6 +9,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
 
+from engram.assistant.chats import Episode
 from engram.assistant.events import (
     Cancelled,
     Event,
@@ -27,9 +28,8 @@ from engram.assistant.events import (
     Truncated,
     TurnStarted,
 )
+from engram.assistant.memories import PLAN
 from engram.core.errors import Problem
-from engram.memory.episodes import Episode
-from engram.memory.kinds import PLAN
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.elided import ElidedLabel
 from engram.ui.i18n import Text

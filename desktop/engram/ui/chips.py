@@ -9,7 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
 from engram.assistant.events import Recalled
-from engram.memory.kinds import PLAN
+from engram.assistant.memories import PLAN
 from engram.ui.flow_layout import FlowLayout
 from engram.ui.i18n import Retranslating
 

@@ -36,13 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.assistant.app import open_memories
+from engram.assistant.memories import KINDS, STATUSES, Memory, Write, open_memories
 from engram.core import log
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
-from engram.memory.kinds import KINDS, POLICIES
-from engram.memory.outcomes import Outcomes
-from engram.memory.records import STATUSES, Memory, Write
 from engram.ui import errors, labels, markdown
 from engram.ui.memory_model import MemoryTableModel
 from engram.ui.memory_worker import MemoryWorker
@@ -82,12 +79,12 @@ class MemoryBrowser(QMainWindow):
         self.problem: Problem | None = None
         prefs = self.settings.current
         try:
-            self.store = open_memories(prefs)
+            self.memories = open_memories(prefs)
         except EngramError as exc:
             _log.warning("memory browser unavailable: %s", type(exc).__name__)
             self._show_unavailable(exc.problem)
             return
-        self.model = MemoryTableModel(self.store)
+        self.model = MemoryTableModel(self.memories)
         self._request = 0
         self._closed = False
         self._select_after: int | None = None  # the memory to show once an Undo is done
@@ -330,7 +327,7 @@ class MemoryBrowser(QMainWindow):
         shown = self.model.rowCount()
         more = "+" if self.model.canFetchMore() else ""
         self.count_label.setText(self.tr("{count} memories").format(count=f"{shown}{more}"))
-        empty = not shown and not self.search.text().strip() and not self.store.counts()[0]
+        empty = not shown and not self.search.text().strip() and not self.memories.counts()[0]
         self.empty_state.setVisible(empty)  # nothing at all yet: say what memories are
         self.table.setVisible(not empty)
 
@@ -345,7 +342,7 @@ class MemoryBrowser(QMainWindow):
         self.search.blockSignals(True)
         self.search.clear()
         self.search.blockSignals(False)
-        memories = [m for m in map(self.store.get, memory_ids) if m is not None]
+        memories = [m for m in map(self.memories.get, memory_ids) if m is not None]
         if not memories:
             return
         self.model.show_results(memories)
@@ -390,7 +387,7 @@ class MemoryBrowser(QMainWindow):
 
     def _written(self, memory: Memory) -> str:
         """Who wrote the memory last (and the distiller's model), and when."""
-        writes = self.store.writes(memory.id)
+        writes = self.memories.writes(memory.id)
         if not writes:
             return ""
         last = writes[-1]
@@ -409,12 +406,12 @@ class MemoryBrowser(QMainWindow):
             return
         entries: list[tuple[int, Write, str | None, bool]] = [
             (memory.id, w, w.before, self._can_undo(memory, w))
-            for w in self.store.writes(memory.id)
+            for w in self.memories.writes(memory.id)
         ]
-        replaced = self.store.replaced_by(memory.id)
+        replaced = self.memories.replaced_by(memory.id)
         if replaced is not None and replaced.status == "superseded":
             # The memory this one replaced: its text, and its replacement undone from here.
-            for w in self.store.writes(replaced.id):
+            for w in self.memories.writes(replaced.id):
                 if w.replaced_by == memory.id:
                     entries.append((replaced.id, w, replaced.content, w.undoable))
         entries.sort(key=lambda e: (e[1].at, e[1].id), reverse=True)
@@ -491,9 +488,9 @@ class MemoryBrowser(QMainWindow):
     def _lesson_record(self, memory: Memory) -> str:
         """For a lesson: how it has done (answers it went into, helped, hurt), and whether it
         was retired for hurting more than it helped (Restore brings it back)."""
-        if not POLICIES[memory.kind].credited:
+        record = self.memories.lesson_record(memory)
+        if record is None:
             return ""
-        record = Outcomes(self.store).lesson_record(memory.id)
         line = self.tr("Given to {used} answers · helped {helped} · hurt {hurt}").format(
             used=record.used, helped=record.helped, hurt=record.hurt
         )
@@ -586,7 +583,7 @@ class MemoryBrowser(QMainWindow):
 
     def forget_summary(self) -> tuple[int, int, int]:
         """How many memories, chats and messages "forget everything" would erase."""
-        return self.store.counts()
+        return self.memories.counts()
 
     def ask_forget(self) -> None:
         memories, chats, messages = self.forget_summary()
@@ -631,7 +628,7 @@ class MemoryBrowser(QMainWindow):
         self.refresh()
         if after is not None and selected is not None and after != selected.id:
             self.select_memory(after)  # an undone replacement: the memory it had replaced
-        elif selected is not None and self.store.get(selected.id) is not None:
+        elif selected is not None and self.memories.get(selected.id) is not None:
             self._reselect(selected.id)
 
     def _reselect(self, memory_id: int) -> None:
@@ -659,5 +656,5 @@ class MemoryBrowser(QMainWindow):
             self._closed = True
             self.settings_signals.close()
             stop_thread(self._thread, self.shutdown_requested)
-            self.store.conn.close()
+            self.memories.close()
         super().closeEvent(event)

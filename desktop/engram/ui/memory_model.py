@@ -8,8 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from engram.memory.records import Memory
-from engram.memory.store import MemoryStore
+from engram.assistant.memories import Memories, Memory
 from engram.ui import labels
 
 PAGE = 256
@@ -18,11 +17,11 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class MemoryTableModel(QAbstractTableModel):
-    """Rows are memories; browsing reads pages from ``store`` only as the view scrolls."""
+    """Rows are memories; browsing reads pages from ``memories`` only as the view scrolls."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, memories: Memories) -> None:
         super().__init__()
-        self.store = store
+        self.memories = memories
         self.rows: list[Memory] = []
         self._kinds: Sequence[str] | None = None
         self._statuses: Sequence[str] | None = ("active",)
@@ -69,7 +68,9 @@ class MemoryTableModel(QAbstractTableModel):
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: N802, B008
         if not self.canFetchMore(parent):
             return
-        page = self.store.memories(self._kinds, self._statuses, limit=PAGE, offset=len(self.rows))
+        page = self.memories.memories(
+            self._kinds, self._statuses, limit=PAGE, offset=len(self.rows)
+        )
         self._more = len(page) == PAGE
         if page:
             self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(page) - 1)

@@ -6,13 +6,10 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 
-from engram.assistant.app import open_memories
+from engram.assistant.memories import Memories, open_memories
 from engram.core import log
 from engram.core.atomic import atomic_write
 from engram.core.settings import Settings
-from engram.memory import transfer
-from engram.memory.search import Filters
-from engram.memory.store import MemoryStore
 from engram.ui.threads import Worker, worker_slot
 
 _log = log.get("ui.memory")
@@ -20,7 +17,7 @@ SEARCH_K = 200
 
 
 class MemoryWorker(Worker):
-    """Owns a MemoryStore on its own thread; results and errors come back as signals."""
+    """Owns the memories on its own thread; results and errors come back as signals."""
 
     searched = Signal(int, object)  # request number, [Memory]
     provenance = Signal(int, object)  # memory id, [Episode]
@@ -29,17 +26,16 @@ class MemoryWorker(Worker):
     def __init__(self, settings: Settings) -> None:
         super().__init__()
         self._settings = settings
-        self._store: MemoryStore | None = None
+        self._memories: Memories | None = None
 
-    def _open(self) -> MemoryStore:
-        if self._store is None:
-            self._store = open_memories(self._settings)
-        return self._store
+    def _open(self) -> Memories:
+        if self._memories is None:
+            self._memories = open_memories(self._settings)
+        return self._memories
 
     @worker_slot(int, str, object, object)
     def search(self, request: int, query: str, kinds: object, statuses: object) -> None:
-        filters = Filters(kinds=kinds, statuses=statuses)  # type: ignore[arg-type]
-        hits = self._open().search(query, k=SEARCH_K, filters=filters, dedupe=1.01)
+        hits = self._open().search(query, SEARCH_K, kinds, statuses, dedupe=1.01)  # type: ignore[arg-type]
         self.searched.emit(request, [hit.memory for hit in hits])
 
     @worker_slot(int)
@@ -48,7 +44,7 @@ class MemoryWorker(Worker):
 
     @worker_slot(int, str, float)
     def save(self, memory_id: int, content: str, importance: float) -> None:
-        self._open().update(memory_id, content, importance=importance)
+        self._open().save(memory_id, content, importance)
         self.changed.emit(self.tr("Saved."))
 
     @worker_slot(int, bool)
@@ -63,7 +59,7 @@ class MemoryWorker(Worker):
 
     @worker_slot(int)
     def restore(self, memory_id: int) -> None:
-        self._open().update(memory_id, status="active")
+        self._open().restore(memory_id)
         self.changed.emit(self.tr("Restored."))
 
     @worker_slot(int, int)
@@ -74,25 +70,22 @@ class MemoryWorker(Worker):
     @worker_slot(str, str)
     def export(self, path: str, kind: str) -> None:
         with atomic_write(Path(path)) as handle:
-            if kind == "markdown":
-                count = transfer.export_markdown(self._open(), handle)
-            else:
-                count = transfer.export_jsonl(self._open(), handle, episodes=True)
+            count = self._open().export(handle, markdown=kind == "markdown", chats=True)
         self.changed.emit(
             self.tr("Exported to {path} ({count} entries).").format(path=path, count=count)
         )
 
     @worker_slot(str)
     def import_file(self, path: str) -> None:
-        count = transfer.import_jsonl(self._open(), Path(path)).added
+        count = self._open().import_file(Path(path)).added
         self.changed.emit(self.tr("Imported {count} memories.").format(count=count))
 
     @worker_slot(bool)
     def forget_all(self, with_conversations: bool) -> None:
-        count = self._open().forget_all(episodes=with_conversations)
+        count = self._open().forget_all(chats=with_conversations)
         self.changed.emit(self.tr("Forgot {count} memories.").format(count=count))
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.conn.close()
-            self._store = None
+        if self._memories is not None:
+            self._memories.close()
+            self._memories = None

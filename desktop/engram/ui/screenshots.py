@@ -187,41 +187,12 @@ DETAILS = {
 
 def _seed(language: str) -> None:
     """Store the sample conversations and the memories learned from them, as real use would."""
-    from engram.assistant.app import open_memories
-    from engram.memory.episodes import EpisodeLog
-    from engram.memory.injections import Injections
-    from engram.memory.records import Provenance
+    from engram.assistant.memories import write_sample
 
     conversations, learned = SAMPLES[language]
-    prefs = settings.Settings()
-    store = open_memories(prefs, Provenance("distiller", model=prefs.large_model or None))
-    try:
-        log = EpisodeLog(store.conn)
-        episodes: list[list[int]] = []
-        for title, messages in conversations:
-            conversation = log.new_conversation(title).id
-            episodes.append([log.append(conversation, r, t).id for r, t in messages])
-        given = []
-        written = []
-        goal, steps, current = DETAILS[language].plan
-        for kind, content, importance, source, used in learned:
-            plan = {"plan": {"goal": goal, "steps": list(steps), "current_step": current}}
-            memory = store.add(
-                content,
-                kind,
-                importance=importance,
-                origin="local",
-                source_episodes=episodes[source],
-                meta=plan if kind == "plan" else None,
-            )
-            written.append(memory.id)
-            if used:
-                given.append((memory.id, 1.0))
-        Injections(store.conn).record(episodes[-1][-1], given)  # the last answer was given them
-        which, text = REWRITTEN[language]
-        store.update(written[which], text)  # a later learning job merged something into it
-    finally:
-        store.conn.close()
+    goal, steps, current = DETAILS[language].plan
+    plan = {"plan": {"goal": goal, "steps": list(steps), "current_step": current}}
+    write_sample(settings.Settings(), conversations, learned, plan, REWRITTEN[language])
 
 
 @contextmanager
