@@ -79,9 +79,9 @@ class Memories:
 
     def memories(
         self,
-        kinds: Sequence[str] | None = None,
-        statuses: Sequence[str] | None = ("active",),
-        limit: int = 1000,
+        kinds: Sequence[str] | None,
+        statuses: Sequence[str] | None,
+        limit: int,
         offset: int = 0,
     ) -> list[Memory]:
         """Memories of these kinds and statuses (None: any), pinned first, then newest first."""
