@@ -356,11 +356,14 @@ def test_answers_render_markdown_with_highlighted_code_and_a_copy_link(
     from PySide6.QtGui import QGuiApplication
 
     bubble = window.chat.add(
-        "assistant", "# Plan\n\n- **one**\n\n```python\nprint('hi')\n```\n\n<b>raw</b>"
+        "assistant",
+        "# Plan\n\n- **one**\n\n```python\nprint('hi')\n```\n\n<b>raw</b>\n\n"
+        "![a cat](file:///home/user/secret.png) ![](javascript:alert(1))",
     )
     html = bubble.label.text()
     assert "<h1>Plan</h1>" in html and "<strong>one</strong>" in html
     assert "&lt;b&gt;raw&lt;/b&gt;" in html  # raw HTML from a model is shown, never rendered
+    assert "<img" not in html and "a cat" in html  # an image is its description, never loaded
     assert "color:" in html  # the code block is highlighted
     assert bubble.code_blocks == ["print('hi')\n"]
     bubble.label.linkActivated.emit("copy:0")

@@ -1,7 +1,8 @@
 """Answers as rich text: Markdown (headings, lists, tables, code) with highlighted code blocks.
 
 Qt's rich text understands a subset of HTML, so code is coloured with inline styles (Pygments,
-``noclasses``). Raw HTML in a message is escaped, never rendered. Each code block gets a
+``noclasses``). Raw HTML in a message is escaped, never rendered, and an image is shown as its
+description. Each code block gets a
 ``copy:N`` link the bubble turns into "copy this block".
 """
 
@@ -26,6 +27,11 @@ class _Renderer(mistune.HTMLRenderer):
         self.theme = theme
         self.copy_label = copy_label
         self.blocks: list[str] = []
+
+    def image(self, text: str, url: str, title: str | None = None) -> str:
+        """An image is shown as its description: an answer never makes the window load a file
+        or an address (Qt's rich text would read a local path)."""
+        return text or html.escape(url)
 
     def block_code(self, code: str, info: str | None = None) -> str:
         index = len(self.blocks)
