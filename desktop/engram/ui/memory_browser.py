@@ -400,6 +400,7 @@ class MemoryBrowser(QMainWindow):
         had before; an Undo beside each change of Engram's that can still be taken back."""
         while (item := self.history_rows.takeAt(0)) is not None:
             if (widget := item.widget()) is not None:
+                widget.setParent(None)  # out of the window at once, not at the next event loop
                 widget.deleteLater()
         self.undo_buttons = []
         if memory is None:
