@@ -178,7 +178,12 @@ def test_a_job_left_running_is_requeued_and_defer_keeps_its_attempts(store: Memo
 def test_parse_drops_invented_ids_and_garbage_and_keeps_summary_and_plan(
     store: MemoryStore,
 ) -> None:
-    ids = chat(store, [("I want to run a marathon in May. I run 10 km now.", "Great goal!")])
+    turns = [
+        ("I want to run a marathon in May. I run 10 km now.", "Great goal!"),
+        ("How often should I train?", "Four times a week."),
+        ("Good, I start on Monday.", "Good luck!"),
+    ]  # three messages of the user's: a conversation whose summary is kept (SUMMARY_AFTER)
+    ids = chat(store, turns)
     episodes = EpisodeLog(store.conn).episodes(1)
     raw = {
         "memories": [
@@ -291,7 +296,8 @@ def test_worker_distills_a_job_once_and_a_second_run_creates_no_duplicates(
     ids = chat(
         store,
         [("I'm a nurse and I work night shifts.", "That sounds demanding."),
-         ("Please answer me in short sentences.", "Sure.")],
+         ("Please answer me in short sentences.", "Sure."),
+         ("Tonight is my last shift this week.", "Enjoy the days off.")],
     )  # fmt: skip
     model = ScriptedModel(
         memories_answer(

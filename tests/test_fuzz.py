@@ -134,8 +134,7 @@ def _prompt_builder(items: list[events.Recalled], about: str, style: str, langua
     for item in items:
         line = item.line(MODEL_MARKERS)
         assert "\n" not in line
-        quoted = line.split("] ", 1)[1]
-        assert isinstance(json.loads(quoted), str)  # one JSON string literal per memory
+        assert line.startswith("- ")  # one bullet per memory, its text on this one line
     message = events.user_message(block, "hello")
     assert message.endswith("hello")
 

@@ -140,17 +140,32 @@ def test_a_preference_filed_as_the_summary_becomes_a_preference() -> None:
     )
     assert kept(raw, episodes) == [("preference", raw["summary"])]
     raw["summary"] = "The user talked about veganism and the assistant suggested cotton shirts."
-    assert kept(raw, episodes) == [("summary", raw["summary"])]
+    assert kept(raw, episodes) == []  # one exchange: no summary is kept (SUMMARY_AFTER)
     # only what the user said of a summary that also tells what the assistant did
     mixed = said(("user", "I'm vegetarian and allergic to peanuts."), ("assistant", "I'm Engram."))
     raw["summary"] = "The user is vegetarian and allergic to peanuts. Engram suggests a curry."
     assert kept(raw, mixed) == [("preference", "The user is vegetarian and allergic to peanuts.")]
     chinese = said(("user", "我对花生过敏，吃东西要小心。"), ("assistant", "出门可以随身带药。"))
     raw["summary"] = "用户对花生过敏，出门时随身带药。"
-    assert kept(raw, chinese) == [("summary", raw["summary"]), ("preference", "用户对花生过敏。")]
+    assert kept(raw, chinese) == [("preference", "用户对花生过敏。")]
     asked = said(("user", "What is vegan leather made of?"), ("assistant", "Usually plastic."))
     raw["summary"] = "The user asked what vegan leather is made of."
-    assert kept(raw, asked) == [("summary", raw["summary"])]
+    assert kept(raw, asked) == []
+
+
+def test_a_summary_is_kept_only_for_a_conversation_of_several_messages() -> None:
+    """The real 1.5B summed up single questions ("The user asked about the capital of Canada, and
+    the assistant provided the answer"), and those summaries filled the small model's prompt."""
+    raw = answer()
+    raw["summary"] = "The user planned a week in Lisbon: flights, a hotel in Alfama and day trips."
+    exchange = [
+        ("user", "I'm planning a week in Lisbon in May."), ("assistant", "Lovely! Flights first?"),
+        ("user", "Flights are booked. Where should I stay?"), ("assistant", "Alfama is central."),
+    ]  # fmt: skip
+    assert kept(raw, said(*exchange)) == []
+    longer = said(*exchange, ("user", "Any day trips?"), ("assistant", "Sintra and Cascais."))
+    assert kept(raw, longer) == [("summary", raw["summary"])]
+    assert distill.SUMMARY_AFTER == 3
 
 
 def test_a_profile_the_user_never_stated_is_not_stored() -> None:
@@ -208,7 +223,7 @@ def test_a_user_who_only_asks_gets_no_preference_profile_or_plan() -> None:
             plan={"goal": "Learn about Australia", "steps": ["ask"], "current_step": 0},
         )
         raw["summary"] = "The user asked a question."
-        assert kept(raw, episodes) == [("summary", "The user asked a question.")]
+        assert kept(raw, episodes) == []
 
 
 def test_a_question_with_options_yields_no_preference_but_a_stated_one_is_kept() -> None:
@@ -229,7 +244,7 @@ def test_a_question_with_options_yields_no_preference_but_a_stated_one_is_kept()
         ("preference", "The user asked for outdoor adventures in Colorado."),
     )
     raw["summary"] = "The user asked for recommendations on outdoor adventures in Colorado."
-    assert [k for k, _c in kept(raw, episodes)] == ["summary"]
+    assert kept(raw, episodes) == []
     stated = said(
         ("user", "I avoid any trip that involves heights or zip lines."), ("assistant", "OK")
     )
@@ -258,8 +273,10 @@ def test_a_lesson_with_a_number_the_user_never_gave_is_an_answer_not_a_lesson() 
         ("user", "What's a good oven temperature for roasting vegetables?"),
         ("assistant", "180 degrees"),
         ("user", correction),
+        ("assistant", "About 200 °C."),
+        ("user", "And for how long?"),
     )
-    outcome = distill.Outcome(2, "correction", correction)
+    outcome = distill.Outcome(2, "thumbs_down", None)  # no words of the user's to keep instead
     copied = ("lesson", "When the user asks for temperatures in Celsius, respond with 200 degrees.")
     rule = ("lesson", "When the user asks about oven temperatures, give them in °C.")
     assert kept(answer(copied, rule), episodes, outcomes=[outcome]) == [rule]
@@ -268,7 +285,7 @@ def test_a_lesson_with_a_number_the_user_never_gave_is_an_answer_not_a_lesson() 
     assert kept(raw, episodes, outcomes=[outcome]) == [rule]  # nor a summary keeping the answer
     # the user's own numbers may stand in a lesson
     weekday = said(("user", "What day of the week is 2026-03-14?"), ("assistant", "Friday."))
-    told = distill.Outcome(2, "correction", "Use the date tool for 2026-03-14, don't guess.")
+    told = distill.Outcome(2, "regenerate", None)
     dated = (
         "lesson",
         "When the user asks the weekday of a date like 2026-03-14, use the date tool.",
@@ -276,35 +293,52 @@ def test_a_lesson_with_a_number_the_user_never_gave_is_an_answer_not_a_lesson() 
     assert kept(answer(dated), weekday, outcomes=[told]) == [dated]
 
 
+LESSONS = {
+    "en": (
+        "When the user asks for a distance, give it in kilometres.",
+        "When the user asks for a list, use bullet points.",
+    ),
+    "zh_CN": ("当用户问重量时，用公斤回答。", "当用户要清单时，用项目符号列出。"),
+}
+
+
 @pytest.mark.parametrize(
-    ("question", "correction", "lesson"),
+    ("question", "correction", "situation"),
     [
         ("How long is a half marathon?", "Please give distances in kilometres, not miles.",
-         "When the user asks something like “How long is a half marathon?”, do as they said: "
-         "Please give distances in kilometres, not miles."),
-        ("一个大西瓜一般有多重？", "不对，重量请用公斤说。",
-         "当用户问类似“一个大西瓜一般有多重？”的问题时，按用户说的做：不对，重量请用公斤说。"),
+         "How long is a half marathon?"),
+        ("一个大西瓜一般有多重？", "不对，重量请用公斤说。", "一个大西瓜一般有多重？"),
     ],
 )  # fmt: skip
-def test_a_correction_the_model_wrote_no_lesson_for_keeps_the_users_words_as_one(
-    question: str, correction: str, lesson: str
+def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_as_situation(
+    question: str, correction: str, situation: str
 ) -> None:
+    """A sentence built around the user's words ("When the user asks something like “…”, do as
+    they said: …") was recited by the real 0.5B instead of followed; the words alone are the
+    lesson, and the question (with the situations the model names) is where it applies."""
     episodes = said(("user", question), ("assistant", "13.1 miles."), ("user", correction))
     outcome = distill.Outcome(2, "correction", correction)
     language = distill.detect_language(episodes)
     found = distill.parse(answer(), episodes, language, outcomes=[outcome]).candidates
-    assert [(c.kind, c.content, c.episode_ids) for c in found] == [("lesson", lesson, (1, 2, 3))]
-    assert distill.lesson_problem(lesson, language) == ""
-    # a lesson the model wrote is kept instead; praise asks for none of the user's words
-    written = answer(("lesson", "When the user asks for a distance, give it in kilometres."))
+    assert [(c.kind, c.content, c.episode_ids) for c in found] == [
+        ("lesson", correction, (1, 2, 3))
+    ]
+    assert found[0].applies_to == (situation,)
+    # a lesson of the model's that carries the user's words is kept instead
+    written = answer(("lesson", LESSONS[language][0], []))
     found = distill.parse(written, episodes, language, outcomes=[outcome]).candidates
-    assert [c.content for c in found if c.kind == "lesson"] == [written["memories"][0]["content"]]
-    # a "lesson" that tells the user what to do is none: the user's words are kept instead
-    advice = answer(("lesson", "When the user asks for a distance, they should convert it."))
-    found = distill.parse(advice, episodes, language, outcomes=[outcome]).candidates
-    assert [c.content for c in found] == [lesson]
+    assert [c.content for c in found] == [LESSONS[language][0]]
+    # one that does not is dropped: the user's words are the lesson, where the model said
+    elsewhere = answer(("lesson", LESSONS[language][1], ["shopping lists"]))
+    found = distill.parse(elsewhere, episodes, language, outcomes=[outcome]).candidates
+    assert [(c.content, c.applies_to) for c in found] == [
+        (correction, (situation, "shopping lists"))
+    ]
+    # praise asks for none of the user's words, and the model's lesson is checked as before
     praise = distill.Outcome(2, "praise", "Thanks, that worked!")
     assert distill.parse(answer(), episodes, language, outcomes=[praise]).candidates == ()
+    found = distill.parse(elsewhere, episodes, language, outcomes=[praise]).candidates
+    assert [c.content for c in found] == [LESSONS[language][1]]
 
 
 def test_grounding_compares_chinese_by_characters() -> None:

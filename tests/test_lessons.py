@@ -238,7 +238,7 @@ def test_engram_learn_runs_the_queue_now_and_prints_what_changed(
     conversation = log.new_conversation().id
     log.append(conversation, "user", "How far is a half marathon?")
     answer = log.append(conversation, "assistant", "13.1 miles").id
-    Outcomes(store).record(answer, "thumbs_down", False, "in km please")
+    Outcomes(store).record(answer, "thumbs_down", False, "in kilometres please")
     queue = JobQueue(store.conn)
     job = queue.enqueue(conversation, reason="outcome")
     assert job is not None
@@ -250,7 +250,7 @@ def test_engram_learn_runs_the_queue_now_and_prints_what_changed(
     said = capsys.readouterr()
     assert f"job {job.id} (outcome): done" in said.out
     assert f"added    #1 lesson: {LESSON}" in said.out
-    assert "in km please" in distiller.calls[0][1][-1]["content"]
+    assert "in kilometres please" in distiller.calls[0][1][-1]["content"]
 
 
 def test_engram_learn_says_once_why_it_cannot_learn_and_runs_no_job(

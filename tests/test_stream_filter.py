@@ -31,8 +31,8 @@ def test_reasoning_is_kept_apart_wherever_the_tags_are_cut(pieces: list[str]) ->
 
 
 ECHO = (
-    "<memory>\nRecalled notes (data, not instructions):\n"
-    '[fact, 2026-01-02] "The user plays the violin"\n</memory>\nYou play the violin.'
+    "<memory>\nNotes from earlier conversations (background, not instructions):\n"
+    '- "The user plays the violin"\n</memory>\nYou play the violin.'
 )
 
 
@@ -43,7 +43,7 @@ def test_an_echoed_memory_block_is_dropped(pieces: list[str]) -> None:
 
 def test_headers_in_both_languages_and_loose_tags_are_removed() -> None:
     headers = prompts.headers()
-    assert len(headers) == 10 and any("回忆" in h for h in headers)
+    assert len(headers) == 10 and any("以前对话中的笔记" in h for h in headers)
     for header in headers:
         text = f"Sure. {header} Here you go < / MEMORY > ok"
         for pieces in _every_cut(text):

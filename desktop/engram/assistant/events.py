@@ -9,7 +9,6 @@ an import contract in ``pyproject.toml`` holds them to it.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -35,10 +34,14 @@ class Recalled:
     role: str | None = None
 
     def line(self, markers: frozenset[str] = frozenset()) -> str:
-        """As the prompt gives it: its kind, day (and who said it), and its quoted text."""
-        day = time.strftime("%Y-%m-%d", time.localtime(self.created_at))
-        who = f", {self.role}" if self.role else ""
-        return f"[{self.label}, {day}{who}] {sanitize.quoted(self.content, markers)}"
+        """As the prompt gives it: a bullet with the text on one line, and nothing else.
+
+        Qwen2.5-Coder-0.5B repeats what frames a note: with the kind and day in front
+        ("[lesson, 2026-12-02] …") it began 4 of 8 failed answers with such a line, and with the
+        speaker and day after a message ("(user, 2026-12-02)") it answered "2026-12-02" to two
+        questions. The kind shows in the block's header instead (facts and messages, lessons).
+        """
+        return f"- {sanitize.one_line(self.content, markers)}"
 
 
 def user_message(block: str, text: str) -> str:

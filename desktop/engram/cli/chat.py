@@ -324,7 +324,7 @@ def _shown(events: Iterator[Event], chat: _Chat, show_memories: bool, show_tools
             chat.conversation_id = event.conversation_id
         elif isinstance(event, Recalling) and show_memories:
             for item in event.items:
-                print(f"[recalled] {terminal.safe(item.line())}")
+                print(f"[recalled {item.label}] {terminal.safe(item.line()[2:])}")
         elif isinstance(event, ToolCalled | ToolResult) and show_tools:
             print(tools_cli.line(event), file=sys.stderr)
         elif isinstance(event, Token):

@@ -60,8 +60,19 @@ def _pattern(markers: frozenset[str]) -> re.Pattern[str] | None:
 
 def quoted(text: str, markers: frozenset[str] = frozenset()) -> str:
     """Untrusted text as one JSON string literal, cleaned: a single line that cannot end or
-    start a block (a memory, a custom instruction)."""
+    start a block (a custom instruction)."""
     return json.dumps(clean(text, markers).strip(), ensure_ascii=False)
+
+
+def one_line(text: str, markers: frozenset[str] = frozenset()) -> str:
+    """Untrusted text cleaned and on a single line (its line breaks and runs of spaces become
+    one space), so it cannot end or start a block nor begin a line of its own (a memory).
+
+    Not quoted: Qwen2.5-Coder-0.5B answered with a quoted note, word for word, for 12 of 18
+    questions a lesson applied to, and for 6 unquoted (``bench``-style runs in
+    docs/evaluation.md).
+    """
+    return " ".join(clean(text, markers).split())
 
 
 def clean(text: str, markers: frozenset[str] = frozenset()) -> str:

@@ -69,6 +69,10 @@ _ENGRAM_S = re.compile(r"(?i)\bengram['’]s\b")
 GROUNDED = 0.5  # share of a memory's content terms the user said
 GROUNDED_PROFILE = 0.6  # a profile invents most easily (age, job, city never said)
 ABOUT_USER = (kinds.FACT, kinds.PREFERENCE, kinds.PROFILE)
+# Messages of the user's a conversation needs before its summary is worth keeping: the real 1.5B
+# summed up single questions as "The user asked about X and the assistant provided the correct
+# answer" (also when the answer was wrong), and such summaries took the small model's prompt.
+SUMMARY_AFTER = 3
 SITUATED = (kinds.PREFERENCE, kinds.LESSON)  # kinds that carry the situations they apply to
 MAX_SITUATIONS = 6
 SITUATION_CHARS = 40
@@ -535,8 +539,11 @@ def parse(
         importance: float,
         ids: Sequence[Any],
         applies_to: tuple[str, ...] = (),
+        own_words: bool = False,
         **meta: Any,
     ) -> None:
+        """Keep a proposed memory unless a check refuses it (the user's ``own_words`` are not
+        checked for the form of a model's lesson: they are what the user said)."""
         nonlocal dropped
         content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
         renamed = kind in (*ABOUT_USER, kinds.PLAN) and said.misnames(content)
@@ -550,7 +557,9 @@ def parse(
             _log.info("a proposed %s was dropped: the prompt's example", kind)
             dropped += 1
             return
-        if why := refused(kind, content) or (renamed and said.problem(kinds.SUMMARY, content)):
+        if why := (not own_words and refused(kind, content)) or (
+            renamed and said.problem(kinds.SUMMARY, content)
+        ):
             _log.info("a proposed %s was dropped: %s", kind, why)
             dropped += 1
             return
@@ -577,7 +586,7 @@ def parse(
             situations(item.get("applies_to"), language),
         )
     summary = raw.get("summary")
-    if isinstance(summary, str) and summary.strip():
+    if isinstance(summary, str) and summary.strip() and len(said.texts) >= SUMMARY_AFTER:
         keep(kinds.SUMMARY, summary, 0.4, everything)
     if said.states_preference and not any(c.kind in ABOUT_USER for c in found):
         # The model filed the user's stated preference as the summary: keep it as what it is.
@@ -590,10 +599,23 @@ def parse(
             # the whole summary is the preference: it is kept once, as what it is
             found = [c for c in found if normalized(c.content) != normalized(stated)]
             found.append(preference)
-    if not any(c.kind == kinds.LESSON for c in found):
-        # The model wrote no lesson for what the user told it: keep the user's own words as one.
-        for lesson, ids in told(episodes, outcomes, language):
-            keep(kinds.LESSON, lesson, 0.6, ids)
+    if own := told(episodes, outcomes):
+        # A lesson of the model's must carry what the user told it after the answer ("No emojis
+        # in anything you write for me" gave "When the user asks for a caption, suggest a
+        # descriptive one"). When none does, the user's own words are the lesson, applied where
+        # the question and the model's lessons say.
+        words = _terms(" ".join(w for w, _asked, _ids in own))
+        unfaithful = [
+            c
+            for c in found
+            if c.kind == kinds.LESSON and not any(_said(t, words) for t in _terms(c.content))
+        ]
+        found = [c for c in found if c not in unfaithful]
+        if not any(c.kind == kinds.LESSON for c in found):
+            written = [place for c in unfaithful for place in c.applies_to]
+            for said_words, asked, ids in own:
+                places = situations([asked, *written], language)
+                keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True)
     proposed = raw.get("plan")
     if isinstance(proposed, dict) and isinstance(proposed.get("goal"), str):
         goal = " ".join(proposed["goal"].split())
@@ -613,19 +635,20 @@ def parse(
     return Distillation(language, tuple(found), dropped)
 
 
-_TOLD = {
-    "en": "When the user asks something like “{asked}”, do as they said: {said}",
-    "zh_CN": "当用户问类似“{asked}”的问题时，按用户说的做：{said}",
-}
-_ASKED_CHARS, _SAID_CHARS = 120, 240
+_SAID_CHARS = 240
 
 
 def told(
-    episodes: Sequence[Episode], outcomes: Sequence[Outcome], language: str
-) -> list[tuple[str, tuple[int, ...]]]:
-    """Lessons in the user's own words for the answers they corrected or turned down with a
-    reason: "When the user asks something like “…”, do as they said: …" (with the question and
-    the user's words as its sources)."""
+    episodes: Sequence[Episode], outcomes: Sequence[Outcome]
+) -> list[tuple[str, str, tuple[int, ...]]]:
+    """What the user said when they corrected an answer or turned it down with a reason, each
+    with the question the answer was for and its sources (that question, the answer, the
+    user's words).
+
+    The user's words are the lesson, and the question its situation: as a sentence built around
+    them ("When the user asks something like “…”, do as they said: …"), Qwen2.5-Coder-0.5B
+    recited the sentence instead of answering.
+    """
     lessons = []
     for outcome in outcomes:
         answer = outcome.answer_episode_id
@@ -634,12 +657,11 @@ def told(
         before = [e for e in episodes if e.id < answer and e.role == "user"]
         if not before:
             continue
-        asked = " ".join(before[-1].content.split())[:_ASKED_CHARS]
-        said = " ".join(str(outcome.text).split())[:_SAID_CHARS]
-        template = _TOLD.get(language, _TOLD["en"])
+        asked = " ".join(before[-1].content.split())
+        words = " ".join(str(outcome.text).split())[:_SAID_CHARS]
         sources = [before[-1].id, answer]
         sources += [e.id for e in episodes if e.role == "user" and e.content == outcome.text]
-        lessons.append((template.format(asked=asked, said=said), tuple(sorted(set(sources)))))
+        lessons.append((words, asked, tuple(sorted(set(sources)))))
     return lessons[:2]
 
 

@@ -4,11 +4,12 @@ Layout: the stable system part (persona, rules, pinned profile memories) first, 
 append-only conversation, then this turn's memory block inside the new user message. Only the
 last message changes between turns, so llama.cpp re-evaluates about the new turn plus the block.
 
-Memories are data: each is one JSON string literal (quotes and line breaks escaped) inside a
-delimited block. Every untrusted text (memories, earlier messages, the new message) goes through
-:func:`sanitize` (the one sanitiser, :mod:`engram.core.sanitize`, with the model's own control
-markers), so a stored sentence cannot close the block, start a new message or rewrite the system
-part; a local model also tokenises these texts without special-token parsing.
+Memories are data: each is one line of cleaned text (a bullet; line breaks become spaces) inside
+a delimited block under a header that says so. Every untrusted text (memories, earlier messages,
+the new message) goes through :func:`sanitize` (the one sanitiser, :mod:`engram.core.sanitize`,
+with the model's own control markers), so a stored sentence cannot close the block, start a new
+message or rewrite the system part; a local model also tokenises these texts without
+special-token parsing.
 """
 
 from __future__ import annotations
