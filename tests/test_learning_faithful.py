@@ -303,15 +303,16 @@ LESSONS = {
 
 
 @pytest.mark.parametrize(
-    ("question", "correction", "situation"),
+    ("question", "correction", "situation", "words"),
     [
-        ("How long is a half marathon?", "Please give distances in kilometres, not miles.",
-         "How long is a half marathon?"),
-        ("一个大西瓜一般有多重？", "不对，重量请用公斤说。", "一个大西瓜一般有多重？"),
+        ("How long is a half marathon?", "No, that's wrong: give distances in kilometres.",
+         "How long is a half marathon?", "Give distances in kilometres."),
+        ("一个大西瓜一般有多重？", "不对，重量请用公斤说。", "一个大西瓜一般有多重？",
+         "重量请用公斤说。"),
     ],
 )  # fmt: skip
 def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_as_situation(
-    question: str, correction: str, situation: str
+    question: str, correction: str, situation: str, words: str
 ) -> None:
     """A sentence built around the user's words ("When the user asks something like “…”, do as
     they said: …") was recited by the real 0.5B instead of followed; the words alone are the
@@ -320,9 +321,7 @@ def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_a
     outcome = distill.Outcome(2, "correction", correction)
     language = distill.detect_language(episodes)
     found = distill.parse(answer(), episodes, language, outcomes=[outcome]).candidates
-    assert [(c.kind, c.content, c.episode_ids) for c in found] == [
-        ("lesson", correction, (1, 2, 3))
-    ]
+    assert [(c.kind, c.content, c.episode_ids) for c in found] == [("lesson", words, (1, 2, 3))]
     assert found[0].applies_to == (situation,)
     # a lesson of the model's that carries the user's words is kept instead
     written = answer(("lesson", LESSONS[language][0], []))
@@ -331,9 +330,7 @@ def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_a
     # one that does not is dropped: the user's words are the lesson, where the model said
     elsewhere = answer(("lesson", LESSONS[language][1], ["shopping lists"]))
     found = distill.parse(elsewhere, episodes, language, outcomes=[outcome]).candidates
-    assert [(c.content, c.applies_to) for c in found] == [
-        (correction, (situation, "shopping lists"))
-    ]
+    assert [(c.content, c.applies_to) for c in found] == [(words, (situation, "shopping lists"))]
     # praise asks for none of the user's words, and the model's lesson is checked as before
     praise = distill.Outcome(2, "praise", "Thanks, that worked!")
     assert distill.parse(answer(), episodes, language, outcomes=[praise]).candidates == ()

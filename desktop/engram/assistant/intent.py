@@ -159,6 +159,22 @@ def read(text: str) -> Intent:
     )
 
 
+_REBUTTAL = re.compile(
+    r"^\s*(?:(?:no|nope)\b[\s,.!]*)?(?:(?:that'?s|that is|it'?s|you'?re|you are)\s+)?"
+    r"(?:wrong|not (?:right|correct|true)|incorrect|mistaken)\s*(?:[,.!:;—-]+\s*|$)"
+    r"|^\s*(?:no|nope)\s*[,.!:;—-]+\s*"
+    r"|^\s*(?:不对|错了|不是这样|说错了|搞错了|不正确)[\s，,。.!！：:；;]*",
+    re.IGNORECASE,
+)
+
+
+def unframed(text: str) -> str:
+    """A correction without its opening "No, that's wrong:" / "不对，" (what remains says what
+    the user wants), or the text as it was when nothing remains."""
+    rest = _REBUTTAL.sub("", text, count=1).strip()
+    return rest[:1].upper() + rest[1:] if rest else text.strip()
+
+
 def is_instruction(text: str) -> bool:
     """Does the message tell the assistant how to answer from now on ("next time …", "please
     always …", "don't …", "以后…", "不要…", "别再…", "请总是…")? A clause that is asked

@@ -658,7 +658,7 @@ def told(
         if not before:
             continue
         asked = " ".join(before[-1].content.split())
-        words = " ".join(str(outcome.text).split())[:_SAID_CHARS]
+        words = intent.unframed(" ".join(str(outcome.text).split()))[:_SAID_CHARS]
         sources = [before[-1].id, answer]
         sources += [e.id for e in episodes if e.role == "user" and e.content == outcome.text]
         lessons.append((words, asked, tuple(sorted(set(sources)))))
