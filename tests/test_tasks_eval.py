@@ -91,6 +91,31 @@ def test_checks_apply_every_rule_given() -> None:
     assert not passes(tool, "409.5")
 
 
+@pytest.mark.parametrize(
+    ("name", "task", "answer", "passed"),
+    [
+        ("tasks-en", "units-test-body-temp", "Body temperature is 22 degrees Celsius.", False),
+        ("tasks-en", "units-test-body-temp", "Around 36.5 degrees Celsius.", True),
+        ("tasks-zh", "units-test-panda", "一只成年大熊猫的体重约为 1.5 公斤。", False),
+        ("tasks-zh", "units-test-panda", "成年大熊猫约100千克。", True),
+        ("tasks-zh", "units-test-luggage", "坐飞机托运行李一般限重 1.99 千克。", False),
+        ("tasks-zh", "units-test-luggage", "一般限重23公斤。", True),
+        ("tasks-zh", "units-test-money-latte", "纽约一杯星巴克拿铁的价格是 $1.99。", False),
+        ("tasks-zh", "units-test-money-latte", "大约5美元，约合人民币36元。", True),
+        ("tasks-zh", "units-test-money-ticket", "巴黎卢浮宫的门票价格是 1200 元。", False),
+        ("tasks-zh", "units-test-money-ticket", "门票22欧元，约合170元人民币。", True),
+        ("tasks-zh", "units-test-money-hotel", "约合人民币1,200元。", True),
+    ],
+)  # fmt: skip
+def test_a_shipped_unit_check_wants_the_unit_and_a_plausible_value(
+    name: str, task: str, answer: str, passed: bool
+) -> None:
+    """The real 0.5B passed unit tests with the right unit and a wrong value ("a normal body
+    temperature is 22 degrees Celsius", "a giant panda weighs 1.5 kg")."""
+    found = {t.id: t for t in tasks.load(dataset_path(name)).tasks}
+    assert passes(found[task].check, answer) is passed
+
+
 SEQUENCE = _set(
     {
         "id": "teach",
