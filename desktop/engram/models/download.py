@@ -6,7 +6,10 @@ and its shared HTTP client; the transfer itself is a plain ranged GET so progres
 resume are ours. Each file streams into ``.<name>.part`` in the model's folder, next to a
 ``.<name>.part.json`` that records which remote file the bytes belong to. A cancel, a crash or a
 lost network keeps both, and the next attempt resumes with a ``Range`` request; a file whose
-sha256 or size is wrong is deleted. A verified file is fsynced and renamed into place.
+sha256 or size is wrong is deleted. A verified file is fsynced and renamed into place. Once a
+model found with a hub search is complete, its entry takes its context length and languages from
+the GGUF header (:func:`engram.models.gguf_import.update_from_header`): the window's queue and
+the command line both end here.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError, Problem, tr
 from engram.core.settings import Settings
-from engram.models import files, hardware
+from engram.models import files, gguf_import, hardware
 from engram.models.catalogue import ModelEntry, ModelFile
 
 _log = log.get("models.download")
@@ -141,6 +144,7 @@ def download(
     for remote in remotes:
         written.append(_fetch_file(entry, remote, meter, cancel, options))
     meter.report(remote_name="", force=True)
+    gguf_import.update_from_header(entry)  # every file is in place and verified
     return written
 
 

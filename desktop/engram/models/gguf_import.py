@@ -5,6 +5,10 @@ key/values, then tensor descriptions), so it is read here in pure Python without
 model. An imported file is hard-linked into the models folder when it lives on the same disk and
 copied otherwise (so deleting or moving the original never breaks Engram), and an entry is added
 to ``<data dir>/imported.toml``, which the catalogue merges.
+
+A file found with a hub search is registered before it is downloaded (with a 4096-token context
+and English as guesses); :func:`update_from_header` corrects that entry from the header once the
+download has put the file in place.
 """
 
 from __future__ import annotations
@@ -15,13 +19,14 @@ import os
 import re
 import shutil
 import struct
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from engram.core import log, paths
 from engram.core.atomic import atomic_write
-from engram.core.errors import CatalogueError, InputError, ModelFileError, tr
+from engram.core.errors import CatalogueError, EngramError, InputError, ModelFileError, tr
 from engram.models import catalogue, hardware
 
 _log = log.get("models.import")
@@ -33,6 +38,12 @@ _SCALARS = {
 _STRING, _ARRAY = 8, 9
 _MAX_COUNT = 1 << 32
 _MAX_STRING = 1 << 24
+# String arrays read whole (the others, such as vocabularies, are skipped and only counted).
+_KEPT_LISTS = frozenset({"general.languages"})
+_MAX_KEPT = 1024
+_LANGUAGE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$")
+# The registry is rewritten from the download thread and from the model manager's worker.
+_registry_lock = threading.Lock()
 # llama.cpp's llama_ftype values (general.file_type) and their usual names.
 FILE_TYPES = {
     0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
@@ -58,6 +69,7 @@ class GgufInfo:
     quantization: str
     file_size: int
     metadata: dict[str, Any]
+    languages: tuple[str, ...] = ()  # general.languages as language codes, when the file says
 
 
 def read(path: Path) -> GgufInfo:
@@ -91,7 +103,19 @@ def read(path: Path) -> GgufInfo:
         quantization=FILE_TYPES.get(ftype, f"type {ftype}") if isinstance(ftype, int) else "?",
         file_size=path.stat().st_size,
         metadata=meta,
+        languages=_languages(meta.get("general.languages")),
     )
+
+
+def _languages(value: Any) -> tuple[str, ...]:
+    """The language codes of ``general.languages`` ("en", "zh", "pt-br"); names such as
+    "English" are not codes and are left out."""
+    codes: list[str] = []
+    for item in value if isinstance(value, list) else []:
+        code = item.strip().lower().replace("_", "-") if isinstance(item, str) else ""
+        if _LANGUAGE.match(code) and code not in codes:
+            codes.append(code)
+    return tuple(codes)
 
 
 def _text(value: Any) -> str | None:
@@ -113,7 +137,7 @@ def _parse(fh: IO[bytes]) -> tuple[dict[str, Any], int, int]:
     for _ in range(kvs):
         key = _string(fh)
         (kind,) = struct.unpack("<I", fh.read(4))
-        meta[key] = _value(fh, kind)
+        meta[key] = _value(fh, kind, keep=key in _KEPT_LISTS)
     params = 0
     for _ in range(tensors):
         _string(fh)
@@ -141,7 +165,7 @@ def _string(fh: IO[bytes]) -> str:
     return data.decode("utf-8")
 
 
-def _value(fh: IO[bytes], kind: int) -> Any:
+def _value(fh: IO[bytes], kind: int, keep: bool = False) -> Any:
     if kind in _SCALARS:
         fmt = _SCALARS[kind]
         return struct.unpack(fmt, fh.read(struct.calcsize(fmt)))[0]
@@ -150,6 +174,8 @@ def _value(fh: IO[bytes], kind: int) -> Any:
     if kind == _ARRAY:  # vocabularies, merges, scores: skipped, only their length is kept
         item_kind, count = struct.unpack("<IQ", fh.read(12))
         _counts((count,))
+        if keep and item_kind == _STRING and count <= _MAX_KEPT:
+            return [_string(fh) for _ in range(count)]
         if item_kind in _SCALARS:
             fh.seek(struct.calcsize(_SCALARS[item_kind]) * count, os.SEEK_CUR)
         elif item_kind == _STRING:
@@ -193,7 +219,7 @@ def import_file(
         "format": "gguf",
         "context_length": info.context_length or 4096,
         "ram_gb": round(info.file_size / 1e9 * 1.2 + 0.3, 1),
-        "languages": ["en"],
+        "languages": list(info.languages) or ["en"],
         "notes": f"{info.architecture}, {info.size_label} parameters, {info.quantization}",
         "imported_from": str(source.resolve()),
     }
@@ -205,7 +231,8 @@ def import_file(
 def add_entry(raw: dict[str, Any], files: list[dict[str, Any]]) -> catalogue.ModelEntry:
     """Append an entry (an imported file, or a hub file found by a search) to the registry and
     return it as the catalogue reads it."""
-    _write_registry([*_registry_models(), {**raw, "files": files}])
+    with _registry_lock:
+        _write_registry([*_registry_models(), {**raw, "files": files}])
     return catalogue.load().get(str(raw["id"]))
 
 
@@ -214,13 +241,56 @@ def registered() -> list[catalogue.ModelEntry]:
     return [e for e in catalogue.load().models if e.source == catalogue.imported_path()]
 
 
+def update_from_header(entry: catalogue.ModelEntry) -> catalogue.ModelEntry:
+    """Correct a hub-registered entry from the GGUF header of its downloaded (first) file.
+
+    The context length comes from ``{arch}.context_length`` and the languages from
+    ``general.languages`` when the header has them; the rest stays. Entries not added by a hub
+    search are left alone. A header that cannot be read, or a registry that cannot be written,
+    leaves the registry as it was (it is rewritten whole or not at all) and is logged. Returns
+    the entry as the catalogue now reads it.
+    """
+    if entry.source != catalogue.imported_path() or not entry.hf_repo or entry.format != "gguf":
+        return entry
+    try:
+        info = read(entry.main_file())
+    except ModelFileError as exc:
+        _log.warning("%s keeps its context length and languages: %s", entry.id, exc.message)
+        return entry
+    changes: dict[str, Any] = {}
+    if info.context_length and info.context_length > 0:
+        changes["context_length"] = info.context_length
+    if info.languages:
+        changes["languages"] = list(info.languages)
+    try:
+        with _registry_lock:
+            models = _registry_models()
+            model = next((m for m in models if m.get("id") == entry.id), None)
+            if model is None or all(model.get(k) == v for k, v in changes.items()):
+                return entry  # forgotten meanwhile, or nothing to correct
+            model.update(changes)
+            _write_registry(models)
+        updated = catalogue.load().get(entry.id)
+    except (EngramError, OSError) as exc:
+        _log.warning("%s was not updated from its GGUF header: %s", entry.id, exc)
+        return entry
+    _log.info(
+        "%s from its GGUF header: context %d tokens, languages %s",
+        entry.id,
+        updated.context_length,
+        ", ".join(updated.languages),
+    )
+    return updated
+
+
 def forget(model_id: str) -> bool:
     """Remove an imported model from the registry; True when it was there."""
-    models = _registry_models()
-    kept = [m for m in models if m.get("id") != model_id]
-    if len(kept) == len(models):
-        return False
-    _write_registry(kept)
+    with _registry_lock:
+        models = _registry_models()
+        kept = [m for m in models if m.get("id") != model_id]
+        if len(kept) == len(models):
+            return False
+        _write_registry(kept)
     return True
 
 

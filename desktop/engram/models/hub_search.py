@@ -10,8 +10,9 @@ downloads):
 
 A chosen file becomes an entry of the imported registry (``<data dir>/imported.toml``) whose hub
 source is pinned to that commit and sha256, so :mod:`engram.models.download` fetches and verifies
-it like any catalogue model. Failures are :class:`~engram.core.errors.DownloadError` with a
-message and what to do; nothing here imports Qt.
+it like any catalogue model; its context length and languages are guesses (4096 tokens, English)
+until the download reads them from the file's GGUF header. Failures are
+:class:`~engram.core.errors.DownloadError` with a message and what to do; nothing here imports Qt.
 """
 
 from __future__ import annotations
