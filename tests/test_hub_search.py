@@ -186,6 +186,7 @@ def test_the_window_searches_lists_files_downloads_and_uses_one(
     model_id = "hub-bartowski-smollm2-135m-instruct-q4_1"
     assert model_id in window.rows  # in the catalogue table too
     assert catalogue.load().get(model_id).main_file().read_bytes() == content
+    assert catalogue.load().get(model_id).context_length == 8192  # from the header, not 4096
     assert "is downloaded" in page.done_label.text()
 
     with qtbot.waitSignal(window.changed, timeout=WAIT_MS):
