@@ -294,11 +294,8 @@ def test_a_lesson_with_a_number_the_user_never_gave_is_an_answer_not_a_lesson() 
 
 
 LESSONS = {
-    "en": (
-        "When the user asks for a distance, give it in kilometres.",
-        "When the user asks for a list, use bullet points.",
-    ),
-    "zh_CN": ("当用户问重量时，用公斤回答。", "当用户要清单时，用项目符号列出。"),
+    "en": ("When the user asks for a distance, give it in kilometres.",),
+    "zh_CN": ("当用户问重量时，用公斤回答。",),
 }
 
 
@@ -323,19 +320,15 @@ def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_a
     found = distill.parse(answer(), episodes, language, outcomes=[outcome]).candidates
     assert [(c.kind, c.content, c.episode_ids) for c in found] == [("lesson", words, (1, 2, 3))]
     assert found[0].applies_to == (situation,)
-    # a lesson of the model's that carries the user's words is kept instead
-    written = answer(("lesson", LESSONS[language][0], []))
+    # the model's lessons say where the user's words apply; they are not kept beside them
+    written = answer(("lesson", LESSONS[language][0], ["shopping lists"]))
     found = distill.parse(written, episodes, language, outcomes=[outcome]).candidates
-    assert [c.content for c in found] == [LESSONS[language][0]]
-    # one that does not is dropped: the user's words are the lesson, where the model said
-    elsewhere = answer(("lesson", LESSONS[language][1], ["shopping lists"]))
-    found = distill.parse(elsewhere, episodes, language, outcomes=[outcome]).candidates
     assert [(c.content, c.applies_to) for c in found] == [(words, (situation, "shopping lists"))]
     # praise asks for none of the user's words, and the model's lesson is checked as before
     praise = distill.Outcome(2, "praise", "Thanks, that worked!")
     assert distill.parse(answer(), episodes, language, outcomes=[praise]).candidates == ()
-    found = distill.parse(elsewhere, episodes, language, outcomes=[praise]).candidates
-    assert [c.content for c in found] == [LESSONS[language][1]]
+    found = distill.parse(written, episodes, language, outcomes=[praise]).candidates
+    assert [c.content for c in found] == [LESSONS[language][0]]
 
 
 def test_grounding_compares_chinese_by_characters() -> None:

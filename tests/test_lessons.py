@@ -33,13 +33,16 @@ from test_consolidation_support import ScriptedModel, ScriptedSource, episode_id
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 LESSON = "When the user asks how long or how far something is, answer in kilometres."
+# What the user says after a wrong answer, and the lesson kept from it: their words, not LESSON
+CORRECTION = "No, that's wrong: when I ask how long or how far something is, answer in kilometres."
+WORDS = "When I ask how long or how far something is, answer in kilometres."
 GUIDANCE = prompts.header(prompts.GUIDANCE_HEADER, "en")
 SMOL = "smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 class KmChat:
-    """A small model that answers in km only when its prompt holds the lesson, in miles
-    otherwise (the user's own words, recalled as a raw message, are not enough)."""
+    """A small model that answers in km only when its prompt's lessons or the message say so, in
+    miles otherwise (the user's own words, recalled as a raw message, are not enough)."""
 
     n_ctx = 4096
 
@@ -57,7 +60,10 @@ class KmChat:
     ) -> Iterator[str]:
         said = "\n".join(m["content"] for m in messages)
         self.prompts.append(said)
-        yield "It is about 2.7 km." if "answer in kilometres" in said else "It is 1.7 miles."
+        lessons = said.split(GUIDANCE, 1)[1].split("</memory>", 1)[0] if GUIDANCE in said else ""
+        asked = messages[-1]["content"].rsplit("</memory>", 1)[-1]
+        told = "answer in kilometres" in f"{lessons}\n{asked}".lower()
+        yield "It is about 2.7 km." if told else "It is 1.7 miles."
 
     def prefill(self, messages: object, cancelled: object = None, tools: object = None) -> int:
         return 0
@@ -127,12 +133,12 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
     answer = next(e for e in first if isinstance(e, Finished))
     conversation = outcomes.conversation_of(answer.episode_id)
     assert conversation is not None
-    list(assistant.turn(conversation, "No, that's wrong: I think in kilometres."))
+    list(assistant.turn(conversation, CORRECTION))
     [job] = queue.jobs("queued")
     assert job.reason == "correction"
     [carried] = outcomes.of_job(job.id)
     assert (carried.kind, carried.answer_episode_id) == ("correction", answer.episode_id)
-    assert not carried.positive and carried.text == "No, that's wrong: I think in kilometres."
+    assert not carried.positive and carried.text == CORRECTION
 
     claimed = queue.claim()
     assert claimed is not None
@@ -143,7 +149,7 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
     assert "in the same situation" in system["content"]
     assert f"[{answer.episode_id}] correction" in request["content"]
     [lesson] = store.memories(kinds=["lesson"])
-    assert lesson.content == LESSON
+    assert lesson.content == WORDS  # the user's words; the model's lesson said where they apply
 
     # A later, unrelated chat: the lesson comes back in its own guidance block and is followed.
     def ask() -> tuple[Finished, str]:
@@ -153,7 +159,7 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
 
     done, block = ask()
     assert "km" in done.text
-    assert GUIDANCE in block and block.index(GUIDANCE) < block.index(LESSON)
+    assert GUIDANCE in block and block.index(GUIDANCE) < block.rindex(WORDS)
     importance = store.get(lesson.id).importance  # type: ignore[union-attr]
 
     # Credit: the answer's first signal on the answer counts for the lesson, a second does not.
@@ -171,7 +177,7 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
     levels = [risen.importance]
     for round_ in range(RETIRE_MARGIN + 1):
         done, block = ask()
-        assert LESSON in block
+        assert WORDS in block.split(GUIDANCE)[-1]
         credits = assistant.signal(done.episode_id, "thumbs_down", "still wrong")
         assert [c.memory_id for c in credits] == [lesson.id]
         now = store.get(lesson.id)
@@ -186,9 +192,9 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
 
     # Retired: no longer given to answers; restoring it brings it back.
     done, block = ask()
-    assert LESSON not in block and "miles" in done.text
+    assert GUIDANCE not in block and "miles" in done.text
     store.update(lesson.id, status="active")
-    assert LESSON in ask()[1]
+    assert WORDS in ask()[1].split(GUIDANCE)[-1]
 
 
 def test_a_thumb_on_an_answer_already_distilled_reads_it_again(store: MemoryStore) -> None:
@@ -249,7 +255,7 @@ def test_engram_learn_runs_the_queue_now_and_prints_what_changed(
     assert main(["learn"]) == 0
     said = capsys.readouterr()
     assert f"job {job.id} (outcome): done" in said.out
-    assert f"added    #1 lesson: {LESSON}" in said.out
+    assert "added    #1 lesson: In kilometres please" in said.out  # what the user said
     assert "in kilometres please" in distiller.calls[0][1][-1]["content"]
 
 

@@ -116,6 +116,7 @@ def test_a_shipped_unit_check_wants_the_unit_and_a_plausible_value(
     assert passes(found[task].check, answer) is passed
 
 
+TAUGHT = "Answer in kilometres."  # the lesson the sequence's correction leaves: the user's words
 SEQUENCE = _set(
     {
         "id": "teach",
@@ -124,7 +125,7 @@ SEQUENCE = _set(
         "check": {"answer_matches": r"\bkm\b"},
         "feedback": {
             "kind": "correction",
-            "text": "No, that's wrong: give distances in kilometres.",
+            "text": "No, that's wrong: answer in kilometres.",
         },
     },
     {
@@ -159,11 +160,11 @@ def test_only_the_lessons_condition_carries_the_lesson_to_a_later_task(
     assert all(r["memories_after"] >= 1 for r in records["distilled"])
     assert "memories_after" not in records["raw"][0]
     # The correction was said in the conversation: the distiller read it.
-    assert any("give distances in kilometres" in m[-1]["content"] for _k, m in distiller.calls)
+    assert any("answer in kilometres" in m[-1]["content"] for _k, m in distiller.calls)
     # and was asked for lessons: the job carried the correction as an outcome signal.
     assert any("Outcome signals:\n[2] correction" in m[-1]["content"] for _k, m in distiller.calls)
     last = chat.prompts[-1]
-    assert LESSON in last and "<memory>" in last
+    assert TAUGHT in last and "<memory>" in last
 
     report.write_tasks(tmp_path, records, "scripted")
     text = (tmp_path / "report.md").read_text("utf-8")
@@ -245,7 +246,7 @@ def test_a_stopped_run_resumes_at_the_next_task_with_the_same_answers(
     # Only the two tasks left were answered (one prompt each, one more for the correction)...
     assert len(again.prompts) == 2
     # ...and the lesson the first task taught came back from the saved store.
-    assert LESSON in again.prompts[-1]
+    assert TAUGHT in again.prompts[-1]
     answers = {
         c: [(r["task"], r["answer"], r["passed"]) for r in rows] for c, rows in whole.items()
     }

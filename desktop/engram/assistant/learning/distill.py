@@ -600,22 +600,15 @@ def parse(
             found = [c for c in found if normalized(c.content) != normalized(stated)]
             found.append(preference)
     if own := told(episodes, outcomes):
-        # A lesson of the model's must carry what the user told it after the answer ("No emojis
-        # in anything you write for me" gave "When the user asks for a caption, suggest a
-        # descriptive one"). When none does, the user's own words are the lesson, applied where
-        # the question and the model's lessons say.
-        words = _terms(" ".join(w for w, _asked, _ids in own))
-        unfaithful = [
-            c
-            for c in found
-            if c.kind == kinds.LESSON and not any(_said(t, words) for t in _terms(c.content))
-        ]
-        found = [c for c in found if c not in unfaithful]
-        if not any(c.kind == kinds.LESSON for c in found):
-            written = [place for c in unfaithful for place in c.applies_to]
-            for said_words, asked, ids in own:
-                places = situations([asked, *written], language)
-                keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True)
+        # What the user told the assistant after an answer is the lesson, in their own words: the
+        # model's lessons only say where it applies (the real 1.5B turned "please give distances
+        # in kilometres, not miles" into "When the user asks for distances in kilometres, give
+        # them in kilometres", and "No emojis in anything you write for me" into a caption rule).
+        written = [place for c in found if c.kind == kinds.LESSON for place in c.applies_to]
+        found = [c for c in found if c.kind != kinds.LESSON]
+        for said_words, asked, ids in own:
+            places = situations([asked, *written], language)
+            keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True)
     proposed = raw.get("plan")
     if isinstance(proposed, dict) and isinstance(proposed.get("goal"), str):
         goal = " ".join(proposed["goal"].split())
