@@ -293,3 +293,18 @@ def test_a_full_disk_says_why_a_line_was_not_saved_and_the_chat_goes_on(
     assert "/remember TEXT" in result.stdout  # the next lines were read: /help answered
     answer = result.stdout.split("leave (or Ctrl+D)")[-1]  # after the end of /help
     assert answer.strip(), result.stdout  # and the question after it was answered
+
+
+@pytest.mark.slow
+def test_show_memories_prints_each_recalled_item_with_its_kind(
+    starter_models: Path, engram_home: Path
+) -> None:
+    first = _engram("chat", stdin="My dog is called Biscuit.\n", env_home=engram_home)
+    assert first.returncode == 0, first.stderr
+    later = _engram(
+        "chat", "--show-memories", stdin="What is my dog Biscuit called?\n", env_home=engram_home
+    )
+    assert later.returncode == 0, later.stderr
+    recalled = [line for line in later.stdout.splitlines() if line.startswith("[recalled")]
+    # the kind in the bracket, the text as it was said (the prompt's bullet is not shown)
+    assert "[recalled message] My dog is called Biscuit." in recalled
