@@ -88,6 +88,8 @@ def test_questions_requests_and_statements_are_not_corrections(text: str) -> Non
     [
         ("No, that's wrong: I think in kilometres.", "I think in kilometres."),
         ("That is not correct. It is 42.", "It is 42."),
+        ("No, that's wrong for me: always give distances in kilometres.",
+         "Always give distances in kilometres."),
         ("Nope — in Celsius please", "In Celsius please"),
         ("不对，重量请用公斤说，不要用斤或者磅。", "重量请用公斤说，不要用斤或者磅。"),
         ("错了！用公斤。", "用公斤。"),

@@ -152,7 +152,9 @@ def test_the_large_model_distills_a_conversation_into_valid_memories(large: Loca
     assert "vegetarian" in text or "meat" in text
 
 
-def test_a_correction_becomes_a_when_do_lesson(large: LocalModel) -> None:
+def test_a_correction_becomes_a_lesson_in_the_users_words_where_it_was_asked(
+    large: LocalModel,
+) -> None:
     episodes = _episodes(
         ("user", "How far is it from Paris to Lyon?"),
         ("assistant", "It is about 290 miles from Paris to Lyon."),
@@ -162,9 +164,8 @@ def test_a_correction_becomes_a_when_do_lesson(large: LocalModel) -> None:
     correction = distill.Outcome(2, "correction", episodes[2].content)
     result, _raw = distill.distill(large, episodes, outcomes=[correction])
     lessons = [c for c in result.candidates if c.kind == "lesson"]
-    assert lessons, [c.content for c in result.candidates]
-    assert any(re.match(r"(?i)\s*(when|if|whenever)\b", c.content) for c in lessons)
-    assert any("kilomet" in c.content.lower() or "km" in c.content.lower() for c in lessons)
+    assert [c.content for c in lessons] == ["Always give distances in kilometres, not miles."]
+    assert "How far is it from Paris to Lyon?" in lessons[0].applies_to
 
 
 def test_the_window_shows_a_real_tool_call_folded_and_the_answer_in_words(

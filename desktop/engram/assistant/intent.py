@@ -161,7 +161,7 @@ def read(text: str) -> Intent:
 
 _REBUTTAL = re.compile(
     r"^\s*(?:(?:no|nope)\b[\s,.!]*)?(?:(?:that'?s|that is|it'?s|you'?re|you are)\s+)?"
-    r"(?:wrong|not (?:right|correct|true)|incorrect|mistaken)\s*(?:[,.!:;—-]+\s*|$)"
+    r"(?:wrong|not (?:right|correct|true)|incorrect|mistaken)(?:\s+for\s+me)?\s*(?:[,.!:;—-]+\s*|$)"
     r"|^\s*(?:no|nope)\s*[,.!:;—-]+\s*"
     r"|^\s*(?:不对|错了|不是这样|说错了|搞错了|不正确)[\s，,。.!！：:；;]*",
     re.IGNORECASE,
