@@ -96,6 +96,27 @@ def test_a_signal_on_an_answer_that_was_never_stored_is_ignored(store: MemorySto
     assert db.scalar(store.conn, "SELECT COUNT(*) FROM signals") == 0
 
 
+def test_a_correction_that_says_what_the_user_wanted_blames_no_lesson(store: MemoryStore) -> None:
+    """ "Use kilograms, not pounds" after an answer that was given the kilometre lesson is a new
+    lesson, not a verdict on that one; "still wrong" is a verdict, and blames it."""
+    chat = KmChat()
+    recall = Recall(store, chat.count_tokens)
+    assistant = Assistant(EpisodeLog(store.conn), chat, recall=recall)
+    lesson = store.add(LESSON, "lesson", origin="local")
+    given = events.Recalled("lesson", LESSON, 1.0, lesson.created_at, memory_id=lesson.id)
+    blamed = {}
+    for said in ("No, that's wrong: use kilograms, not pounds.", "still wrong"):
+        done = next(
+            e for e in assistant.turn(0, "How far is Rome from Paris?") if isinstance(e, Finished)
+        )
+        recall.record(done.episode_id, [given])
+        blamed[said] = [c.memory_id for c in assistant.signal(done.episode_id, "correction", said)]
+    assert blamed == {
+        "No, that's wrong: use kilograms, not pounds.": [],
+        "still wrong": [lesson.id],
+    }
+
+
 def test_only_a_lesson_whose_situation_came_up_takes_the_answers_credit(
     store: MemoryStore,
 ) -> None:
