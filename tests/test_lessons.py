@@ -96,25 +96,32 @@ def test_a_signal_on_an_answer_that_was_never_stored_is_ignored(store: MemorySto
     assert db.scalar(store.conn, "SELECT COUNT(*) FROM signals") == 0
 
 
-def test_a_correction_that_says_what_the_user_wanted_blames_no_lesson(store: MemoryStore) -> None:
-    """ "Use kilograms, not pounds" after an answer that was given the kilometre lesson is a new
-    lesson, not a verdict on that one; "still wrong" is a verdict, and blames it."""
+def _judged_with_the_lesson(
+    store: MemoryStore, asked: list[str], kind: str, said: list[str | None]
+) -> tuple[int, list[list[int]]]:
+    """Each question answered with LESSON given to it, then judged (``kind``, with the user's
+    words in ``said``): the lesson's id, and the lessons each judgement credited or blamed."""
     chat = KmChat()
     recall = Recall(store, chat.count_tokens)
     assistant = Assistant(EpisodeLog(store.conn), chat, recall=recall)
     lesson = store.add(LESSON, "lesson", origin="local")
     given = events.Recalled("lesson", LESSON, 1.0, lesson.created_at, memory_id=lesson.id)
-    blamed = {}
-    for said in ("No, that's wrong: use kilograms, not pounds.", "still wrong"):
-        done = next(
-            e for e in assistant.turn(0, "How far is Rome from Paris?") if isinstance(e, Finished)
-        )
-        recall.record(done.episode_id, [given])
-        blamed[said] = [c.memory_id for c in assistant.signal(done.episode_id, "correction", said)]
-    assert blamed == {
-        "No, that's wrong: use kilograms, not pounds.": [],
-        "still wrong": [lesson.id],
-    }
+    judged = []
+    for question, words in zip(asked, said, strict=True):
+        done = next(e for e in assistant.turn(0, question) if isinstance(e, Finished))
+        recall.record(done.episode_id, [given])  # the lesson went into every answer
+        judged.append([c.memory_id for c in assistant.signal(done.episode_id, kind, words)])
+    return lesson.id, judged
+
+
+def test_a_correction_that_says_what_the_user_wanted_blames_no_lesson(store: MemoryStore) -> None:
+    """ "Use kilograms, not pounds" after an answer that was given the kilometre lesson is a new
+    lesson, not a verdict on that one; "still wrong" is a verdict, and blames it."""
+    said: list[str | None] = ["No, that's wrong: use kilograms, not pounds.", "still wrong"]
+    lesson, blamed = _judged_with_the_lesson(
+        store, ["How far is Rome from Paris?"] * 2, "correction", said
+    )
+    assert blamed == [[], [lesson]]
 
 
 def test_only_a_lesson_whose_situation_came_up_takes_the_answers_credit(
@@ -122,20 +129,9 @@ def test_only_a_lesson_whose_situation_came_up_takes_the_answers_credit(
 ) -> None:
     """A lesson given to an answer it had no part in (its situation never came up in the
     question) is neither credited nor blamed for how the answer went."""
-    chat = KmChat()
-    recall = Recall(store, chat.count_tokens)
-    assistant = Assistant(EpisodeLog(store.conn), chat, recall=recall)
-    lesson = store.add(LESSON, "lesson", origin="local")
-    given = events.Recalled("lesson", LESSON, 1.0, lesson.created_at, memory_id=lesson.id)
-    credited = {}
-    for question in ("Write a short poem about my cat.", "How far is Rome from Paris?"):
-        done = next(e for e in assistant.turn(0, question) if isinstance(e, Finished))
-        recall.record(done.episode_id, [given])  # the lesson went into both answers
-        credited[question] = [c.memory_id for c in assistant.signal(done.episode_id, "thumbs_down")]
-    assert credited == {
-        "Write a short poem about my cat.": [],
-        "How far is Rome from Paris?": [lesson.id],
-    }
+    asked = ["Write a short poem about my cat.", "How far is Rome from Paris?"]
+    lesson, credited = _judged_with_the_lesson(store, asked, "thumbs_down", [None, None])
+    assert credited == [[], [lesson]]
 
 
 def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: MemoryStore) -> None:
