@@ -114,14 +114,15 @@ def _judged_with_the_lesson(
     return lesson.id, judged
 
 
-def test_a_correction_that_says_what_the_user_wanted_blames_no_lesson(store: MemoryStore) -> None:
-    """ "Use kilograms, not pounds" after an answer that was given the kilometre lesson is a new
-    lesson, not a verdict on that one; "still wrong" is a verdict, and blames it."""
-    said: list[str | None] = ["No, that's wrong: use kilograms, not pounds.", "still wrong"]
-    lesson, blamed = _judged_with_the_lesson(
-        store, ["How far is Rome from Paris?"] * 2, "correction", said
-    )
-    assert blamed == [[], [lesson]]
+def test_a_correction_blames_no_lesson_a_thumb_down_does(store: MemoryStore) -> None:
+    """ "No, that's wrong: use kilograms, not pounds" after an answer that was given the
+    kilometre lesson is a new lesson, not a verdict on that one; a thumb down is a verdict."""
+    asked = ["How far is Rome from Paris?"]
+    said: list[str | None] = ["No, that's wrong: use kilograms, not pounds."]
+    lesson, blamed = _judged_with_the_lesson(store, asked, "correction", said)
+    assert blamed == [[]]
+    again, blamed = _judged_with_the_lesson(store, asked, "thumbs_down", ["still wrong"])
+    assert again == lesson and blamed == [[lesson]]  # the same lesson, stored once
 
 
 def test_only_a_lesson_whose_situation_came_up_takes_the_answers_credit(

@@ -29,6 +29,12 @@ POSITIVE: frozenset[SignalKind] = frozenset({"thumbs_up", "praise", "tool_accept
 # Signals that ask the distiller for a lesson (every kind but a plain "memory is wrong" chip,
 # which judges one memory rather than how the answer was made).
 LESSON_KINDS: frozenset[SignalKind] = frozenset(KINDS) - {"memory_wrong"}
+# The signals that credit or blame the lessons an answer was given: not "memory wrong" (it judges
+# one memory), and not a correction, which is a lesson of its own and says nothing of the lessons
+# that were there. In the Chinese task set, where every lesson reaches every answer (the
+# English-only embedder scores all notes alike), corrections blamed and retired 8 of the 10
+# lessons the user taught.
+JUDGES_LESSONS: frozenset[SignalKind] = LESSON_KINDS - {"correction"}
 # Tool outcomes come on every answer that called a tool, without the user doing anything: they
 # ride with the conversation's next job (every N turns, idle, exit, or the next signal below)
 # rather than queue a large-model job per answer. The others ask for a lesson job at once.

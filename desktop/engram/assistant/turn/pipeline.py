@@ -511,7 +511,7 @@ class Assistant:
             found.kind,
             found.positive,
             found.text,
-            credit=_credits(found),
+            credit=found.kind in signals.JUDGES_LESSONS,
             bore_on=lambda ids: self._bore_on(found.answer_episode_id, ids),
         )
         return credits
@@ -568,16 +568,3 @@ class Assistant:
         if self.recall is not None:
             self.recall.record(episode.id, items)
         return episode.id
-
-
-def _credits(found: signals.Signal) -> bool:
-    """Does the signal credit (or blame) the lessons given to the answer?
-
-    Not "memory wrong" (it judges one memory), and not a correction that says what the user
-    wanted: that is a lesson of its own, and says nothing of the lessons that were there. In the
-    Chinese task set, where every lesson reaches every answer (the English-only embedder scores
-    all notes alike), such corrections blamed and retired 8 of the 10 lessons the user taught.
-    """
-    if found.kind not in signals.LESSON_KINDS:
-        return False
-    return found.positive or not (found.text and intent.read(found.text).correction)
