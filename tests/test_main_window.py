@@ -131,7 +131,7 @@ def test_stop_ends_a_running_answer_within_a_few_tokens(
     stored = _stored()
     assert stored[-1][0] == "assistant" and stored[-1][2] == "cancelled"
     assert stored[-1][1] == window.chat.bubbles()[-1].text != ""
-    assert window.chat.bubbles()[-1].marker.text() == "Stopped"
+    qtbot.waitUntil(lambda: window.chat.bubbles()[-1].marker.text() == "Stopped", timeout=5_000)
     window.close()
     reopened = _open(qtbot, wait_loaded=False, models=loaded_models)
     assert reopened.chat.bubbles()[-1].marker.text() == "Stopped"  # from the stored status
