@@ -68,9 +68,9 @@ def one_line(text: str, markers: frozenset[str] = frozenset()) -> str:
     """Untrusted text cleaned and on a single line (its line breaks and runs of spaces become
     one space), so it cannot end or start a block nor begin a line of its own (a memory).
 
-    Not quoted: Qwen2.5-Coder-0.5B answered with a quoted note, word for word, for 12 of 18
-    questions a lesson applied to, and for 6 unquoted (``bench``-style runs in
-    docs/evaluation.md).
+    Not quoted: with each note a JSON string, Qwen2.5-Coder-0.5B passed 2 of the 18 English
+    tests a lesson applies to, often answering with a note word for word; with plain text, 6
+    (docs/evaluation.md, "The memory block's form").
     """
     return " ".join(clean(text, markers).split())
 
