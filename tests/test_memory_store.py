@@ -198,3 +198,28 @@ def test_knn_matches_exact_search(store: MemoryStore) -> None:
     got = [i for i, _ in store.index.knn("memories", q[None, :], 5, candidates=400)]
     exact = [ids[i] for i in np.argsort(-(vectors @ (q / np.linalg.norm(q))))[:5]]
     assert got[0] == ids[17] and got == exact
+
+
+def test_a_repeated_knn_is_answered_again_until_a_vector_is_written(store: MemoryStore) -> None:
+    """The same question twice is one scan (a turn asks it of all memories and then of the
+    preferences); a vector written or deleted in between is seen by the second."""
+    rng = np.random.default_rng(5)
+    vectors = embed.normalize(rng.standard_normal((600, 384)).astype(np.float32))
+    ids = store.add_many([f"row {i}" for i in range(600)], vectors=vectors)
+    index = store.index
+    assert index is not None
+    q = vectors[40][None, :]
+    first = index.knn("memories", q, 5)
+    reads: list[str] = []
+    store.conn.setexectrace(lambda _cursor, sql, _bindings: reads.append(sql) or True)
+    try:
+        assert index.knn("memories", q, 5) == first
+    finally:
+        store.conn.setexectrace(None)
+    assert not any("embedding FROM" in sql for sql in reads)  # no float vectors read again
+    closer = embed.normalize((vectors[40] + 0.001 * vectors[41])[None, :])
+    (new,) = store.add_many(["a closer row"], vectors=closer)
+    assert index.knn("memories", q, 5)[0][0] in (new, ids[40])
+    assert new in [i for i, _ in index.knn("memories", q, 5)]
+    store.delete(new)
+    assert index.knn("memories", q, 5) == first

@@ -94,6 +94,10 @@ class VectorIndex:
         self.conn = conn
         self.generation = generation
         self.dim = dim
+        # The last search's answer: a turn asks the same question of the same space twice (all
+        # memories, then the stated preferences among them), which is then one scan and one read
+        # of the candidates' float vectors instead of two.
+        self._last: tuple[tuple[object, ...], list[tuple[int, float]]] | None = None
 
     def put(self, space: str, ids: Sequence[int], vectors: Vectors) -> None:
         """Insert or replace vectors (call inside the write transaction of the base rows)."""
@@ -150,7 +154,8 @@ class VectorIndex:
             db.scalar(self.conn, f"SELECT COUNT(*) FROM {vector_table(space, self.generation)}")
         )
 
-    def _codes(self, space: str) -> tuple[npt.NDArray[np.int64], Codes]:
+    def _codes(self, space: str) -> tuple[npt.NDArray[np.int64], Codes, tuple[int, int]]:
+        """The ids and codes of ``space``, and the (version, largest id) they are valid for."""
         table = vector_table(space, self.generation)
         cache = _cache(self.conn, table)
         version = int(db.scalar(self.conn, "SELECT value FROM meta WHERE key = 'vector_version'"))
@@ -166,21 +171,27 @@ class VectorIndex:
                     fresh = np.ascontiguousarray(codes.T)
                     cache.codes = np.hstack([cache.codes, fresh]) if cache.codes.size else fresh
             cache.version, cache.max_id = version, top
-            return cache.ids, cache.codes
+            return cache.ids, cache.codes, (version, top)
 
     def knn(
         self, space: str, query: Vectors, n: int, candidates: int = 400
     ) -> list[tuple[int, float]]:
         """The ``n`` nearest ids by cosine similarity: binary coarse scan, then exact rescoring."""
         q = check_vectors(query, self.dim)[0]
-        ids, codes = self._codes(space)
+        ids, codes, stamp = self._codes(space)
         if len(ids) == 0:
             return []
+        key = (space, stamp, n, candidates, q.tobytes())
+        last = self._last
+        if last is not None and last[0] == key:
+            return list(last[1])
         if len(ids) > candidates:
             chosen = ids[_nearest_codes(codes, encode(q[None, :])[0], candidates)]
         else:
             chosen = ids
-        return self._rescore(space, q, [int(i) for i in chosen], n)
+        found = self._rescore(space, q, [int(i) for i in chosen], n)
+        self._last = (key, found)
+        return list(found)
 
     def _rescore(self, space: str, q: Vectors, ids: list[int], n: int) -> list[tuple[int, float]]:
         keys, matrix = self._matrix(space, ids)
