@@ -23,9 +23,11 @@ from engram.assistant.app import (
     Engram,
     LoadedModels,
     MemoryState,
+    answer_broke,
 )
 from engram.assistant.events import (
     Event,
+    Failed,
     Finished,
     Forgotten,
     NothingToForget,
@@ -41,6 +43,7 @@ from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
+from test_crash_recovery import BreakingModel
 
 Open = Callable[..., Engram]
 
@@ -391,3 +394,19 @@ def test_this_is_wrong_is_a_memory_wrong_signal_that_lowers_the_memory(open_app:
     _chat, other = _answered(_send(app, temporary, "What bike do I ride?"))
     assert app.judge(other, "memory_wrong", memory_id=bike) == TEMPORARY
     assert chat and _signals(app) == [(answer, "memory_wrong")]
+
+
+@pytest.mark.slow
+def test_a_model_failing_mid_answer_ends_the_turn_in_words_for_both_front_ends(
+    open_app: Open,
+) -> None:
+    app = open_app()
+    assert app.session is not None
+    app.session.assistant.model = BreakingModel("Tides rise twice a")  # type: ignore[assignment]
+    app.session.assistant.tools = None
+    events = _send(app, 0, "Why are there two tides a day?")
+    assert isinstance(events[0], TurnStarted)
+    *_, failed = events
+    assert isinstance(failed, Failed) and failed.text == "Tides rise twice a"
+    assert failed.problem.template == answer_broke(started=True).template
+    assert str(failed.problem.params["path"]).endswith(".log")

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QScrollArea, QWidget
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.assistant import model_admin
 from engram.assistant.app import LoadedModels
 from engram.core import settings
 from engram.core.errors import ModelFileError
@@ -123,7 +124,7 @@ def tiny_pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
         missing = tuple(e for e in models if not hardware.installed(e))
         return hardware.Offer(pair, models, missing, hardware.pair_fit(cat, pair, machine))
 
-    monkeypatch.setattr(hardware, "offer", offer)
+    monkeypatch.setattr(model_admin, "offer", offer)
     yield server, pair
     server.stop()
 

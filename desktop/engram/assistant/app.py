@@ -27,6 +27,7 @@ from typing import Any, Literal
 from engram.assistant import intent, remembering
 from engram.assistant.events import (
     Event,
+    Failed,
     Forgotten,
     NothingToForget,
     NotRemembered,
@@ -36,6 +37,7 @@ from engram.assistant.events import (
     Remembered,
     SignalKind,
     Status,
+    Token,
     TurnStarted,
 )
 from engram.assistant.learning import distiller_backends, plans
@@ -96,6 +98,45 @@ NOTHING_NEW, NO_CHAT, NO_LEARNING = (
         tr("Learning runs in the desktop app and engram chat."),
     ),
 )
+
+
+def answer_broke(started: bool) -> Problem:
+    """What the user is told when the model (llama.cpp) or Engram itself fails in a turn: once
+    the message was stored (``started``) the answer broke off, before that it was not sent."""
+    if started:
+        return Problem(
+            tr("The answer broke off: the model failed while writing it."),
+            tr(
+                "Your message is saved; Regenerate answers it again. If it happens again, "
+                "choose another model in Settings. The details are in the log: {path}"
+            ),
+            path=log.log_file(),
+        )
+    return Problem(
+        tr("Your message was not sent: something failed before the model started."),
+        tr("It is back in the message box to send again. The details are in the log: {path}"),
+        path=log.log_file(),
+    )
+
+
+def _ending(events: Iterator[Event]) -> Iterator[Event]:
+    """A turn always ends: its events, then ``Failed`` on any error, with what the answer had
+    said (a known problem in its words; a failure of the model or of Engram itself as
+    :func:`answer_broke`, its traceback in the log, never a traceback for the user)."""
+    said: list[str] = []
+    started = False
+    try:
+        for event in events:
+            started = started or isinstance(event, TurnStarted)
+            if isinstance(event, Token):
+                said.append(event.text)
+            yield event
+    except EngramError as exc:
+        _log.warning("turn failed: %s", type(exc).__name__)
+        yield Failed(exc.problem, "".join(said))
+    except Exception as exc:
+        log.unexpected("turn", exc)
+        yield Failed(answer_broke(started), "".join(said))
 
 
 @dataclass(frozen=True)
@@ -279,8 +320,13 @@ class Engram:
         by the large model, with the same memory), "remember this: …" keeping its text at once.
 
         Conversation 0 starts a new chat titled after the message. ``cancel`` stops the answer
-        between tokens (what was said so far is kept).
+        between tokens (what was said so far is kept). Always ends: on an error with ``Failed``.
         """
+        return _ending(self._send(conversation_id, text, cancel, large))
+
+    def _send(
+        self, conversation_id: int, text: str, cancel: CancelToken, large: bool
+    ) -> Iterator[Event]:
         session = self._open()
         said = intent.read(text)
         if said.forget:
@@ -301,10 +347,15 @@ class Engram:
         self, conversation_id: int, from_episode_id: int, text: str, cancel: CancelToken
     ) -> Iterator[Event]:
         """Drop a message and what followed (judged first: regenerated or edited), then send
-        ``text`` in its place."""
+        ``text`` in its place (ends like :meth:`send`)."""
+        return _ending(self._resend(conversation_id, from_episode_id, text, cancel))
+
+    def _resend(
+        self, conversation_id: int, from_episode_id: int, text: str, cancel: CancelToken
+    ) -> Iterator[Event]:
         quiet = self._quiet(conversation_id)
         self._open().assistant.rewind(conversation_id, from_episode_id, text, quiet=quiet)
-        yield from self.send(conversation_id, text, cancel)
+        yield from self._send(conversation_id, text, cancel, False)
 
     def prefetch(self, conversation_id: int, draft: str, cancel: CancelToken) -> None:
         """Evaluate the prompt of a message being typed, so its answer starts sooner."""
@@ -503,20 +554,6 @@ class Engram:
             return None
         plans.save(store, plan)
         return plans.current(store)
-
-    # -- models ----------------------------------------------------------------------------
-
-    @staticmethod
-    def installed_models() -> list[tuple[str, str, tuple[str, ...]]]:
-        """The installed chat models as (id, name, roles), for a model switcher (reads the
-        catalogue and checks file sizes: not for a UI thread)."""
-        from engram.models import catalogue, hardware
-
-        return [
-            (entry.id, entry.name, tuple(entry.roles))
-            for entry in catalogue.load().models
-            if {"small", "large"} & set(entry.roles) and hardware.installed(entry)
-        ]
 
 
 def _lock_of(conversation_id: int) -> Path:

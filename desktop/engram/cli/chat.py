@@ -170,12 +170,9 @@ def run(args: argparse.Namespace) -> int:
                 if interactive:
                     print("engram> ", end="", flush=True)
                 shown = (args.show_memories, args.show_tools)
-                status = max(status, _answer(chat, text, *shown))
+                status = max(status, _answer(chat, text, number, *shown))
             except StoreError as exc:  # a full or read-only disk: say so, go on with the next line
-                if interactive:
-                    print()  # after the "engram> " prompt
-                what = "done" if command else "answered"
-                print(f"engram: line {number} was not {what}: {exc.message} {exc.hint}".rstrip(),
+                print(f"engram: line {number} was not done: {exc.message} {exc.hint}".rstrip(),
                       file=sys.stderr)  # fmt: skip
                 status = 1
     except KeyboardInterrupt:
@@ -305,20 +302,23 @@ def _said(chat: _Chat, event: Event, out: TextIO = sys.stdout) -> None:
         )
 
 
-def _answer(chat: _Chat, text: str, *shown: bool) -> int:
+def _answer(chat: _Chat, text: str, number: int, *shown: bool) -> int:
     # Ctrl+C during an answer stops it (kept as cancelled, like Esc in the window) and the chat
     # goes on; at the prompt it quits. The handler only sets the token: a KeyboardInterrupt
     # raised inside llama.cpp's abort callback would be lost and the answer would go on.
     stop = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda _sig, _frame: stop.cancel())
     try:
-        return _shown(chat.app.send(chat.conversation_id, text, stop), chat, *shown)
+        return _shown(chat.app.send(chat.conversation_id, text, stop), chat, number, *shown)
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def _shown(events: Iterator[Event], chat: _Chat, show_memories: bool, show_tools: bool) -> int:
-    """Print a message's events as they come; 1 when it failed."""
+def _shown(
+    events: Iterator[Event], chat: _Chat, number: int, show_memories: bool, show_tools: bool
+) -> int:
+    """Print the events of the message on input line ``number`` as they come; 1 when it failed
+    (the chat goes on)."""
     for event in events:  # chat 0: a new chat titled after the message
         if isinstance(event, TurnStarted):
             chat.conversation_id = event.conversation_id
@@ -339,8 +339,11 @@ def _shown(events: Iterator[Event], chat: _Chat, show_memories: bool, show_tools
             sys.stdout.write("\n")
             sys.stdout.flush()
         elif isinstance(event, Failed):
+            if event.text:
+                print(flush=True)  # ends the line the answer broke off on
             problem = event.problem
-            print(f"engram: {problem.message} {problem.hint}".strip(), file=sys.stderr)
+            print(f"engram: line {number} was not answered: {problem.message} {problem.hint}"
+                  .rstrip(), file=sys.stderr)  # fmt: skip
             return 1
         elif isinstance(event, Remembered | NotRemembered):
             _said(chat, event, sys.stderr)  # beside the answer, as its notes are

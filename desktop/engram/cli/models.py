@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
+from engram.assistant import model_admin as models
 from engram.core import settings as settings_mod
-from engram.core.errors import InputError, tr
-from engram.models import (
-    build_check,
-    catalogue,
-    download,
-    files,
-    gguf_import,
-    hardware,
-    speed,
-    starter,
-)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,18 +45,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
 
 
-def _installed(entry: catalogue.ModelEntry) -> bool:
-    return all(files.problem(entry, spec, deep=False) is None for spec in entry.files)
-
-
 def _list(args: argparse.Namespace) -> int:
-    machine = hardware.probe()
+    machine = models.probe()
     chosen = settings_mod.load()
     in_use = {"small": chosen.small_model, "large": chosen.large_model}
     print(f"This machine: {machine.describe()}")
-    for entry in catalogue.load().models:
-        installed = _installed(entry)
-        fit = hardware.fit(entry, machine, installed)
+    for entry in models.catalogue().models:
+        installed = models.installed(entry)
+        fit = models.fit(entry, machine, installed)
         state = "installed" if installed else "-"
         used = "+".join(role for role, model_id in in_use.items() if model_id == entry.id)
         mark = f"* {used}" if used else ""
@@ -79,25 +65,23 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _fetch_starter(args: argparse.Namespace) -> int:
-    starter.fetch()
+    models.fetch_starter()
     return 0
 
 
 def _check_build(args: argparse.Namespace) -> int:
-    entry = catalogue.load().get(args.model_id or settings_mod.load().small_model)
-    files.verify(entry)
-    build_check.ensure(entry.main_file(), again=True)
+    entry = models.check_build(args.model_id, settings_mod.load())
     print(f"llama.cpp runs on this CPU: {entry.name} decoded a token.")
     return 0
 
 
 def _download(args: argparse.Namespace) -> int:
-    cat = catalogue.load()
+    cat = models.catalogue()
     entries = [cat.get(model_id) for model_id in args.ids]
-    options = download.Options.from_settings(settings_mod.load())
+    options = models.Options.from_settings(settings_mod.load())
     bar = ProgressPrinter(sys.stderr)
     failed = 0
-    with download.DownloadQueue(options) as queue:
+    with models.DownloadQueue(options) as queue:
         jobs = [queue.submit(entry, bar.update) for entry in entries]
         try:
             for job in jobs:
@@ -124,11 +108,8 @@ def _download(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     roles = tuple(r.strip() for r in args.roles.split(",") if r.strip())
-    entry = gguf_import.import_file(Path(args.file).expanduser(), roles, args.model_id)
-    info = gguf_import.read(entry.main_file())
+    entry, info = models.import_gguf(Path(args.file), roles, args.model_id)
     print(f"Imported {entry.id}: {info.architecture}, {info.size_label}, {info.quantization},")
     print(
         f"  context {info.context_length}, chat template: {'yes' if info.chat_template else 'no'}"
@@ -138,45 +119,29 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    entry = catalogue.load().get(args.model_id)
-    if entry.starter:
-        raise InputError(
-            tr("{name} is a starter model that Engram falls back to."),
-            tr("Keep it installed."),
-            name=entry.name,
-        )
-    folder = entry.folder()
-    removed = folder.exists()
-    if removed:
-        shutil.rmtree(folder)
-    forgotten = gguf_import.forget(entry.id)
-    if not (removed or forgotten):
-        raise InputError(
-            tr("{name} is not installed; there is nothing to remove."),
-            tr("engram models list shows what is installed."),
-            name=entry.id,
-        )
+    entry = models.catalogue().get(args.model_id)
+    forgotten = models.remove(entry)
     print(f"Removed {entry.id}" + (" and forgot the import." if forgotten else "."))
     return 0
 
 
 def _recommend(args: argparse.Namespace) -> int:
-    machine = hardware.probe()
-    cat = catalogue.load()
+    machine = models.probe()
+    cat = models.catalogue()
     print(f"This machine: {machine.describe()}")
-    pair = hardware.recommend(cat, machine)
+    pair = models.recommend(cat, machine)
     if pair is None:
         print("The catalogue recommends no pairs.")
         return 0
     if machine.decode_bytes_per_s:
         print(
             f"Measured decode speed: {machine.decode_bytes_per_s / 1e9:.1f} GB of model weights "
-            f"per second (median of {len(speed.samples())} samples)"
+            f"per second (median of {models.speed_samples()} samples)"
         )
     print(f"Recommended for {pair.ram_gb:g} GB machines: {pair.reason}")
-    for role in catalogue.ROLES:
+    for role in models.ROLES:
         entry = cat.get(getattr(pair, role))
-        fit = hardware.fit(entry, machine, _installed(entry))
+        fit = models.fit(entry, machine, models.installed(entry))
         rate = machine.tokens_per_second(entry)
         pace = f" (about {rate:.0f} tokens/s here)" if rate else ""
         print(f"  {role:10} {entry.id:40} {fit.level}: {fit.reason}{pace}")
@@ -192,7 +157,7 @@ class ProgressPrinter:
         self.last = 0.0
         self.open = False
 
-    def update(self, p: download.Progress) -> None:
+    def update(self, p: models.Progress) -> None:
         eta = f"{p.eta:.0f} s left" if p.eta is not None else "…"
         text = (
             f"{p.model_id}: {p.done / 1e6:.1f}/{p.total / 1e6:.1f} MB "

@@ -18,6 +18,7 @@ import logging.handlers
 import os
 import stat
 import sys
+import traceback
 from pathlib import Path
 
 from engram.core import masking, paths
@@ -120,6 +121,13 @@ def _file_handler() -> logging.Handler:
     handler.setFormatter(logging.Formatter(_FORMAT))
     handler.addFilter(Scrubbing())
     return handler
+
+
+def unexpected(action: str, exc: BaseException) -> None:
+    """Log a bug with its traceback: the exception's type and frames, not its message text
+    (which may quote what the user wrote)."""
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    get("errors").error("%s failed with %s:\n%s", action, type(exc).__name__, frames.rstrip())
 
 
 def get(subsystem: str) -> logging.Logger:

@@ -1,39 +1,34 @@
 """The model manager's worker: drives the download queue, imports or deletes model files and
 searches the hub.
 
-Downloads run on :class:`~engram.models.DownloadQueue`'s own thread; its callbacks are
-turned into signals here, which Qt queues to the UI thread. Imports and deletions (long file
-copies) and the hub search's requests run on the worker's QThread.
+Downloads run on :class:`~engram.assistant.model_admin.DownloadQueue`'s own thread; its
+callbacks are turned into signals here, which Qt queues to the UI thread. Imports and
+deletions (long file copies) and the hub search's requests run on the worker's QThread.
 """
 
 from __future__ import annotations
 
-import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Signal, SignalInstance
 
-from engram.core import log
-from engram.core.errors import DownloadError, EngramError, InputError, tr
-from engram.models import gguf_import, hub_search
-from engram.models.catalogue import ModelEntry
-from engram.models.download import DownloadQueue, Job, Options
+from engram.assistant import model_admin as models
+from engram.assistant.model_admin import DownloadQueue, GgufFile, Job, ModelEntry, Options
+from engram.core.errors import DownloadError, EngramError
 from engram.ui.threads import Worker, worker_slot
-
-_log = log.get("ui.downloads")
 
 
 class DownloadWorker(Worker):
     """Owns the download queue; reports progress, results and errors as signals."""
 
-    progress = Signal(object)  # engram.models.download.Progress
+    progress = Signal(object)  # model_admin.Progress
     finished = Signal(str, str, object)  # model id, job state, why it failed (Problem or None)
     imported = Signal(str)  # id of the new catalogue entry
     deleted = Signal(str)  # model id
-    found = Signal(str, object)  # search text, list[hub_search.Hit]
-    listed = Signal(str, object)  # repository, list[hub_search.GgufFile]
+    found = Signal(str, object)  # search text, list[model_admin.Hit]
+    listed = Signal(str, object)  # repository, list[model_admin.GgufFile]
     added = Signal(object)  # the catalogue entry of a hub file chosen from a search
     search_failed = Signal(str, object)  # search text or repository, Problem
 
@@ -81,46 +76,23 @@ class DownloadWorker(Worker):
     @worker_slot(str)
     def import_gguf(self, path: str) -> None:
         """Copy (or hard-link) a GGUF into the models folder and register it for both roles."""
-        self.imported.emit(gguf_import.import_file(Path(path)).id)
+        self.imported.emit(models.import_gguf(Path(path))[0].id)
 
     @worker_slot(object)
     def delete(self, entry: ModelEntry) -> None:
         """Delete a model's folder (partial downloads too) and forget it if it was imported."""
-        if entry.starter:
-            raise InputError(
-                tr("{name} is a starter model that Engram falls back to."),
-                tr("Keep it installed."),
-                name=entry.name,
-            )
-        if entry.id in self.active():
-            raise InputError(
-                tr("{name} is being downloaded."),
-                tr("Cancel the download first."),
-                name=entry.name,
-            )
-        try:
-            if entry.folder().exists():
-                shutil.rmtree(entry.folder())
-            gguf_import.forget(entry.id)
-        except OSError as exc:
-            raise EngramError(
-                tr("Could not delete {path} ({error})."),
-                tr("Close programs that use the file and try again."),
-                path=str(entry.folder()),
-                error=exc.strerror or type(exc).__name__,
-            ) from exc
-        _log.info("deleted model %s", entry.id)
+        models.remove(entry, downloading=entry.id in self.active())
         self.deleted.emit(entry.id)
 
     @worker_slot(str)
     def search_hub(self, text: str) -> None:
         """Search the hub for GGUF repositories; ``found`` or ``search_failed`` answers."""
-        self._ask_hub(text, hub_search.search, self.found)
+        self._ask_hub(text, models.search_hub, self.found)
 
     @worker_slot(str)
     def list_hub_files(self, repo: str) -> None:
         """List a repository's GGUF files; ``listed`` or ``search_failed`` answers."""
-        self._ask_hub(repo, hub_search.files, self.listed)
+        self._ask_hub(repo, models.hub_files, self.listed)
 
     def _ask_hub(
         self, asked: str, ask: Callable[[str, Options], object], answer: SignalInstance
@@ -133,9 +105,9 @@ class DownloadWorker(Worker):
         answer.emit(asked, got)
 
     @worker_slot(object)
-    def add_hub_file(self, choice: hub_search.GgufFile) -> None:
+    def add_hub_file(self, choice: GgufFile) -> None:
         """Add a chosen hub file to the imported registry (``added`` gives its entry)."""
-        self.added.emit(hub_search.register(choice))
+        self.added.emit(models.add_hub_file(choice))
 
     def close(self) -> None:
         """Cancel what is left (partials are kept) and stop the queue."""

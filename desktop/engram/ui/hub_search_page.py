@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.assistant.model_admin import GgufFile, Hit
 from engram.core.errors import Problem
-from engram.models.hub_search import GgufFile, Hit
 from engram.ui import errors
 from engram.ui.labels import human_bytes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from engram.models.hardware import Offer
+from engram.assistant.model_admin import Offer
 
 _NAMES = {
     "fact": QT_TRANSLATE_NOOP("Labels", "Fact"),

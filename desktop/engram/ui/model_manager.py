@@ -28,12 +28,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.assistant import model_admin as models
+from engram.assistant.model_admin import (
+    Catalogue,
+    GgufFile,
+    JobState,
+    ModelEntry,
+    Options,
+    Pair,
+    Progress,
+    on_package_index,
+)
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import ROLES, Settings, SettingsStore, store_of
-from engram.models import catalogue, hardware
-from engram.models.catalogue import Catalogue, ModelEntry, Pair
-from engram.models.download import JobState, Options, Progress, on_package_index
-from engram.models.hub_search import GgufFile
 from engram.ui import errors, i18n, labels
 from engram.ui.download_worker import DownloadWorker
 from engram.ui.hub_search_page import HubSearch
@@ -42,9 +49,9 @@ from engram.ui.settings_signals import SettingsSignals
 from engram.ui.threads import stop_thread, worker_thread
 
 _FIT_NAMES = {
-    hardware.FITS: QT_TRANSLATE_NOOP("ModelManager", "fits"),
-    hardware.TIGHT: QT_TRANSLATE_NOOP("ModelManager", "tight"),
-    hardware.NO_FIT: QT_TRANSLATE_NOOP("ModelManager", "does not fit"),
+    models.FITS: QT_TRANSLATE_NOOP("ModelManager", "fits"),
+    models.TIGHT: QT_TRANSLATE_NOOP("ModelManager", "tight"),
+    models.NO_FIT: QT_TRANSLATE_NOOP("ModelManager", "does not fit"),
 }
 COLUMNS = (
     QT_TRANSLATE_NOOP("ModelManager", "Model"),
@@ -344,15 +351,15 @@ class ModelManager(QMainWindow):
     def refresh(self) -> None:
         """Reload the catalogue and the machine's state and redraw every row."""
         try:
-            self._catalogue = catalogue.load()
+            self._catalogue = models.catalogue()
         except EngramError as exc:
             self._on_failed(exc.problem)
             return
-        machine = hardware.probe(gpu=False)
+        machine = models.probe(gpu=False)
         self.machine_label.setText(
             self.tr("This machine: {machine}").format(machine=errors.text(machine.describe()))
         )
-        self._show_pair(hardware.offer(self._catalogue, machine))
+        self._show_pair(models.offer(self._catalogue, machine))
         busy = self.worker.active()
         self.table.setRowCount(len(self._catalogue.models))
         self.rows = {}
@@ -360,7 +367,7 @@ class ModelManager(QMainWindow):
             self.rows[entry.id] = _Row(self, entry, row)
             self._fill(row, entry, machine, entry.id in busy)
 
-    def _show_pair(self, offer: hardware.Offer | None) -> None:
+    def _show_pair(self, offer: models.Offer | None) -> None:
         pair = offer.pair if offer is not None else None
         self._pair = pair
         self.pair_button.setVisible(pair is not None)
@@ -373,7 +380,7 @@ class ModelManager(QMainWindow):
             )
             self.pair_button.setToolTip(
                 self.tr("{cost} at {speed}/s; the chat stays usable meanwhile.").format(
-                    cost=labels.offer_cost(offer), speed=human_bytes(hardware.ASSUMED_BYTES_PER_S)
+                    cost=labels.offer_cost(offer), speed=human_bytes(models.ASSUMED_BYTES_PER_S)
                 )
             )
         else:
@@ -386,10 +393,10 @@ class ModelManager(QMainWindow):
             ).format(reason=pair.reason_in(i18n.resolve(self.settings.current.language)), **names)
         )
 
-    def _fill(self, row: int, entry: ModelEntry, machine: hardware.Machine, busy: bool) -> None:
-        is_installed = hardware.installed(entry)
+    def _fill(self, row: int, entry: ModelEntry, machine: models.Machine, busy: bool) -> None:
+        is_installed = models.installed(entry)
         on_disk = bytes_on_disk(entry)
-        fit = hardware.fit(entry, machine, is_installed)
+        fit = models.fit(entry, machine, is_installed)
         prefs = self.settings.current
         in_use = [role for role in ROLES if prefs.model_for(role) == entry.id]
         name = entry.name + (f"  [{', '.join(map(labels.label, in_use))}]" if in_use else "")
@@ -448,7 +455,7 @@ class ModelManager(QMainWindow):
         self._pending_pair = pair
         for role in ROLES:
             model_id = getattr(pair, role)
-            if not hardware.installed(self._catalogue.get(model_id)):
+            if not models.installed(self._catalogue.get(model_id)):
                 self.download(model_id)
         self._apply_pair_if_ready()
 
@@ -460,7 +467,7 @@ class ModelManager(QMainWindow):
         if ids & self.worker.active():
             return
         self._pending_pair = None
-        if all(hardware.installed(self._catalogue.get(model_id)) for model_id in ids):
+        if all(models.installed(self._catalogue.get(model_id)) for model_id in ids):
             self._save({role: getattr(pair, role) for role in ROLES})
 
     def choose_hub_file(self, choice: GgufFile) -> None:
@@ -473,7 +480,7 @@ class ModelManager(QMainWindow):
         self._hub_model = entry.id
         self.refresh()
         self.changed.emit()
-        if hardware.installed(entry):
+        if models.installed(entry):
             self._show_hub_done(entry)
             return
         self.hub.status.setText(

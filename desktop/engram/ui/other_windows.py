@@ -8,8 +8,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMainWindow
 
+from engram.assistant import model_admin
 from engram.core.settings import SettingsStore
-from engram.models import secrets
 from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.model_manager import ModelManager
 from engram.ui.settings_dialog import SettingsDialog
@@ -31,7 +31,7 @@ class OtherWindows(QObject):
 
     def settings(self) -> SettingsDialog:
         """Open the settings; what is saved there reaches the assistant through the store."""
-        dialog = SettingsDialog(self.store, self._window, keys=secrets.shared())
+        dialog = SettingsDialog(self.store, self._window, keys=model_admin.shared_keys())
         dialog.models_requested.connect(self.models)
         dialog.open()
         return dialog

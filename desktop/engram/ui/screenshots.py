@@ -255,8 +255,8 @@ def chat_details(language: str, out: Path) -> Path:
     asking for permission, the header with the models and the last answer's numbers, the
     "Memory updated" toast and the plan panel."""
     from engram.assistant.events import Finished, Learned
+    from engram.assistant.model_admin import CallStats
     from engram.assistant.tools.permissions import BUILT_IN, Question
-    from engram.models.local import CallStats
     from engram.ui.tool_block import PermissionPrompt, ToolBlock
 
     details = DETAILS[language]
@@ -366,7 +366,7 @@ HUB_FILES = (
 def model_manager_search(language: str, out: Path) -> Path:
     """The model manager's hub search with sample results (no request is made): repositories
     with long names, the first one's files, and the line after a download with its choices."""
-    from engram.models.hub_search import GgufFile, Hit, Part
+    from engram.assistant.model_admin import GgufFile, Hit, Part
     from engram.ui.model_manager import ModelManager
 
     window = ModelManager(settings.Settings(language=language))

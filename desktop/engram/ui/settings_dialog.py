@@ -27,12 +27,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.assistant import model_admin as models
+from engram.assistant.model_admin import (
+    CLOUD_KEY,
+    Catalogue,
+    CloudClient,
+    KeyStore,
+    backend_problem,
+    destination,
+)
 from engram.core import log, paths
 from engram.core.errors import EngramError, InputError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import CloudSettings, Settings, SettingsStore, store_of
-from engram.models import catalogue, hardware
-from engram.models.cloud import CloudClient, destination
-from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
 from engram.ui import errors, i18n, theme
 from engram.ui.threads import Worker, start_worker, stop_thread, worker_slot
 from engram.ui.tools_settings import ToolsPage
@@ -124,10 +130,10 @@ class SettingsDialog(QDialog):
         page = QWidget()
         form = QFormLayout(page)
         try:
-            known = catalogue.load()
+            known = models.catalogue()
         except EngramError as exc:  # a broken user catalogue: still let the user edit the rest
             _log.warning("catalogue unavailable in settings: %s", exc.message)
-            known = catalogue.Catalogue(models=())
+            known = Catalogue(models=())
             form.addRow(self._amber(errors.text(exc)))
         self.small_model = self._model_combo(known, "small", s.small_model)
         self.large_model = self._model_combo(known, "large", s.large_model)
@@ -172,12 +178,12 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Memory budget (tokens)"), self.memory_budget)
         return page
 
-    def _model_combo(self, known: catalogue.Catalogue, role: str, current: str) -> QComboBox:
+    def _model_combo(self, known: Catalogue, role: str, current: str) -> QComboBox:
         """Only installed models can be chosen; the current one stays shown (disabled) when it
         is not installed, and the last item opens the model manager."""
         combo = QComboBox()
         for entry in known.for_role(role):
-            if hardware.installed(entry):
+            if models.installed(entry):
                 combo.addItem(entry.name, entry.id)
         if combo.findData(current) < 0:  # keep the setting visible, but it cannot be picked again
             listed = next((e for e in known.for_role(role) if e.id == current), None)

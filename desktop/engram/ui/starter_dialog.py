@@ -1,6 +1,7 @@
 """Fetching the starter models from the window: a progress dialog over a worker thread.
 
-The same fetch as ``engram models fetch-starter`` (:func:`engram.models.starter.fetch`), run on a
+The same fetch as ``engram models fetch-starter``
+(:func:`engram.assistant.model_admin.fetch_starter`), run on a
 :class:`~engram.ui.threads.Worker`; Cancel stops it between chunks and leaves nothing behind.
 """
 
@@ -10,10 +11,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, QVBoxLayout, QWidget
 
+from engram.assistant import model_admin as models
+from engram.assistant.model_admin import DownloadCancelledError, Progress
 from engram.core.cancel import CancelToken
 from engram.core.errors import Problem
-from engram.models import starter
-from engram.models.download import DownloadCancelledError, Progress
 from engram.ui import errors
 from engram.ui.labels import human_bytes
 from engram.ui.threads import Worker, stop_thread, worker_slot, worker_thread
@@ -34,7 +35,7 @@ class StarterFetcher(Worker):
     @worker_slot()
     def fetch(self) -> None:
         try:
-            starter.fetch(
+            models.fetch_starter(
                 report=lambda _line: None,
                 progress=self.progress.emit,
                 cancel=self.token,

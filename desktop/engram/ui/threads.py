@@ -13,7 +13,6 @@ text); both go to the worker's ``failed`` signal, or to the handler a slot gives
 from __future__ import annotations
 
 import functools
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
@@ -38,29 +37,18 @@ def unexpected_problem() -> Problem:
     )
 
 
-def log_unexpected(action: str, exc: BaseException) -> None:
-    """Log a bug with its traceback: the exception's type and frames, not its message text
-    (which may quote what the user wrote)."""
-    frames = "".join(traceback.format_tb(exc.__traceback__))
-    _log.error("%s failed with %s:\n%s", action, type(exc).__name__, frames.rstrip())
-
-
 @contextmanager
-def reporting(
-    action: str,
-    report: Callable[[Problem], object],
-    unexpected: Callable[[], Problem] = unexpected_problem,
-) -> Iterator[None]:
+def reporting(action: str, report: Callable[[Problem], object]) -> Iterator[None]:
     """Run the block; hand its failure to ``report`` as a Problem instead of raising it (a bug
-    as ``unexpected()``, which says it in the words of what failed)."""
+    as :func:`unexpected_problem`)."""
     try:
         yield
     except EngramError as exc:
         _log.warning("%s failed: %s", action, type(exc).__name__)
         report(exc.problem)
     except Exception as exc:
-        log_unexpected(action, exc)
-        report(unexpected())
+        log.unexpected(action, exc)
+        report(unexpected_problem())
 
 
 class Worker(QObject):

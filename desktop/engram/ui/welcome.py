@@ -28,11 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.assistant import model_admin as models
+from engram.assistant.model_admin import ModelEntry, Offer, Progress
 from engram.core import log
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore
-from engram.models import catalogue, hardware, roles
-from engram.models.download import Progress
 from engram.ui import errors, labels
 from engram.ui.model_manager import ModelManager
 from engram.ui.settings_signals import SettingsSignals
@@ -46,22 +46,22 @@ class Facts(NamedTuple):
     """What the panel says: the offer for this machine, the small model's entry, and why
     learning waits (each None when unknown or nothing to say)."""
 
-    offer: hardware.Offer | None = None
-    small: catalogue.ModelEntry | None = None
+    offer: Offer | None = None
+    small: ModelEntry | None = None
     waits: Problem | None = None
 
 
 def check(prefs: Settings) -> Facts:
     """Read the catalogue, the machine and the large model's size (reads its GGUF header)."""
     try:
-        cat = catalogue.load()
+        cat = models.catalogue()
     except EngramError as exc:  # a broken user catalogue: the window shows the problem
         _log.warning("welcome panel without the catalogue: %s", type(exc).__name__)
         return Facts()
-    offer = hardware.offer(cat, hardware.probe(gpu=False))
+    offer = models.offer(cat, models.probe(gpu=False))
     small = next((e for e in cat.models if e.id == prefs.small_model), None)
     try:
-        waits = None if prefs.learn_with_small_models else roles.learning_problem(prefs, cat)
+        waits = None if prefs.learn_with_small_models else models.learning_problem(prefs, cat)
     except EngramError:  # an unknown or broken large model: the load reports it
         waits = None
     return Facts(offer, small, waits)
@@ -106,7 +106,7 @@ class WelcomePanel(QFrame):
         self.store = store
         self.chat = chat
         self.show_models = show_models
-        self._offer: hardware.Offer | None = None
+        self._offer: Offer | None = None
         self._facts: Facts | None = None  # None until the check thread first answers
         self._checker: tuple[WelcomeCheck, QThread] | None = None  # while a check is pending
         self._checks = 0  # checks asked for and not answered yet
@@ -347,7 +347,7 @@ class WelcomePanel(QFrame):
         """The model did not load; when a starter model is missing, offer to fetch it here (no
         terminal needed)."""
         try:
-            missing = any(not hardware.installed(e) for e in catalogue.load().starters())
+            missing = any(not models.installed(e) for e in models.catalogue().starters())
         except EngramError:
             missing = False
         if missing:

@@ -6,46 +6,18 @@ signal; the application decides what a message, a click or a setting means.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from PySide6.QtCore import Signal, Slot
 
+from engram.assistant import model_admin
 from engram.assistant.app import Engram, LoadedModels
-from engram.assistant.events import (
-    Event,
-    Failed,
-    Forgotten,
-    Plan,
-    SignalKind,
-    Token,
-    TurnStarted,
-)
+from engram.assistant.events import Event, Forgotten, Plan, SignalKind
 from engram.assistant.tools.permissions import Question
-from engram.core import log
 from engram.core.cancel import CancelToken
-from engram.core.errors import Problem, tr
 from engram.core.settings import Settings
 from engram.ui.threads import Worker, reporting, worker_slot
 from engram.ui.tool_block import PermissionRequest
-
-
-def answer_broke(started: bool) -> Problem:
-    """What the user is told when the model (llama.cpp) or Engram itself fails in a turn: once
-    the message was stored (``started``) the answer broke off, before that it was not sent."""
-    if started:
-        return Problem(
-            tr("The answer broke off: the model failed while writing it."),
-            tr(
-                "Your message is saved; Regenerate answers it again. If it happens again, "
-                "choose another model in Settings. The details are in the log: {path}"
-            ),
-            path=log.log_file(),
-        )
-    return Problem(
-        tr("Your message was not sent: something failed before the model started."),
-        tr("It is back in the message box to send again. The details are in the log: {path}"),
-        path=log.log_file(),
-    )
 
 
 class ModelWorker(Worker):
@@ -96,40 +68,23 @@ class ModelWorker(Worker):
 
     @Slot(int, str, object)
     def send(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
-        """Run one turn; ``cancel`` is set by the UI thread to stop it between tokens."""
-        self._run(cancel, lambda: self.app.send(conversation_id, text, cancel))
+        self._run(cancel, self.app.send(conversation_id, text, cancel))
 
     @Slot(int, str, object)
     def ask_large(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
-        """Run one turn on the large model (loaded on first use), with the same memory."""
-        self._run(cancel, lambda: self.app.send(conversation_id, text, cancel, large=True))
+        self._run(cancel, self.app.send(conversation_id, text, cancel, large=True))
 
     @Slot(int, int, str, object)
     def resend(self, conversation_id: int, episode_id: int, text: str, cancel: CancelToken) -> None:
-        """Drop a user message and what followed, then send ``text`` in its place."""
-        self._run(cancel, lambda: self.app.resend(conversation_id, episode_id, text, cancel))
+        self._run(cancel, self.app.resend(conversation_id, episode_id, text, cancel))
 
-    def _run(self, cancel: CancelToken, events: Callable[[], Iterator[Event]]) -> None:
-        """A turn always ends: its events, then ``Failed`` on any error (with what the answer
-        had said; a failure of the model or of Engram itself in words, not a traceback), then
-        not busy. The user's message was stored before the model started (``TurnStarted``)."""
+    def _run(self, cancel: CancelToken, events: Iterator[Event]) -> None:
+        """A turn's events, busy while they come (the application ends every turn)."""
         self._turn_cancel = cancel
         self.busy_changed.emit(True)
-        said: list[str] = []
-        started = False
-
-        def failed(problem: Problem) -> None:
-            self.turn_event.emit(Failed(problem, "".join(said)))
-
-        try:
-            with reporting("turn", failed, lambda: answer_broke(started)):
-                for event in events():
-                    started = started or isinstance(event, TurnStarted)
-                    if isinstance(event, Token):
-                        said.append(event.text)
-                    self.turn_event.emit(event)
-        finally:
-            self.busy_changed.emit(False)
+        for event in events:
+            self.turn_event.emit(event)
+        self.busy_changed.emit(False)
 
     @worker_slot(int, str, object)
     def prefetch(self, conversation_id: int, draft: str, cancel: CancelToken) -> None:
@@ -145,7 +100,6 @@ class ModelWorker(Worker):
 
     @worker_slot(int, int)
     def memory_wrong(self, answer_episode_id: int, memory_id: int) -> None:
-        """ "This is wrong" on a memory chip under an answer."""
         why_not = self.app.judge(answer_episode_id, "memory_wrong", memory_id=memory_id)
         if why_not is not None:
             self.refused.emit(why_not)
@@ -160,7 +114,7 @@ class ModelWorker(Worker):
 
     @worker_slot()
     def list_models(self) -> None:
-        self.models_listed.emit(self.app.installed_models())
+        self.models_listed.emit(model_admin.installed_chat_models())
 
     @worker_slot(int)
     def idle(self, conversation_id: int) -> None:
@@ -168,7 +122,6 @@ class ModelWorker(Worker):
 
     @worker_slot(int)
     def remember(self, conversation_id: int) -> None:
-        """Remember: learn from this chat now; says whether a learning job was queued."""
         self.learning_queued.emit(self.app.learn_now(conversation_id))
 
     @worker_slot()

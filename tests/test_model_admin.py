@@ -1,0 +1,36 @@
+"""Model management in the application (``engram.assistant.model_admin``): the model manager
+and ``engram models`` remove and import models with the same code, so they refuse the same
+things in the same words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engram.assistant import model_admin
+from engram.cli.main import main
+from engram.core.errors import InputError
+
+
+def test_removing_refuses_a_starter_and_one_being_downloaded_and_forgets_an_import(
+    small_model_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    starter = model_admin.catalogue().starters()[0]
+    with pytest.raises(InputError, match="starter model that Engram falls back to") as window:
+        model_admin.remove(starter)  # what the model manager's Delete calls
+    assert main(["models", "remove", starter.id]) == 2  # and the terminal
+    assert window.value.message in capsys.readouterr().err
+
+    entry, info = model_admin.import_gguf(small_model_path, ("small",), "mine")
+    assert model_admin.installed(entry) and info.architecture
+    with pytest.raises(InputError, match="is being downloaded"):
+        model_admin.remove(entry, downloading=True)
+    assert model_admin.installed(entry)  # refused: nothing was deleted
+    assert model_admin.remove(entry)  # it was an import: forgotten too
+    assert not entry.folder().exists()
+    assert "mine" not in {e.id for e in model_admin.catalogue().models}
