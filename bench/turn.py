@@ -243,18 +243,20 @@ def run_turns(model_id: str, reps: int, samples: Samples) -> None:
 
 def decode_speed(session: Session, raw: Any, samples: Samples, tokens: int = 96) -> None:
     """Decode tokens/s of a longer answer at temperature 0: Engram's turn, then raw
-    llama-cpp-python on the same model and question, three times each, alternating."""
+    llama-cpp-python on the same model with the same messages (system part, memory block and
+    question: decoding slows as the context grows), three times each, alternating."""
     question = "Write a short story about a lighthouse keeper and a storm."
     session.model.temperature = 0.0
     session.assistant.max_answer_tokens = tokens
     for _ in range(3):
+        sent = session.assistant.prepare(question, []).parts.messages()
         list(session.assistant.turn(0, question))
         stats = session.model.last_stats
         assert stats is not None
         samples.add("decode_engram", stats.decode_tokens_per_s)
         first, count = 0.0, 0
         stream = raw.create_chat_completion(
-            messages=[{"role": "user", "content": question}],
+            messages=sent,
             max_tokens=tokens,
             temperature=0.0,
             stream=True,
