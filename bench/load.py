@@ -6,6 +6,12 @@ Each case runs in its own process so its peak memory (ru_maxrss) is its own. "pr
 the whole text (the model tokenises all of it, then reads 512 tokens) and embeds every message
 without a vector before the first search; Engram cuts the text at ``MAX_EMBED_CHARS`` and
 embeds ``INDEX_PER_TURN`` messages before a search, the rest in the background.
+
+The turn cases send the 5 MB message through a whole turn (``Assistant.turn``: intent, recall,
+storing, signals) with a model that answers at once, so they time Engram's own work; the real
+model's reading and answering come on top. "previous" reads the whole message in every
+text-scanning step (search terms, intent rules), as often as each step asks; Engram reads its
+first ``QUERY_CHARS`` (terms, worked out once a turn) and ``HEAD_CHARS`` (intent) characters.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 
 def _text(mb: float) -> str:
@@ -45,6 +52,55 @@ def _text(mb: float) -> str:
     return " ".join(out)
 
 
+class _Answers:
+    """A chat model that answers every prompt at once (the turn cases time Engram's own work)."""
+
+    n_ctx = 4096
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4 + 1
+
+    def stream_chat(self, messages: object, max_tokens: int = 0, cancelled: object = None) -> Any:
+        yield "Noted."
+
+    def prefill(self, messages: object, cancelled: object = None, tools: object = None) -> int:
+        return 0
+
+
+def _turn(name: str, text: str) -> None:
+    """One turn with ``text`` as the message, after one with a short message."""
+    from engram.assistant import intent
+    from engram.assistant.turn.pipeline import Assistant
+    from engram.assistant.turn.recall import Recall
+    from engram.core import paths
+    from engram.core.cancel import CancelToken
+    from engram.memory import embed
+    from engram.memory import text as textmod
+    from engram.memory.episodes import EpisodeLog
+    from engram.memory.store import MemoryStore
+    from engram.models import catalogue
+
+    if name == "turn-5mb-previous":  # every step reads the whole message, each time it asks
+        textmod.QUERY_CHARS = sys.maxsize
+        textmod._terms = textmod._terms.__wrapped__  # type: ignore[assignment]
+        intent.HEAD_CHARS = sys.maxsize
+    embedder = embed.minilm(catalogue.load().get("all-minilm-l6-v2-int8").folder())
+    store = MemoryStore.open(paths.database_path(), embedder)
+    assistant = Assistant(
+        EpisodeLog(store.conn), _Answers(), recall=Recall(store, lambda t: len(t) // 4)
+    )
+    chat = assistant.new_conversation("load")
+    list(assistant.turn(chat, "Good morning, what is on today?", CancelToken()))
+    started = time.perf_counter()
+    list(assistant.turn(chat, text, CancelToken()))
+    _report(name, time.perf_counter() - started)
+
+
+def _report(name: str, took: float) -> None:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{name:18} {took:8.2f} s   peak RSS {peak:6.0f} MB")
+
+
 def _case(name: str, mb: float, episodes: int) -> None:
     import numpy as np
 
@@ -56,6 +112,9 @@ def _case(name: str, mb: float, episodes: int) -> None:
     from engram.memory.store import MemoryStore
     from engram.models import catalogue
 
+    if name.startswith("turn-5mb"):
+        _turn(name, _text(mb))
+        return
     embedder = embed.minilm(catalogue.load().get("all-minilm-l6-v2-int8").folder())
     embedder.embed(["warm up"])
     started = time.perf_counter()
@@ -92,9 +151,17 @@ def _case(name: str, mb: float, episodes: int) -> None:
         else:
             Recall(store, lambda t: len(t) // 4).recall("garden recipe", 400)
             assert store.index is not None and store.index.count("episodes") == INDEX_PER_TURN
-    took = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{name:16} {took:8.2f} s   peak RSS {peak:6.0f} MB")
+    _report(name, time.perf_counter() - started)
+
+
+CASES = [
+    "embed-previous",
+    "embed-engram",
+    "turn-5mb-previous",
+    "turn-5mb-engram",
+    "turn-previous",
+    "turn-engram",
+]
 
 
 def main() -> None:
@@ -102,12 +169,13 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=5)
     parser.add_argument("--episodes", type=int, default=20_000)
     parser.add_argument("--case")
+    parser.add_argument("--only", nargs="+", choices=CASES, help="run only these cases")
     args = parser.parse_args()
     if args.case:
         _case(args.case, args.mb, args.episodes)
         return
     print(f"{args.mb:g} MB message; first turn after importing {args.episodes:,} messages")
-    for case in ("embed-previous", "embed-engram", "turn-previous", "turn-engram"):
+    for case in args.only or CASES:
         with tempfile.TemporaryDirectory() as home:
             env = {**os.environ, "ENGRAM_HOME": home}
             command = [sys.executable, __file__, "--case", case, "--mb", str(args.mb)]

@@ -8,6 +8,7 @@ Latin text is left to ``unicode61`` and the Porter stemmer.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Collection
@@ -90,13 +91,22 @@ def index_text(text: str) -> str:
 # A query is read up to here, as the embedder reads a text (memory/embed.py): a pasted 5 MB
 # message was tokenised whole four times a turn, for terms that only its start can contribute.
 QUERY_CHARS = 8_000
+# The terms of the last texts read: a turn asks for its message's terms several times (the
+# query, the memory and message searches, the signals); they are worked out once. The keys are
+# the texts' first QUERY_CHARS characters, so what is kept stays small.
+TERMS_CACHED = 64
 
 
 def query_terms(query: str) -> list[str]:
     """The search terms of a user query (its first ``QUERY_CHARS`` characters): content words
     and CJK bigrams (single chars if alone)."""
+    return list(_terms(query[:QUERY_CHARS]))
+
+
+@functools.lru_cache(maxsize=TERMS_CACHED)
+def _terms(head: str) -> tuple[str, ...]:
     terms: list[str] = []
-    for token in _WORD.findall(query[:QUERY_CHARS]):
+    for token in _WORD.findall(head):
         for part in _CJK.split(token):
             word = part.lower()
             if word and word not in _STOPWORDS:
@@ -107,7 +117,7 @@ def query_terms(query: str) -> list[str]:
             else:
                 pairs = [run[i : i + 2] for i in range(len(run) - 1)]
                 terms.extend(p for p in pairs if not set(p) <= _CJK_STOP)
-    return list(dict.fromkeys(terms))
+    return tuple(dict.fromkeys(terms))
 
 
 def without_words(text: str, words: Collection[str]) -> str:
