@@ -52,8 +52,8 @@ class Chats:
 
     def search(self, query: str) -> list[Conversation]:
         """The chats whose title or messages match the words of ``query``, newest first
-        (every chat when it is empty)."""
-        return self._log.search_conversations(query)
+        (every chat when it is empty); never a temporary one, as in :meth:`listed`."""
+        return [c for c in self._log.search_conversations(query) if not c.temporary]
 
     def conversation(self, conversation_id: int) -> Conversation | None:
         return self._log.conversation(conversation_id)

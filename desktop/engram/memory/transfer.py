@@ -32,15 +32,20 @@ _EPISODE_FIELDS = ("id", "conversation_id", "turn_index", "role", "content", "cr
 
 
 def export_jsonl(store: MemoryStore, out: IO[str], episodes: bool = False) -> int:
-    """Write every memory (with provenance) and, optionally, every conversation; returns lines."""
+    """Write every memory (with provenance) and, optionally, every conversation but the
+    temporary ones; returns lines."""
     lines: list[dict[str, Any]] = [
         {"type": FORMAT, "version": VERSION, "embedding_model": store.embedding_model}
     ]
-    if episodes:
-        for row in db.rows(store.conn, "SELECT id, title, created_at FROM conversations"):
+    if episodes:  # never a temporary chat (one open elsewhere, or left by a crash)
+        kept = "FROM conversations WHERE temporary = 0"
+        for row in db.rows(store.conn, f"SELECT id, title, created_at {kept}"):
             lines.append({"type": "conversation", **row})
         cols = ", ".join(_EPISODE_FIELDS)
-        for row in db.rows(store.conn, f"SELECT {cols} FROM episodes ORDER BY id"):
+        query = (
+            f"SELECT {cols} FROM episodes WHERE conversation_id IN (SELECT id {kept}) ORDER BY id"
+        )
+        for row in db.rows(store.conn, query):
             lines.append({"type": "episode", **row})
     for row in db.rows(store.conn, f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY id"):
         row["meta"] = json.loads(row["meta"])
