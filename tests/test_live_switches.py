@@ -126,8 +126,8 @@ def test_switching_to_chinese_retranslates_every_visible_text_of_the_main_window
     )
     assert question.buttons["deny"].text() == _zh("PermissionPrompt", "Deny")
     assert question.question.text().endswith(
-        _zh("PermissionPrompt", "It asks after reading what {tools} gave back: that text, not you, "
-            "may be asking for it.").format(tools="web")
+        _zh("PermissionPrompt", "It asks after reading {read}: that text, not you, may be asking "
+            "for it.").format(read="web")
     )  # fmt: skip
     assert answer.chips is not None
     assert answer.chips.caption.text() == _zh("MemoryChips", "Recalled:")

@@ -169,7 +169,7 @@ def test_a_planted_remember_asks_naming_what_was_read_and_a_yes_is_recorded(
     asked, results = _planted_answer(store, notes, answer)
     assert [(q.name, q.after) for q in asked] == [
         ("files_read", ()),
-        ("remember", ("files_read",)),  # the question says what the answer had read
+        ("remember", ("Notes/trip.md",)),  # the question names the file the answer had read
     ]
     assert asked[1].arguments == {"content": PIN}
     kept = [m for m in store.memories() if "1234" in m.content]
@@ -182,7 +182,7 @@ def test_a_planted_remember_asks_naming_what_was_read_and_a_yes_is_recorded(
             "created",
             "tool",
             None,
-            "the remember tool, allowed once by the user, after reading files_read",
+            "the remember tool, allowed once by the user, after reading Notes/trip.md",
         )
     ]
 

@@ -596,7 +596,10 @@ def test_allowed_once_covers_the_rest_of_the_answer_and_is_asked_again_next_time
         asked.append(question.name)
         return ONCE
 
-    guarded = Tool("guarded", "Needs a yes.", "", TEXT, _echo, needs_permission=True)
+    # reads only, as the files tools: a tool with effects is asked again after each result
+    guarded = Tool(
+        "guarded", "Needs a yes.", "", TEXT, _echo, needs_permission=True, reads_only=True
+    )
     toolbox = loop.Toolbox(_registry(guarded), Permissions(ask=ask))
     calls_of_one_answer = [f'{{"tool": "guarded", "arguments": {{"text": "{n}"}}}}' for n in "abcd"]
     model = ScriptedModel([*calls_of_one_answer, "Read four."])

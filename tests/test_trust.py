@@ -383,4 +383,5 @@ def test_the_remember_tool_keeps_nothing_said_while_paused_or_in_a_temporary_cha
     stored = kept(bank, "The user likes hiking.", None)
     assert not stored.is_error and "hiking" in stored.text
     assert [q.name for q in asked] == ["remember"]
-    assert [m.origin for m in store.memories()] == ["user"]
+    # the model's words the user allowed: not the user's own (test_untrusted_calls.py)
+    assert [m.origin for m in store.memories()] == ["local"]

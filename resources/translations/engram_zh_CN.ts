@@ -95,132 +95,130 @@
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="76"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="77"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="77"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="78"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="80"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="81"/>
         <source>Memory is paused: Engram learns nothing new until you resume it.</source>
         <translation>记忆已暂停：恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="81"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="82"/>
         <source>Resume it in Settings → Memory, in the memory browser or with engram memory resume.</source>
         <translation>可以在“设置 → 记忆”、记忆浏览器中恢复，或运行 engram memory resume。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="88"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="89"/>
         <source>Nothing new to learn from this chat: Engram has learned from all of it already.</source>
         <translation>这段对话没有新的可学内容：Engram 已经从中学过了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="89"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="90"/>
         <source>What you say next is learned from as the chat goes on.</source>
         <translation>接下来说的内容会随着对话继续被学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="92"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="93"/>
         <source>There is nothing to learn from yet.</source>
         <translation>还没有可以学习的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="93"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="94"/>
         <source>Send a message first; Engram learns from the chat it is in.</source>
         <translation>请先发送一条消息；Engram 从当前对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="96"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="97"/>
         <source>Engram does not learn in this session.</source>
         <translation>Engram 在本次会话中不学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="97"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="98"/>
         <source>Learning runs in the desktop app and engram chat.</source>
         <translation>学习在桌面应用和 engram chat 中进行。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="123"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="163"/>
         <source>Memory is off: {why}</source>
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="263"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="303"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="264"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="304"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="135"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="206"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="128"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
         <location filename="../../desktop/engram/memory/store.py" line="483"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="135"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="128"/>
         <location filename="../../desktop/engram/memory/store.py" line="484"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="188"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="188"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="200"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="191"/>
         <source>--episodes forgets every conversation, so it goes with --all.</source>
         <translation>--episodes 会忘记所有对话，所以要和 --all 一起用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="201"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="192"/>
         <source>Use: engram memory forget --all --episodes</source>
         <translation>用法：engram memory forget --all --episodes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="298"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="272"/>
         <source>There is no backup to restore in {folder}.</source>
         <translation>{folder} 中没有可以恢复的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="299"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="273"/>
         <source>Write one with `engram memory backup`, or name a backup file.</source>
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="144"/>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="90"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="111"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="145"/>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="91"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="112"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="155"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="134"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/models.py" line="156"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -406,124 +404,124 @@
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="74"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="79"/>
         <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
         <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="75"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="80"/>
         <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
         <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="85"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="90"/>
         <source>{key} must be a number from {low} to {high}</source>
         <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="95"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="100"/>
         <source>{key} must be a date in seconds since 1970 (a number), not {value}</source>
         <translation>{key} 必须是自 1970 年起的秒数（数字）表示的日期，而不是 {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="105"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="110"/>
         <source>content must be text</source>
         <translation>content 必须是文本</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="107"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="112"/>
         <source>content is empty</source>
         <translation>content 为空</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="122"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
         <source>{key} must be one of {allowed}</source>
         <translation>{key} 必须是以下之一：{allowed}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="132"/>
         <source>pinned must be true or false</source>
         <translation>pinned 必须是 true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="135"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="140"/>
         <source>meta must be an object</source>
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="164"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
         <source>a superseded memory needs superseded_by, the id of its replacement</source>
         <translation>已被取代的记忆需要 superseded_by，即取代它的记忆的 id</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="170"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="175"/>
         <source>{key} must be an integer</source>
         <translation>{key} 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="179"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="184"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="185"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="190"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="187"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
         <location filename="../../desktop/engram/models/local.py" line="506"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="197"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="199"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="204"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="206"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="211"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="210"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="215"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="218"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="223"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="221"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="226"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="240"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="245"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="241"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="246"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="246"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="251"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -924,160 +922,160 @@
         <translation>云服务 {host}：文字会离开你的网络</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="118"/>
+        <location filename="../../desktop/engram/models/download.py" line="121"/>
         <source>{name} has no download source in the catalogue.</source>
         <translation>模型目录中没有 {name} 的下载来源。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="119"/>
+        <location filename="../../desktop/engram/models/download.py" line="122"/>
         <source>Import the file instead.</source>
         <translation>请改为导入该文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="187"/>
+        <location filename="../../desktop/engram/models/download.py" line="191"/>
         <source>The hub did not say how large {url} is.</source>
         <translation>模型站点没有提供 {url} 的大小。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="187"/>
+        <location filename="../../desktop/engram/models/download.py" line="191"/>
         <source>Try again later.</source>
         <translation>请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="191"/>
+        <location filename="../../desktop/engram/models/download.py" line="195"/>
         <source>{url} has {size} bytes on the hub, the catalogue expects {expected}.</source>
         <translation>{url} 在模型站点上有 {size} 字节，但模型目录要求 {expected} 字节。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="192"/>
+        <location filename="../../desktop/engram/models/download.py" line="196"/>
         <source>The file changed upstream; update models.toml (or pin the revision).</source>
         <translation>上游文件已变更；请更新 models.toml（或固定 revision）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="210"/>
+        <location filename="../../desktop/engram/models/download.py" line="214"/>
         <source>Cannot reach {url}: {error}</source>
         <translation>无法连接 {url}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="211"/>
+        <location filename="../../desktop/engram/models/download.py" line="215"/>
         <source>Unset HF_HUB_OFFLINE to allow downloads.</source>
         <translation>请取消设置 HF_HUB_OFFLINE 以允许下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="218"/>
+        <location filename="../../desktop/engram/models/download.py" line="222"/>
         <source>cannot reach {url} ({error})</source>
         <translation>无法连接 {url}（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="226"/>
+        <location filename="../../desktop/engram/models/download.py" line="230"/>
         <source>{url} answered HTTP {status}</source>
         <translation>{url} 返回 HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="229"/>
+        <location filename="../../desktop/engram/models/download.py" line="233"/>
         <source>{url} answered HTTP {status}.</source>
         <translation>{url} 返回 HTTP {status}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="230"/>
+        <location filename="../../desktop/engram/models/download.py" line="234"/>
         <source>The repository needs a Hugging Face login (`hf auth login`).</source>
         <translation>该仓库需要登录 Hugging Face（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="232"/>
+        <location filename="../../desktop/engram/models/download.py" line="236"/>
         <source>Accept the model&apos;s licence on its hub page and log in (`hf auth login`).</source>
         <translation>请在模型页面上接受其许可协议并登录（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="234"/>
+        <location filename="../../desktop/engram/models/download.py" line="238"/>
         <source>The file or repository is not on the hub (or the mirror); check models.toml.</source>
         <translation>模型站点（或镜像）上没有该文件或仓库；请检查 models.toml。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="236"/>
+        <location filename="../../desktop/engram/models/download.py" line="240"/>
         <source>Check the endpoint setting and try again.</source>
         <translation>请检查下载地址设置后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="250"/>
+        <location filename="../../desktop/engram/models/download.py" line="254"/>
         <source>Download failed after {attempts} attempts: {problem}.</source>
         <translation>尝试 {attempts} 次后下载失败：{problem}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="252"/>
+        <location filename="../../desktop/engram/models/download.py" line="256"/>
         <source>Check the network (or the mirror in Settings) and run the download again; it resumes where it stopped.</source>
         <translation>请检查网络（或设置中的镜像）后重新下载；下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="260"/>
+        <location filename="../../desktop/engram/models/download.py" line="264"/>
         <location filename="../../desktop/engram/models/starter.py" line="182"/>
         <location filename="../../desktop/engram/models/starter.py" line="219"/>
         <source>Download cancelled.</source>
         <translation>下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="270"/>
+        <location filename="../../desktop/engram/models/download.py" line="274"/>
         <source>{name} needs {need:.2f} GB more disk space, {free:.2f} GB are free in {folder}.</source>
         <translation>{name} 还需要 {need:.2f} GB 磁盘空间，{folder} 中只剩 {free:.2f} GB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="271"/>
+        <location filename="../../desktop/engram/models/download.py" line="275"/>
         <source>Free some space (or move the models folder) and try again.</source>
         <translation>请释放一些空间（或移动模型文件夹）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="320"/>
+        <location filename="../../desktop/engram/models/download.py" line="324"/>
         <source>Could not write {path} ({error}); the partial file was deleted.</source>
         <translation>无法写入 {path}（{error}）；已删除未完成的文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/faults.py" line="63"/>
-        <location filename="../../desktop/engram/models/download.py" line="321"/>
+        <location filename="../../desktop/engram/models/download.py" line="325"/>
         <source>Free some disk space and try again.</source>
         <translation>请释放一些磁盘空间后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="333"/>
+        <location filename="../../desktop/engram/models/download.py" line="337"/>
         <source>{path} of {name} failed verification ({size} bytes instead of {expected}); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（{size} 字节，应为 {expected} 字节）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="338"/>
+        <location filename="../../desktop/engram/models/download.py" line="342"/>
         <source>{path} of {name} failed verification (its sha256 does not match); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（sha256 不匹配）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="341"/>
+        <location filename="../../desktop/engram/models/download.py" line="345"/>
         <source>Try again; if it keeps failing the mirror or the catalogue entry is wrong.</source>
         <translation>请重试；如果仍然失败，说明镜像或模型目录条目有误。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="392"/>
+        <location filename="../../desktop/engram/models/download.py" line="396"/>
         <source>the connection to {url} ended early</source>
         <translation>与 {url} 的连接提前结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="445"/>
+        <location filename="../../desktop/engram/models/download.py" line="449"/>
         <source>Download of {path} cancelled.</source>
         <translation>{path} 的下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="446"/>
+        <location filename="../../desktop/engram/models/download.py" line="450"/>
         <source>Run the download again to resume it.</source>
         <translation>重新下载即可从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="568"/>
+        <location filename="../../desktop/engram/models/download.py" line="572"/>
         <source>The download queue is closed.</source>
         <translation>下载队列已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="612"/>
+        <location filename="../../desktop/engram/models/download.py" line="616"/>
         <source>Download cancelled before it started.</source>
         <translation>下载在开始前已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="626"/>
+        <location filename="../../desktop/engram/models/download.py" line="630"/>
         <source>Download of {name} failed: {error}</source>
         <translation>{name} 下载失败：{error}</translation>
     </message>
@@ -1132,72 +1130,72 @@
         <translation>请关闭其他程序，或在设置中选择更小的模型（更低的量化精度）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="70"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="82"/>
         <source>{path} does not exist.</source>
         <translation>{path} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="70"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="82"/>
         <source>Check the file name.</source>
         <translation>请检查文件名。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="74"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="86"/>
         <source>{path} is not a readable GGUF file ({error}).</source>
         <translation>{path} 不是可读取的 GGUF 文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="75"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="87"/>
         <source>Choose a .gguf model file (it may be truncated or damaged).</source>
         <translation>请选择 .gguf 模型文件（该文件可能不完整或已损坏）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="174"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="200"/>
         <source>A GGUF model can play small and/or large, not {roles}.</source>
         <translation>GGUF 模型只能担任 small 和/或 large 角色，不能担任 {roles}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="176"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="202"/>
         <source>A GGUF model needs a role: small and/or large.</source>
         <translation>GGUF 模型需要一个角色：small 和/或 large。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="177"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="203"/>
         <source>Pass --roles small,large (or one of them).</source>
         <translation>请传入 --roles small,large（或其中之一）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="184"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="210"/>
         <source>A model with id {id!r} is already in the catalogue.</source>
         <translation>模型目录中已有 ID 为 {id!r} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="185"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="211"/>
         <source>Pass another --id.</source>
         <translation>请换一个 --id。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="243"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="313"/>
         <source>Copying {name} needs {size:.2f} GB of free disk space.</source>
         <translation>复制 {name} 需要 {size:.2f} GB 可用磁盘空间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="244"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="314"/>
         <source>Free some space, or put the file on the same disk as the models folder.</source>
         <translation>请释放一些空间，或把该文件放到模型文件夹所在的磁盘上。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="253"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="323"/>
         <source>Could not copy {path} ({error}).</source>
         <translation>无法复制 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="266"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="336"/>
         <source>{path} is damaged.</source>
         <translation>{path} 已损坏。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/gguf_import.py" line="266"/>
+        <location filename="../../desktop/engram/models/gguf_import.py" line="336"/>
         <source>Delete it and import the models again.</source>
         <translation>请删除它并重新导入模型。</translation>
     </message>
@@ -1399,77 +1397,77 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="96"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="117"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="97"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="117"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="106"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="127"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/download_worker.py" line="107"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="128"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="440"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="446"/>
         <source>Your server&apos;s address “{url}” is not an http:// or https:// address.</source>
         <translation>你的服务器地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="441"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="447"/>
         <source>Enter it as http://HOST:PORT/v1, or leave it empty for the local model.</source>
         <translation>请按 http://主机:端口/v1 的格式填写，或留空以使用本地模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="447"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="453"/>
         <source>Choose which model on your server answers.</source>
         <translation>请选择由服务器上的哪个模型来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="448"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="454"/>
         <source>Press “List its models”, or type the model&apos;s name.</source>
         <translation>请点“列出模型”，或直接输入模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="453"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="459"/>
         <source>The base URL “{url}” is not an http:// or https:// address.</source>
         <translation>接口地址“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="454"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="460"/>
         <source>Enter the API&apos;s address, for example https://api.example.com/v1.</source>
         <translation>请输入接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="460"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="466"/>
         <source>The cloud distiller needs a base URL and a model name.</source>
         <translation>云端提炼需要接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="461"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="467"/>
         <source>Fill both in, or turn the cloud distiller off.</source>
         <translation>请两项都填写，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="466"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="472"/>
         <source>The download mirror “{url}” is not an http:// or https:// address.</source>
         <translation>下载镜像“{url}”不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="467"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="473"/>
         <source>Enter a mirror such as https://hf-mirror.com, or leave it empty.</source>
         <translation>请输入镜像地址（例如 https://hf-mirror.com），或留空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="536"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="542"/>
         <source>Tick “Keep the key for this session only”, or install and unlock a keyring service and try again.</source>
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
@@ -1565,27 +1563,27 @@
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="125"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="133"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
         <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="126"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="134"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="155"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="163"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="160"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="168"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="164"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="172"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
@@ -1775,12 +1773,12 @@
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="23"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="24"/>
         <source>Memory is off, so there is nothing to search or keep.</source>
         <translation>记忆已关闭，因此无法搜索或保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="24"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="25"/>
         <source>Check the embedding model in Settings.</source>
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
@@ -1795,12 +1793,12 @@
         <translation>请检查数据文件夹是否可写。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/threads.py" line="35"/>
+        <location filename="../../desktop/engram/ui/threads.py" line="34"/>
         <source>Something went wrong; the details are in the log.</source>
         <translation>出了点问题；详细信息已写入日志。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/threads.py" line="36"/>
+        <location filename="../../desktop/engram/ui/threads.py" line="35"/>
         <source>The log is {path}. Your conversations are saved.</source>
         <translation>日志位于 {path}。你的对话已保存。</translation>
     </message>
@@ -2004,12 +2002,12 @@
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="214"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="204"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="215"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="205"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -2190,83 +2188,83 @@
         <translation>请重新下载该模型，或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/worker.py" line="37"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="108"/>
         <source>The answer broke off: the model failed while writing it.</source>
         <translation>回答中断了：模型在写回答时出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/worker.py" line="39"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="110"/>
         <source>Your message is saved; Regenerate answers it again. If it happens again, choose another model in Settings. The details are in the log: {path}</source>
         <translation>你的消息已保存；点“重新生成”会再次回答。如果再次发生，请在设置中换一个模型。详情见日志：{path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/worker.py" line="45"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="116"/>
         <source>Your message was not sent: something failed before the model started.</source>
         <translation>你的消息没有发出：模型开始之前出了错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/worker.py" line="46"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="117"/>
         <source>It is back in the message box to send again. The details are in the log: {path}</source>
         <translation>它已放回输入框，可以再次发送。详情见日志：{path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="221"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="224"/>
         <source>Searching the hub is off: {error}</source>
         <translation>搜索模型中心已关闭：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="222"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="225"/>
         <source>Unset HF_HUB_OFFLINE to search and download models.</source>
         <translation>取消 HF_HUB_OFFLINE 环境变量后即可搜索和下载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="227"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="230"/>
         <source>The model hub at {url} did not answer within {seconds:.0f} s.</source>
         <translation>模型中心 {url} 在 {seconds:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="229"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="232"/>
         <source>Check the network connection and search again, or set a download mirror in Settings → Appearance &amp; data.</source>
         <translation>请检查网络连接后重新搜索，或在“设置 → 外观与数据”中设置下载镜像。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="237"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="240"/>
         <source>Cannot reach the model hub at {url} ({error}).</source>
         <translation>无法连接模型中心 {url}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="239"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="242"/>
         <source>Check the network connection (or the proxy), or set a download mirror in Settings → Appearance &amp; data.</source>
         <translation>请检查网络连接（或代理），或在“设置 → 外观与数据”中设置下载镜像。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="247"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="250"/>
         <source>The repository is not on the hub at {url}.</source>
         <translation>模型中心 {url} 上没有这个仓库。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="248"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="251"/>
         <source>Search again: it may have been renamed or removed.</source>
         <translation>请重新搜索：它可能已被改名或删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="253"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="256"/>
         <source>The model hub at {url} answered HTTP {status}.</source>
         <translation>模型中心 {url} 返回了 HTTP {status}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="254"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="257"/>
         <source>The hub (or the mirror) has a problem; try again in a few minutes.</source>
         <translation>模型中心（或镜像）出了问题，请几分钟后再试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="256"/>
-        <location filename="../../desktop/engram/models/hub_search.py" line="269"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="259"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="272"/>
         <source>Check the download mirror in Settings → Appearance &amp; data.</source>
         <translation>请检查“设置 → 外观与数据”中的下载镜像。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hub_search.py" line="268"/>
+        <location filename="../../desktop/engram/models/hub_search.py" line="271"/>
         <source>The model hub at {url} sent an answer Engram cannot read.</source>
         <translation>模型中心 {url} 返回的内容 Engram 无法读取。</translation>
     </message>
@@ -2826,27 +2824,27 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="307"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="305"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="360"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="358"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="386"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="384"/>
         <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Regenerate answers it.</source>
         <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重新生成”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="393"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="391"/>
         <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Regenerate answers your message.</source>
         <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重新生成”即可回答你的消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="293"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="291"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -2854,48 +2852,48 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="79"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="76"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="233"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="234"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="235"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="245"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="249"/>
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
@@ -2904,259 +2902,259 @@ Engram learns what matters from your chats in the background (with a large model
 Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="258"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="255"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="259"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="260"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="256"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="257"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="266"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="263"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="267"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="264"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="268"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="265"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="269"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="266"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="261"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="258"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="262"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="259"/>
         <source>History of this memory</source>
         <translation>这条记忆的历史</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="263"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="260"/>
         <source>History (newest first):</source>
         <translation>历史（最新的在前）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="264"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="261"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="269"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="273"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="270"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="274"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="271"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="275"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="276"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="273"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="277"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="274"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="331"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="329"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="368"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="366"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="378"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="435"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="434"/>
         <source>{day} · {who}: {change}</source>
         <translation>{day} · {who}：{change}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="440"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="439"/>
         <source>Before: {text}</source>
         <translation>之前：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="452"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="451"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="453"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="452"/>
         <source>Put back the text as it was before this change</source>
         <translation>恢复这次改动之前的文字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="454"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="453"/>
         <source>Undo this change of Engram&apos;s</source>
         <translation>撤销 Engram 的这次改动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="464"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="463"/>
         <source>memory #{old} replaced by #{new}</source>
         <translation>记忆 #{old} 被 #{new} 取代</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="471"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="470"/>
         <source>created</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="472"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="471"/>
         <source>changed the text</source>
         <translation>修改了文字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="473"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="472"/>
         <source>changed the importance</source>
         <translation>修改了重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="473"/>
         <source>changed the confidence</source>
         <translation>修改了可信度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="475"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
         <source>pinned</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="476"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="475"/>
         <source>unpinned</source>
         <translation>取消置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="476"/>
         <source>kind → {value}</source>
         <translation>类型 → {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="478"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
         <source>status → {value}</source>
         <translation>状态 → {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="483"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="482"/>
         <source>(undo)</source>
         <translation>（撤销）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="496"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="495"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="501"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="500"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="514"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="513"/>
         <source>{speaker}: {text}</source>
         <translation>{speaker}：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="520"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="519"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="543"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="542"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="544"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="543"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="562"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="561"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="564"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="563"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="572"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="571"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="574"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="573"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="581"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="580"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="581"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="580"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="593"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="610"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="592"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="609"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="596"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="595"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="602"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="601"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="645"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="644"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="398"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="396"/>
         <source>Last written: {who}, {day}</source>
         <translation>最近写入：{who}，{day}</translation>
     </message>
@@ -3222,37 +3220,37 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryTableModel</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="37"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="36"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="38"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="37"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="39"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="38"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="40"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="39"/>
         <source>Origin</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="41"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="40"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="42"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="41"/>
         <source>Uses</source>
         <translation>使用次数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_model.py" line="43"/>
+        <location filename="../../desktop/engram/ui/memory_model.py" line="42"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
@@ -3260,47 +3258,47 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryWorker</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="52"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="48"/>
         <source>Saved.</source>
         <translation>已保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="57"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="53"/>
         <source>Pinned.</source>
         <translation>已置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="57"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="53"/>
         <source>Unpinned.</source>
         <translation>已取消置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="62"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="58"/>
         <source>Deleted; its text is gone from the database file.</source>
         <translation>已删除；它的文字已从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="67"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="63"/>
         <source>Restored.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="72"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="68"/>
         <source>Undone: the earlier version is back.</source>
         <translation>已撤销：之前的版本已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="82"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="75"/>
         <source>Exported to {path} ({count} entries).</source>
         <translation>已导出到 {path}（{count} 条）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="88"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="81"/>
         <source>Imported {count} memories.</source>
         <translation>已导入 {count} 条记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="93"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="86"/>
         <source>Forgot {count} memories.</source>
         <translation>已遗忘 {count} 条记忆。</translation>
     </message>
@@ -3395,148 +3393,148 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="45"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
         <source>fits</source>
         <translation>适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="46"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
         <source>tight</source>
         <translation>勉强</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="47"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
         <source>does not fit</source>
         <translation>不适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="50"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="57"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="51"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="58"/>
         <source>Roles</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="59"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="60"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="61"/>
         <source>Licence</source>
         <translation>许可证</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="55"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="62"/>
         <source>Fit</source>
         <translation>适配</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="56"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="63"/>
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="57"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="64"/>
         <source>Actions</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="146"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="153"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="121"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="148"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="128"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="155"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="117"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="124"/>
         <source>Download progress of {name}</source>
         <translation>{name} 的下载进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="122"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="129"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="123"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="130"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="124"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="131"/>
         <source>Use as small</source>
         <translation>用作小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="125"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="132"/>
         <source>Use as large</source>
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="251"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="258"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="255"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="262"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="283"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="290"/>
         <source>Search Hugging Face for GGUF models beyond the catalogue</source>
         <translation>在 Hugging Face 上搜索目录之外的 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="258"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="265"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="259"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="266"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="260"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="267"/>
         <source>What does memory add?…</source>
         <translation>记忆带来了什么？…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="262"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="269"/>
         <source>Measure what Engram&apos;s memory adds with your own models</source>
         <translation>用你自己的模型测一测 Engram 的记忆带来了多少提升</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="278"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="285"/>
         <source>Back to the catalogue</source>
         <translation>返回目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="281"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="288"/>
         <source>Find on the hub…</source>
         <translation>在模型中心查找…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="299"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="306"/>
         <source>What does memory add?</source>
         <translation>记忆带来了什么？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="303"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="310"/>
         <source>Engram can measure what its memory adds with your models: 40 tasks answered with no memory, with earlier messages, with learned memories and with lessons, then a report with the score of each and its interval.
 
 Run this in a terminal (about an hour on two cores; a stopped run resumes):
@@ -3549,133 +3547,133 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 {command}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="310"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="317"/>
         <source>Copy the command</source>
         <translation>复制命令</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="353"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="360"/>
         <source>This machine: {machine}</source>
         <translation>本机：{machine}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="368"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="375"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="372"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="379"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="375"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="382"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="380"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="387"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="384"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="391"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="402"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="409"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="404"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="411"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="406"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="413"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="439"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="484"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="446"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="491"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="469"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="476"/>
         <source>Adding {file}…</source>
         <translation>正在添加 {file}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="480"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="487"/>
         <source>Downloading {file} as {name}; it is in the catalogue too.</source>
         <translation>正在下载 {file}，名为 {name}；它也已加入目录。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="488"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="495"/>
         <source>Downloaded {name}.</source>
         <translation>已下载 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="505"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="512"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="513"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="520"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="514"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="521"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="524"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="531"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="529"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="536"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="529"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="536"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="554"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="561"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="568"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="575"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="572"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="579"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="590"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="597"/>
         <source>Cancelled {name}; Download continues where it stopped.</source>
         <translation>已取消 {name}；再点“下载”会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="600"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="607"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="608"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="615"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>
@@ -3756,47 +3754,62 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>PermissionPrompt</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="158"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="187"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="159"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="188"/>
         <source>Engram wants to use the tool {name} ({source}):</source>
         <translation>Engram 想使用工具 {name}（{source}）：</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/tool_block.py" line="169"/>
-        <source>It asks after reading what {tools} gave back: that text, not you, may be asking for it.</source>
-        <translation>这是在读取 {tools} 返回的内容之后提出的：提出请求的可能是那段内容，而不是你。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="173"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="174"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="170"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="175"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="171"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="163"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="177"/>
+        <source>your recalled memories</source>
+        <translation>召回的记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="183"/>
+        <source>The model wants to remember “{content}” after reading {read}. That text, not you, may be asking for it.</source>
+        <translation>模型在读取 {read} 之后想要记住“{content}”。提出这个请求的可能是那段内容，而不是你。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="186"/>
+        <source>The model wants to remember “{content}”.</source>
+        <translation>模型想要记住“{content}”。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="193"/>
+        <source>It asks after reading {read}: that text, not you, may be asking for it.</source>
+        <translation>这是在读取 {read} 之后提出的：提出请求的可能是那段内容，而不是你。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="164"/>
         <source>Allowed once.</source>
         <translation>已允许一次。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="164"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="165"/>
         <source>Always allowed (change it in Settings → Tools).</source>
         <translation>已始终允许（可在 设置 → 工具 中更改）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="165"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="166"/>
         <source>Denied.</source>
         <translation>已拒绝。</translation>
     </message>
@@ -3907,310 +3920,310 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="77"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="83"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="82"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="88"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="83"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="89"/>
         <source>Answers</source>
         <translation>回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="84"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="90"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="85"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="91"/>
         <source>Server or cloud</source>
         <translation>服务器或云端</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="86"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="92"/>
         <source>Appearance &amp;&amp; data</source>
         <translation>外观与数据</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="88"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="94"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="136"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="142"/>
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="138"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="144"/>
         <source>None (CPU only)</source>
         <translation>无（仅用 CPU）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="140"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="146"/>
         <source>This build of llama.cpp can offload layers to the GPU.</source>
         <translation>此版本的 llama.cpp 可以把部分层交给 GPU 计算。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="142"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="148"/>
         <source>This build of llama.cpp runs on the CPU only; GPU layers have no effect.</source>
         <translation>此版本的 llama.cpp 只能在 CPU 上运行；GPU 层数设置不起作用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="148"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="154"/>
         <source>e.g. http://192.168.1.20:8080/v1 (empty: the local model above)</source>
         <translation>例如 http://192.168.1.20:8080/v1（留空：使用上面的本地模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="153"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="159"/>
         <source>List its models</source>
         <translation>列出模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="162"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="168"/>
         <source>Small model (answers)</source>
         <translation>小模型（回答）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="163"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="169"/>
         <source>…or on your server</source>
         <translation>…或使用你的服务器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="164"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="170"/>
         <source>Model on your server</source>
         <translation>服务器上的模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="166"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="172"/>
         <source>Large model (learning)</source>
         <translation>大模型（学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="167"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="173"/>
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="168"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="174"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="169"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="175"/>
         <source>GPU layers</source>
         <translation>GPU 层数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="171"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="177"/>
         <source>Context size (tokens)</source>
         <translation>上下文长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="172"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="178"/>
         <source>Memory budget (tokens)</source>
         <translation>记忆预算（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="185"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="191"/>
         <source>{name} (not installed)</source>
         <translation>{name}（未安装）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="187"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="193"/>
         <source>{id} (not in the catalogue)</source>
         <translation>{id}（不在模型目录中）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="193"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="199"/>
         <source>Download more…</source>
         <translation>下载更多…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="213"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="219"/>
         <source>⚠ While on, learning sends text to {where}.</source>
         <translation>⚠ 开启后，学习时会把文本发送到{where}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="226"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="232"/>
         <source>Answers come from {where}.</source>
         <translation>回答来自{where}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="235"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="241"/>
         <source>Enter your server&apos;s address first, e.g. http://127.0.0.1:8080/v1.</source>
         <translation>请先输入服务器地址，例如 http://127.0.0.1:8080/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="274"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="280"/>
         <source>e.g. I am a nurse in Hangzhou; I am learning the violin.</source>
         <translation>例如：我是杭州的一名护士，正在学小提琴。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="278"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="284"/>
         <source>e.g. Answer briefly, in plain words; use metric units.</source>
         <translation>例如：回答简短、用词平实；使用公制单位。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="286"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
         <source>About you</source>
         <translation>关于你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="287"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="293"/>
         <source>How to answer</source>
         <translation>回答方式</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="292"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="298"/>
         <source>Every chat gets these, as your preferences; they never change Engram&apos;s rules.</source>
         <translation>每个对话都会带上这些内容，作为你的偏好；它们不会改变 Engram 的规则。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="296"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="302"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="297"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="303"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="298"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="304"/>
         <source>Longest answer (tokens)</source>
         <translation>最长回答（词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="307"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="313"/>
         <source>Pause memory (learn nothing new)</source>
         <translation>暂停记忆（不再学习新内容）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="309"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="315"/>
         <source>Learn every N turns</source>
         <translation>每 N 轮对话学习一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="310"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="316"/>
         <source>Idle seconds before learning</source>
         <translation>空闲多少秒后开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="311"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="317"/>
         <source>Unload large model after idle (seconds)</source>
         <translation>大模型空闲多久后卸载（秒）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="218"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="323"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="224"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="329"/>
         <source>⚠ Conversation text may leave this machine while the cloud distiller is on.</source>
         <translation>⚠ 开启云端提炼后，对话文本可能会离开本机。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="319"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="325"/>
         <source>Learn with a model on your server or in the cloud (the large role)</source>
         <translation>用你的服务器或云端上的模型来学习（大模型角色）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="336"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="342"/>
         <source>Leave empty to keep the current key</source>
         <translation>留空则保留当前密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="337"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="343"/>
         <source>Redact personal data before sending</source>
         <translation>发送前隐去个人信息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="341"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="347"/>
         <source>Base URL</source>
         <translation>接口地址</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="342"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="348"/>
         <source>Model name</source>
         <translation>模型名称</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="343"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="349"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="345"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="351"/>
         <source>Keep the key for this session only</source>
         <translation>仅在本次运行期间保留密钥</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="360"/>
         <location filename="../../desktop/engram/ui/settings_dialog.py" line="366"/>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="385"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="372"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="391"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="367"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="373"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="368"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="374"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="375"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="381"/>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="381"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="387"/>
         <source>Empty: the official Hugging Face hub</source>
         <translation>留空：使用 Hugging Face 官方站点</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="382"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="388"/>
         <source>Disable Xet transfer (plain HTTP downloads)</source>
         <translation>停用 Xet 传输（使用普通 HTTP 下载）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="389"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="395"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="391"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="397"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="392"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="398"/>
         <source>Font size (points)</source>
         <translation>字号（磅）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="393"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="399"/>
         <source>Data folder</source>
         <translation>数据文件夹</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="394"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="400"/>
         <source>Download mirror</source>
         <translation>下载镜像</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="414"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="420"/>
         <source>No font for {language} is installed; its text would show as boxes.</source>
         <translation>未安装支持{language}的字体，文字会显示为方框。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/settings_dialog.py" line="509"/>
+        <location filename="../../desktop/engram/ui/settings_dialog.py" line="515"/>
         <source>The API key cannot be stored securely: {why}. Install and unlock a keyring service, or keep the key in memory for this session only; Engram never saves it to a file.</source>
         <translation>无法安全保存 API 密钥：{why}。请安装并解锁密钥环服务，或仅在本次运行期间将密钥保留在内存中；Engram 从不把密钥写入文件。</translation>
     </message>
@@ -4307,17 +4320,17 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>StarterDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/starter_dialog.py" line="57"/>
+        <location filename="../../desktop/engram/ui/starter_dialog.py" line="58"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/starter_dialog.py" line="58"/>
+        <location filename="../../desktop/engram/ui/starter_dialog.py" line="59"/>
         <source>Connecting to the Python package index…</source>
         <translation>正在连接 Python 软件包索引…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/starter_dialog.py" line="91"/>
+        <location filename="../../desktop/engram/ui/starter_dialog.py" line="92"/>
         <source>Downloading {name}: {done} of {total}</source>
         <translation>正在下载 {name}：{done} / {total}</translation>
     </message>

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
 
-from engram.assistant.tools.permissions import BUILT_IN, DENY, Question
+from engram.assistant.tools.permissions import BUILT_IN, DENY, RECALLED, REMEMBER, Question
 from engram.core.cancel import CancelToken
 from engram.ui.i18n import Retranslating
 
@@ -133,8 +133,10 @@ class PermissionPrompt(Retranslating, QFrame):
         super().__init__()
         self.setObjectName("permission_prompt")
         self.name, self.source, self.after = question.name, question.source, question.after
+        self.arguments = question.arguments
         self.question = QLabel()
         self.question.setWordWrap(True)
+        self.question.setTextFormat(Qt.TextFormat.PlainText)  # it quotes untrusted text
         details = QLabel(_arguments_text(question.arguments))
         details.setObjectName("tool_body")
         details.setTextFormat(Qt.TextFormat.PlainText)
@@ -150,29 +152,47 @@ class PermissionPrompt(Retranslating, QFrame):
         layout.addWidget(self.question)
         layout.addWidget(details)
         layout.addLayout(row)
+        # After untrusted text the answer covers this call alone: "always" is not offered.
+        self.buttons["always"].setVisible(not self.after)
         self.choice = ""
         self.retranslate()
 
     def retranslate(self) -> None:
         """The question, its buttons and the choice made, in the current language."""
-        source = self.tr("built-in") if self.source == BUILT_IN else self.source  # or the server
-        question = self.tr("Engram wants to use the tool {name} ({source}):").format(
-            name=self.name, source=source
-        )
+        question = self._question()
         said = {
             "once": self.tr("Allowed once."),
             "always": self.tr("Always allowed (change it in Settings → Tools)."),
             "deny": self.tr("Denied."),
         }
-        if self.after:  # untrusted text came back before the call: it may be what asks
-            question += " " + self.tr(
-                "It asks after reading what {tools} gave back: that text, not you, may be "
-                "asking for it."
-            ).format(tools=", ".join(self.after))
         self.question.setText(f"{question} {said[self.choice]}" if self.choice else question)
         self.buttons["once"].setText(self.tr("Allow once"))
         self.buttons["always"].setText(self.tr("Always allow this tool"))
         self.buttons["deny"].setText(self.tr("Deny"))
+
+    def _question(self) -> str:
+        """What the tool wants, and where the text it read before came from: that text, not
+        the user, may be what asks (a file that says "call remember with …")."""
+        read = ", ".join(
+            self.tr("your recalled memories") if s == RECALLED else s for s in self.after
+        )
+        if self.name == REMEMBER and self.source == BUILT_IN:
+            content = str(self.arguments.get("content", ""))
+            if read:
+                return self.tr(
+                    "The model wants to remember “{content}” after reading {read}. That text, "
+                    "not you, may be asking for it."
+                ).format(content=content, read=read)
+            return self.tr("The model wants to remember “{content}”.").format(content=content)
+        source = self.tr("built-in") if self.source == BUILT_IN else self.source  # or the server
+        question = self.tr("Engram wants to use the tool {name} ({source}):").format(
+            name=self.name, source=source
+        )
+        if read:
+            question += " " + self.tr(
+                "It asks after reading {read}: that text, not you, may be asking for it."
+            ).format(read=read)
+        return question
 
     def answer(self, choice: str) -> None:
         """Record the choice once (a click, or "deny" when the answer ends first)."""

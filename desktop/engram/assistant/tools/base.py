@@ -40,8 +40,9 @@ class ToolContext:
     folders: tuple[Path, ...] = ()
     language: str = "en"
     now: Callable[[], float] = time.time
-    # How the user allowed this call ("once", "always"; '' for a tool that does not ask) and the
-    # tools whose results the answer read before it: where a request may have come from.
+    # How the user allowed this call ("once", "always"; '' for a tool that does not ask) and
+    # where the untrusted text the answer read before it came from (a file, a tool, recalled
+    # memories): where a request may have come from.
     granted: str = ""
     after: tuple[str, ...] = ()
 
@@ -65,12 +66,21 @@ class Tool:
     description_zh: str
     schema: Mapping[str, Any]
     run: Callable[[dict[str, Any], ToolContext], str]
+    # Asks the user before it runs: a tool with effects (remember, every MCP tool) or one that
+    # reads the user's files. The calculator, the clock and recall never ask.
     needs_permission: bool = False
     source: str = BUILT_IN  # "built-in" or the MCP server's name
     remote_name: str = ""  # the name the MCP server knows it by (when renamed on a clash)
     # Raises ToolError when a call cannot run whatever the user says (a path outside the
     # shared folders): checked before the user is asked for permission.
     precheck: Callable[[dict[str, Any], ToolContext], None] | None = None
+    # A tool that asks but only reads (the files tools): its call changes nothing. Every other
+    # tool that asks has effects (remember; every MCP tool, as Engram cannot know what a server
+    # does), and :meth:`Permissions.allowed` guards those after untrusted text.
+    reads_only: bool = False
+    # Its result brings in text Engram did not make (a file, a memory, a server's answer): after
+    # it, the answer has read untrusted text. False for the calculator, the clock and remember.
+    reads_outside: bool = True
 
     def describe(self, language: str) -> str:
         return (

@@ -267,4 +267,5 @@ TOOL = Tool(
     ),
     schema=one_text("expression", MAX_CHARS),
     run=_run,
+    reads_outside=False,
 )

@@ -142,4 +142,5 @@ TOOL = Tool(
         "additionalProperties": False,
     },
     run=_run,
+    reads_outside=False,
 )

@@ -231,6 +231,7 @@ LIST = Tool(
     schema={"type": "object", "properties": {"path": _PATH}, "additionalProperties": False},
     run=_list,
     needs_permission=True,
+    reads_only=True,
     precheck=_where,
 )
 SEARCH = Tool(
@@ -241,6 +242,7 @@ SEARCH = Tool(
     schema=one_text("query", 200),
     run=_search,
     needs_permission=True,
+    reads_only=True,
     precheck=_where,
 )
 READ = Tool(
@@ -257,6 +259,7 @@ READ = Tool(
     },
     run=_read,
     needs_permission=True,
+    reads_only=True,
     precheck=_where,
 )
 TOOLS = (LIST, SEARCH, READ)

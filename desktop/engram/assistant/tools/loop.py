@@ -25,7 +25,7 @@ from engram.assistant.tools.base import (
     ToolOutput,
     cut,
 )
-from engram.assistant.tools.permissions import Permissions
+from engram.assistant.tools.permissions import BUILT_IN, RECALLED, Permissions
 from engram.assistant.tools.route import Route, route
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
@@ -163,9 +163,9 @@ class Toolbox:
         after: tuple[str, ...] = (),
     ) -> ToolOutput:
         """Run one call the model made for an answer in ``conversation_id`` (``quiet``: why
-        nothing may be learned from it; ``after``: the tools whose results the answer read
-        before): unreadable, unknown, wrongly typed or denied calls give an error output the
-        model can read."""
+        nothing may be learned from it; ``after``: where the untrusted text the answer read
+        before came from): unreadable, unknown, wrongly typed or denied calls give an error
+        output the model can read."""
         start = time.perf_counter()
         if not call.ok:
             problem = Problem(
@@ -210,6 +210,7 @@ def answer(
     clean: Callable[[str], str],
     steps: list[Step],
     quiet: Problem | None = None,
+    read: tuple[str, ...] = (),
 ) -> Iterator[LoopEvent]:
     """Stream an answer that may call tools: its text pieces, and an event for each call and
     result (each step is also appended to ``steps``).
@@ -221,6 +222,9 @@ def answer(
     well-formed JSON and a text answer never pays for grammar sampling. When the message allows
     no tool, an answer that opened with a call is written again as text (its first token may not
     open a call); a later line that is a call of a tool not allowed is dropped, never shown.
+
+    ``read``: where untrusted text already in the prompt came from (:data:`RECALLED`); with the
+    sources of each result read since, every call is checked by :meth:`Permissions.allowed`.
     """
     fmt = toolbox.format_of(model)
     tools = toolbox.template_tools(model, language)
@@ -230,6 +234,7 @@ def answer(
     answered: set[str] = set()  # the expected tool once its call gave a result
     done: set[str] = set()  # the calls made so far, to refuse the same call again
     note = {"role": "user", "content": calls.answer_note(language, clean(request))}
+    after = dict.fromkeys(read)  # where the untrusted text the answer has read came from
     for step in range(toolbox.max_steps + 1):
         open_tools = routed.allowed - answered
         may_call = step < toolbox.max_steps and bool(open_tools)
@@ -278,7 +283,9 @@ def answer(
             return
         done.add(key)
         yield ToolCalled(step + 1, call.name, call.arguments, call.error)
-        output = toolbox.run(call, conversation_id, quiet, tuple(name for _, name, _, _ in made))
+        output = toolbox.run(call, conversation_id, quiet, tuple(after))
+        if (source := read_from(toolbox.registry, call)) is not None:
+            after[source] = None
         _log.debug("step %d: error=%s in %.3f s", step + 1, output.is_error, output.duration_s)
         steps.append(Step(call, output))
         yield ToolResult(
@@ -290,6 +297,21 @@ def answer(
         if preface and said.get("tool_calls"):
             said["content"] = "".join(preface)
         made.append((said, call.name, output, calls.without_tags(clean(output.text))))
+
+
+def read_from(registry: Registry, call: calls.ToolCall) -> str | None:
+    """Where the result of ``call`` came from, as the user is told: the file a files tool read
+    or listed, :data:`RECALLED` for the recall tool, an MCP tool with its server, else the
+    tool; None for a tool whose result is Engram's own text (the calculator, the clock)."""
+    tool = registry.get(call.name)
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    if tool is not None and not tool.reads_outside:
+        return None
+    if isinstance(path := arguments.get("path"), str) and path.strip():
+        return path.strip()
+    if tool is not None and tool.source != BUILT_IN:
+        return f"{tool.name} ({tool.source})"
+    return RECALLED if call.name == "recall" else call.name or "?"
 
 
 def _call_key(toolbox: Toolbox, call: calls.ToolCall) -> str:

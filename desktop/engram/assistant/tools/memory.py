@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engram.assistant import remembering
+from engram.assistant.tools import permissions
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
 from engram.assistant.turn.recall import INDEX_PER_TURN
 from engram.core.errors import tr
@@ -15,6 +15,7 @@ from engram.memory.records import Provenance
 
 RECALL_K = 6
 SNIPPET_CHARS = 300
+MODEL_IMPORTANCE = 0.5  # what the remember tool keeps: the store's default, as the distiller's
 
 
 def _store(ctx: ToolContext) -> Any:
@@ -42,8 +43,8 @@ def _recall(arguments: dict[str, Any], ctx: ToolContext) -> str:
         sources = sorted({s.conversation_id for s in hit.sources if s.conversation_id})
         origin = f", from conversation {', '.join(map(str, sources))}" if sources else ""
         lines.append(
-            f"[memory #{memory.id}, {memory.kind}, {_day(memory.updated_at)}{origin}] "
-            f"{memory.content[:SNIPPET_CHARS]}"
+            f"[memory #{memory.id}, {memory.kind}, {_day(memory.updated_at)}, written by "
+            f"{written_by(store, memory.id)}{origin}] {memory.content[:SNIPPET_CHARS]}"
         )
     for found in episodes.search(query, k=RECALL_K, vector=vector):
         episode = found.episode
@@ -54,6 +55,23 @@ def _recall(arguments: dict[str, Any], ctx: ToolContext) -> str:
             f"{_day(episode.created_at)}] {episode.content[:SNIPPET_CHARS]}"
         )
     return "\n".join(lines) or f"Nothing in memory matches {query!r}."
+
+
+# Who first wrote a memory (``memory_writes.via`` of its creation), as the recall tool says it.
+_WRITERS = {
+    "user": "the user",
+    "tool": "a tool call the user allowed",
+    "import": "an import",
+    "distiller": "Engram's learning",
+    "hygiene": "Engram's upkeep",
+    "earlier": "an earlier Engram",
+}
+
+
+def written_by(store: Any, memory_id: int) -> str:
+    """Who wrote the memory first: the user, a tool call they allowed, Engram's learning, …"""
+    writes = store.writes(memory_id)
+    return _WRITERS.get(writes[0].via, "unknown") if writes else "unknown"
 
 
 def _may_remember(_arguments: dict[str, Any], ctx: ToolContext) -> None:
@@ -67,14 +85,24 @@ def _may_remember(_arguments: dict[str, Any], ctx: ToolContext) -> None:
 def _remember(arguments: dict[str, Any], ctx: ToolContext) -> str:
     """Keep what the model asks to, once the user said yes (the tool asks: the request may come
     from text the answer read, a file, a tool's result, a recalled memory); the write records
-    the call, the user's yes and what the answer had read before it."""
+    the call, the user's yes and what the answer had read before it.
+
+    The words are the model's, not the user's: the memory's origin is the model (``local``, the
+    answering model runs here), at the distiller's importance, so it neither outranks what the
+    user said nor is kept from later corrections as the user's own words are."""
     _may_remember(arguments, ctx)
     store = _store(ctx)
     kind = str(arguments.get("kind") or FACT)
     by = Provenance("tool", detail=asked_by(REMEMBER.name, ctx))
-    content = str(arguments["content"])
-    kept = remembering.remember(store, ctx.conversation_id, None, content, kind, by)
-    return f"Stored as memory #{kept.memory_id} ({kind}): {kept.content}"
+    kept = store.add(
+        str(arguments["content"]),
+        kind,
+        importance=MODEL_IMPORTANCE,
+        origin="local",
+        conversation_id=ctx.conversation_id or None,
+        by=by,
+    )
+    return f"Stored as memory #{kept.id} ({kind}): {kept.content}"
 
 
 def asked_by(tool: str, ctx: ToolContext) -> str:
@@ -92,7 +120,7 @@ RECALL = Tool(
     run=_recall,
 )
 REMEMBER = Tool(
-    name="remember",
+    name=permissions.REMEMBER,
     description="Store a memory the user explicitly asked to keep (a fact or a preference).",
     description_zh="保存用户明确要求记住的内容（事实或偏好）。",
     schema={
@@ -106,6 +134,7 @@ REMEMBER = Tool(
     },
     run=_remember,
     needs_permission=True,  # never a write the user did not see and allow
+    reads_outside=False,
     precheck=_may_remember,
 )
 TOOLS = (RECALL, REMEMBER)

@@ -4,6 +4,14 @@ choices are revocable.
 Tools that only compute (calculator, date) never ask. For the others the loop asks through a
 callback: the window shows an inline prompt, ``engram chat`` asks on the terminal, tests script
 the answer. Without a callback an unanswered tool is denied.
+
+Provenance decides what may change anything (issue 28, item 1), here and nowhere else: once the
+answer has read text that did not come from the user (a tool's result, a file, an MCP server's
+answer, the memories recall put in the prompt), a call with effects (a tool that asks and is not
+``reads_only``: remember, every MCP tool) runs only on the user's yes to that very call, asked
+with where the text came from; "always allow" and "allow once" given earlier do not cover it,
+and the answer covers that call alone (nothing is stored: denying a planted request does not
+turn the tool off, and "always" is not offered).
 """
 
 from __future__ import annotations
@@ -22,14 +30,17 @@ BUILT_IN = "built-in"  # the source of Engram's own tools; an MCP tool's is its 
 ONCE, ALWAYS, DENY = "once", "always", "deny"
 CHOICES = (ONCE, ALWAYS, DENY)
 STORED = (ALWAYS, DENY)
+# A source of untrusted text in an answer's prompt: the memories and earlier messages recalled.
+RECALLED = "recalled memories"
+REMEMBER = "remember"  # the built-in tool that writes a memory: its question quotes the text
 
 
 @dataclass(frozen=True)
 class Question:
     """A tool that wants to run, as the user is asked about it: its name, where it comes from
     (built in, or an MCP server's name), the arguments it would run with, and what the answer
-    had read before it asked (``after``: the tools whose results it read, untrusted text that
-    may have asked for the call)."""
+    had read before it asked (``after``: where the untrusted text came from, a file's path, a
+    tool, :data:`RECALLED`; that text, not the user, may be asking for the call)."""
 
     name: str
     source: str
@@ -61,12 +72,16 @@ class Permissions:
 
     def allowed(self, tool: Tool, arguments: dict[str, Any], after: tuple[str, ...] = ()) -> bool:
         """Whether this call may run, asking the user when nothing is stored for the tool
-        (``after``: the tools whose results the answer read before this call)."""
+        (``after``: where the untrusted text the answer read before this call came from). A call
+        with effects after untrusted text is always asked about (see the module's note)."""
         self.granted = ""
         if not tool.needs_permission:
             return True
+        untrusted = bool(after) and not tool.reads_only
         choice = self.stored.get(tool.name)
-        if choice is None and tool.name in self._this_answer:
+        if untrusted and choice != DENY:
+            choice = None  # the user's yes to this very call, knowing where it may come from
+        elif choice is None and tool.name in self._this_answer:
             self.granted = ONCE
             return True  # "once" covers every call of this answer, not each one
         if choice is None:
@@ -74,7 +89,9 @@ class Permissions:
             choice = self.ask(asked) if self.ask is not None else DENY
             if choice not in CHOICES:
                 choice = DENY
-            if choice in STORED:
+            if untrusted:  # the answer is about this call: nothing stored for the tool
+                choice = ONCE if choice == ALWAYS else choice
+            elif choice in STORED:
                 self.set(tool.name, choice)
             elif choice == ONCE:
                 self._this_answer.add(tool.name)

@@ -28,6 +28,7 @@ from engram.assistant.intent import Intent
 from engram.assistant.learning import signals
 from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.tools import loop as tool_loop
+from engram.assistant.tools.permissions import RECALLED
 from engram.assistant.turn import context, prompt, utilization
 from engram.assistant.turn.recall import Recall
 from engram.core import log
@@ -249,6 +250,7 @@ class Assistant:
             clean=lambda text: prompt.sanitize(text, markers),
             steps=steps,
             quiet=quiet,
+            read=(RECALLED,) if parts.block else (),  # recalled: not the user's words
         )
 
     def _template_tools(self, model: ChatModel) -> dict[str, object]:
