@@ -222,6 +222,7 @@ class Engram:
         self._mentioned = remembering.LastMentioned()  # what "forget that" means in each chat
         self._forgotten: list[Forgotten] = []  # archived, deleted unless undone
         self._temporary: dict[int, Held] = {}  # the temporary chats this Engram has open
+        self._answering: object = None  # the model writing the current answer
 
     # -- the session -----------------------------------------------------------------------
 
@@ -289,7 +290,7 @@ class Engram:
         if self.session is None:
             return
         quiet = self.memory.quiet()
-        session, self.session = self.session, None
+        session, self.session, self._answering = self.session, None, None
         if session.store is not None and self._forgotten:
             remembering.purge(session.store, self._forgotten)
         self._forgotten = []
@@ -334,6 +335,7 @@ class Engram:
             return
         quiet = self._quiet(conversation_id)
         model = session.large_model() if large else None
+        self._answering = model or session.assistant.model
         for event in session.assistant.turn(conversation_id, said, cancel, model, quiet=quiet):
             yield event
             if isinstance(event, TurnStarted):
@@ -356,6 +358,13 @@ class Engram:
         quiet = self._quiet(conversation_id)
         self._open().assistant.rewind(conversation_id, from_episode_id, text, quiet=quiet)
         yield from self._send(conversation_id, text, cancel, False)
+
+    def reading(self) -> tuple[int, int] | None:
+        """How far the model has read the prompt of the answer being written (tokens read,
+        prompt tokens), until its first token; None otherwise, or for a model that does not
+        say (a cloud model). Safe from any thread: the window asks it while the answer runs."""
+        reading = getattr(self._answering, "reading", None)
+        return reading() if callable(reading) else None
 
     def prefetch(self, conversation_id: int, draft: str, cancel: CancelToken) -> None:
         """Evaluate the prompt of a message being typed, so its answer starts sooner."""

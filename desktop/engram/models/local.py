@@ -164,6 +164,7 @@ class LocalModel:
         self.gate = gate
         self.background = background
         self.last_stats: CallStats | None = None
+        self._reading: CallStats | None = None  # the answer whose prompt is being read
         self.temperature, self.top_p = 0.7, 0.95  # answers' sampling (Settings → Answers)
         self._lock = threading.Lock()
         self._abort_check: CancelCheck | None = None
@@ -302,6 +303,15 @@ class LocalModel:
             ) from exc
         return result.prompt, bool(result.added_special)
 
+    def reading(self) -> tuple[int, int] | None:
+        """How far the answer being written has read its prompt, (tokens read, prompt tokens),
+        until its first token; None otherwise. Safe from any thread: it reads two numbers."""
+        stats = self._reading
+        if stats is None:
+            return None
+        total = stats.prompt_tokens
+        return min(max(int(self._llm.n_tokens), stats.reused_tokens), total), total
+
     def fit_max_tokens(self, prompt_len: int, max_tokens: int) -> int:
         """Clamp an answer length to the context left after the prompt; refuse a prompt too long."""
         room = self.n_ctx - prompt_len
@@ -351,8 +361,10 @@ class LocalModel:
             try:
                 heat = self.temperature if temperature is None else temperature
                 ban = self._text_only(len(tokens)) if text_only else None
+                self._reading = stats
                 yield from self._generate(tokens, stats, cancelled, heat, grammar, start, ban)
             finally:
+                self._reading = None
                 stats.total_s = time.perf_counter() - start
             if not (self.background or grammar is not None or stats.cancelled):
                 # A free answer of the foreground model times this machine's decoding (a
@@ -420,6 +432,7 @@ class LocalModel:
             try:
                 for chunk in stream:
                     if stats.first_token_s is None:
+                        self._reading = None
                         self._set_abort(None)
                         stats.first_token_s = time.perf_counter() - start
                     if cancelled():

@@ -41,7 +41,8 @@ from engram.ui.tool_block import PermissionPrompt, PermissionRequest, ToolBlock
 class AnswerView(QObject):
     """Shows turns in ``chat``; problems and toasts go to ``notices``, the last answer's speed
     and context use to ``stats``. ``large_is_other()``: captions name the large model only when
-    it is another file than the small one; ``busy()``: an answer is running."""
+    it is another file than the small one; ``busy()``: an answer is running; ``reading()``: how
+    far the model has read the answer's prompt, (tokens read, prompt tokens), when it says."""
 
     turn_started = Signal(int)  # the conversation the answer belongs to (new for a first one)
     answered = Signal()  # an answer finished
@@ -65,6 +66,7 @@ class AnswerView(QObject):
         self.stats = stats
         self.large_is_other = large_is_other
         self.busy = busy
+        self.reading: Callable[[], tuple[int, int] | None] = lambda: None
         self.answers: dict[int, MessageBubble] = {}  # the stored answers shown, by episode id
         self.pending_prompts: list[PermissionPrompt] = []  # questions not answered yet
         self._recalled: tuple[Recalled, ...] = ()
@@ -107,7 +109,8 @@ class AnswerView(QObject):
             self._recalled = event.items
             self._plan = tuple(item for item in event.in_system if item.label == PLAN)
             self._prompt = event.prompt
-            self._wait(self._reading(len(event.items), sum(event.prompt.tokens.values())))
+            self._wait(self._reading(len(event.items), sum(event.prompt.tokens.values())),
+                       self._read_share)  # fmt: skip
         elif isinstance(event, Token):
             if (writing := self.chat.answering()) is not None:
                 writing.hide_waiting()  # its first words
@@ -178,14 +181,41 @@ class AnswerView(QObject):
         else:
             self._wait(lambda: self.tr("Preparing the prompt…"))
 
-    def _wait(self, text: Text) -> None:
+    def _wait(self, text: Text, share: Callable[[], float | None] | None = None) -> None:
         """The answer being written waits for ``text`` (a callable: said again on a language
-        change)."""
+        change and each second), ``share()`` saying how far along it is when known."""
         if (writing := self.chat.answering()) is not None:
-            writing.show_waiting(text)
+            writing.show_waiting(text, share)
+
+    def _read_share(self) -> float | None:
+        read = self.reading()
+        return read[0] / read[1] if read and read[1] else None
 
     def _reading(self, memories: int, tokens: int) -> Text:
-        """The model reads its prompt: the slow part on a CPU, before the first word."""
+        """The model reads its prompt: the slow part on a CPU, before the first word; how many
+        of its tokens it has read, once it says."""
+        whole = self._reading_all(memories, tokens)
+
+        def text() -> str:
+            read = self.reading()
+            if read is None:
+                return whole()
+            done, total = f"{read[0]:,}", f"{read[1]:,}"
+            if memories:
+                return self.tr(
+                    "Thinking: reading the conversation and %n memories ({done} of {tokens} "
+                    "tokens)…",
+                    "",
+                    memories,
+                ).format(done=done, tokens=total)
+            return self.tr(
+                "Thinking: reading the conversation ({done} of {tokens} tokens)…"
+            ).format(done=done, tokens=total)
+
+        return text
+
+    def _reading_all(self, memories: int, tokens: int) -> Callable[[], str]:
+        """Reading the prompt of ``tokens`` tokens, before the model says how far it is."""
         count = f"{tokens:,}"
         if memories:
             return lambda: self.tr(

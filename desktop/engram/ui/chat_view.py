@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QEnterEvent, QGuiApplication
@@ -201,7 +201,9 @@ class MessageBubble(Retranslating, QFrame):
             self.tool_blocks.append(block)
         self._layout.insertWidget(self._layout.indexOf(self.label), block)
 
-    def show_waiting(self, text: Text, share: float | None = None) -> WaitingLine:
+    def show_waiting(
+        self, text: Text, share: float | Callable[[], float | None] | None = None
+    ) -> WaitingLine:
         """Until the answer's first words: what it waits for, and since when."""
         if self.waiting is None:
             self.waiting = WaitingLine()

@@ -163,6 +163,7 @@ class MainWindow(Retranslating, QMainWindow):
         status, sidebar, turns, answers = self.status, self.sidebar, self.turns, self.answers
         notices, actions = self.notices, self.chat_actions
         self.worker = worker = ModelWorker(self.settings.current, models)
+        self.answers.reading = worker.app.reading  # read from this thread while it answers
         self._thread = worker_thread(self, worker, "engram-foreground-model")
         status.memories_button.clicked.connect(lambda: self.show_memories())  # noqa: PLW0108
         for signal, slot in (

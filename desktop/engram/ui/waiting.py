@@ -5,6 +5,7 @@ seconds it has taken so far. Never a blank bubble."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
@@ -35,21 +36,28 @@ class WaitingLine(Retranslating, QWidget):
         layout.addWidget(self.bar)
         layout.addWidget(self.stage, 1)
         self._text: Text = ""
+        self._share: float | Callable[[], float | None] | None = None
         self._since = time.monotonic()
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self.retranslate)
         self._timer.start()
 
-    def set_stage(self, text: Text, share: float | None = None) -> None:
-        """Say what the answer waits for now (``share``: how far along, 0..1, when known)."""
-        self._text = text
+    def set_stage(
+        self, text: Text, share: float | Callable[[], float | None] | None = None
+    ) -> None:
+        """Say what the answer waits for now (``share``: how far along, 0..1, when known; a
+        callable is asked again each second)."""
+        self._text, self._share = text, share
+        self.retranslate()
+
+    def _show_share(self) -> None:
+        share = self._share() if callable(self._share) else self._share
         if share is None:
             self.bar.setRange(0, 0)
         else:
             self.bar.setRange(0, 100)
             self.bar.setValue(round(max(0.0, min(1.0, share)) * 100))
-        self.retranslate()
 
     def elapsed(self) -> float:
         """Seconds since the message was sent."""
@@ -57,6 +65,7 @@ class WaitingLine(Retranslating, QWidget):
 
     def retranslate(self) -> None:
         """The stage in the current language, with the seconds waited so far."""
+        self._show_share()
         text = said(self._text)
         seconds = int(self.elapsed())
         if seconds >= SECONDS_SHOWN_AFTER:
