@@ -8,8 +8,9 @@ plain chat with the conversation so far.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -29,15 +30,15 @@ from engram.assistant.learning import signals
 from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.tools import loop as tool_loop
 from engram.assistant.tools.permissions import RECALLED
-from engram.assistant.turn import context, prompt, utilization
+from engram.assistant.turn import context, prompt, recitation, utilization
 from engram.assistant.turn.recall import Recall
-from engram.core import log
+from engram.core import log, prompts
 from engram.core.errors import EngramError, Problem, StoreError, tr
 from engram.core.messages import Message
 from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.jobs import JobQueue
-from engram.memory.kinds import PLAN
+from engram.memory.kinds import LESSON, PLAN
 from engram.memory.outcomes import Credit, Outcomes
 from engram.memory.text import query_terms
 
@@ -182,16 +183,35 @@ class Assistant:
         pieces: list[str] = []
         steps: list[tool_loop.Step] = []  # tool calls made for this answer, with their results
         shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
+        # An answer that opens by reciting a lesson, a header or the message is held back and
+        # asked again without the memory block (:mod:`.recitation`).
+        guard = recitation.Guard.of(_suspects(items, text)) if parts.block else None
         try:
-            for piece in self._stream(model, parts, conversation_id, cancelled, steps, quiet):
-                if not isinstance(piece, str):
-                    yield piece
-                elif visible := shown.feed(piece):
-                    pieces.append(visible)
-                    yield Token(visible)
-            if visible := shown.finish():
-                pieces.append(visible)
-                yield Token(visible)
+            while True:
+                holder = recitation.Holder(guard)
+                stream = self._stream(model, parts, conversation_id, cancelled, steps, quiet)
+                for piece in stream:
+                    if not isinstance(piece, str):  # a tool ran: the answer stands as it is
+                        yield from _shown(holder.release(), pieces)
+                        yield piece
+                    elif visible := shown.feed(piece):
+                        if (ready := holder.feed(visible)) is None:
+                            break
+                        yield from _shown(ready, pieces)
+                else:
+                    rest = shown.finish()
+                    ready = holder.feed(rest) if rest else []
+                    if ready is not None:
+                        yield from _shown([*ready, *holder.release()], pieces)
+                        break
+                if isinstance(stream, Generator):
+                    stream.close()  # stops generating
+                if cancelled():
+                    break
+                _log.info("an answer recited its prompt; answering again without memory")
+                items, guard, shown = [], None, StreamFilter()
+                parts = dataclasses.replace(parts, block="").counted(model.count_tokens)
+                yield Recalling((), parts, tuple(prepared.in_system))
         except EngramError as exc:
             with contextlib.suppress(StoreError):  # the answer's failure is the one to report
                 self._store(conversation_id, pieces, "error", items, marker, steps)
@@ -570,3 +590,16 @@ class Assistant:
         if self.recall is not None:
             self.recall.record(episode.id, items)
         return episode.id
+
+
+def _shown(visible: Sequence[str], pieces: list[str]) -> Iterator[Token]:
+    """Pieces of the answer for the user: kept for the stored answer, and yielded."""
+    for piece in visible:
+        pieces.append(piece)
+        yield Token(piece)
+
+
+def _suspects(items: Sequence[events.Recalled], text: str) -> list[str]:
+    """What an answer given these memories must not open by copying: the lessons, the block
+    headers, the message."""
+    return [*(i.content for i in items if i.label == LESSON), *prompts.headers(), text]

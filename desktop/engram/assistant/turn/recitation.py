@@ -1,0 +1,92 @@
+"""An answer that recites its prompt instead of answering, caught before the user sees it.
+
+Given lessons, the small model sometimes answers with one of them ("Temperatures in Celsius,
+please." to "At what temperature does water boil?"), with the block's header, or with the
+question itself. On ``engram eval tasks-en`` with Qwen2.5-Coder-0.5B answering, 5 of the 9 tests
+that memory lost were such recitations, each of them answered right without memory.
+
+While the opening of an answer could still be the start of a lesson, a header or the message, it
+is held back; an ordinary answer parts from all of them within a few words and is shown at once.
+Once it has copied enough of one, the turn answers again without the memory block. A recalled
+fact or earlier message is no suspect: quoting "The wifi password is hunter2" is an answer.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_NOT_WORD = re.compile(r"[\W_]+")
+# Copied from a suspect's start, this share of it (and at least MIN_CHARS letters or digits,
+# spaces and punctuation left out) is a recitation: "Temperatures in Cels" of the lesson above,
+# the first six characters of "重量请用公斤说，不要用斤或者磅"; of a long one (a header) MAX_CHARS
+# are enough. Shorter suspects ("Thanks!", "早上好") are left out: an answer may well open with
+# them.
+SHARE = 0.4
+MIN_CHARS = 6
+MAX_CHARS = 24
+MIN_SUSPECT = 8
+
+
+def normalised(text: str) -> str:
+    """Letters and digits only, case folded: how much of a suspect an opening copies."""
+    return _NOT_WORD.sub("", text.casefold())
+
+
+class Verdict(enum.Enum):
+    HOLD = "hold"  # could still be a recitation: show nothing yet
+    PASS = "pass"  # parted from every suspect: an answer
+    RECITED = "recited"
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The texts an answer must not open by copying, normalised."""
+
+    suspects: tuple[str, ...]
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> Guard | None:
+        """A guard against ``texts`` (the lessons given, the block's headers, the message);
+        None when none is long enough to tell."""
+        kept = tuple(dict.fromkeys(s for t in texts if len(s := normalised(t)) >= MIN_SUSPECT))
+        return cls(kept) if kept else None
+
+    def verdict(self, opening: str) -> Verdict:
+        said = normalised(opening)
+        if not said:
+            return Verdict.HOLD
+        alive = False
+        for suspect in self.suspects:
+            if said.startswith(suspect):
+                return Verdict.RECITED
+            if suspect.startswith(said):
+                if len(said) >= min(max(MIN_CHARS, SHARE * len(suspect)), MAX_CHARS):
+                    return Verdict.RECITED
+                alive = True
+        return Verdict.HOLD if alive else Verdict.PASS
+
+
+class Holder:
+    """Holds an answer's first pieces while its guard cannot yet tell."""
+
+    def __init__(self, guard: Guard | None) -> None:
+        self.guard = guard
+        self._held: list[str] = []
+
+    def feed(self, piece: str) -> list[str] | None:
+        """The pieces to show now ([] while held back); None: the answer recites."""
+        if self.guard is None:
+            return [piece]
+        self._held.append(piece)
+        verdict = self.guard.verdict("".join(self._held))
+        if verdict is Verdict.RECITED:
+            return None
+        return [] if verdict is Verdict.HOLD else self.release()
+
+    def release(self) -> list[str]:
+        """Everything held (the answer ended, or called a tool), and no more holding."""
+        held, self._held, self.guard = self._held, [], None
+        return held

@@ -1,0 +1,104 @@
+"""An answer that recites its prompt (a lesson, a header, the message) is asked again without
+the memory block, before the user sees any of it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import tiny
+from engram.assistant.events import Finished, Recalling, Token
+from engram.assistant.session import Session, open_session
+from engram.assistant.turn.pipeline import Assistant
+from engram.assistant.turn.recitation import Guard, Holder, Verdict
+from engram.core import prompts
+from engram.memory.injections import Injections
+from engram.memory.kinds import LESSON
+from test_tools import ScriptedModel
+
+CELSIUS = "Temperatures in Celsius, please. My oven only shows °C."
+ROAST = "At what temperature should I roast vegetables in the oven?"
+
+
+def test_an_opening_copying_a_lesson_is_a_recitation_and_an_answer_parts_at_once() -> None:
+    guard = Guard.of([CELSIUS, "重量请用公斤说，不要用斤或者磅。", *prompts.headers(), ROAST])
+    assert guard is not None
+    assert guard.verdict("- Temp") is Verdict.HOLD
+    assert guard.verdict("- Temperatures in Cels") is Verdict.RECITED
+    assert guard.verdict("Roast") is Verdict.PASS  # no suspect opens with it
+    assert guard.verdict("Temperatures are best around 200") is Verdict.PASS
+    assert guard.verdict("重量请用公斤") is Verdict.RECITED
+    assert guard.verdict("重量大约") is Verdict.PASS
+    assert guard.verdict(ROAST.upper()) is Verdict.RECITED  # the question said back
+    assert guard.verdict("Lessons: how the user wants to be") is Verdict.RECITED  # a header
+    assert guard.verdict(f"{CELSIUS} And roast at 200 °C.") is Verdict.RECITED
+
+
+def test_short_texts_are_no_suspects() -> None:
+    assert Guard.of(["Thanks!", "早上好", "  "]) is None
+    guard = Guard.of(["Thanks!", "Good morning, Engram"])
+    assert guard is not None
+    assert guard.verdict("Thanks! You're welcome.") is Verdict.PASS
+
+
+def test_the_holder_shows_nothing_until_the_guard_can_tell() -> None:
+    holder = Holder(Guard.of([CELSIUS]))
+    assert holder.feed("Temp") == []
+    assert holder.feed("erature") == []
+    assert holder.feed("s range") == ["Temp", "erature", "s range"]  # parted: shown, in order
+    assert holder.feed(" widely") == [" widely"]  # no more holding
+    reciting = Holder(Guard.of([CELSIUS]))
+    assert reciting.feed("Temperatures in") == []
+    assert reciting.feed(" Celsius") is None
+    unguarded = Holder(None)
+    assert unguarded.feed("Temperatures in Celsius") == ["Temperatures in Celsius"]
+
+
+@pytest.fixture
+def session(starter_models: Path) -> Iterator[Session]:
+    opened = open_session(tiny.settings(max_answer_tokens=48))
+    assert opened.store is not None, opened.memory_problem
+    yield opened
+    opened.close()
+
+
+def _with_lesson(session: Session, model: ScriptedModel) -> Assistant:
+    store = session.store
+    assert store is not None and session.assistant.recall is not None
+    vector = store.space.embed([f"{CELSIUS}\n{ROAST}"])
+    store.add(CELSIUS, LESSON, origin="local", meta={"applies_to": [ROAST]}, vector=vector)
+    return Assistant(session.assistant.log, model, recall=session.assistant.recall)  # type: ignore[arg-type]
+
+
+def test_a_reciting_answer_is_asked_again_without_memory_and_never_shown(
+    session: Session,
+) -> None:
+    model = ScriptedModel([f"- {CELSIUS}", "Roast them at 200 °C for about 30 minutes."])
+    events = list(_with_lesson(session, model).turn(0, ROAST))
+    recalling = [e for e in events if isinstance(e, Recalling)]
+    assert [len(r.items) for r in recalling][1:] == [0] and recalling[0].items
+    assert CELSIUS in recalling[0].prompt.block and recalling[1].prompt.block == ""
+    shown = "".join(e.text for e in events if isinstance(e, Token))
+    assert shown == "Roast them at 200 °C for about 30 minutes."
+    finished = next(e for e in events if isinstance(e, Finished))
+    assert finished.text == shown and finished.recalled == ()
+    assert len(model.prompts) == 2
+    assert CELSIUS in model.prompts[0][-1]["content"]
+    assert model.prompts[1][-1]["content"] == ROAST  # the message alone
+    store = session.store
+    assert store is not None
+    assert Injections(store.conn).of(finished.episode_id) == []  # no lesson credited
+
+
+def test_an_answer_quoting_a_note_is_not_held(session: Session) -> None:
+    store = session.store
+    assert store is not None
+    store.add("The wifi password at the cabin is hunter2-lake.", "fact", origin="local")
+    model = ScriptedModel(["The wifi password at the cabin is hunter2-lake."])
+    assistant = Assistant(session.assistant.log, model, recall=session.assistant.recall)  # type: ignore[arg-type]
+    events = list(assistant.turn(0, "What is the wifi password at the cabin?"))
+    finished = next(e for e in events if isinstance(e, Finished))
+    assert finished.text == "The wifi password at the cabin is hunter2-lake."
+    assert finished.recalled and len(model.prompts) == 1
