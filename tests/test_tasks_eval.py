@@ -20,7 +20,7 @@ from engram.evaluation import models as eval_models
 from engram.evaluation.tasks import Call, Check, ToolCheck, passes
 from engram.memory import embed
 from test_consolidation_support import ScriptedModel, ScriptedSource, memories_answer
-from test_lessons import LESSON, KmChat
+from test_lessons import GUIDANCE, LESSON, KmChat
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 SETS = [dataset_path("tasks-en"), dataset_path("tasks-zh")]
@@ -286,6 +286,33 @@ def test_the_report_gives_n_intervals_the_ceiling_and_what_reached_the_tests(
     assert "| 1.000 (2/2) | 0.34–1.00 | 1.00 | 1/2 |" in lessons_row
     assert "a lesson was recalled into 1 tests, 1 of them passed" in text
     assert "Engram's own detection found 1 of 1" in text
+
+
+class RecitingChat(KmChat):
+    """Answers a prompt that carries lessons with the first of them, word for word."""
+
+    def stream_chat(self, messages: list[dict[str, str]], *args: Any, **kwargs: Any) -> Any:
+        said = "\n".join(m["content"] for m in messages)
+        if GUIDANCE in said:
+            yield said.split(GUIDANCE, 1)[1].split("\n- ", 1)[1].split("\n", 1)[0]
+        else:
+            yield from super().stream_chat(messages, *args, **kwargs)
+
+
+def test_the_report_counts_answers_asked_again_after_reciting_their_prompt(
+    tmp_path: Path,
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    task_set = tasks.load(_write(tmp_path, SEQUENCE))
+    distiller = ScriptedModel(memories_answer(("lesson", LESSON)))
+    records = task_runner.TaskRunner(
+        RecitingChat(), ScriptedSource(distiller), embedder, tmp_path / "out"
+    ).run(task_set, ("lessons",))
+    test = records["lessons"][2]
+    assert test["recited"] and test["answer"] == "It is 1.7 miles."  # asked again, no lesson
+    assert not any(r["recited"] for r in records["lessons"][:2])
+    text = report.tasks_markdown(records, "t")
+    assert "1 answers began by reciting their prompt and were asked again without memory" in text
 
 
 def test_a_replaying_distiller_runs_each_exact_request_once() -> None:

@@ -260,6 +260,12 @@ def _lessons_line(records: Records) -> list[str]:
             f"- {TASK_LABELS[c]}: {stored} lessons stored (each passed the lesson check); a lesson"
             f" was recalled into {len(given)} tests, {passed} of them passed."
         )
+        if recited := [r for r in rows if r.get("recited")]:
+            out.append(
+                f"- {TASK_LABELS[c]}: {len(recited)} answers began by reciting their prompt and"
+                f" were asked again without memory; {sum(bool(r['passed']) for r in recited)}"
+                " of them passed."
+            )
     learning = [r for c in ("distilled", "lessons") for r in records.get(c, [])]
     signalled = [r for r in learning if "signal" in r]
     said = [r for r in signalled if "signal_detected" in r]

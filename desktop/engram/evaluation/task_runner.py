@@ -96,6 +96,7 @@ class _Said:
     calls: list[Call]
     error: str = ""
     recalled: tuple[Recalled, ...] = ()
+    recited: bool = False  # it began by reciting its prompt and was asked again without memory
 
 
 class TaskRunner:
@@ -241,6 +242,7 @@ class TaskRunner:
             "success": float(passed),
             "recalled": len(said.recalled),
             "lessons_recalled": sum(item.label == LESSON for item in said.recalled),
+            "recited": said.recited,
             "taught": bool(taught & _conversations(store, said.recalled)),
             **({"error": said.error} if said.error else {}),
         }
@@ -266,6 +268,7 @@ class TaskRunner:
             if isinstance(event, ToolCalled):
                 said.calls.append(Call(event.name, event.arguments))
             elif isinstance(event, Recalling):
+                said.recited = bool(said.recalled) and not event.items
                 said.recalled = event.items
             elif isinstance(event, Finished):
                 said.episode_id, said.text = event.episode_id, event.text
