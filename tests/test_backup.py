@@ -15,7 +15,7 @@ import pytest
 from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import InputError, StoreCorruptError
-from engram.memory import backup, db
+from engram.memory import backup, db, opened
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
 from test_consolidation_support import minilm
@@ -256,4 +256,4 @@ def test_restore_refuses_while_another_process_has_the_database_open_and_changes
         child.stdout.close()
     assert main(["memory", "restore", str(made)]) == 0
     assert _count(path) == 5
-    assert list((path.parent / db.OPENERS).glob(f"{path.name}.{child.pid}.lock")) == []
+    assert list((path.parent / opened.FOLDER).glob(f"{path.name}.{child.pid}.lock")) == []

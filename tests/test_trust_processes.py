@@ -12,13 +12,16 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engram.assistant.chats import open_chats
+from engram.cli.main import main
 from engram.core import paths
-from engram.memory import db, migrations
+from engram.memory import backup, db, migrations, opened
 from engram.memory.episodes import EpisodeLog
 from waiting import wait_until
 
@@ -39,11 +42,8 @@ def _engram(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 
 
 def _rows(sql: str, *params: object) -> list[tuple[object, ...]]:
-    conn = db.connect(paths.database_path())
-    try:
+    with closing(db.connect(paths.database_path())) as conn:
         return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
 
 
 @pytest.fixture
@@ -154,3 +154,96 @@ def test_a_killed_temporary_chat_is_never_listed_and_gone_from_the_file_at_the_n
     assert len(episodes) == 2  # the kept chat's question and answer
     assert _vectors() <= episodes  # no vector of a deleted message is left
     assert SECRET.encode() not in _on_disk()  # not in a freed page, an index page or the WAL
+
+
+# -- item 5: a restore while another process has the database open ---------------------------
+
+
+@pytest.mark.slow
+def test_a_restore_names_the_open_chat_changes_nothing_and_works_once_it_has_ended(
+    chat_process: list[subprocess.Popen[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat = _chat(chat_process)
+    _say(chat, "Name a colour.", answers=1)
+    made = backup.backup(paths.database_path(), backup.folder_of(paths.database_path()), 3)
+    assert made is not None
+    _say(chat, "Name a fruit.", answers=2)  # written after the backup: a restore would drop it
+    before = _rows("SELECT id, content FROM episodes ORDER BY id")
+    capsys.readouterr()
+    assert main(["memory", "restore"]) == 2
+    err = capsys.readouterr().err
+    assert f"is open in `engram chat` (process {chat.pid}); nothing was restored" in err
+    assert "End it (a chat ends with /quit or Ctrl+D), then run the restore again." in err
+    assert "Traceback" not in err
+    assert not list(paths.database_path().parent.glob("*.before-restore-*"))
+    _say(chat, "Name a tree.", answers=3)  # the chat goes on in the same file
+    assert _rows("SELECT id, content FROM episodes ORDER BY id")[: len(before)] == before
+    _, ended = chat.communicate("", timeout=120)  # the user ends the chat
+    assert chat.returncode == 0, ended
+    assert main(["memory", "restore"]) == 0
+    assert len(_rows("SELECT id FROM episodes")) == 2  # the backup's question and answer
+
+
+WRITES = """
+import sys
+from pathlib import Path
+from engram.memory import db
+conn = db.connect(Path(sys.argv[1]))
+conn.execute("INSERT INTO meta(key, value) VALUES ('opened during the restore', 'kept')")
+conn.close()
+"""
+
+
+def test_a_process_that_opens_the_database_during_a_restore_writes_into_the_restored_file(
+    engram_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = paths.database_path()
+    db.connect(path).close()
+    made = backup.backup(path, backup.folder_of(path), 3)
+    assert made is not None
+    copy = backup._copy
+    children: list[subprocess.Popen[str]] = []
+
+    def another_opens_meanwhile(source: Any, target: Path, cancel: Any) -> bool:
+        """The restore has moved the file aside: another Engram starts and writes."""
+        child = subprocess.Popen([sys.executable, "-c", WRITES, str(path)], env=os.environ.copy())
+        children.append(child)
+        # it says it has the file open, then finds the restore and waits for its end
+        wait_until(lambda: any((path.parent / opened.FOLDER).glob(f"*.{child.pid}*.lock")))
+        assert child.poll() is None
+        return copy(source, target, cancel)
+
+    monkeypatch.setattr(backup, "_copy", another_opens_meanwhile)
+    moved = backup.restore(made, path)
+    assert children[0].wait(timeout=120) == 0
+    assert moved is not None
+    written = "SELECT value FROM meta WHERE key = 'opened during the restore'"
+    assert _rows(written) == [("kept",)]  # in the database, not in a file no one reads
+
+
+class _AppliedMeanwhile(list[migrations.Migration]):
+    """The migrations, read by one connection just after another one applied them all (a
+    window and ``engram chat`` opening a new file at the same moment)."""
+
+    def __init__(self, other: Any) -> None:
+        super().__init__(migrations.MIGRATIONS)
+        self.other: Any = other
+
+    def __iter__(self) -> Iterator[migrations.Migration]:
+        if self.other is not None:
+            migrations.apply(self.other)
+            self.other = None
+        return super().__iter__()
+
+
+def test_two_processes_opening_a_new_database_at_once_both_open_it(engram_home: Path) -> None:
+    path = paths.database_path()
+    first, second = db.connect(path, migrate=False), db.connect(path, migrate=False)
+    try:
+        applied = migrations.apply(second, path, _AppliedMeanwhile(first))
+        assert applied == []  # all applied by the other: none twice ("table already exists")
+        names = [row[0] for row in first.execute("SELECT name FROM migrations ORDER BY name")]
+        assert names == sorted(name for name, _ in migrations.MIGRATIONS)
+    finally:
+        first.close()
+        second.close()

@@ -2062,6 +2062,36 @@
         <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
     </message>
     <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="184"/>
+        <source>The database {path} is open in an Engram window (process {pid}); nothing was restored.</source>
+        <translation>数据库 {path} 正在一个 Engram 窗口（进程 {pid}）中打开；没有恢复任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="186"/>
+        <source>Close that window, then run the restore again.</source>
+        <translation>请关闭那个窗口，然后再运行恢复。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="192"/>
+        <source>The database {path} is open in `engram {command}` (process {pid}); nothing was restored.</source>
+        <translation>数据库 {path} 正在 `engram {command}`（进程 {pid}）中打开；没有恢复任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/backup.py" line="194"/>
+        <source>End it (a chat ends with /quit or Ctrl+D), then run the restore again.</source>
+        <translation>请结束它（对话用 /quit 或 Ctrl+D 结束），然后再运行恢复。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/opened.py" line="121"/>
+        <source>The database {path} is being restored from a backup.</source>
+        <translation>数据库 {path} 正在从备份恢复。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/opened.py" line="122"/>
+        <source>Try again when the restore is done.</source>
+        <translation>请在恢复完成后再试。</translation>
+    </message>
+    <message>
         <location filename="../../desktop/engram/ui/tools_settings.py" line="349"/>
         <source>Give the MCP server a name.</source>
         <translation>请给这个 MCP 服务器起个名字。</translation>

@@ -19,7 +19,7 @@ import apsw
 from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, StoreBusyError, StoreCorruptError, StoreError, tr
-from engram.memory import db, faults
+from engram.memory import db, faults, opened
 
 _log = log.get("memory.backup")
 PREFIX = "engram-"
@@ -134,9 +134,17 @@ def restore(backup_file: Path, database: Path) -> Path | None:
     """Replace ``database`` by ``backup_file`` (checked first); return where the old one went.
 
     The current database is moved aside (never deleted). Refused, with nothing changed, while
-    another process has the database open: what it wrote next would land in no file.
+    another process has the database open (what it wrote next would land in no file; the
+    message names it when it is an Engram window or command); a process that opens the
+    database meanwhile waits until the restore is done (:mod:`engram.memory.opened`).
     """
-    _refuse_while_open(database)
+    with opened.restoring(database):
+        return _restore(backup_file, database)
+
+
+def _restore(backup_file: Path, database: Path) -> Path | None:
+    if found := opened.others(database):
+        raise _in_use(database, found)
     if not backup_file.is_file():
         raise InputError(
             tr("There is no backup {path}."),
@@ -166,12 +174,26 @@ def restore(backup_file: Path, database: Path) -> Path | None:
     return moved
 
 
-def _refuse_while_open(database: Path) -> None:
-    if db.others_open(database):
-        raise _in_use(database)
-
-
-def _in_use(database: Path) -> StoreBusyError:
+def _in_use(database: Path, found: list[opened.Opener]) -> StoreBusyError:
+    """What to close before a restore: the one process named when it is Engram's."""
+    other = found[0] if len(found) == 1 else None
+    if other is not None and other.kind == opened.WINDOW:
+        return StoreBusyError(
+            tr("The database {path} is open in an Engram window (process {pid}); nothing was "
+               "restored."),
+            tr("Close that window, then run the restore again."),
+            path=database,
+            pid=other.pid,
+        )  # fmt: skip
+    if other is not None and other.kind:
+        return StoreBusyError(
+            tr("The database {path} is open in `engram {command}` (process {pid}); nothing was "
+               "restored."),
+            tr("End it (a chat ends with /quit or Ctrl+D), then run the restore again."),
+            path=database,
+            command=other.kind,
+            pid=other.pid,
+        )  # fmt: skip
     return StoreBusyError(
         tr("The database {path} is in use by another Engram; nothing was restored."),
         tr("Close every Engram window and command, then restore again."),
@@ -187,7 +209,7 @@ def _move_aside(database: Path) -> Path:
     finally:
         conn.close()
     if busy:  # a reader that did not say it has the file open (an older Engram)
-        raise _in_use(database)
+        raise _in_use(database, [])
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = database.with_name(f"{database.stem}.before-restore-{stamp}{database.suffix}")
     os.replace(database, target)

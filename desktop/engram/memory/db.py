@@ -19,16 +19,12 @@ import apsw
 
 from engram.core import log
 from engram.core.errors import StoreError, tr
-from engram.core.held import Held
-from engram.memory import faults, migrations
+from engram.memory import faults, migrations, opened
 
 _log = log.get("memory.db")
 Row = dict[str, Any]
 # How long a write waits for another connection's write lock before it is reported as busy.
 BUSY_TIMEOUT_MS = 10_000
-# Each process that opened a database holds a lock here until it ends (see ``others_open``).
-OPENERS = "open"
-_held: dict[tuple[int, Path], Held] = {}
 
 
 def connect(path: Path, migrate: bool = True) -> apsw.Connection:
@@ -41,7 +37,15 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
     with faults.classified(conn):
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         _refuse_foreign(conn, path)
-    _hold_open(path)  # only for a database of Engram's: a refused file gets nothing beside it
+    opened.hold(path)  # only for a database of Engram's: a refused file gets nothing beside it
+    try:
+        replaced = opened.wait_for_restore(path)
+    except BaseException:
+        conn.close()
+        raise
+    if replaced:  # a restore replaced the file meanwhile: open the restored one
+        conn.close()
+        return connect(path, migrate)
     with faults.classified(conn):
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
@@ -55,47 +59,6 @@ def connect(path: Path, migrate: bool = True) -> apsw.Connection:
         if migrate:
             migrations.apply(conn, path)
     return conn
-
-
-def _opener_lock(path: Path, pid: int) -> Path:
-    return path.parent / OPENERS / f"{path.name}.{pid}.lock"
-
-
-def _hold_open(path: Path) -> None:
-    """Say that this process has ``path`` open, until it ends however it ends: a lock the
-    operating system lets go of with the process (``core.held``). Nothing is said when the
-    folder cannot be written (a read-only data folder opens all the same)."""
-    key = (os.getpid(), path.resolve())
-    if key in _held:
-        return
-    try:
-        held = Held.take(_opener_lock(path, key[0]))
-    except OSError as exc:
-        _log.debug("cannot say the database is open here: %s", type(exc).__name__)
-        return
-    if held is not None:
-        _held[key] = held
-
-
-def others_open(path: Path) -> int:
-    """How many other processes have the database ``path`` open right now (an Engram window,
-    ``engram chat``, ``engram learn`` …). The locks of processes that ended are removed."""
-    folder = path.parent / OPENERS
-    own = _opener_lock(path, os.getpid()).name
-    prefix, count = f"{path.name}.", 0
-    for lock in sorted(folder.iterdir()) if folder.is_dir() else ():
-        pid = lock.name.removeprefix(prefix).removesuffix(".lock")
-        if lock.name == own or not lock.name.startswith(prefix) or not pid.isdigit():
-            continue
-        try:
-            held = Held.take(lock)
-        except OSError:  # a folder that cannot be written: who holds it cannot be told
-            held = None
-        if held is None:
-            count += 1
-        else:
-            held.release(remove=True)
-    return count
 
 
 def _refuse_foreign(conn: apsw.Connection, path: Path) -> None:

@@ -435,11 +435,22 @@ def apply(
     for name, fn in migrations:
         if name in applied:
             continue
-        with conn:
+        # Another process opening the same new file (a window and ``engram chat`` started
+        # together) may have applied it since: asked again under the write lock.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
+                conn.execute("COMMIT")
+                continue
             fn(conn)
             conn.execute(
                 "INSERT INTO migrations(name, applied_at) VALUES (?, ?)", (name, time.time())
             )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
         _log.info("applied migration %s", name)
         done.append(name)
     return done
