@@ -17,6 +17,7 @@ import enum
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 _NOT_WORD = re.compile(r"[\W_]+")
 # Copied from a suspect's start, this share of it (and at least MIN_CHARS letters or digits,
@@ -28,6 +29,9 @@ SHARE = 0.4
 MIN_CHARS = 6
 MAX_CHARS = 24
 MIN_SUSPECT = 8
+# From this many letters on, an opening this similar to a suspect's start counts as a copy.
+FUZZY_FROM = 8
+SIMILAR = 0.85
 
 
 def normalised(text: str) -> str:
@@ -60,13 +64,21 @@ class Guard:
             return Verdict.HOLD
         alive = False
         for suspect in self.suspects:
-            if said.startswith(suspect):
+            head = said[: len(suspect)]
+            if not _alike(head, suspect[: len(head)]):
+                continue
+            if len(head) >= min(max(MIN_CHARS, SHARE * len(suspect)), MAX_CHARS):
                 return Verdict.RECITED
-            if suspect.startswith(said):
-                if len(said) >= min(max(MIN_CHARS, SHARE * len(suspect)), MAX_CHARS):
-                    return Verdict.RECITED
-                alive = True
+            alive = True
         return Verdict.HOLD if alive else Verdict.PASS
+
+
+def _alike(said: str, suspect: str) -> bool:
+    """The same text, or nearly once a few letters are in: the 0.5B recited "Temperatures in
+    Celsius, please." as "Temperature in Celsius, please."."""
+    if len(said) < FUZZY_FROM:
+        return said == suspect
+    return SequenceMatcher(None, said, suspect, autojunk=False).ratio() >= SIMILAR
 
 
 class Holder:
