@@ -2,8 +2,9 @@
 
 Given lessons, the small model sometimes answers with one of them ("Temperatures in Celsius,
 please." to "At what temperature does water boil?"), with the block's header, or with the
-question itself. On ``engram eval tasks-en`` with Qwen2.5-Coder-0.5B answering, 5 of the 9 tests
-that memory lost were such recitations, each of them answered right without memory.
+question itself. On ``engram eval tasks-en --limit 10`` with Qwen2.5-Coder-0.5B answering, 3 of
+the 6 answers that passed without memory and failed with it were such recitations (and a fourth
+in a test that failed both ways).
 
 While the opening of an answer could still be the start of a lesson, a header or the message, it
 is held back; an ordinary answer parts from all of them within a few words and is shown at once.
