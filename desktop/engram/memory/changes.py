@@ -22,7 +22,7 @@ _SAME_WORDS = 0.75  # share of words two statements of the same fact have in com
 # "I take 100 mg". Stripped before storing, so the change check compares the facts.
 _DISCOURSE = re.compile(
     r"^\s*(?:(?:(?:actually|in fact|correction|to be clear|no|oh|well|sorry|不对)\s*[,，:：;；!！]"
-    r"|(?:actually|in fact)\s+(?=[^\W\d_])|(?:其实|实际上|更正|纠正)[,，:：]?)\s*)+",
+    r"|(?:actually|in fact)\s+(?=[^\W\d_])|(?:其实|实际上|(?:更正|纠正)(?:一下)?)[,，:：]?)\s*)+",
     re.IGNORECASE,
 )
 _NEGATIONS = frozenset(
@@ -31,6 +31,13 @@ _NEGATIONS = frozenset(
         "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't",
         "won't", "wouldn't", "shouldn't", "haven't", "hasn't", "hadn't",
         "不", "没", "無", "无", "非", "别", "未",
+    }
+)  # fmt: skip
+# Numbers in words ("two cats" → "three cats"); not "one", which is as often a pronoun.
+_NUMBER_WORDS = frozenset(
+    {
+        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+        "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "twice",
     }
 )  # fmt: skip
 _MONTHS_DAYS = frozenset(
@@ -59,7 +66,7 @@ def _key(token: str) -> str:
 def _material(token: str, first: bool) -> bool:
     """A token whose change makes a different statement: a number, a negation, a name, a date."""
     word = token.lower()
-    if _NUMBER.search(token) or word in _NEGATIONS or word in _MONTHS_DAYS:
+    if _NUMBER.search(token) or word in _NEGATIONS or word in _MONTHS_DAYS | _NUMBER_WORDS:
         return True
     # A capitalised word inside a sentence is a name (the pronoun "I" is not).
     return token[:1].isupper() and not first and token != "I"

@@ -114,11 +114,13 @@ def run_job(
             job.id, result.language, len(result.candidates), result.dropped,
             log.private(distill.transcript(episodes)), log.private(str(raw)),
         )  # fmt: skip
-        total = max(1, len(result.candidates))
-        done = 0.3 if result.candidates else 1.0  # nothing to reconcile: the job is all but done
+        # and the user's own words of a correction, which only replace what they set right
+        candidates = [*result.candidates, *distill.set_right(episodes, result.candidates)]
+        total = max(1, len(candidates))
+        done = 0.3 if candidates else 1.0  # nothing to reconcile: the job is all but done
         on_progress("distilling", done, None)
         learned: list[Learned] = []
-        for i, candidate in enumerate(result.candidates):
+        for i, candidate in enumerate(candidates):
             wait_foreground(done)
             if wrote := _apply(store, model, candidate, result.language, job, source.origin):
                 learned.append(wrote)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from engram.assistant import intent
 from engram.core import log, prompts, sanitize
 from engram.core.messages import Message
-from engram.memory import kinds
+from engram.memory import changes, kinds
 from engram.memory.episodes import Episode
 from engram.memory.text import normalized, query_terms
 
@@ -35,6 +35,14 @@ _ASKED_FOR = re.compile(
     r"(?i)^\s*(?:the user|user) (?:asked|asks|wanted to know|inquired)\b|^\s*用户(?:询问|问|想知道)"
 )
 _USER_FACT = re.compile(r"(?i)(?:the user|user) (?:is|was|has|lives|likes|works)\b")
+# A user setting their own earlier statement right, in words the reading of intent does not take
+# for a correction of an answer: "Correction: …", "to be clear", "I mistyped", "I got her name
+# wrong", "it turns out … after all", "…, not a nurse", "说错了", "记错了".
+_SETS_RIGHT = re.compile(
+    r"(?i)\bcorrection\b|\bto be clear\b|\bmistyped\b|\btypo\b|\bturns out\b|\bafter all\b"
+    r"|\bgot (?:\w+ ){0,2}wrong\b|,\s*not\s+(?:a |an |the |my )?\w+\s*[.!]?\s*$"
+    r"|说错|记错|写错|搞错|弄错"
+)
 _WORDS = re.compile(r"[a-z]{3,}|[\u4e00-\u9fff]")
 # Words every lesson shares (its frame), left out when a lesson is compared with the prompts.
 _FRAME = (
@@ -167,6 +175,9 @@ class Candidate:
     meta: dict[str, Any] = field(default_factory=dict)
     applies_to: tuple[str, ...] = ()  # the situations it matters in (preferences, lessons)
     corrects: bool = False  # the user said it to set an earlier statement right
+    # The user's own words of a correction (:func:`set_right`): kept only to replace the memory
+    # they set right, never added beside it.
+    sets_right: bool = False
 
     @property
     def situated(self) -> str:
@@ -341,7 +352,10 @@ class Said:
         """Did the user, in these messages (or any, when none of them is the user's), set an
         earlier statement right ("actually I moved to Berlin", "其实我搬到柏林了")?"""
         said = [self.texts[i] for i in ids if i in self.texts] or list(self.texts.values())
-        return any(intent.read(t).correction or intent.changes_fact(t) for t in said)
+        return any(
+            intent.read(t).correction or intent.changes_fact(t) or _SETS_RIGHT.search(t)
+            for t in said
+        )
 
     def grounding(self, content: str) -> float:
         """The share of the content's terms the user said (1.0 when the content is written in
@@ -626,6 +640,27 @@ def parse(
             _log.info("a proposed plan was dropped: no real goal or no step")
             dropped += 1
     return Distillation(language, tuple(found), dropped)
+
+
+def set_right(episodes: Sequence[Episode], proposed: Sequence[Candidate]) -> list[Candidate]:
+    """The user's own words of each message in which they set a statement right ("Actually
+    it's 50 mg, not 5 mg", "其实我有三个孩子"), as candidates that only replace the memory they
+    correct (:attr:`Candidate.sets_right`; one that does not speak of the user, only the memory
+    it restates: it may set an answer right, not a memory).
+
+    The real 1.5B proposed nothing for most such messages, or lost what changed ("The user
+    adopted another cat" for "I have three cats now"), and the old fact stayed active."""
+    said, found = Said(episodes), []
+    known = {normalized(c.content) for c in proposed}
+    for episode_id, text in said.texts.items():
+        if not said.corrects([episode_id]):
+            continue
+        words = changes.without_discourse(" ".join(text.split()))[:MAX_CONTENT_CHARS]
+        if not is_garbage(words) and normalized(words) not in known:
+            found.append(
+                Candidate(kinds.FACT, words, 0.8, (episode_id,), corrects=True, sets_right=True)
+            )
+    return found
 
 
 _SAID_CHARS = 240

@@ -6,9 +6,12 @@ equals an existing memory (after normalization) or whose embedding is within :da
 of one is skipped without asking, unless it changes a number, date, name or negation of it
 (:mod:`engram.memory.changes`): then it supersedes it, whatever a model would say. A statement
 the user made to set an earlier one right ("actually I moved to Berlin") supersedes the memory
-it corrects.
+it corrects; so do the user's own words of a correction (``Candidate.sets_right``), which
+replace the memory they set right or are dropped.
 Otherwise the large model decides from the candidate and its nearest memories (mem0 style); a
-decision naming a memory that was not offered falls back to a plain add.
+decision naming a memory that was not offered falls back to a plain add. Its update that changes
+a number, date, name or negation of a memory is a contradiction: the candidate supersedes the
+memory (kept for history, no longer recalled) instead of rewriting it.
 
 The model never rewrites the user's own words: a memory the user wrote (origin ``user``) or
 pinned is not updated (the new memory goes beside it), and a plan whose step the user ticked
@@ -23,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from engram.assistant import intent
 from engram.assistant.learning import signals
 from engram.assistant.learning.distill import (
     MAX_SITUATIONS,
@@ -134,12 +138,15 @@ def guard(store: MemoryStore, candidate: Candidate, near: Sequence[Memory]) -> D
                 "skip", memory.id, memory.content, f"similar {cos:.2f}"
             )
     if candidate.corrects:
+        # Words of a correction that do not speak of the user ("it's 50 mg, not 5 mg") may set
+        # an answer right: they replace only the memory they restate.
+        whose = not candidate.sets_right or intent.about_self(candidate.content)
         for memory in near:
             cos = close.get(memory.id, 0.0)
             if (
                 changes.corrects(memory.content, candidate.content)
                 or cos >= RESTATED_COSINE
-                or (cos >= CORRECTED_COSINE and same_subject(memory, candidate))
+                or (whose and cos >= CORRECTED_COSINE and same_subject(memory, candidate))
             ):
                 return Decision("supersede", memory.id, candidate.content, "set right")
     return None
@@ -253,10 +260,22 @@ def decide(
             return Decision("skip", plan.id, plan.content, "the user's plan is kept")
         return Decision("update", plan.id, candidate.content, "plan advanced")
     near = neighbours(store, candidate)
+    if candidate.sets_right:  # the user's words of a correction: they replace, or nothing
+        said = set(candidate.episode_ids)  # not what was just learned from these very words
+        near = [m for m in near if not said & {s.episode_id for s in store.sources(m.id)}]
+        found = guard(store, candidate, near) if near else None
+        if found is not None and found.action == "supersede":
+            replaced = next(m for m in near if m.id == found.target_id)
+            if (decision := kept(found, replaced, candidate)).action == "supersede":
+                return decision  # not a pinned memory
+        return Decision("skip", None, candidate.content, "sets nothing right")
     if not near:
         return Decision("add", None, candidate.content, "new")
     decision = guard(store, candidate, near) or merged(
-        store, candidate, near, ask(model, candidate, near, language)
+        store,
+        candidate,
+        near,
+        contradiction(near, candidate, ask(model, candidate, near, language)),
     )
     target = next((m for m in near if m.id == decision.target_id), None)
     if decision.action == "skip" and target is not None:
@@ -269,6 +288,17 @@ def decide(
     ):
         return Decision("skip", target.id, target.content, f"{decision.action} changes nothing")
     return kept(decision, target, candidate)
+
+
+def contradiction(near: Sequence[Memory], candidate: Candidate, decision: Decision) -> Decision:
+    """The model's update, as a supersede when the user set something right and the candidate
+    changes a number, date, name or negation of the memory: a contradiction replaces the old fact
+    (kept for history, no longer recalled), it is not merged into its text ("I have two cats" and
+    "The user has three cats")."""
+    target = next((m for m in near if m.id == decision.target_id), None)
+    if decision.action != "update" or target is None or not candidate.corrects:
+        return decision  # without a word of correction, a partial restatement is no contradiction
+    return corrected(target, candidate) or decision
 
 
 def merged(
