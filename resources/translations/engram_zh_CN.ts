@@ -85,12 +85,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="159"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="161"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="159"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="161"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -150,12 +150,12 @@
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="303"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="304"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="304"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="305"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
@@ -476,7 +476,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="506"/>
+        <location filename="../../desktop/engram/models/local.py" line="519"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1200,72 +1200,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="184"/>
+        <location filename="../../desktop/engram/models/local.py" line="185"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="186"/>
+        <location filename="../../desktop/engram/models/local.py" line="187"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="207"/>
+        <location filename="../../desktop/engram/models/local.py" line="208"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="209"/>
+        <location filename="../../desktop/engram/models/local.py" line="210"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="298"/>
+        <location filename="../../desktop/engram/models/local.py" line="299"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="299"/>
+        <location filename="../../desktop/engram/models/local.py" line="300"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="311"/>
+        <location filename="../../desktop/engram/models/local.py" line="321"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="314"/>
+        <location filename="../../desktop/engram/models/local.py" line="324"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="342"/>
+        <location filename="../../desktop/engram/models/local.py" line="352"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="342"/>
+        <location filename="../../desktop/engram/models/local.py" line="352"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="493"/>
+        <location filename="../../desktop/engram/models/local.py" line="506"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="499"/>
+        <location filename="../../desktop/engram/models/local.py" line="512"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="511"/>
+        <location filename="../../desktop/engram/models/local.py" line="524"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="512"/>
+        <location filename="../../desktop/engram/models/local.py" line="525"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1563,27 +1563,27 @@
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="133"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="135"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
         <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="134"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="136"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="163"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="165"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="168"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="170"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="172"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="174"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
@@ -1763,12 +1763,12 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="172"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="173"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="191"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="192"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
@@ -1992,22 +1992,22 @@
         <translation>请检查路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="110"/>
+        <location filename="../../desktop/engram/memory/db.py" line="73"/>
         <source>{path} is a database of another program ({count} tables), not Engram&apos;s.</source>
         <translation>{path} 是另一个程序的数据库（{count} 个表），不是 Engram 的。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/db.py" line="112"/>
+        <location filename="../../desktop/engram/memory/db.py" line="75"/>
         <source>Engram has not changed it. Move it elsewhere, or point ENGRAM_HOME at another folder, then start Engram again.</source>
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="204"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="215"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="205"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="216"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -2032,62 +2032,64 @@
         <translation>plan 的 current_step 必须是 0 到 {last} 之间的步骤编号</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="142"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="150"/>
         <source>There is no backup {path}.</source>
         <translation>没有备份 {path}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="143"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="151"/>
         <source>List the backups with `engram memory restore --list`.</source>
         <translation>用 `engram memory restore --list` 列出备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="150"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="158"/>
         <source>{path} is not an Engram backup.</source>
         <translation>{path} 不是 Engram 的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="151"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="159"/>
         <source>Choose one of the files `engram memory restore --list` shows.</source>
         <translation>请从 `engram memory restore --list` 列出的文件中选择一个。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="176"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="198"/>
         <source>The database {path} is in use by another Engram; nothing was restored.</source>
         <translation>数据库 {path} 正被另一个 Engram 使用；没有恢复任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="177"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="199"/>
         <source>Close every Engram window and command, then restore again.</source>
         <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="184"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="182"/>
         <source>The database {path} is open in an Engram window (process {pid}); nothing was restored.</source>
         <translation>数据库 {path} 正在一个 Engram 窗口（进程 {pid}）中打开；没有恢复任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="186"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="184"/>
         <source>Close that window, then run the restore again.</source>
         <translation>请关闭那个窗口，然后再运行恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="192"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="190"/>
         <source>The database {path} is open in `engram {command}` (process {pid}); nothing was restored.</source>
         <translation>数据库 {path} 正在 `engram {command}`（进程 {pid}）中打开；没有恢复任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="194"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="192"/>
         <source>End it (a chat ends with /quit or Ctrl+D), then run the restore again.</source>
         <translation>请结束它（对话用 /quit 或 Ctrl+D 结束），然后再运行恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/opened.py" line="121"/>
+        <location filename="../../desktop/engram/memory/opened.py" line="136"/>
+        <location filename="../../desktop/engram/memory/opened.py" line="159"/>
         <source>The database {path} is being restored from a backup.</source>
         <translation>数据库 {path} 正在从备份恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/opened.py" line="122"/>
+        <location filename="../../desktop/engram/memory/opened.py" line="137"/>
+        <location filename="../../desktop/engram/memory/opened.py" line="160"/>
         <source>Try again when the restore is done.</source>
         <translation>请在恢复完成后再试。</translation>
     </message>
@@ -2302,114 +2304,131 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="222"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="273"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="103"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="122"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="131"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="151"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="225"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="276"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="248"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="282"/>
+        <source>The model tried to use a tool, but what it wrote could not be used.</source>
+        <translation>模型尝试使用工具，但它写出的调用无法使用。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="286"/>
+        <source>Not answered: the answer was interrupted before it was saved (Engram closed or the model failed). Your message is kept; Retry answers it.</source>
+        <translation>未回答：回答在保存之前被中断（Engram 已关闭或模型出错）。你的消息已保留；点“重试”即可回答。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="302"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="256"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="310"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="260"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="314"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="228"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="279"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="122"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="142"/>
         <source>Running the tool {name}…</source>
         <translation>正在运行工具 {name}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="126"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="146"/>
         <source>Reading what {name} gave back…</source>
         <translation>正在阅读 {name} 返回的结果…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="175"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="199"/>
         <source>Asking the large model (it loads on first use)…</source>
         <translation>正在询问大模型（首次使用时需要加载）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="177"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="201"/>
         <source>Reading your memories…</source>
         <translation>正在查阅你的记忆…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="179"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="203"/>
         <source>Preparing the prompt…</source>
         <translation>正在准备提示…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/answer_view.py" line="192"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="227"/>
+        <source>Thinking: reading the conversation and %n memories ({done} of {tokens} tokens)…</source>
+        <translation>
+            <numerusform>思考中：正在阅读对话和 %n 条记忆（已读 {done} / {tokens} 个词元）…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="233"/>
+        <source>Thinking: reading the conversation ({done} of {tokens} tokens)…</source>
+        <translation>思考中：正在阅读对话（已读 {done} / {tokens} 个词元）…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../desktop/engram/ui/answer_view.py" line="243"/>
         <source>Thinking: reading the conversation and %n memories ({tokens} tokens)…</source>
         <translation>
             <numerusform>思考中：正在阅读对话和 %n 条记忆（{tokens} 个词元）…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="196"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="247"/>
         <source>Thinking: reading the conversation ({tokens} tokens)…</source>
         <translation>思考中：正在阅读对话（{tokens} 个词元）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="232"/>
-        <source>Not answered: the answer was interrupted before it was saved (Engram closed or the model failed). Your message is kept; Regenerate answers it.</source>
-        <translation>未回答：回答在保存之前被中断（Engram 已关闭或模型出错）。你的消息已保留；点“重新生成”即可回答。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="318"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="376"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="323"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="381"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="323"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="381"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="337"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="395"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="338"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="396"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="346"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="404"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2513,7 +2532,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="297"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="299"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -2854,27 +2873,27 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="305"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="306"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="358"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="359"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="384"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="385"/>
         <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Regenerate answers it.</source>
         <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重新生成”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="391"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="392"/>
         <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Regenerate answers your message.</source>
         <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重新生成”即可回答你的消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="291"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="292"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -3381,25 +3400,25 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>编辑</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="229"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="231"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="234"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="236"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="251"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="253"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="253"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="255"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
@@ -3409,13 +3428,13 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="255"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="257"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="257"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="259"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -3945,6 +3964,19 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
         <location filename="../../desktop/engram/ui/prompt_dialog.py" line="63"/>
         <source>Tools (the chat template lists them)</source>
         <translation>工具（由对话模板列出）</translation>
+    </message>
+</context>
+<context>
+    <name>RetryButton</name>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="52"/>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="53"/>
+        <source>Answer this message now</source>
+        <translation>现在回答这条消息</translation>
     </message>
 </context>
 <context>
@@ -4776,7 +4808,7 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>WaitingLine</name>
     <message>
-        <location filename="../../desktop/engram/ui/waiting.py" line="63"/>
+        <location filename="../../desktop/engram/ui/waiting.py" line="72"/>
         <source>{stage} · {seconds} s</source>
         <translation>{stage} · {seconds} 秒</translation>
     </message>

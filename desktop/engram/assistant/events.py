@@ -179,6 +179,13 @@ class ToolResult:
 
 
 @dataclass(frozen=True)
+class CallNotRead:
+    """The model wrote a tool call into its answer that could not be read or may not run here:
+    none of it is shown; the answer ends with what it said before, and the user is told that
+    the model tried to use a tool."""
+
+
+@dataclass(frozen=True)
 class Finished:
     """The answer is complete and stored; ``used`` are the recalled items it draws on.
 
@@ -289,6 +296,7 @@ TurnEvent = (
     | Token
     | ToolCalled
     | ToolResult
+    | CallNotRead
     | Finished
     | Cancelled
     | Failed

@@ -3,8 +3,8 @@
 A terminal adapter over :class:`~engram.assistant.app.Engram`, as the window's model worker
 is: a message means here what it means there ("remember this: …", "forget that"), and the
 commands (``/help``, ``/new``, ``/remember TEXT``, ``/forget``, ``/undo``, ``/good``,
-``/bad [WHY]``, ``/quit``) call the same use cases as the window's buttons; they never reach
-the model. ``--list`` shows the chats, ``--resume ID`` continues one.
+``/bad [WHY]``, ``/retry``, ``/quit``) call the same use cases as the window's buttons; they
+never reach the model. ``--list`` shows the chats, ``--resume ID`` continues one.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import argparse
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -21,6 +21,7 @@ from engram import __version__
 from engram.assistant.app import Engram
 from engram.assistant.chats import open_chats
 from engram.assistant.events import (
+    CallNotRead,
     Cancelled,
     Event,
     Failed,
@@ -52,8 +53,13 @@ HELP = """Commands (never sent to the model):
   /undo           bring back what was last forgotten (kept until the chat ends)
   /good           the last answer was good (Engram learns what worked)
   /bad [WHY]      the last answer was wrong, and why (Engram learns a lesson)
+  /retry          answer the last message again (one whose answer a crash cut off, too)
   /quit           leave (or Ctrl+D)"""
-COMMANDS = ("/help", "/new", "/remember", "/forget", "/undo", "/good", "/bad", "/quit")
+COMMANDS = ("/help", "/new", "/remember", "/forget", "/undo", "/good", "/bad", "/retry", "/quit")
+UNANSWERED = (
+    "[not answered: Engram stopped before this answer was saved; your message is kept, "
+    "/retry answers it]"
+)
 EARLIER_SHOWN = 10  # messages of a resumed chat printed before its prompt
 THUMBS: dict[str, SignalKind] = {"/good": "thumbs_up", "/bad": "thumbs_down"}
 
@@ -138,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
         print(_banner(app, chat))
         if args.resume:
             _earlier(app, chat.conversation_id)
+    elif args.resume and _unanswered(app, chat.conversation_id):
+        print(UNANSWERED, file=sys.stderr)
     status = 0
     number = 0
     try:
@@ -164,13 +172,16 @@ def run(args: argparse.Namespace) -> int:
             if command == "/quit":
                 break
             try:
-                if command:
+                if command and command != "/retry":
                     _run_command(command, text, chat)
+                    continue
+                asked = _asked(chat, text, command)
+                if asked is None:
                     continue
                 if interactive:
                     print("engram> ", end="", flush=True)
                 shown = (args.show_memories, args.show_tools)
-                status = max(status, _answer(chat, text, number, *shown))
+                status = max(status, _answer(chat, asked, number, *shown))
             except StoreError as exc:  # a full or read-only disk: say so, go on with the next line
                 print(f"engram: line {number} was not done: {exc.message} {exc.hint}".rstrip(),
                       file=sys.stderr)  # fmt: skip
@@ -225,6 +236,14 @@ def _earlier(app: Engram, conversation_id: int) -> None:
     for episode in said[-EARLIER_SHOWN:]:
         who = "you" if episode.role == "user" else "engram"
         print(f"{who}> {terminal.safe(episode.content)}")
+    if _unanswered(app, conversation_id):
+        print(UNANSWERED)
+
+
+def _unanswered(app: Engram, conversation_id: int) -> bool:
+    """Is the chat's last message one whose answer never came (a kill or a crash mid-answer)?"""
+    said = app.messages(conversation_id)
+    return bool(said) and said[-1].role == "user"
 
 
 def _command(text: str, interactive: bool) -> str | None:
@@ -302,14 +321,31 @@ def _said(chat: _Chat, event: Event, out: TextIO = sys.stdout) -> None:
         )
 
 
-def _answer(chat: _Chat, text: str, number: int, *shown: bool) -> int:
+Asked = Callable[[CancelToken], Iterator[Event]]
+
+
+def _asked(chat: _Chat, text: str, command: str | None) -> Asked | None:
+    """What a line asks to be answered: the message, or with /retry the chat's last message
+    again (regenerated; after a crash, answered at last). None: nothing to answer (said)."""
+    conversation_id = chat.conversation_id
+    if command != "/retry":
+        return lambda stop: chat.app.send(conversation_id, text, stop)
+    said = chat.app.messages(conversation_id) if conversation_id else []
+    last = next((e for e in reversed(said) if e.role == "user"), None)
+    if last is None:
+        print("[nothing to answer again: no message in this chat yet]")
+        return None
+    return lambda stop: chat.app.resend(conversation_id, last.id, last.content, stop)
+
+
+def _answer(chat: _Chat, asked: Asked, number: int, *shown: bool) -> int:
     # Ctrl+C during an answer stops it (kept as cancelled, like Esc in the window) and the chat
     # goes on; at the prompt it quits. The handler only sets the token: a KeyboardInterrupt
     # raised inside llama.cpp's abort callback would be lost and the answer would go on.
     stop = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda _sig, _frame: stop.cancel())
     try:
-        return _shown(chat.app.send(chat.conversation_id, text, stop), chat, number, *shown)
+        return _shown(asked(stop), chat, number, *shown)
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -332,6 +368,9 @@ def _shown(
             sys.stdout.flush()
         elif isinstance(event, Truncated):
             print(f"[{event.text}]", file=sys.stderr)
+        elif isinstance(event, CallNotRead):
+            print("[the model tried to use a tool, but what it wrote could not be used]",
+                  file=sys.stderr)  # fmt: skip
         elif isinstance(event, Finished | Cancelled):
             chat.last_answer = event.episode_id
             if isinstance(event, Cancelled):

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QInputDialog, QMainWindow, QWidget
+from PySide6.QtWidgets import QInputDialog, QMainWindow, QPushButton, QWidget
 
 from engram.assistant.chats import Episode
 from engram.assistant.events import (
+    CallNotRead,
     Cancelled,
     Event,
     Failed,
@@ -32,10 +33,24 @@ from engram.assistant.memories import PLAN
 from engram.core.errors import Problem
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.elided import ElidedLabel
-from engram.ui.i18n import Text
+from engram.ui.i18n import Retranslating, Text
 from engram.ui.notices import Notices
 from engram.ui.prompt_dialog import PromptDialog
 from engram.ui.tool_block import PermissionPrompt, PermissionRequest, ToolBlock
+
+
+class RetryButton(Retranslating, QPushButton):
+    """Under a message whose answer never came (a kill, a crash): answer it now."""
+
+    def __init__(self, retry: Callable[[], None]) -> None:
+        super().__init__()
+        self.setObjectName("retry_button")
+        self.clicked.connect(retry)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setText(self.tr("Retry"))
+        self.setToolTip(self.tr("Answer this message now"))
 
 
 class AnswerView(QObject):
@@ -73,6 +88,7 @@ class AnswerView(QObject):
         self._plan: tuple[Recalled, ...] = ()  # the current plan, in the answer's system part
         self._prompt: PromptParts | None = None
         self._tool_blocks: dict[int, ToolBlock] = {}  # this answer's, by step
+        self._call_not_read = False  # this answer wrote a call that could not be used
         self._finished: Finished | None = None  # the last answer, for the header's numbers
         self.unanswered: Episode | None = None  # the chat's last message, when its answer was
         # interrupted before it was stored (a kill, a crash)
@@ -94,6 +110,7 @@ class AnswerView(QObject):
             self.turn_started.emit(event.conversation_id)
             self._recalled, self._plan = (), ()
             self._tool_blocks = {}
+            self._call_not_read = False
             user = self.chat.latest("user")
             if user is not None:
                 user.episode_id = event.user_episode_id
@@ -135,9 +152,13 @@ class AnswerView(QObject):
                     "characters were left out of this answer (the whole message is saved)."
                 ).format(count=count)
             )
+        elif isinstance(event, CallNotRead):
+            self._call_not_read = True
         elif isinstance(event, Finished):
             recalled = (*self._plan, *event.recalled)  # the plan it followed is a chip too
             self._end_answer(event.text, recalled, (*self._plan, *event.used), event.episode_id)
+            if self._call_not_read:
+                self._mark_latest(self._not_read)
             self.show_stats(event)
             self.answered.emit()
         elif isinstance(event, Cancelled):
@@ -257,10 +278,13 @@ class AnswerView(QObject):
     def _interrupted(self) -> str:
         return self.tr("Interrupted by an error")
 
+    def _not_read(self) -> str:
+        return self.tr("The model tried to use a tool, but what it wrote could not be used.")
+
     def _unanswered(self) -> str:
         return self.tr(
             "Not answered: the answer was interrupted before it was saved (Engram closed or "
-            "the model failed). Your message is kept; Regenerate answers it."
+            "the model failed). Your message is kept; Retry answers it."
         )
 
     def _mark_latest(self, text: Text) -> None:
@@ -322,8 +346,12 @@ class AnswerView(QObject):
                 self.answers[episode.id] = bubble
         last = episodes[-1] if episodes else None
         self.unanswered = last if last is not None and last.role == "user" else None
-        if self.unanswered is not None:  # a kill or a crash mid-answer: Regenerate answers it
-            self.chat.add("assistant", "").set_marker(self._unanswered)
+        if self.unanswered is not None:  # a kill or a crash mid-answer: Retry answers it
+            placeholder = self.chat.add("assistant", "")
+            placeholder.set_marker(self._unanswered)
+            placeholder.add_block(
+                RetryButton(lambda: self._on_bubble_action("regenerate", placeholder))
+            )
 
     def history_recalled(self, recalled: dict[int, tuple[list[Recalled], list[Recalled]]]) -> None:
         """The memories each stored answer was given and used, as chips (the worker looked them

@@ -15,7 +15,11 @@ Three formats:
 :class:`Splitter` reads the stream: the answer's text passes through as it comes, a call is held
 back and parsed when the stream ends. In the ``json`` and ``llama3`` formats a call may also come
 after some text, on a line of its own that opens with ``{"tool"`` or ``{"name"``: such a line is
-held back from its first character and never shown.
+held back from its first character and never shown. So is a call in any shape a small model
+writes anywhere in its text (Qwen2.5-Coder-0.5B after a recalled message: ```` ```json
+({"name": "calculator", "arguments": [...]}) ````): a JSON object naming a tool and then its
+arguments, bare, in a Markdown fence or in brackets, or a ``<tool_call>`` tag, well-formed or
+not.
 """
 
 from __future__ import annotations
@@ -38,6 +42,12 @@ RESULT_OPEN, RESULT_CLOSE = "<tool_result>", "</tool_result>"
 # How a call opens an answer, and a later line of it (spaces removed), in any format.
 _OPENINGS = CALL_OPENINGS
 _LINE_OPENINGS = ('{"tool"', '{"name"', OPEN_TAG)
+_FENCE = re.compile(r"```[A-Za-z]*")
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+_CALL_HEADS = ('{"name":"', '{"tool":"')
+_ARGUMENTS = ('","arguments"', '","parameters"')
+# The characters a call written into the text may open with (a fence, a bracket, the object).
+_CALL_STARTS = "`([{<"
 # The tags that delimit calls and results: a result must not close its block or open a call.
 _TAGS = re.compile(r"</?\s*(?:tool_call|tool_response|tool_result)\s*>", re.IGNORECASE)
 
@@ -101,6 +111,55 @@ def parse(text: str, fmt: str) -> ToolCall:
     return ToolCall(text, name, arguments)
 
 
+def _call_shape(text: str) -> bool | None:
+    """Does ``text`` open with a call written as text: True, False, or None while the next
+    characters decide. A call is ``{"name": "<tool>", "arguments"`` (or ``tool``/``parameters``),
+    spaces anywhere, after an optional Markdown fence and one bracket; or ``<tool_call>``."""
+    if "```".startswith(text):
+        return None  # a fence may be opening
+    rest = text
+    if fence := _FENCE.match(rest):
+        rest = rest[fence.end() :]
+    compact = "".join(rest.split())
+    if compact[:1] in ("(", "["):
+        compact = compact[1:]
+    if not compact or OPEN_TAG.startswith(compact):
+        return None if compact != OPEN_TAG else True
+    if compact.startswith(OPEN_TAG):
+        return True
+    for head in _CALL_HEADS:
+        if head.startswith(compact):
+            return None
+        if not compact.startswith(head):
+            continue
+        after = compact[len(head) :]
+        name = _NAME.match(after)
+        if name is None:
+            return None if not after else False
+        after = after[name.end() :]
+        if not after:
+            return None
+        if after.startswith(_ARGUMENTS):
+            return True
+        return None if any(key.startswith(after) for key in _ARGUMENTS) else False
+    return False
+
+
+def _call_in(text: str) -> tuple[int, bool]:
+    """Where a call written as text opens in ``text`` and whether that is sure (False: the
+    characters from there may still become one); ``(len(text), False)`` without one."""
+    undecided = len(text)
+    for at, char in enumerate(text):
+        if char not in _CALL_STARTS:
+            continue
+        shape = _call_shape(text[at:])
+        if shape:
+            return at, True
+        if shape is None:
+            undecided = min(undecided, at)
+    return undecided, False
+
+
 class Splitter:
     """Separates the answer's text from a tool call while tokens stream in.
 
@@ -109,8 +168,9 @@ class Splitter:
 
     Whatever the format, an answer that opens with ``{``, ``<tool_call>`` or ``<|python_tag|>``
     is a call (:attr:`opened_with_call`: models of every family write bare JSON calls, with or
-    without their tags), and so is a later line opening with ``{"tool"``, ``{"name"`` or
-    ``<tool_call>``; in the ``hermes`` format the tag anywhere opens one.
+    without their tags), and so is a later line opening with ``{"tool"`` or ``{"name"``; in any
+    format, ``<tool_call>`` or an object naming a tool and then its arguments opens one anywhere
+    (bare, fenced or bracketed: :func:`_call_shape`).
     """
 
     def __init__(self, fmt: str) -> None:
@@ -130,10 +190,11 @@ class Splitter:
             start = self._held.lstrip()
             if not start:
                 return ""
-            if start.startswith(_OPENINGS):
+            shape = _call_shape(start)
+            if start.startswith(_OPENINGS) or shape:
                 self._call, self._held, self.opened_with_call = self._held, "", True
                 return ""
-            if any(opening.startswith(start) for opening in _OPENINGS):
+            if any(opening.startswith(start) for opening in _OPENINGS) or shape is None:
                 return ""  # may still become one
             self._started = True
         return self._release()
@@ -141,22 +202,23 @@ class Splitter:
     def _release(self) -> str:
         """The held text, except what opens (or may still open) a call."""
         held = self._held
-        if self.fmt == HERMES and (at := held.find(OPEN_TAG)) >= 0:
+        at, sure = _call_in(held)
+        if sure:
             out, self._call, self._held = held[:at], held[at:], ""
             return out
+        undecided = len(held) - at
         newline = held.rfind("\n")
         begin = newline + 1 if newline >= 0 else (0 if self._line_start else None)
-        keep = 0
+        keep = undecided
         if begin is not None:
             line = held[begin:]
             compact = "".join(line.split())
-            if compact.startswith(_LINE_OPENINGS):
-                out, self._call, self._held = held[:begin], line, ""
+            if compact.startswith(_LINE_OPENINGS):  # from its fence, when it has one
+                start = min(at, begin)
+                out, self._call, self._held = held[:start], held[start:], ""
                 return out
             if any(opening.startswith(compact) for opening in _LINE_OPENINGS):
-                keep = len(line)
-        if self.fmt == HERMES:  # the tag may be cut between two pieces anywhere
-            keep = max(keep, _partial_tail(held, OPEN_TAG))
+                keep = max(keep, len(line))
         out = held[: len(held) - keep]
         self._held = held[len(out) :]
         self._line_start = out.endswith("\n") if out else self._line_start
@@ -170,13 +232,6 @@ class Splitter:
     def finish(self) -> tuple[str, str]:
         held, self._held = self._held, ""
         return held, self._call or ""
-
-
-def _partial_tail(text: str, tag: str) -> int:
-    """How many of ``text``'s last characters could still grow into ``tag``."""
-    return next(
-        (n for n in range(min(len(tag) - 1, len(text)), 0, -1) if tag.startswith(text[-n:])), 0
-    )
 
 
 def without_tags(text: str) -> str:

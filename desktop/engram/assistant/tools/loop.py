@@ -15,7 +15,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engram.assistant.events import ToolCalled, ToolResult
+from engram.assistant.events import CallNotRead, ToolCalled, ToolResult
 from engram.assistant.tools import calls
 from engram.assistant.tools.base import (
     MAX_RESULT_CHARS,
@@ -36,7 +36,8 @@ DEFAULT_MAX_STEPS = 4
 # Per-message overhead of a chat template (role headers, separators), in tokens, when fitting.
 MESSAGE_OVERHEAD_TOKENS = 8
 SHORTER_RESULTS = (2000, 1000, 400, 100)  # result lengths tried when the context is full
-LoopEvent = str | ToolCalled | ToolResult  # a piece of the answer, or a step
+LoopEvent = str | ToolCalled | ToolResult | CallNotRead  # a piece of the answer, a step, or
+# a call written into the text that could not be used
 
 
 def _transcript(
@@ -277,7 +278,9 @@ def answer(
         key = _call_key(toolbox, call)
         if not may_call or call.name not in open_tools or key in done:
             _log.debug("step %d: a call not wanted here is dropped", step + 1)
-            if not preface:
+            if preface:  # the answer ends with what it said; the user is told of the call
+                yield CallNotRead()
+            else:
                 asked = [*fitted, note] if made else fitted
                 yield from _as_text(model, asked, max_tokens, cancelled, options)
             return

@@ -1,0 +1,152 @@
+"""A tool call the model writes as text is never shown as text, well-formed or not, in the window
+and in ``engram chat``: it is read and run, or the answer ends with what was said before it and
+the user is told in a sentence that the model tried to use a tool (the real 0.5B wrote
+```` ```json ({"name": "calculator", "arguments": [...]}) ```` after a recalled message)."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from engram.assistant.app import LoadedModels
+from engram.assistant.events import CallNotRead, Event, Finished, Token, TurnStarted
+from engram.assistant.tools import builtins, calculator, calls, loop
+from engram.cli import chat as chat_cli
+from engram.ui.main_window import MainWindow
+from test_crash_recovery import _open
+from test_real_models import real_pair  # noqa: F401 (a fixture)
+from test_tools import ScriptedModel, _registry, _run
+
+# What a call looks like when it leaks: its keys, a JSON fence, the tag.
+LEAKED = re.compile(r'"(?:name|tool|arguments|parameters)"|```json|<tool_call>', re.IGNORECASE)
+ANSWER_TIMEOUT_MS = 60_000
+
+MALFORMED = [
+    '```json ({"name": "calculator", "arguments": ["2+2"]})```',
+    '```json\n({"name": "calculator", "arguments": ["2+2"]})\n```',
+    '{"name": "calculator", "arguments": {"expression": 2+2}}',
+    '({"name": "calculator", "arguments": {"expression": "2+2"}})',
+    '[{"name": "calculator", "arguments": {"expression": "2+2"}}]',
+    '{ "tool" : "calculator" , "arguments" : {"expression": "2+2"',
+    '<tool_call>{"name": "calculator", "arguments": }</tool_call>',
+]
+
+
+@pytest.mark.parametrize("fmt", [calls.JSON, calls.HERMES, calls.LLAMA3])
+@pytest.mark.parametrize("call", MALFORMED)
+@pytest.mark.parametrize("before", ["", "Let me work that out. ", "Sure:\n\n"])
+def test_a_call_written_anywhere_in_the_text_is_held_back_whole(
+    fmt: str, call: str, before: str
+) -> None:
+    splitter = calls.Splitter(fmt)
+    text = before + call + " It is 4."
+    shown = "".join(splitter.feed(text[i : i + 3]) for i in range(0, len(text), 3))
+    tail, held = splitter.finish()
+    assert shown + tail == before  # what came before is shown, none of the call
+    assert held.startswith(call[:3]) and not LEAKED.search(shown + tail)
+    assert splitter.opened_with_call == (not before)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'A person as JSON: {"name": "Ada", "born": 1815}.',
+        "f(x) = [1, 2] and {a} with `code` and a < b <b>bold</b>",
+        "```python\nprint({'name': 1})\n```\n",
+        '```json\n{"city": "Paris"}\n```',
+    ],
+)
+def test_text_that_only_looks_alike_is_shown_as_it_is(text: str) -> None:
+    splitter = calls.Splitter(calls.JSON)
+    splitter.feed("Here: ")  # not the start of the answer
+    shown = "".join(splitter.feed(text[i : i + 2]) for i in range(0, len(text), 2))
+    tail, held = splitter.finish()
+    assert (shown + tail, held) == (text, "")
+
+
+@pytest.mark.parametrize("call", MALFORMED)
+def test_after_some_words_a_call_that_cannot_be_used_ends_the_answer_and_is_told(
+    call: str,
+) -> None:
+    """The message asks for no tool (the model reached for one after a recalled message): the
+    words before the call stay, the call is neither shown nor run, the user is told."""
+    model = ScriptedModel([f"Miso weighs 4.2 kg. {call}"])
+    events, steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)), "What is my cat called?")
+    assert "".join(e for e in events if isinstance(e, str)) == "Miso weighs 4.2 kg. "
+    assert not steps and [type(e) for e in events if not isinstance(e, str)] == [CallNotRead]
+
+
+def test_a_well_formed_call_the_message_asks_for_is_run_and_never_shown() -> None:
+    reply = 'Sure: ```json ({"tool": "calculator", "arguments": {"expression": "6*7"}})```'
+    model = ScriptedModel([reply, "It is 42."])
+    events, steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)), "then calculate it")
+    assert [s.output.text for s in steps] == ["6*7 = 42"]
+    assert not LEAKED.search("".join(e for e in events if isinstance(e, str)))
+
+
+def test_the_terminal_tells_that_the_model_tried_a_tool() -> None:
+    app = chat_cli._Chat(app=None)  # type: ignore[arg-type]  # _shown only reads events
+    events: list[Event] = [TurnStarted(1, 1), Token("Miso weighs 4.2 kg. "), CallNotRead(),
+                           Finished(2, "Miso weighs 4.2 kg. ", (), ())]  # fmt: skip
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert chat_cli._shown(iter(events), app, 1, False, False) == 0
+    assert out.getvalue() == "Miso weighs 4.2 kg. \n"
+    assert "the model tried to use a tool" in err.getvalue()
+
+
+@pytest.fixture
+def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
+    win = _open(qtbot, loaded_models)
+    yield win
+    win.close()
+
+
+@pytest.mark.slow
+def test_the_window_never_shows_a_raw_call_and_says_the_model_tried_a_tool(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    session = window.worker.app.session
+    assert session is not None
+    session.assistant.model = ScriptedModel(  # type: ignore[assignment]
+        [f"Miso weighs 4.2 kg. {MALFORMED[0]}"]
+    )
+    session.assistant.tools = loop.Toolbox(builtins.registry(disabled={"files_read"}))
+    window.submit("What is my cat called?")
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    _user, answer = window.chat.bubbles()
+    assert answer.text.strip() == "Miso weighs 4.2 kg." and not LEAKED.search(answer.text)
+    assert answer.marker.text() == (
+        "The model tried to use a tool, but what it wrote could not be used."
+    )
+
+
+@pytest.mark.real
+@pytest.mark.slow
+@pytest.mark.usefixtures("real_pair")
+def test_the_real_small_model_after_a_recalled_message_shows_no_call_as_text() -> None:
+    from engram.assistant.session import open_session
+    from engram.assistant.tools.base import ToolContext
+    from engram.core.settings import Settings
+
+    opened = open_session(Settings(temperature=0.0, max_answer_tokens=96))
+    try:
+        assert opened.store is not None
+        toolbox = loop.Toolbox(builtins.registry(disabled={"files_list", "files_search",
+                                                           "files_read"}))  # fmt: skip
+        toolbox.context = ToolContext(store=opened.store)
+        opened.assistant.tools = toolbox
+        list(opened.assistant.turn(0, "My cat Miso weighs 4.2 kg and my dog Rex 11.5 kg."))
+        for question in ("How much do Miso and Rex weigh together?", "What is 15% of 240?"):
+            events = list(opened.assistant.turn(0, question))  # a new chat: Miso is recalled
+            shown = "".join(e.text for e in events if isinstance(e, Token))
+            finished = [e for e in events if isinstance(e, Finished)]
+            assert len(finished) == 1 and finished[0].text.strip(), events
+            assert not LEAKED.search(shown), shown
+    finally:
+        opened.close()
