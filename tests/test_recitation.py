@@ -28,6 +28,8 @@ def test_an_opening_copying_a_lesson_is_a_recitation_and_an_answer_parts_at_once
     assert guard.verdict("- Temp") is Verdict.HOLD
     assert guard.verdict("- Temperatures in Cels") is Verdict.RECITED
     assert guard.verdict("Temperature in Celsius, p") is Verdict.RECITED  # as the 0.5B said it
+    assert guard.verdict("<note>") is Verdict.HOLD
+    assert guard.verdict("<note>Temperatures in Celsius") is Verdict.RECITED  # wrapped in a tag
     assert guard.verdict("Roast") is Verdict.PASS  # no suspect opens with it
     assert guard.verdict("Temperatures are best around 200") is Verdict.PASS
     assert guard.verdict("重量请用公斤") is Verdict.RECITED

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 _NOT_WORD = re.compile(r"[\W_]+")
+# A tag the model wraps a copy in ("<note>Use the calculator tool …") is no part of it.
+_TAG = re.compile(r"</?[A-Za-z][\w-]{0,23}>")
 # Copied from a suspect's start, this share of it (and at least MIN_CHARS letters or digits,
 # spaces and punctuation left out) is a recitation: "Temperatures in Cels" of the lesson above,
 # the first six characters of "重量请用公斤说，不要用斤或者磅"; of a long one (a header) MAX_CHARS
@@ -36,8 +38,9 @@ SIMILAR = 0.85
 
 
 def normalised(text: str) -> str:
-    """Letters and digits only, case folded: how much of a suspect an opening copies."""
-    return _NOT_WORD.sub("", text.casefold())
+    """Letters and digits only, case folded, tags left out: how much of a suspect an opening
+    copies."""
+    return _NOT_WORD.sub("", _TAG.sub("", text).casefold())
 
 
 class Verdict(enum.Enum):
