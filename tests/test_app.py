@@ -35,10 +35,12 @@ from engram.assistant.events import (
     Remembered,
     TurnStarted,
 )
+from engram.assistant.memories import pause_memory
 from engram.assistant.remembering import USER_IMPORTANCE
 from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import Problem, tr
+from engram.core.settings import SettingsStore
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
@@ -279,7 +281,10 @@ def test_what_is_left_is_queued_at_exit_unless_memory_is_paused(open_app: Open) 
     app.apply_settings(tiny.settings(max_answer_tokens=8, memory_paused=True))
     app.close()
     assert _rows("SELECT reason FROM consolidation_jobs") == []
-    open_app().close()  # not paused: what was said is persisted for the next start
+    paused = open_app()  # the next start: the pause is the file's, whatever its settings say
+    assert paused.memory == MemoryState("paused")
+    pause_memory(SettingsStore.load(), False)  # engram memory resume
+    paused.close()  # not paused: what was said is persisted for the next start
     assert _rows("SELECT reason FROM consolidation_jobs") == [("exit",)]
 
 

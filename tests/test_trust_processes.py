@@ -13,15 +13,19 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from engram.assistant.app import PAUSED, Engram, LoadedModels, MemoryState
 from engram.assistant.chats import open_chats
+from engram.assistant.events import NotRemembered
 from engram.cli.main import main
-from engram.core import paths
-from engram.memory import backup, db, migrations, opened
+from engram.core import paths, settings
+from engram.core.cancel import CancelToken
+from engram.memory import backup, db, migrations, opened, pause
 from engram.memory.episodes import EpisodeLog
 from waiting import wait_until
 
@@ -247,3 +251,46 @@ def test_two_processes_opening_a_new_database_at_once_both_open_it(engram_home: 
     finally:
         first.close()
         second.close()
+
+
+# -- item 3: a pause made elsewhere holds --------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_pause_made_elsewhere_holds_when_an_open_window_reloads_its_models(
+    engram_home: Path, loaded_models: LoadedModels
+) -> None:
+    prefs = replace(settings.load(), max_answer_tokens=8, consolidate_every_turns=50)
+    window = Engram(prefs, models=loaded_models, on_status=lambda _status: None)
+    window.open()
+    try:
+        paused = _engram("memory", "pause")  # another process, while the window is open
+        assert paused.returncode == 0, paused.stderr
+        assert window.memory == MemoryState("paused")
+        # the window's settings are from before the pause: a change that reloads its session
+        bigger = replace(prefs, memory_budget_tokens=prefs.memory_budget_tokens + 100)
+        assert window.apply_settings(bigger)
+        window.open()
+        assert window.memory == MemoryState("paused")  # it resumed memory for every process
+        said = list(window.send(0, "remember this: my locker code is 4711", CancelToken()))
+        assert [e for e in said if isinstance(e, NotRemembered)] == [NotRemembered(PAUSED)]
+        late = Engram(prefs, models=loaded_models, on_status=lambda _status: None)
+        late.open()  # another window started with settings read before the pause
+        assert late.memory == MemoryState("paused")
+        late.close()
+        assert "memory is paused" in _engram("memory", "status").stdout
+    finally:
+        window.close()
+
+
+def test_a_restore_brings_memories_back_but_keeps_memory_paused(engram_home: Path) -> None:
+    path = paths.database_path()
+    with closing(db.connect(path)) as conn:
+        pause.set_paused(conn, False)
+    made = backup.backup(path, backup.folder_of(path), 3)
+    assert made is not None
+    with closing(db.connect(path)) as conn:
+        pause.set_paused(conn, True)  # paused after the backup
+    backup.restore(made, path)
+    with closing(db.connect(path)) as conn:
+        assert pause.paused(conn)

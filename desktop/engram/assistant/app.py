@@ -237,7 +237,7 @@ class Engram:
             embedder=lent.embedder if lent else None,
         )
         self.session = session
-        pause.set_paused(session.conn, self.settings.memory_paused)  # as this process found it
+        pause.adopt(session.conn, self.settings.memory_paused)  # a pause said elsewhere holds
         tools = session.assistant.tools
         if tools is not None:
             tools.permissions.ask = self._ask

@@ -19,7 +19,7 @@ import apsw
 from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, StoreBusyError, StoreCorruptError, StoreError, tr
-from engram.memory import db, faults, opened
+from engram.memory import db, faults, opened, pause
 
 _log = log.get("memory.backup")
 PREFIX = "engram-"
@@ -162,6 +162,7 @@ def _restore(backup_file: Path, database: Path) -> Path | None:
         db.verify(check)
     finally:
         check.close()
+    paused = _paused_in(database)
     moved = _move_aside(database) if database.exists() else None
     part = database.with_name(database.name + PART)
     source = apsw.Connection(str(backup_file), flags=apsw.SQLITE_OPEN_READONLY)
@@ -171,7 +172,26 @@ def _restore(backup_file: Path, database: Path) -> Path | None:
         source.close()
     os.replace(part, database)
     _fsync_folder(database.parent)
+    if paused is not None:  # a restore brings memories back, not the pause of the backup's day
+        conn = db.connect(database)
+        try:
+            pause.set_paused(conn, paused)
+        finally:
+            conn.close()
     return moved
+
+
+def _paused_in(database: Path) -> bool | None:
+    """Whether memory is paused in ``database`` (None: not said, or no database yet)."""
+    if not database.exists():
+        return None
+    conn = db.connect(database, migrate=False)
+    try:
+        if db.scalar(conn, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'meta'") != 1:
+            return None
+        return pause.said(conn)
+    finally:
+        conn.close()
 
 
 def _in_use(database: Path, found: list[opened.Opener]) -> StoreBusyError:

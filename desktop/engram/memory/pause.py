@@ -18,8 +18,24 @@ KEY = "memory_paused"
 
 def paused(conn: apsw.Connection, default: bool = False) -> bool:
     """Whether memory is paused in this file (``default`` when nobody has said yet)."""
+    found = said(conn)
+    return default if found is None else found
+
+
+def said(conn: apsw.Connection) -> bool | None:
+    """Whether memory is paused in this file, or None when nobody has said yet."""
     found = db.scalar(conn, "SELECT value FROM meta WHERE key = ?", (KEY,))
-    return default if found is None else found == "1"
+    return None if found is None else found == "1"
+
+
+def adopt(conn: apsw.Connection, found: bool) -> None:
+    """At a process's start: a file that has never said takes ``found`` (the settings' value);
+    one that has keeps its own, which is newer than any settings file (a window writes its
+    settings whole, with the pause as it was when it read them)."""
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (KEY, "1" if found else "0")
+        )
 
 
 def set_paused(conn: apsw.Connection, value: bool) -> None:
