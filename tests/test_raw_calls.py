@@ -13,10 +13,12 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 from pytestqt.qtbot import QtBot
 
-from engram.assistant.app import LoadedModels
+import tiny
+from engram.assistant.app import Engram, LoadedModels
 from engram.assistant.events import CallNotRead, Event, Finished, Token, TurnStarted
 from engram.assistant.tools import builtins, calculator, calls, loop
 from engram.cli import chat as chat_cli
+from engram.core.cancel import CancelToken
 from engram.ui.main_window import MainWindow
 from test_crash_recovery import _open
 from test_real_models import real_pair  # noqa: F401 (a fixture)
@@ -87,6 +89,41 @@ def test_a_well_formed_call_the_message_asks_for_is_run_and_never_shown() -> Non
     events, steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)), "then calculate it")
     assert [s.output.text for s in steps] == ["6*7 = 42"]
     assert not LEAKED.search("".join(e for e in events if isinstance(e, str)))
+
+
+@pytest.mark.parametrize("call", MALFORMED)
+def test_without_tools_a_call_written_anyway_ends_the_answer_unshown(call: str) -> None:
+    text = f"Miso weighs 4.2 kg. {call} It is 8.4 kg."
+    events = list(calls.never_shown(iter(text[i : i + 3] for i in range(0, len(text), 3))))
+    assert "".join(e for e in events if isinstance(e, str)) == "Miso weighs 4.2 kg. "
+    assert isinstance(events[-1], CallNotRead)
+
+
+def test_without_tools_a_json_answer_is_text() -> None:
+    text = 'Here it is:\n{"name": "Ada", "born": 1815}\n```json\n{"city": "Paris"}\n```'
+    shown = list(calls.never_shown(iter(text)))
+    assert all(isinstance(piece, str) for piece in shown) and "".join(map(str, shown)) == text
+
+
+@pytest.mark.slow
+def test_the_application_never_shows_a_call_when_tools_are_off(
+    loaded_models: LoadedModels,
+) -> None:
+    app = Engram(tiny.settings(), models=loaded_models)
+    app.open()
+    try:
+        assert app.session is not None
+        app.session.assistant.tools = None
+        app.session.assistant.model = ScriptedModel(  # type: ignore[assignment]
+            [f"Miso weighs 4.2 kg. {MALFORMED[1]}"]
+        )
+        events = list(app.send(0, "What is my cat called?", CancelToken()))
+        shown = "".join(e.text for e in events if isinstance(e, Token))
+        (finished,) = [e for e in events if isinstance(e, Finished)]
+        assert shown.strip() == finished.text.strip() == "Miso weighs 4.2 kg."
+        assert any(isinstance(e, CallNotRead) for e in events)
+    finally:
+        app.close()
 
 
 def test_the_terminal_tells_that_the_model_tried_a_tool() -> None:

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engram.assistant.events import CallNotRead
 from engram.assistant.tools.base import Registry, ToolOutput
 from engram.core import prompts
 from engram.models import schema_check
@@ -232,6 +233,28 @@ class Splitter:
     def finish(self) -> tuple[str, str]:
         held, self._held = self._held, ""
         return held, self._call or ""
+
+
+def never_shown(stream: Iterator[str]) -> Iterator[str | CallNotRead]:
+    """An answer written without tools, as it comes; a call the model writes into it anyway (a
+    shape :func:`_call_shape` knows) is never shown: the answer ends before it, with
+    :class:`CallNotRead`. A JSON answer the user asked for is text here, not a call."""
+    held = ""
+    try:
+        for piece in stream:
+            held += piece
+            at, sure = _call_in(held)
+            if at:
+                yield held[:at]
+                held = held[at:]
+            if sure:
+                yield CallNotRead()
+                return
+    finally:
+        if (close := getattr(stream, "close", None)) is not None:
+            close()  # a generator: the model stops writing
+    if held:
+        yield held
 
 
 def without_tags(text: str) -> str:

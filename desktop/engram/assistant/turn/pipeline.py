@@ -28,6 +28,7 @@ from engram.assistant.events import (
 from engram.assistant.intent import Intent
 from engram.assistant.learning import signals
 from engram.assistant.learning.scheduler import Scheduler
+from engram.assistant.tools import calls
 from engram.assistant.tools import loop as tool_loop
 from engram.assistant.tools.permissions import RECALLED
 from engram.assistant.turn import context, prompt, recitation, utilization
@@ -253,10 +254,10 @@ class Assistant:
         quiet: Problem | None,
     ) -> Iterator[tool_loop.LoopEvent]:
         """The answer's text pieces; with tools, also each call the model makes and its result."""
-        if self.tools is None or not tool_loop.can_call(model):
-            return model.stream_chat(
+        if self.tools is None or not tool_loop.can_call(model):  # a call is still never shown
+            return calls.never_shown(model.stream_chat(
                 parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
-            )
+            ))  # fmt: skip
         markers = prompt.markers_of(model)
         return tool_loop.answer(
             self.tools,
