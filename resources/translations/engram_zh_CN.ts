@@ -50,7 +50,7 @@
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="146"/>
+        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="148"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -85,12 +85,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="161"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="162"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="161"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="162"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -2052,32 +2052,32 @@
         <translation>请从 `engram memory restore --list` 列出的文件中选择一个。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="198"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="218"/>
         <source>The database {path} is in use by another Engram; nothing was restored.</source>
         <translation>数据库 {path} 正被另一个 Engram 使用；没有恢复任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="199"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="219"/>
         <source>Close every Engram window and command, then restore again.</source>
         <translation>请关闭所有 Engram 窗口和命令，然后再恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="182"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="202"/>
         <source>The database {path} is open in an Engram window (process {pid}); nothing was restored.</source>
         <translation>数据库 {path} 正在一个 Engram 窗口（进程 {pid}）中打开；没有恢复任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="184"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="204"/>
         <source>Close that window, then run the restore again.</source>
         <translation>请关闭那个窗口，然后再运行恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="190"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="210"/>
         <source>The database {path} is open in `engram {command}` (process {pid}); nothing was restored.</source>
         <translation>数据库 {path} 正在 `engram {command}`（进程 {pid}）中打开；没有恢复任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/backup.py" line="192"/>
+        <location filename="../../desktop/engram/memory/backup.py" line="212"/>
         <source>End it (a chat ends with /quit or Ctrl+D), then run the restore again.</source>
         <translation>请结束它（对话用 /quit 或 Ctrl+D 结束），然后再运行恢复。</translation>
     </message>
@@ -2304,131 +2304,131 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="273"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="274"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="122"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="123"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="151"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="152"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="276"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="277"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="282"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="283"/>
         <source>The model tried to use a tool, but what it wrote could not be used.</source>
         <translation>模型尝试使用工具，但它写出的调用无法使用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="286"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="287"/>
         <source>Not answered: the answer was interrupted before it was saved (Engram closed or the model failed). Your message is kept; Retry answers it.</source>
         <translation>未回答：回答在保存之前被中断（Engram 已关闭或模型出错）。你的消息已保留；点“重试”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="302"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="303"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="310"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="311"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="314"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="315"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="279"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="280"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="142"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="143"/>
         <source>Running the tool {name}…</source>
         <translation>正在运行工具 {name}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="146"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="147"/>
         <source>Reading what {name} gave back…</source>
         <translation>正在阅读 {name} 返回的结果…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="199"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="200"/>
         <source>Asking the large model (it loads on first use)…</source>
         <translation>正在询问大模型（首次使用时需要加载）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="201"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="202"/>
         <source>Reading your memories…</source>
         <translation>正在查阅你的记忆…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="203"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="204"/>
         <source>Preparing the prompt…</source>
         <translation>正在准备提示…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/answer_view.py" line="227"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="228"/>
         <source>Thinking: reading the conversation and %n memories ({done} of {tokens} tokens)…</source>
         <translation>
             <numerusform>思考中：正在阅读对话和 %n 条记忆（已读 {done} / {tokens} 个词元）…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="233"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="234"/>
         <source>Thinking: reading the conversation ({done} of {tokens} tokens)…</source>
         <translation>思考中：正在阅读对话（已读 {done} / {tokens} 个词元）…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/answer_view.py" line="243"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="244"/>
         <source>Thinking: reading the conversation and %n memories ({tokens} tokens)…</source>
         <translation>
             <numerusform>思考中：正在阅读对话和 %n 条记忆（{tokens} 个词元）…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="247"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="248"/>
         <source>Thinking: reading the conversation ({tokens} tokens)…</source>
         <translation>思考中：正在阅读对话（{tokens} 个词元）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="376"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="377"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="381"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="382"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="381"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="382"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="395"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="396"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="396"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="397"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="404"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="405"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2884,13 +2884,13 @@
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="385"/>
-        <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Regenerate answers it.</source>
-        <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重新生成”即可回答。</translation>
+        <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Retry answers it.</source>
+        <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重试”即可回答。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="392"/>
-        <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Regenerate answers your message.</source>
-        <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重新生成”即可回答你的消息。</translation>
+        <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Retry answers your message.</source>
+        <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重试”即可回答你的消息。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/ui/main_window.py" line="292"/>
@@ -3969,12 +3969,12 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>RetryButton</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="52"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="53"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="53"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="54"/>
         <source>Answer this message now</source>
         <translation>现在回答这条消息</translation>
     </message>

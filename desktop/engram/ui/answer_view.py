@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QInputDialog, QMainWindow, QPushButton, QWidget
+from PySide6.QtWidgets import QInputDialog, QMainWindow, QPushButton, QSizePolicy, QWidget
 
 from engram.assistant.chats import Episode
 from engram.assistant.events import (
@@ -45,6 +45,7 @@ class RetryButton(Retranslating, QPushButton):
     def __init__(self, retry: Callable[[], None]) -> None:
         super().__init__()
         self.setObjectName("retry_button")
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)  # its text wide
         self.clicked.connect(retry)
         self.retranslate()
 

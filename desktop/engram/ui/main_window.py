@@ -383,14 +383,14 @@ class MainWindow(Retranslating, QMainWindow):
             self.notices.problem(
                 lambda: self.tr(
                     "Engram stopped unexpectedly while answering your last message (the crash "
-                    "is recorded in {path}). Nothing you wrote was lost: Regenerate answers it."
+                    "is recorded in {path}). Nothing you wrote was lost: Retry answers it."
                 ).format(path=path)
             )
         else:
             self.notices.problem(
                 lambda: self.tr(
                     "The last answer was interrupted: Engram closed while writing it. Nothing "
-                    "you wrote was lost: Regenerate answers your message."
+                    "you wrote was lost: Retry answers your message."
                 )
             )
 
