@@ -283,6 +283,29 @@ def test_a_pause_made_elsewhere_holds_when_an_open_window_reloads_its_models(
         window.close()
 
 
+@pytest.mark.slow
+def test_an_open_terminal_chat_says_a_pause_made_elsewhere_and_learns_nothing_meanwhile(
+    chat_process: list[subprocess.Popen[str]],
+) -> None:
+    chat = _chat(chat_process)
+    _say(chat, "I grow tomatoes on my balcony.", answers=1)
+    assert _engram("memory", "pause").returncode == 0  # in another terminal
+    _say(chat, "My locker code is 4711.", answers=2)  # the open chat's next line
+    assert _engram("memory", "resume").returncode == 0
+    _say(chat, "I also grow basil.", answers=3)
+    _, err = chat.communicate("", timeout=120)
+    assert chat.returncode == 0, err
+    paused = f"engram: {PAUSED.message} {PAUSED.hint}"
+    assert err.count(paused) == 1 and err.index(paused) < err.index("Memory is on again")
+    said = "SELECT content, excluded FROM episodes WHERE role = 'user' ORDER BY id"
+    assert _rows(said) == [
+        ("I grow tomatoes on my balcony.", 0),
+        ("My locker code is 4711.", 1),  # never learned, never recalled in another chat
+        ("I also grow basil.", 0),
+    ]
+    assert "4711" not in " ".join(str(r[0]) for r in _rows("SELECT content FROM memories"))
+
+
 def test_a_restore_brings_memories_back_but_keeps_memory_paused(engram_home: Path) -> None:
     path = paths.database_path()
     with closing(db.connect(path)) as conn:

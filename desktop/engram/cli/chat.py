@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from engram import __version__
-from engram.assistant.app import Engram
+from engram.assistant.app import PAUSED, Engram
 from engram.assistant.chats import open_chats
 from engram.assistant.events import (
     CallNotRead,
@@ -103,6 +103,7 @@ class _Chat:
     temporary: bool = False
     last_answer: int | None = None
     forgotten: Forgotten | None = None
+    memory: str = ""  # whether memory was on, paused or off when last said
 
     def start(self) -> None:
         """A new chat: a temporary one is made at once, a normal one by its first message."""
@@ -135,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         # said once here; the learning jobs wait without a word
         print(f"engram: {opened.learning.message} {opened.learning.hint}", file=sys.stderr)
     chat = _Chat(app, temporary=args.temporary)
+    _memory_news(chat)
     if args.resume:
         chat.conversation_id = args.resume
     else:
@@ -171,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
             command = _command(text, interactive)
             if command == "/quit":
                 break
+            _memory_news(chat)
             try:
                 if command and command != "/retry":
                     _run_command(command, text, chat)
@@ -216,6 +219,20 @@ def _check_exists(conversation_id: int) -> None:
             tr("See the chats with: engram chat --list"),
             id=conversation_id,
         )
+
+
+def _memory_news(chat: _Chat) -> None:
+    """Say that memory is paused, at the start or when it was paused (or resumed) elsewhere
+    since the last line (``engram memory pause``, a window); a temporary chat learns nothing
+    anyway."""
+    mode, said = chat.app.memory.mode, chat.memory
+    chat.memory = mode
+    if chat.temporary or mode == said:
+        return
+    if mode == "paused":
+        print(f"engram: {PAUSED.message} {PAUSED.hint}", file=sys.stderr)
+    elif said == "paused" and mode == "on":
+        print("engram: Memory is on again: Engram learns from what you say.", file=sys.stderr)
 
 
 def _banner(app: Engram, chat: _Chat) -> str:
