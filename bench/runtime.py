@@ -1,12 +1,13 @@
-"""Benchmark Engram's local runtime against raw llama-cpp-python on the starter model.
+"""Benchmark Engram's local runtime against raw llama-cpp-python on the same model.
 
-Run: ``.venv/bin/python bench/runtime.py [--reps N]``. Measures, in one run and on the same
-model, threads and messages: time to first token at turns 1/10/30 of a conversation, decode
-speed, the cost of switching conversations with and without the KV state cache, the size and
-cost of the state snapshots that cache keeps (Engram's compact ones against llama-cpp-python's),
-foreground speed while a background generation runs behind the gate (and the share of a
-foreground answer's time the background spends paused at the gate), and RSS over repeated
-load/close.
+Run: ``.venv/bin/python bench/runtime.py [--reps N] [--cycles N] [--model ID]`` (default: the
+starter pair's Qwen2.5-Coder-0.5B; ``--model smollm2-135m-instruct`` for the tests' tiny model).
+Measures, in one run and on the same model, threads and messages: time to first token at turns
+1/10/30 of a conversation, decode speed, the cost of switching conversations with and without the
+KV state cache, the size and cost of the state snapshots that cache keeps (Engram's compact ones
+against llama-cpp-python's), foreground speed while a background generation runs behind the gate
+(and the share of a foreground answer's time the background spends paused at the gate), and RSS
+over repeated load/close.
 
 ``--native [DIR]`` measures instead what the portable llama.cpp (installer/llama_flags.sh) costs:
 decode and prompt-evaluation tokens/s of the venv's library against one built with
@@ -437,6 +438,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cycles", type=int, default=10)
+    parser.add_argument(
+        "--model",
+        nargs="+",
+        default=["qwen2.5-coder-0.5b-instruct"],
+        help="the model (with --native: the models) to measure",
+    )
     native = parser.add_argument_group("portable against native llama.cpp")
     native.add_argument(
         "--native",
@@ -445,7 +452,6 @@ def main() -> None:
         metavar="DIR",
         help=f"compare with the library in DIR (default {NATIVE_DIR}) instead of the suite",
     )
-    native.add_argument("--model", nargs="+", default=["qwen2.5-coder-0.5b-instruct"])
     native.add_argument("--threads", nargs="+", type=int, default=[thread_plan().foreground])
     native.add_argument("--tokens", type=int, default=64, help="decoded per run")
     native.add_argument("--ctx", type=int, default=1024)
@@ -453,7 +459,7 @@ def main() -> None:
     if args.native is not None:
         main_native(args)
         return
-    path = catalogue.load().get("smollm2-135m-instruct").main_file()
+    path = catalogue.load().get(args.model[0]).main_file()
     threads = thread_plan().foreground
     print(f"model {path.name}, {threads} foreground thread(s), reps {args.reps}\n")
     results: dict[str, float] = {}
