@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,13 @@ import pytest
 
 from engram.assistant import remembering
 from engram.assistant.learning import consolidation
-from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
 from engram.memory.records import Memory
 from engram.memory.store import MemoryStore
-from test_consolidation_support import ScriptedModel, ScriptedSource, minilm
+from test_consolidation_support import ScriptedModel, ScriptedSource
+from test_memory_store import embedder, store  # noqa: F401  (shared fixtures)
 
 PAIRS = json.loads(
     (Path(__file__).parent / "data" / "corrections.json").read_text(encoding="utf-8")
@@ -34,14 +33,7 @@ PAIRS = json.loads(
 NOTHING = {"memories": [], "summary": "", "plan": {"goal": "", "steps": [], "current_step": 0}}
 
 
-@pytest.fixture
-def store(starter_models: Path, engram_home: Path) -> Iterator[MemoryStore]:
-    opened = MemoryStore.open(paths.database_path(), minilm(starter_models))
-    yield opened
-    opened.conn.close()
-
-
-def _said(store: MemoryStore, text: str) -> Memory:
+def _said(store: MemoryStore, text: str) -> Memory:  # noqa: F811
     """A fact the user kept in their own words ("remember this: …")."""
     log = EpisodeLog(store.conn)
     chat = log.new_conversation().id
@@ -51,7 +43,7 @@ def _said(store: MemoryStore, text: str) -> Memory:
     return kept
 
 
-def _learn(store: MemoryStore, said: str, model: ScriptedModel) -> None:
+def _learn(store: MemoryStore, said: str, model: ScriptedModel) -> None:  # noqa: F811
     """A chat in which the user says ``said``, learned with the scripted distiller."""
     log, queue = EpisodeLog(store.conn), JobQueue(store.conn)
     chat = log.new_conversation().id
@@ -91,7 +83,8 @@ OTHER_WORDS = {"count-cats", "age-son", "job", "no-longer-coffee", "no-longer-zh
     ],
 )
 def test_the_users_correction_replaces_the_fact_when_the_distiller_proposes_nothing(
-    store: MemoryStore, pair: dict[str, Any]
+    store: MemoryStore,  # noqa: F811
+    pair: dict[str, Any],
 ) -> None:
     old = _said(store, pair["first"][0])
     model = _proposes()
@@ -107,7 +100,7 @@ def test_the_users_correction_replaces_the_fact_when_the_distiller_proposes_noth
     assert [w.change for w in store.writes(old.id)][-1] == f"superseded by #{new.id}"
 
 
-def test_a_contradiction_the_model_calls_an_update_supersedes_instead(store: MemoryStore) -> None:
+def test_a_contradiction_the_model_calls_an_update_supersedes_instead(store: MemoryStore) -> None:  # noqa: F811
     old = _said(store, "I have two cats at home.")
     model = ScriptedModel(
         lambda _m: {**NOTHING, "memories": [_fact("The user has three cats")]},
@@ -122,7 +115,7 @@ def test_a_contradiction_the_model_calls_an_update_supersedes_instead(store: Mem
 
 
 def test_the_users_words_do_not_replace_what_was_just_learned_from_them(
-    store: MemoryStore,
+    store: MemoryStore,  # noqa: F811
 ) -> None:
     old = _said(store, "My wife's name is Maria and she is a teacher.")
     model = _proposes(_fact("The user's wife's name is Marta"))
@@ -131,7 +124,7 @@ def test_the_users_words_do_not_replace_what_was_just_learned_from_them(
     assert store.get(old.id).status == "superseded"  # type: ignore[union-attr]
 
 
-def test_a_new_fact_beside_an_old_one_replaces_nothing(store: MemoryStore) -> None:
+def test_a_new_fact_beside_an_old_one_replaces_nothing(store: MemoryStore) -> None:  # noqa: F811
     son = _said(store, "My son is 7 years old.")
     model = ScriptedModel(
         lambda _m: {**NOTHING, "memories": [_fact("The user's daughter is 5 years old")]},
@@ -145,7 +138,7 @@ def test_a_new_fact_beside_an_old_one_replaces_nothing(store: MemoryStore) -> No
     assert store.get(son.id) == son
 
 
-def test_words_that_set_an_answer_right_replace_no_memory(store: MemoryStore) -> None:
+def test_words_that_set_an_answer_right_replace_no_memory(store: MemoryStore) -> None:  # noqa: F811
     home = _said(store, "I live in Sydney with my two dogs.")
     _learn(
         store, "No, that's wrong: the capital of Australia is Canberra, not Sydney.", _proposes()
@@ -155,7 +148,7 @@ def test_words_that_set_an_answer_right_replace_no_memory(store: MemoryStore) ->
     assert [m.id for m in store.memories()] == [home.id]
 
 
-def test_a_pinned_memory_is_not_replaced_by_a_correction(store: MemoryStore) -> None:
+def test_a_pinned_memory_is_not_replaced_by_a_correction(store: MemoryStore) -> None:  # noqa: F811
     home = store.pin(_said(store, "I live in Berlin, close to the river.").id)
     _learn(store, "I don't live in Berlin anymore, I moved to Munich last month.", _proposes())
     assert store.get(home.id) == home

@@ -13,20 +13,24 @@ from engram.cli.main import main
 from engram.core.errors import InputError
 
 
-def test_removing_refuses_a_starter_and_one_being_downloaded_and_forgets_an_import(
-    small_model_path: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+@pytest.fixture
+def gguf(small_model_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A GGUF file to import, into a models folder of the test's own (imports and removals
+    never touch the shared one)."""
     monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
+    return small_model_path
+
+
+def test_removing_refuses_a_starter_and_one_being_downloaded_and_forgets_an_import(
+    gguf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     starter = model_admin.catalogue().starters()[0]
     with pytest.raises(InputError, match="starter model that Engram falls back to") as window:
         model_admin.remove(starter)  # what the model manager's Delete calls
     assert main(["models", "remove", starter.id]) == 2  # and the terminal
     assert window.value.message in capsys.readouterr().err
 
-    entry, info = model_admin.import_gguf(small_model_path, ("small",), "mine")
+    entry, info = model_admin.import_gguf(gguf, ("small",), "mine")
     assert model_admin.installed(entry) and info.architecture
     with pytest.raises(InputError, match="is being downloaded"):
         model_admin.remove(entry, downloading=True)

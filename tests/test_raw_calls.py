@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
@@ -19,8 +18,7 @@ from engram.assistant.events import CallNotRead, Event, Finished, Token, TurnSta
 from engram.assistant.tools import builtins, calculator, calls, loop
 from engram.cli import chat as chat_cli
 from engram.core.cancel import CancelToken
-from engram.ui.main_window import MainWindow
-from test_crash_recovery import _open
+from test_crash_recovery import _open, _use
 from test_real_models import real_pair  # noqa: F401 (a fixture)
 from test_tools import ScriptedModel, _registry, _run
 
@@ -137,30 +135,24 @@ def test_the_terminal_tells_that_the_model_tried_a_tool() -> None:
     assert "the model tried to use a tool" in err.getvalue()
 
 
-@pytest.fixture
-def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
-    win = _open(qtbot, loaded_models)
-    yield win
-    win.close()
-
-
 @pytest.mark.slow
 def test_the_window_never_shows_a_raw_call_and_says_the_model_tried_a_tool(
-    qtbot: QtBot, window: MainWindow
+    qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    session = window.worker.app.session
-    assert session is not None
-    session.assistant.model = ScriptedModel(  # type: ignore[assignment]
-        [f"Miso weighs 4.2 kg. {MALFORMED[0]}"]
-    )
-    session.assistant.tools = loop.Toolbox(builtins.registry(disabled={"files_read"}))
-    window.submit("What is my cat called?")
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
-    _user, answer = window.chat.bubbles()
-    assert answer.text.strip() == "Miso weighs 4.2 kg." and not LEAKED.search(answer.text)
-    assert answer.marker.text() == (
-        "The model tried to use a tool, but what it wrote could not be used."
-    )
+    window = _open(qtbot, loaded_models)
+    try:
+        _use(window, ScriptedModel([f"Miso weighs 4.2 kg. {MALFORMED[0]}"]))
+        tools = loop.Toolbox(builtins.registry(disabled={"files_read"}))
+        window.worker.app.session.assistant.tools = tools  # type: ignore[union-attr]
+        window.submit("What is my cat called?")
+        qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+        _user, answer = window.chat.bubbles()
+        assert answer.text.strip() == "Miso weighs 4.2 kg." and not LEAKED.search(answer.text)
+        assert answer.marker.text() == (
+            "The model tried to use a tool, but what it wrote could not be used."
+        )
+    finally:
+        window.close()
 
 
 @pytest.mark.real

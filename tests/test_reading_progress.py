@@ -12,8 +12,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.app import LoadedModels
-from engram.ui.main_window import MainWindow
-from test_crash_recovery import _open
+from test_crash_recovery import _open, _use
 
 ANSWER_TIMEOUT_MS = 60_000
 
@@ -43,39 +42,33 @@ class ReadingModel:
         return 0
 
 
-@pytest.fixture
-def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
-    opened = _open(qtbot, loaded_models)
-    yield opened
-    opened.close()
-
-
 @pytest.mark.slow
 def test_the_bubble_counts_the_prompt_tokens_read_with_a_filling_bar(
-    qtbot: QtBot, window: MainWindow
+    qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    session = window.worker.app.session
-    assert session is not None
-    model = ReadingModel()
-    session.assistant.model = model  # type: ignore[assignment]
-    session.assistant.tools = None
+    window = _open(qtbot, loaded_models)
     try:
-        window.submit("What is the capital of France?")
-        answer = window.chat.bubbles()[-1]
-        qtbot.waitUntil(lambda: model.read is not None, timeout=ANSWER_TIMEOUT_MS)
-        line = answer.waiting
-        assert line is not None
-        model.read = (1200, 3400)
-        qtbot.waitUntil(lambda: "(1,200 of 3,400 tokens)" in line.stage.text(), timeout=5_000)
-        assert line.stage.text().startswith("Thinking: reading the conversation")
-        assert (line.bar.maximum(), line.bar.value()) == (100, 35)
-        model.read = (3000, 3400)
-        qtbot.waitUntil(lambda: line.bar.value() == 88, timeout=5_000)
-        assert "(3,000 of 3,400 tokens)" in line.stage.text()
+        model = ReadingModel()
+        _use(window, model)
+        try:
+            window.submit("What is the capital of France?")
+            answer = window.chat.bubbles()[-1]
+            qtbot.waitUntil(lambda: model.read is not None, timeout=ANSWER_TIMEOUT_MS)
+            line = answer.waiting
+            assert line is not None
+            model.read = (1200, 3400)
+            qtbot.waitUntil(lambda: "(1,200 of 3,400 tokens)" in line.stage.text(), timeout=5_000)
+            assert line.stage.text().startswith("Thinking: reading the conversation")
+            assert (line.bar.maximum(), line.bar.value()) == (100, 35)
+            model.read = (3000, 3400)
+            qtbot.waitUntil(lambda: line.bar.value() == 88, timeout=5_000)
+            assert "(3,000 of 3,400 tokens)" in line.stage.text()
+        finally:
+            model.go.set()
+        qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+        assert answer.waiting is None and answer.text == "Paris."
     finally:
-        model.go.set()
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
-    assert answer.waiting is None and answer.text == "Paris."
+        window.close()
 
 
 @pytest.mark.slow
