@@ -35,7 +35,9 @@ def test_an_opening_copying_a_lesson_is_a_recitation_and_an_answer_parts_at_once
     assert guard.verdict("重量请用公斤") is Verdict.RECITED
     assert guard.verdict("重量大约") is Verdict.PASS
     assert guard.verdict(ROAST.upper()) is Verdict.RECITED  # the question said back
-    assert guard.verdict("Lessons: how the user wants to be") is Verdict.RECITED  # a header
+    assert guard.verdict("Lessons: how the user wants to be answered") is Verdict.RECITED
+    assert guard.verdict("Marketers: how the user wants to be answered") is Verdict.RECITED
+    assert guard.verdict("Answer: the oven should be at 200") is Verdict.PASS
     assert guard.verdict(f"{CELSIUS} And roast at 200 °C.") is Verdict.RECITED
 
 

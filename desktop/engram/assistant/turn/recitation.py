@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 _NOT_WORD = re.compile(r"[\W_]+")
-# A tag the model wraps a copy in ("<note>Use the calculator tool …") is no part of it.
+# A tag the model wraps a copy in ("<note>Use the calculator tool …") is no part of it, nor is
+# a label in front ("Lessons:" of a header, which the 0.5B gave back as "Marketers: how the user
+# wants to be answered …").
 _TAG = re.compile(r"</?[A-Za-z][\w-]{0,23}>")
+_LABEL = re.compile(r"^[^\W\d_][\w ]{0,18}[:：]")
 # Copied from a suspect's start, this share of it (and at least MIN_CHARS letters or digits,
 # spaces and punctuation left out) is a recitation: "Temperatures in Cels" of the lesson above,
 # the first six characters of "重量请用公斤说，不要用斤或者磅"; of a long one (a header) MAX_CHARS
@@ -38,9 +41,9 @@ SIMILAR = 0.85
 
 
 def normalised(text: str) -> str:
-    """Letters and digits only, case folded, tags left out: how much of a suspect an opening
-    copies."""
-    return _NOT_WORD.sub("", _TAG.sub("", text).casefold())
+    """Letters and digits only, case folded, tags and a leading label left out: how much of a
+    suspect an opening copies."""
+    return _NOT_WORD.sub("", _LABEL.sub("", _TAG.sub("", text).strip()).casefold())
 
 
 class Verdict(enum.Enum):
