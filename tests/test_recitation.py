@@ -30,7 +30,8 @@ def test_an_opening_copying_a_lesson_is_a_recitation_and_an_answer_parts_at_once
     assert guard.verdict("Temperature in Celsius, p") is Verdict.RECITED  # as the 0.5B said it
     assert guard.verdict("<note>") is Verdict.HOLD
     assert guard.verdict("<note>Temperatures in Celsius") is Verdict.RECITED  # wrapped in a tag
-    assert guard.verdict("Roast") is Verdict.PASS  # no suspect opens with it
+    assert guard.verdict("Roast") is Verdict.HOLD  # a lone word may yet be a label
+    assert guard.verdict("Roast them") is Verdict.PASS  # no suspect opens with it
     assert guard.verdict("Temperatures are best around 200") is Verdict.PASS
     assert guard.verdict("重量请用公斤") is Verdict.RECITED
     assert guard.verdict("重量大约") is Verdict.PASS
@@ -51,12 +52,15 @@ def test_short_texts_are_no_suspects() -> None:
 def test_the_holder_shows_nothing_until_the_guard_can_tell() -> None:
     holder = Holder(Guard.of([CELSIUS]))
     assert holder.feed("Temp") == []
-    assert holder.feed("erature") == []
-    assert holder.feed("s range") == ["Temp", "erature", "s range"]  # parted: shown, in order
+    assert holder.feed("eratures") == []
+    assert holder.feed(" range") == ["Temp", "eratures", " range"]  # parted: shown, in order
     assert holder.feed(" widely") == [" widely"]  # no more holding
     reciting = Holder(Guard.of([CELSIUS]))
     assert reciting.feed("Temperatures in") == []
     assert reciting.feed(" Celsius") is None
+    header = Holder(Guard.of(prompts.headers()))
+    assert [header.feed(p) for p in ("Mark", "eters", ":", " how the user")] == [[], [], [], []]
+    assert header.feed(" wants to be answered") is None  # the relabelled header, as streamed
     unguarded = Holder(None)
     assert unguarded.feed("Temperatures in Celsius") == ["Temperatures in Celsius"]
 

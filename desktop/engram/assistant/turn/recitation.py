@@ -26,6 +26,8 @@ _NOT_WORD = re.compile(r"[\W_]+")
 # wants to be answered …").
 _TAG = re.compile(r"</?[A-Za-z][\w-]{0,23}>")
 _LABEL = re.compile(r"^[^\W\d_][\w ]{0,18}[:：]")
+# A lone first word may yet become such a label: held until the next piece (one token).
+_LONE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{0,18}")
 # Copied from a suspect's start, this share of it (and at least MIN_CHARS letters or digits,
 # spaces and punctuation left out) is a recitation: "Temperatures in Cels" of the lesson above,
 # the first six characters of "重量请用公斤说，不要用斤或者磅"; of a long one (a header) MAX_CHARS
@@ -67,7 +69,7 @@ class Guard:
 
     def verdict(self, opening: str) -> Verdict:
         said = normalised(opening)
-        if not said:
+        if not said or _LONE_WORD.fullmatch(opening.strip()):
             return Verdict.HOLD
         alive = False
         for suspect in self.suspects:
