@@ -3,20 +3,15 @@ the memory block, before the user sees any of it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-import tiny
 from engram.assistant.events import Finished, Recalling, Token
-from engram.assistant.session import Session, open_session
+from engram.assistant.session import Session
 from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recitation import Guard, Holder, Verdict
 from engram.core import prompts
 from engram.memory.injections import Injections
 from engram.memory.kinds import LESSON
 from test_tools import ScriptedModel
+from test_tools_turn import session  # noqa: F401  (a session on the tiny model)
 
 CELSIUS = "Temperatures in Celsius, please. My oven only shows °C."
 ROAST = "At what temperature should I roast vegetables in the oven?"
@@ -65,15 +60,7 @@ def test_the_holder_shows_nothing_until_the_guard_can_tell() -> None:
     assert unguarded.feed("Temperatures in Celsius") == ["Temperatures in Celsius"]
 
 
-@pytest.fixture
-def session(starter_models: Path) -> Iterator[Session]:
-    opened = open_session(tiny.settings(max_answer_tokens=48))
-    assert opened.store is not None, opened.memory_problem
-    yield opened
-    opened.close()
-
-
-def _with_lesson(session: Session, model: ScriptedModel) -> Assistant:
+def _with_lesson(session: Session, model: ScriptedModel) -> Assistant:  # noqa: F811
     store = session.store
     assert store is not None and session.assistant.recall is not None
     vector = store.space.embed([f"{CELSIUS}\n{ROAST}"])
@@ -82,7 +69,7 @@ def _with_lesson(session: Session, model: ScriptedModel) -> Assistant:
 
 
 def test_a_reciting_answer_is_asked_again_without_memory_and_never_shown(
-    session: Session,
+    session: Session,  # noqa: F811
 ) -> None:
     model = ScriptedModel([f"- {CELSIUS}", "Roast them at 200 °C for about 30 minutes."])
     events = list(_with_lesson(session, model).turn(0, ROAST))
@@ -101,7 +88,7 @@ def test_a_reciting_answer_is_asked_again_without_memory_and_never_shown(
     assert Injections(store.conn).of(finished.episode_id) == []  # no lesson credited
 
 
-def test_an_answer_quoting_a_note_is_not_held(session: Session) -> None:
+def test_an_answer_quoting_a_note_is_not_held(session: Session) -> None:  # noqa: F811
     store = session.store
     assert store is not None
     store.add("The wifi password at the cabin is hunter2-lake.", "fact", origin="local")
