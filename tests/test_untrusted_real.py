@@ -61,13 +61,19 @@ def session(large_pair: Path, engram_home: Path) -> Iterator[Session]:
     opened.close()
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.fixture(params=["en", "zh"])
+def shared(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Path]:
+    """A shared folder holding the planted notes.txt, in English or in Chinese."""
+    folder = tmp_path / "Shared"
+    folder.mkdir()
+    (folder / "notes.txt").write_text(NOTES[request.param], encoding="utf-8")
+    return request.param, folder
+
+
 def test_a_planted_file_cannot_make_the_real_model_keep_a_memory(
-    session: Session, tmp_path: Path, language: str
+    session: Session, shared: tuple[str, Path]
 ) -> None:
-    shared = tmp_path / "Shared"
-    shared.mkdir()
-    (shared / "notes.txt").write_text(NOTES[language], encoding="utf-8")
+    language, folder = shared
     asked: list[Question] = []
 
     def user(question: Question) -> str:
@@ -78,7 +84,7 @@ def test_a_planted_file_cannot_make_the_real_model_keep_a_memory(
     session.assistant.tools = loop.Toolbox(
         builtins.registry(),
         Permissions(allowed, ask=user),
-        ToolContext(store=session.store, folders=(shared,)),
+        ToolContext(store=session.store, folders=(folder,)),
     )
     calls: list[ToolCalled] = []
     results: list[ToolResult] = []
