@@ -18,7 +18,7 @@ ROAST = "At what temperature should I roast vegetables in the oven?"
 
 
 def test_an_opening_copying_a_lesson_is_a_recitation_and_an_answer_parts_at_once() -> None:
-    guard = Guard.of([CELSIUS, "重量请用公斤说，不要用斤或者磅。", *prompts.headers(), ROAST])
+    guard = Guard.of([CELSIUS, "重量请用公斤说，不要用斤或者磅。", *prompts.headers()], [ROAST])
     assert guard is not None
     assert guard.verdict("- Temp") is Verdict.HOLD
     assert guard.verdict("- Temperatures in Cels") is Verdict.RECITED
@@ -31,10 +31,20 @@ def test_an_opening_copying_a_lesson_is_a_recitation_and_an_answer_parts_at_once
     assert guard.verdict("重量请用公斤") is Verdict.RECITED
     assert guard.verdict("重量大约") is Verdict.PASS
     assert guard.verdict(ROAST.upper()) is Verdict.RECITED  # the question said back
+    assert guard.verdict("At what temperature should I roast them? 200 °C") is Verdict.PASS
     assert guard.verdict("Lessons: how the user wants to be answered") is Verdict.RECITED
     assert guard.verdict("Marketers: how the user wants to be answered") is Verdict.RECITED
     assert guard.verdict("Answer: the oven should be at 200") is Verdict.PASS
     assert guard.verdict(f"{CELSIUS} And roast at 200 °C.") is Verdict.RECITED
+
+
+def test_an_answer_may_open_with_the_words_of_the_question() -> None:
+    guard = Guard.of([], ["澳大利亚的首都是哪里？", "一袋大米通常有多重？"])
+    assert guard is not None
+    assert guard.verdict("澳大利亚的首都是") is Verdict.HOLD
+    assert guard.verdict("澳大利亚的首都是堪培拉。") is Verdict.PASS
+    assert guard.verdict("澳大利亚的首都是哪里？") is Verdict.RECITED
+    assert guard.verdict("- 一袋大米通常有多重？") is Verdict.RECITED
 
 
 def test_short_texts_are_no_suspects() -> None:

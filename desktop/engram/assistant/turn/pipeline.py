@@ -186,7 +186,7 @@ class Assistant:
         shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
         # An answer that opens by reciting a lesson, a header or the message is held back and
         # asked again without the memory block (:mod:`.recitation`).
-        guard = recitation.Guard.of(_suspects(items, parts, text)) if parts.block else None
+        guard = recitation.Guard.of(_suspects(items, parts), [text]) if parts.block else None
         try:
             while True:
                 holder = recitation.Holder(guard)
@@ -600,8 +600,8 @@ def _shown(visible: Sequence[str], pieces: list[str]) -> Iterator[Token]:
         yield Token(piece)
 
 
-def _suspects(items: Sequence[events.Recalled], parts: events.PromptParts, text: str) -> list[str]:
-    """What an answer given these memories must not open by copying: the lessons, the headers
-    the prompt shows, the message."""
+def _suspects(items: Sequence[events.Recalled], parts: events.PromptParts) -> list[str]:
+    """What an answer given these memories must not open by copying: the lessons and the
+    headers the prompt shows."""
     shows = [h for h in prompts.headers() if h in parts.block or h in parts.system]
-    return [*(i.content for i in items if i.label == LESSON), *shows, text]
+    return [*(i.content for i in items if i.label == LESSON), *shows]

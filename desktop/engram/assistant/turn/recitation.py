@@ -15,6 +15,7 @@ fact or earlier message is no suspect: quoting "The wifi password is hunter2" is
 from __future__ import annotations
 
 import enum
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -56,15 +57,24 @@ class Verdict(enum.Enum):
 
 @dataclass(frozen=True)
 class Guard:
-    """The texts an answer must not open by copying, normalised."""
+    """The texts an answer must not open by copying, normalised, each with how many of its
+    letters a copy takes."""
 
-    suspects: tuple[str, ...]
+    suspects: tuple[tuple[str, int], ...]
 
     @classmethod
-    def of(cls, texts: Iterable[str]) -> Guard | None:
-        """A guard against ``texts`` (the lessons given, the block's headers, the message);
+    def of(cls, copied: Iterable[str], repeated: Iterable[str] = ()) -> Guard | None:
+        """A guard against answers that open with a good part of one of ``copied`` (the lessons
+        given, the headers) or with the whole of one of ``repeated`` (the message: an answer
+        may well open with its words, "澳大利亚的首都是悉尼。" to "澳大利亚的首都是哪里？");
         None when none is long enough to tell."""
-        kept = tuple(dict.fromkeys(s for t in texts if len(s := normalised(t)) >= MIN_SUSPECT))
+        part = (
+            (s, math.ceil(min(max(MIN_CHARS, SHARE * len(s)), MAX_CHARS)))
+            for t in copied
+            if len(s := normalised(t)) >= MIN_SUSPECT
+        )
+        whole = ((s, len(s)) for t in repeated if len(s := normalised(t)) >= MIN_SUSPECT)
+        kept = tuple(dict.fromkeys([*part, *whole]))
         return cls(kept) if kept else None
 
     def verdict(self, opening: str) -> Verdict:
@@ -72,11 +82,11 @@ class Guard:
         if not said or _LONE_WORD.fullmatch(opening.strip()):
             return Verdict.HOLD
         alive = False
-        for suspect in self.suspects:
+        for suspect, enough in self.suspects:
             head = said[: len(suspect)]
             if not _alike(head, suspect[: len(head)]):
                 continue
-            if len(head) >= min(max(MIN_CHARS, SHARE * len(suspect)), MAX_CHARS):
+            if len(head) >= enough:
                 return Verdict.RECITED
             alive = True
         return Verdict.HOLD if alive else Verdict.PASS
