@@ -48,9 +48,12 @@ CALL_OPENINGS = (
     "{", "<tool_call>", "<|python_tag|>", "```json\n{", "```\n{",
     "<function", "<tools>", "<tool>", "<arguments>",
 )  # fmt: skip
-# Tokens a text-only answer may not start with (it may use none of the first three anywhere):
-# a text answer opening with "<" is a made-up call or a tag the model echoes.
-_NOT_TEXT = ("{", "<tool_call>", "<|python_tag|>", "```", "<")
+# Tokens a text-only answer may not start with (it may use none of the first two anywhere): a
+# text answer opening with "<" is a made-up call or a tag the model echoes. "{" stays allowed
+# after the first token: code and JSON need it ("Write a JSON object for …" got "Mark the
+# person's name as Ana …" from the 0.5B while it was banned), and a call written into the text
+# is never shown (assistant.tools.calls).
+_NOT_TEXT = ("<tool_call>", "<|python_tag|>", "{", "```", "<")
 
 
 @atexit.register
@@ -468,9 +471,9 @@ class LocalModel:
             llm, anywhere, first = self._llm, [], []
             for token in range(llm.n_vocab()):
                 text = llm.detokenize([token], special=True).decode("utf-8", "replace")
-                if text.lstrip().startswith(_NOT_TEXT[:3]):
+                if text.lstrip().startswith(_NOT_TEXT[:2]):
                     anywhere.append(token)
-                elif text.lstrip().startswith(_NOT_TEXT[3:]) or (text and not text.strip()):
+                elif text.lstrip().startswith(_NOT_TEXT[2:]) or (text and not text.strip()):
                     first.append(token)
             self._not_text = (np.array(anywhere, np.intc), np.array(anywhere + first, np.intc))
         anywhere_ids, first_ids = self._not_text
