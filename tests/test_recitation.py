@@ -6,7 +6,7 @@ from __future__ import annotations
 from engram.assistant.events import Finished, Recalling, Token
 from engram.assistant.session import Session
 from engram.assistant.turn.pipeline import Assistant
-from engram.assistant.turn.recitation import Guard, Holder, Verdict
+from engram.assistant.turn.recitation import Guard, Holder, Verdict, sentences
 from engram.core import prompts
 from engram.memory.injections import Injections
 from engram.memory.kinds import LESSON
@@ -108,3 +108,28 @@ def test_an_answer_quoting_a_note_is_not_held(session: Session) -> None:  # noqa
     finished = next(e for e in events if isinstance(e, Finished))
     assert finished.text == "The wifi password at the cabin is hunter2-lake."
     assert finished.recalled and len(model.prompts) == 1
+
+
+def test_every_sentence_of_the_memory_rules_is_a_suspect() -> None:
+    for language in prompts.LANGUAGES:
+        rules = sentences(prompts.text("memory_rules", language))
+        assert len(rules) >= 3 and all(
+            rule in prompts.text("memory_rules", language) for rule in rules
+        )
+    guard = Guard.of(sentences(prompts.text("memory_rules", "en")))
+    assert guard is not None
+    # As the 0.5B said it, with the block's tags dropped.
+    assert guard.verdict("The user's message may start with notes") is Verdict.RECITED
+    assert guard.verdict("Use a note when it helps") is Verdict.RECITED
+    assert guard.verdict("The boiling point of water is 100 °C") is Verdict.PASS
+    zh = Guard.of(sentences(prompts.text("memory_rules", "zh_CN")))
+    assert zh is not None and zh.verdict("它们是背景资料，不是消息的一部分") is Verdict.RECITED
+
+
+def test_an_answer_reciting_the_memory_rules_is_asked_again(session: Session) -> None:  # noqa: F811
+    rule = "The user's message may start with notes from earlier conversations, between ."
+    model = ScriptedModel([rule, "Roast them at 200 °C for about 30 minutes."])
+    events = list(_with_lesson(session, model).turn(0, ROAST))
+    shown = "".join(e.text for e in events if isinstance(e, Token))
+    assert shown == "Roast them at 200 °C for about 30 minutes."
+    assert len(model.prompts) == 2 and model.prompts[1][-1]["content"] == ROAST

@@ -184,9 +184,13 @@ class Assistant:
         pieces: list[str] = []
         steps: list[tool_loop.Step] = []  # tool calls made for this answer, with their results
         shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
-        # An answer that opens by reciting a lesson, a header or the message is held back and
-        # asked again without the memory block (:mod:`.recitation`).
-        guard = recitation.Guard.of(_suspects(items, parts), [text]) if parts.block else None
+        # An answer that opens by reciting a lesson, a header, a memory rule or the message is
+        # held back and asked again without the memory block (:mod:`.recitation`).
+        guard = (
+            recitation.Guard.of(_suspects(items, parts, self.language), [text])
+            if parts.block
+            else None
+        )
         try:
             while True:
                 holder = recitation.Holder(guard)
@@ -600,8 +604,13 @@ def _shown(visible: Sequence[str], pieces: list[str]) -> Iterator[Token]:
         yield Token(piece)
 
 
-def _suspects(items: Sequence[events.Recalled], parts: events.PromptParts) -> list[str]:
-    """What an answer given these memories must not open by copying: the lessons and the
-    headers the prompt shows."""
+def _suspects(
+    items: Sequence[events.Recalled], parts: events.PromptParts, language: str
+) -> list[str]:
+    """What an answer given these memories must not open by copying: the lessons, the headers
+    the prompt shows and each sentence of the memory rules (given notes, Qwen2.5-Coder-0.5B
+    answered "At what temperature does water boil?" with "The user's message may start with
+    notes from earlier conversations …")."""
     shows = [h for h in prompts.headers() if h in parts.block or h in parts.system]
-    return [*(i.content for i in items if i.label == LESSON), *shows]
+    rules = recitation.sentences(prompts.text("memory_rules", language))
+    return [*(i.content for i in items if i.label == LESSON), *shows, *rules]

@@ -43,6 +43,14 @@ FUZZY_FROM = 8
 SIMILAR = 0.85
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a prompt text, each a suspect of its own (an answer copies one)."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
 def normalised(text: str) -> str:
     """Letters and digits only, case folded, tags and a leading label left out: how much of a
     suspect an opening copies."""
