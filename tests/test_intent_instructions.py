@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from engram.assistant import intent
 from engram.assistant.intent import is_instruction, read, unframed
 
 INSTRUCTIONS = """
@@ -107,3 +108,25 @@ def test_a_corrections_opening_is_not_part_of_what_the_user_wants(said: str, wan
     0.5B passed 3 of the 18 Chinese tests a lesson governs, without it 5
     (bench/lesson_following.py)."""
     assert unframed(said) == wanted
+
+
+def test_a_question_about_what_the_assistant_said_is_told_from_a_request() -> None:
+    asks = [
+        "What did you recommend for dinner last week?",
+        "What was your suggestion for the trip?",
+        "You said it was 5 km, right?",
+        "Did you tell me about the museum?",
+        "你上次推荐的餐厅叫什么？",
+        "你之前说过什么？",
+    ]
+    requests = [
+        "Can you give me a recipe?",
+        "Could you tell me the time?",
+        "I told you I am vegan.",
+        "What is the capital of Canada?",
+        "你能推荐一本书吗",
+        "你给我写一首诗",
+        "你说得对",
+    ]
+    assert [intent.asks_about_answers(t) for t in asks] == [True] * len(asks)
+    assert [intent.asks_about_answers(t) for t in requests] == [False] * len(requests)

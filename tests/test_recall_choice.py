@@ -72,18 +72,28 @@ def test_the_closest_preferences_go_in_whatever_their_similarity(store: MemorySt
     assert ids[PREFERENCES[0][0]] not in {i.memory_id for i in again}
 
 
-def test_an_answer_marked_wrong_is_never_recalled_as_if_right(store: MemoryStore) -> None:
+def test_the_assistants_own_answers_are_recalled_only_once_accepted_or_asked_about(
+    store: MemoryStore,
+) -> None:
     log = EpisodeLog(store.conn)
     first = log.new_conversation("units").id
-    log.append(first, "user", "How long is the Golden Gate Bridge in kilometres?")
+    asked = log.append(first, "user", "How long is the Golden Gate Bridge in kilometres?").id
     wrong = log.append(first, "assistant", "The Golden Gate Bridge is 1.7 miles long.").id
     second = log.new_conversation("again").id
     log.append(second, "user", "And the Golden Gate Bridge's length in km, please?")
     right = log.append(second, "assistant", "About 2.7 km from one end to the other.").id
     query = "How long is the Golden Gate Bridge?"
-    assert {wrong, right} <= {i.episode_id for i in Recall(store, _count).recall(query, 384)}
+
+    def recalled(text: str = query) -> set[int | None]:
+        return {i.episode_id for i in Recall(store, _count).recall(text, 384)}
+
+    # The small model's own words are no notes: it copied them ("1.7 miles" again).
+    assert asked in recalled() and not {wrong, right} & recalled()
+    # Asked what the assistant said, its answers count; one marked wrong never does.
     Outcomes(store).record(wrong, "thumbs_down", positive=False)
-    after = {i.episode_id for i in Recall(store, _count).recall(query, 384)}
-    assert right in after and wrong not in after
-    Outcomes(store).record(right, "thumbs_up", positive=True)  # praise keeps an answer in
-    assert right in {i.episode_id for i in Recall(store, _count).recall(query, 384)}
+    about = "What did you tell me about the Golden Gate Bridge's length?"
+    assert right in recalled(about) and wrong not in recalled(about)
+    Outcomes(store).record(right, "thumbs_up", positive=True)  # an accepted answer is a note
+    assert right in recalled() and wrong not in recalled()
+    Outcomes(store).record(right, "correction", positive=False)  # turned down later: out
+    assert right not in recalled(about)

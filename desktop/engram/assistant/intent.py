@@ -218,6 +218,17 @@ _GOALS = re.compile(
     rf"|{_either(_GOALS_ZH)}|第[一二三四五六七八九十\d]+[步周]|我(?:想|希望|要)(?!知道|问|了解|看看)"
 )
 _LIKES = re.compile(rf"(?i)\b(?:{_either(_LIKES_EN)})\b|{_either(_LIKES_ZH)}")
+# A message that asks what the assistant itself said before ("what did you recommend …",
+# "your suggestion", "你上次推荐的").
+_ANSWERED_EN = "said told suggested recommended mentioned wrote gave answered proposed advised"
+_ASKED_EN = "say tell suggest recommend mention write give answer propose advise"
+_ANSWERED = re.compile(
+    rf"(?i)\byou(?:\s+\w+)?\s+(?:{_either(_ANSWERED_EN)})\b"
+    rf"|\b(?:did|didn'?t)\s+you\s+(?:\w+\s+)?(?:{_either(_ASKED_EN)})\b"
+    r"|\byour\s+(?:answer|suggestion|advice|recommendation|idea|reply|list)s?\b"
+    r"|你(?:之前|上次|刚才|以前|昨天)(?:说|讲|提到|建议|推荐|告诉|回答|给)"
+    r"|你(?:说|讲|提到|建议|推荐|告诉|回答)(?:过|的)"
+)
 
 
 def about_self(text: str) -> bool:
@@ -234,6 +245,11 @@ def sets_goal(text: str) -> bool:
     """Does it state a goal the writer works towards ("my plan: …", "I'm training for …",
     "我在备考…")?"""
     return bool(_GOALS.search(text[:HEAD_CHARS]))
+
+
+def asks_about_answers(text: str) -> bool:
+    """Does it ask what the assistant said before ("what did you suggest …", "你上次推荐的…")?"""
+    return bool(_ANSWERED.search(text))
 
 
 def states_preference(text: str) -> bool:

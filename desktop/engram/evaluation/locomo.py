@@ -139,9 +139,10 @@ def session_time(text: str) -> float:
 
 
 def ingest(conn: apsw.Connection, sample: Sample) -> dict[str, int]:
-    """Store a sample as one conversation (speaker A = user); returns dia_id -> episode id.
+    """Store a sample as one conversation; returns dia_id -> episode id.
 
-    Each episode reads "Speaker: text"; its time is its session's date.
+    Each episode reads "Speaker: text", stored as the user's (two people talk, neither is the
+    assistant, whose own answers recall treats apart); its time is its session's date.
     """
     ids: dict[str, int] = {}
     log = EpisodeLog(conn)
@@ -151,9 +152,8 @@ def ingest(conn: apsw.Connection, sample: Sample) -> dict[str, int]:
         for session in sample.sessions:
             when = session_time(session.date_time)
             for offset, turn in enumerate(session.turns):
-                role = "user" if turn.speaker == sample.speaker_a else "assistant"
                 said = f"{turn.speaker}: {turn.text}"
-                ids[turn.dia_id] = log.append(conversation, role, said, at=when + offset).id
+                ids[turn.dia_id] = log.append(conversation, "user", said, at=when + offset).id
     return ids
 
 

@@ -184,16 +184,17 @@ class Outcomes:
         )
         return None if found is None else int(found)
 
-    def marked_wrong(self, episode_ids: Sequence[int]) -> set[int]:
-        """The answers among ``episode_ids`` with a negative signal: the user said they were
-        wrong (a thumb down, a correction, a regenerate…)."""
+    def judged(self, episode_ids: Sequence[int]) -> tuple[set[int], set[int]]:
+        """The answers among ``episode_ids`` the user turned down (a thumb down, a correction, a
+        regenerate…; a negative signal wins) and those they accepted (a thumb up, praise)."""
         rows = db.rows(
             self.conn,
-            "SELECT DISTINCT answer_episode_id AS id FROM signals WHERE positive = 0"
-            f" AND answer_episode_id IN {IN_IDS}",
+            "SELECT answer_episode_id AS id, MIN(positive) AS positive FROM signals"
+            f" WHERE answer_episode_id IN {IN_IDS} GROUP BY answer_episode_id",
             (json.dumps(list(episode_ids)),),
         )
-        return {int(r["id"]) for r in rows}
+        wrong = {int(r["id"]) for r in rows if not r["positive"]}
+        return wrong, {int(r["id"]) for r in rows} - wrong
 
     def kinds_on(self, answer_episode_id: int) -> set[str]:
         """The kinds of signal already recorded on an answer."""

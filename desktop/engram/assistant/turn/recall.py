@@ -7,8 +7,11 @@ so an unchanged choice gives a byte-identical block (and a warm prefix cache).
 Two exceptions to the floor and the ranking. The user's stated preferences are few and apply far
 from their words ("I follow a strict gluten-free diet" governs "recommend a café"): the
 :data:`PREFERENCES` closest to the message, by their vectors that embed the situations they apply
-to, always go in, first. And an earlier answer the user marked wrong (a thumb down, a correction,
-a regenerate) is never recalled as if it were right.
+to, always go in, first. And the assistant's own earlier answers are not notes: one the user
+marked wrong (a thumb down, a correction, a regenerate) is never recalled, and the others only
+when the user accepted them (a thumb up, praise) or asks what the assistant said ("what did you
+recommend …"). Given back as notes, Qwen2.5-Coder-0.5B copied its own earlier answers: "180°F"
+again after "Temperatures in Celsius, please", "approximately 1.5 km" for every distance.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Collection, Sequence
 
+from engram.assistant import intent
 from engram.assistant.events import Recalled
 from engram.assistant.turn.prompt import MAX_LESSONS
 from engram.memory.embed import Vectors
@@ -126,12 +130,14 @@ class Recall:
             lessons = self._lessons(f"{query}\n{situation}", exclude_memories)
             memories = [h for h in memories if h.memory.kind != LESSON] + lessons
         found = self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
-        wrong = Outcomes(self.store).marked_wrong([h.episode.id for h in found])
+        wrong, accepted = Outcomes(self.store).judged([h.episode.id for h in found])
+        answers = intent.asks_about_answers(query)
         episodes = [
             h
             for h in found
             if h.episode.id not in exclude_episodes
             and h.episode.id not in wrong
+            and (h.episode.role != "assistant" or answers or h.episode.id in accepted)
             and h.episode.content.strip()
             and relevant(h.similarity, h.text_rank)
         ][:SEARCH_K]
