@@ -179,3 +179,39 @@ def test_the_real_small_model_after_a_recalled_message_shows_no_call_as_text() -
             assert not LEAKED.search(shown), shown
     finally:
         opened.close()
+
+
+PERSON = '{"name": "Ada Lovelace", "born": 1815, "known_for": "the first program"}'
+
+
+@pytest.mark.parametrize("fmt", [calls.JSON, calls.HERMES])
+def test_an_answer_that_opens_with_json_data_is_the_answer(fmt: str) -> None:
+    """An object the user asked for is text: it neither names a tool nor is followed by
+    arguments. One that names a registered tool is a call, whatever comes next."""
+    splitter = calls.Splitter(fmt, ["calculator", "datetime"])
+    shown = "".join(splitter.feed(PERSON[i : i + 3]) for i in range(0, len(PERSON), 3))
+    tail, held = splitter.finish()
+    assert (shown + tail, held, splitter.opened_with_call) == (PERSON, "", False)
+    named = '{"name": "calculator", "expression": "2+2"}'
+    splitter = calls.Splitter(fmt, ["calculator"])
+    assert "".join(splitter.feed(named[i : i + 3]) for i in range(0, len(named), 3)) == ""
+    assert splitter.opened_with_call
+    # Undecided while the name may still be a tool's: nothing of it is shown.
+    undecided = calls.Splitter(fmt, ["calculator"])
+    assert undecided.feed('{"name": "calc') == "" and not undecided.calling
+
+
+def test_in_the_llama3_format_a_name_key_opens_a_call() -> None:
+    splitter = calls.Splitter(calls.LLAMA3, ["calculator"])
+    assert splitter.feed('{"name": "Ada"') == "" and splitter.opened_with_call
+
+
+def test_json_data_asked_for_is_answered_without_a_call_or_a_rewrite() -> None:
+    """Before, an answer opening with ``{`` was taken for a call: generated again as a forced
+    call under the tools' grammar, or (no tool allowed) written again with ``{`` banned."""
+    request = "Give me a JSON object about Ada Lovelace with her name and birth year."
+    model = ScriptedModel([PERSON])
+    events, steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)), request)
+    assert "".join(e for e in events if isinstance(e, str)) == PERSON
+    assert steps == [] and len(model.prompts) == 1 and "grammar" not in model.options[0]
+    assert not any(isinstance(e, CallNotRead) for e in events)

@@ -146,6 +146,25 @@ def _call_shape(text: str) -> bool | None:
     return False
 
 
+_NAMED = re.compile(r'\{"name":"([^"]*)"')
+
+
+def _object_opens_call(start: str, fmt: str, names: Collection[str]) -> bool | None:
+    """Does an answer opening with ``{`` make a call: True, False (it is data the user asked
+    for, ``{"name": "Ada", "born": 1815}``), or None while the next characters decide. A call
+    names a registered tool or is followed by its arguments (:func:`_call_shape`), or opens with
+    the format's own key: ``{"tool"`` of the ``json`` format in any, ``{"name"`` in ``llama3``."""
+    compact = "".join(start.split())
+    shape = _call_shape(compact)
+    keys = ('{"tool"', '{"name"') if fmt == LLAMA3 else ('{"tool"',)
+    if shape or compact.startswith(keys):
+        return True
+    if any(key.startswith(compact) for key in keys):
+        return None
+    named = _NAMED.match(compact)
+    return True if named and named.group(1) in names else shape
+
+
 def _call_in(text: str) -> tuple[int, bool]:
     """Where a call written as text opens in ``text`` and whether that is sure (False: the
     characters from there may still become one); ``(len(text), False)`` without one."""
@@ -167,15 +186,18 @@ class Splitter:
     ``feed`` returns the text that is surely answer (nothing of a call is ever shown);
     ``finish`` returns the rest of the answer and the call's text ('' when there was none).
 
-    Whatever the format, an answer that opens with ``{``, ``<tool_call>`` or ``<|python_tag|>``
-    is a call (:attr:`opened_with_call`: models of every family write bare JSON calls, with or
-    without their tags), and so is a later line opening with ``{"tool"`` or ``{"name"``; in any
+    Whatever the format, an answer that opens with ``<tool_call>`` or ``<|python_tag|>`` is a
+    call (:attr:`opened_with_call`: models of every family write bare JSON calls, with or
+    without their tags), and so is one opening with a JSON object that names a tool (``names``,
+    the registered tools; :func:`_object_opens_call`) — an object of data the user asked for
+    is the answer — and a later line opening with ``{"tool"`` or ``{"name"``; in any
     format, ``<tool_call>`` or an object naming a tool and then its arguments opens one anywhere
     (bare, fenced or bracketed: :func:`_call_shape`).
     """
 
-    def __init__(self, fmt: str) -> None:
+    def __init__(self, fmt: str, names: Collection[str] = ()) -> None:
         self.fmt = fmt
+        self.names = frozenset(names)  # the registered tools: ``{"name": "<one>"`` is a call
         self._held = ""
         self._call: str | None = None
         self._started = False  # the answer's first characters are known not to be a call
@@ -191,11 +213,19 @@ class Splitter:
             start = self._held.lstrip()
             if not start:
                 return ""
-            shape = _call_shape(start)
-            if start.startswith(_OPENINGS) or shape:
+            if start.startswith("{"):
+                opens = _object_opens_call(start, self.fmt, self.names)
+                # decided as data: its first line is no call "on a line of its own" either
+                self._line_start = opens is not False
+            else:
+                shape = _call_shape(start)
+                opens = True if start.startswith(_OPENINGS) or shape else shape
+                if any(opening.startswith(start) for opening in _OPENINGS):
+                    opens = opens or None
+            if opens:
                 self._call, self._held, self.opened_with_call = self._held, "", True
                 return ""
-            if any(opening.startswith(start) for opening in _OPENINGS) or shape is None:
+            if opens is None:
                 return ""  # may still become one
             self._started = True
         return self._release()

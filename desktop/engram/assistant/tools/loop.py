@@ -250,7 +250,7 @@ def answer(
             call_text, tail = _constrained(toolbox, model, prompt, {routed.expected}, fmt,
                                            max_tokens, cancelled, options), ""  # fmt: skip
         else:
-            splitter = calls.Splitter(fmt)
+            splitter = calls.Splitter(fmt, [tool.name for tool in toolbox.tools()])
             stream = model.stream_chat(prompt, max_tokens, cancelled, text_only=text_only,
                                        **options)  # fmt: skip
             with closing(stream):
