@@ -153,3 +153,22 @@ def test_a_pinned_memory_is_not_replaced_by_a_correction(store: MemoryStore) -> 
     _learn(store, "I don't live in Berlin anymore, I moved to Munich last month.", _proposes())
     assert store.get(home.id) == home
     assert [m.id for m in store.memories()] == [home.id]
+
+
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        ("My wife's name is Maria and she is a teacher.", "Actually my sister is called Anna."),
+        ("我妻子叫玛丽亚，是老师。", "其实我姐姐叫安娜。"),
+    ],
+)
+def test_a_correction_about_someone_else_replaces_nothing(
+    store: MemoryStore,  # noqa: F811
+    first: str,
+    later: str,
+) -> None:
+    """Both say what someone is called, of two different people: the wife keeps her name."""
+    wife = _said(store, first)
+    _learn(store, later, _proposes())
+    assert store.get(wife.id) == wife
+    assert wife.id in [m.id for m in store.memories()]

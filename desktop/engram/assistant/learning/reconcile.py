@@ -70,6 +70,17 @@ _SUBJECT_WORDS = (
     "name called named 名字 叫",
 )
 _SUBJECTS = tuple(frozenset(words.split()) for words in _SUBJECT_WORDS)
+# Whom a statement is about, when not the user: a correction of the sister's name is no
+# correction of the wife's ("My wife's name is Maria" was superseded by "Actually my sister is
+# called Anna").
+_WHOM_WORDS = (
+    "wife husband partner spouse boyfriend girlfriend fiance fiancee sister brother son daughter"
+    " mother mom mum father dad parents grandmother grandma grandfather grandpa aunt uncle"
+    " cousin niece nephew friend boss colleague coworker roommate neighbour neighbor child kids"
+    " baby cat dog pet 妻子 老婆 太太 丈夫 老公 男朋友 女朋友 姐姐 妹妹 哥哥 弟弟 儿子 女儿"
+    " 妈妈 母亲 爸爸 父亲 奶奶 爷爷 外婆 外公 朋友 老板 同事 室友 邻居 孩子 猫 狗"
+)
+_WHOM = frozenset(_WHOM_WORDS.split())
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -153,8 +164,11 @@ def guard(store: MemoryStore, candidate: Candidate, near: Sequence[Memory]) -> D
 
 
 def same_subject(memory: Memory, candidate: Candidate) -> bool:
-    """Do both say where the user lives (works, is called), whatever they say it is?"""
+    """Do both say where someone lives (works, is called), whatever they say it is? Two that
+    name different people of the user's (:data:`_WHOM`) speak of two subjects."""
     old, new = _subject_terms(memory.content), _subject_terms(candidate.content)
+    if old & _WHOM and new & _WHOM and not old & new & _WHOM:
+        return False
     return any(old & subject and new & subject for subject in _SUBJECTS)
 
 
