@@ -7,17 +7,17 @@ from pathlib import Path
 
 import apsw
 import pytest
-from PySide6.QtCore import QObject, QPoint, Qt, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QLabel
 from pytestqt.exceptions import TimeoutError
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.assistant.app import LoadedModels
+from engram.assistant.app import LoadedModels, MemoryState
 from engram.assistant.events import Learned, Status, Token, Truncated
 from engram.core import paths, settings
-from engram.memory import db
+from engram.memory import db, pause
 from engram.memory.episodes import EpisodeLog
 from engram.models import catalogue, hardware
 from engram.ui import toast
@@ -868,3 +868,33 @@ def test_a_large_model_too_small_to_learn_is_said_once_without_a_retry(
     window._on_learning(Status("failed", model="loaded", error=problem))
     assert window.learning_state.text().startswith("Learning paused: ")
     assert window.retry_button.isVisible()
+
+
+def test_a_pause_made_elsewhere_shows_when_the_user_comes_back_to_the_window(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``engram memory pause`` in a terminal (here: another connection to the file): back in
+    the window, it says so and its settings follow; its own pause says nothing more."""
+    monkeypatch.setattr(toast, "TOAST_MS", 600_000)
+    elsewhere = apsw.Connection(str(paths.database_path()))
+    try:
+        pause.set_paused(elsewhere, True)
+        QCoreApplication.sendEvent(window, QEvent(QEvent.Type.ActivationChange))
+        qtbot.waitUntil(lambda: window.settings.current.memory_paused, timeout=5_000)
+        assert window.notice.kind == "toast" and "paused elsewhere" in window.notice.text()
+        # the worker follows the window's settings: then the pause is the window's own too
+        qtbot.waitUntil(lambda: window._memory == MemoryState("paused"), timeout=5_000)
+        window.notice.dismiss()
+        pause.set_paused(elsewhere, False)
+        QCoreApplication.sendEvent(window, QEvent(QEvent.Type.ActivationChange))
+        qtbot.waitUntil(lambda: not window.settings.current.memory_paused, timeout=5_000)
+        assert "resumed elsewhere" in window.notice.text()
+        qtbot.waitUntil(lambda: window._memory == MemoryState("on"), timeout=5_000)
+        window.notice.dismiss()
+        window.settings.update(memory_paused=True)  # the window's own pause
+        qtbot.waitUntil(lambda: pause.paused(elsewhere), timeout=5_000)
+        QCoreApplication.sendEvent(window, QEvent(QEvent.Type.ActivationChange))
+        qtbot.wait(300)
+        assert not window.notice.isVisible(), window.notice.text()
+    finally:
+        elsewhere.close()

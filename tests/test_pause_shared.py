@@ -67,14 +67,15 @@ def test_a_pause_made_by_another_process_holds_in_the_open_chat_and_every_new_on
 
     paused = _engram("memory", "pause")  # another process, while the chat is open
     assert paused.returncode == 0, paused.stderr
-    assert window.memory == MemoryState("paused")  # the open chat follows at once
+    # the open chat follows at once, and knows the pause was made elsewhere (the window says so)
+    assert window.memory == MemoryState("paused", elsewhere=True)
     said = list(window.send(chat, "remember this: my locker code is 4711", CancelToken()))
     assert [e for e in said if isinstance(e, NotRemembered)] == [NotRemembered(PAUSED)]
     assert all(e.excluded for e in window.messages(chat) if "4711" in e.content)
     assert window.learn_now(chat) == PAUSED
 
     second = _open(opened, loaded_models)  # a second window or engram chat
-    assert second.memory == MemoryState("paused")
+    assert second.memory.mode == "paused"
     status = _engram("memory", "status")
     assert "memory is paused" in status.stdout
 
@@ -85,7 +86,7 @@ def test_a_pause_made_by_another_process_holds_in_the_open_chat_and_every_new_on
 
     resumed = _engram("memory", "resume")
     assert resumed.returncode == 0, resumed.stderr
-    assert window.memory == MemoryState("on") and second.memory == MemoryState("on")
+    assert window.memory == MemoryState("on") and second.memory.mode == "on"
 
 
 def test_no_learning_job_is_claimed_while_paused_in_any_connection(engram_home: Path) -> None:

@@ -145,17 +145,17 @@
         <translation>学习在桌面应用和 engram chat 中进行。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="163"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="164"/>
         <source>Memory is off: {why}</source>
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="304"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="307"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="305"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="308"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
@@ -476,7 +476,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="519"/>
+        <location filename="../../desktop/engram/models/local.py" line="522"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1200,72 +1200,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="185"/>
+        <location filename="../../desktop/engram/models/local.py" line="188"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="187"/>
+        <location filename="../../desktop/engram/models/local.py" line="190"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="208"/>
+        <location filename="../../desktop/engram/models/local.py" line="211"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="210"/>
+        <location filename="../../desktop/engram/models/local.py" line="213"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="299"/>
+        <location filename="../../desktop/engram/models/local.py" line="302"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="300"/>
+        <location filename="../../desktop/engram/models/local.py" line="303"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="321"/>
+        <location filename="../../desktop/engram/models/local.py" line="324"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="324"/>
+        <location filename="../../desktop/engram/models/local.py" line="327"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="352"/>
+        <location filename="../../desktop/engram/models/local.py" line="355"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="352"/>
+        <location filename="../../desktop/engram/models/local.py" line="355"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="506"/>
+        <location filename="../../desktop/engram/models/local.py" line="509"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="512"/>
+        <location filename="../../desktop/engram/models/local.py" line="515"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="524"/>
+        <location filename="../../desktop/engram/models/local.py" line="527"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="525"/>
+        <location filename="../../desktop/engram/models/local.py" line="528"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -2002,12 +2002,12 @@
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="215"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="218"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="216"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="219"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -2873,27 +2873,37 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="306"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="308"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="359"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="361"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="385"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="387"/>
         <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Retry answers it.</source>
         <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重试”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="392"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="394"/>
         <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Retry answers your message.</source>
         <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重试”即可回答你的消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="292"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
+        <source>Memory was paused elsewhere: Engram learns nothing new until you resume it.</source>
+        <translation>记忆已在别处暂停：在你恢复之前，Engram 不会学习新内容。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="440"/>
+        <source>Memory was resumed elsewhere: Engram learns from your chats again.</source>
+        <translation>记忆已在别处恢复：Engram 会重新从你的对话中学习。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/main_window.py" line="294"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>

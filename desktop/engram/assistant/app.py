@@ -146,6 +146,7 @@ class MemoryState:
 
     mode: Literal["on", "off", "paused"]
     problem: Problem | None = None
+    elsewhere: bool = False  # paused or resumed by another process, not by these settings
 
     @classmethod
     def of(cls, off: Problem | None, paused: bool) -> MemoryState:
@@ -260,7 +261,9 @@ class Engram:
         session = self.session
         if session is None:
             return MemoryState.of(None, self.settings.memory_paused)
-        return MemoryState.of(session.memory_problem, pause.paused(session.conn))
+        paused = pause.paused(session.conn)
+        state = MemoryState.of(session.memory_problem, paused)
+        return dataclasses.replace(state, elsewhere=paused != self.settings.memory_paused)
 
     def apply_settings(self, new: Settings) -> bool:
         """Follow new settings. True when a field the session reads at opening changed

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
@@ -56,6 +56,7 @@ class MainWindow(Retranslating, QMainWindow):
     remember_requested = Signal(int)
     retry_learning_requested = Signal()
     models_requested = Signal()
+    memory_check_requested = Signal()  # on coming back to the window: paused elsewhere?
     temporary_requested = Signal(str)  # its title
     leave_requested = Signal(int)
 
@@ -214,6 +215,7 @@ class MainWindow(Retranslating, QMainWindow):
             (worker.judged, answers.judged), (worker.refused, notices.toast),
             (worker.learning_queued, self._on_learning_queued),
             (worker.memory_changed, self._on_memory_changed),
+            (self.memory_check_requested, worker.check_memory),
             (worker.temporary_started, self._on_temporary_started),
             (worker.plan_loaded, self.plan_panel.show_plan),
             (worker.permissions_changed, self._on_permissions_changed),
@@ -426,7 +428,26 @@ class MainWindow(Retranslating, QMainWindow):
         self.welcome.learning_waits(status.error if status.model == "too small" else None)
 
     def _on_memory_changed(self, memory: MemoryState) -> None:
+        """The worker's memory state; a pause made or lifted elsewhere (another window,
+        ``engram memory pause``) is said, and this window's settings follow it."""
         self._memory = memory
+        if not memory.elsewhere or memory.mode == "off":
+            return
+        paused = memory.mode == "paused"
+        self.notices.toast(
+            self.tr("Memory was paused elsewhere: Engram learns nothing new until you resume it.")
+            if paused
+            else self.tr("Memory was resumed elsewhere: Engram learns from your chats again.")
+        )
+        self.settings.update(memory_paused=paused)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        """Coming back to the window (from a terminal, another window), the pause is read
+        again: one made there shows here at once."""
+        super().changeEvent(event)
+        active = event.type() == QEvent.Type.ActivationChange and self.isActiveWindow()
+        if active and self.turns.ready:
+            self.memory_check_requested.emit()
 
     def _on_permissions_changed(self, choices: dict[str, str]) -> None:
         """ "Always allow" or a stored deny: kept in the settings (on the UI thread)."""

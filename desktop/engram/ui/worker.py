@@ -155,6 +155,12 @@ class ModelWorker(Worker):
     def save_plan(self, plan: Plan) -> None:
         self.plan_loaded.emit(self.app.save_plan(plan))
 
+    @worker_slot()
+    def check_memory(self) -> None:
+        """The pause as the file says now (another window or ``engram memory pause`` may have
+        changed it)."""
+        self.memory_changed.emit(self.app.memory)
+
     @worker_slot(object, object)
     def apply_settings(self, _old: Settings, new: Settings) -> None:
         """Follow the settings store: the models reload only when they must."""
