@@ -97,3 +97,12 @@ def test_the_assistants_own_answers_are_recalled_only_once_accepted_or_asked_abo
     assert right in recalled() and wrong not in recalled()
     Outcomes(store).record(right, "correction", positive=False)  # turned down later: out
     assert right not in recalled(about)
+
+
+def test_the_one_relevant_message_of_a_new_user_is_recalled(store: MemoryStore) -> None:
+    """Alone in its pool, a message's standardised score is 0: it still counts."""
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation("first").id
+    said = log.append(chat, "user", "My sister Anna lives in Porto and teaches piano.").id
+    found = Recall(store, _count).recall("Where does my sister Anna live?", 384)
+    assert [i.episode_id for i in found] == [said]

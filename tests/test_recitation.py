@@ -133,3 +133,21 @@ def test_an_answer_reciting_the_memory_rules_is_asked_again(session: Session) ->
     shown = "".join(e.text for e in events if isinstance(e, Token))
     assert shown == "Roast them at 200 °C for about 30 minutes."
     assert len(model.prompts) == 2 and model.prompts[1][-1]["content"] == ROAST
+
+
+def test_an_answer_that_says_an_earlier_question_back_is_asked_again(
+    session: Session,  # noqa: F811
+) -> None:
+    """A recalled question of the user's is a note; given back whole it is no answer."""
+    log = session.assistant.log
+    earlier = log.new_conversation("bridge").id
+    log.append(earlier, "user", "How long is the Golden Gate Bridge in kilometres?")
+    model = ScriptedModel(
+        ["- How long is the Golden Gate Bridge in kilometres? - Sure.", "About 2.7 km."]
+    )
+    assistant = Assistant(log, model, recall=session.assistant.recall)  # type: ignore[arg-type]
+    events = list(assistant.turn(0, "And how long is the Golden Gate Bridge, in km?"))
+    recalling = [e for e in events if isinstance(e, Recalling)]
+    assert any(i.role == "user" for i in recalling[0].items), recalling  # the question was a note
+    shown = "".join(e.text for e in events if isinstance(e, Token))
+    assert shown == "About 2.7 km." and len(model.prompts) == 2

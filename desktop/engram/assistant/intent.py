@@ -247,6 +247,11 @@ def sets_goal(text: str) -> bool:
     return bool(_GOALS.search(text[:HEAD_CHARS]))
 
 
+def is_question(text: str) -> bool:
+    """Does the message ask something ("…?", "…吗")?"""
+    return bool(_ASKED.search(text[:HEAD_CHARS]))
+
+
 def asks_about_answers(text: str) -> bool:
     """Does it ask what the assistant said before ("what did you suggest …", "你上次推荐的…")?"""
     return bool(_ANSWERED.search(text))

@@ -184,10 +184,11 @@ class Assistant:
         pieces: list[str] = []
         steps: list[tool_loop.Step] = []  # tool calls made for this answer, with their results
         shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
-        # An answer that opens by reciting a lesson, a header, a memory rule or the message is
-        # held back and asked again without the memory block (:mod:`.recitation`).
+        # An answer that opens by reciting a lesson, a header, a memory rule, the message or an
+        # earlier question is held back and asked again without the memory block
+        # (:mod:`.recitation`).
         guard = (
-            recitation.Guard.of(_suspects(items, parts, self.language), [text])
+            recitation.Guard.of(_suspects(items, parts, self.language), [text, *_asked(items)])
             if parts.block
             else None
         )
@@ -602,6 +603,12 @@ def _shown(visible: Sequence[str], pieces: list[str]) -> Iterator[Token]:
     for piece in visible:
         pieces.append(piece)
         yield Token(piece)
+
+
+def _asked(items: Sequence[events.Recalled]) -> list[str]:
+    """The earlier questions of the user's among the notes: said back whole, they are no
+    answer ("- How long is the Golden Gate Bridge?" to "How far is London from Paris?")."""
+    return [i.content for i in items if i.role == "user" and intent.is_question(i.content)]
 
 
 def _suspects(

@@ -193,10 +193,14 @@ def _asked(excluded: Collection[int]) -> int:
 
 
 def _normalized(scores: Sequence[float]) -> list[float]:
-    """Scores over the best one (a preference chosen whatever its score counts as 1)."""
+    """Scores over the best one (a preference chosen whatever its score counts as 1). When no
+    score is above zero (a lone message: its fused, standardised score is 0) the best counts
+    as 1 and the rest as 0: the one relevant message an early user has is still recalled."""
     finite = [s for s in scores if math.isfinite(s)]
     top = max(finite, default=0.0)
-    return [1.0 if not math.isfinite(s) else s / top if top > 0 else 0.0 for s in scores]
+    if top <= 0:
+        return [1.0 if not math.isfinite(s) or s == top else 0.0 for s in scores]
+    return [1.0 if not math.isfinite(s) else s / top for s in scores]
 
 
 def _from_memories(hits: Sequence[Hit]) -> list[Recalled]:
