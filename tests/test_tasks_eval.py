@@ -105,6 +105,16 @@ def test_checks_apply_every_rule_given() -> None:
         ("tasks-zh", "units-test-money-ticket", "巴黎卢浮宫的门票价格是 1200 元。", False),
         ("tasks-zh", "units-test-money-ticket", "门票22欧元，约合170元人民币。", True),
         ("tasks-zh", "units-test-money-hotel", "约合人民币1,200元。", True),
+        # The wrong value with a thousands separator passed before (the 0.5B said these):
+        ("tasks-en", "units-test-everest", "Mount Everest is approximately 8,871 kilometers tall.", False),
+        ("tasks-en", "units-test-everest", "Mount Everest is 8,849 metres tall.", True),
+        ("tasks-en", "units-test-everest", "About 8.85 km.", True),
+        ("tasks-en", "units-test-london-paris", "About 1,400 kilometers.", False),
+        ("tasks-en", "units-test-london-paris", "About 344 km.", True),
+        ("tasks-en", "units-test-bridge", "It is 2,737 km long.", False),
+        ("tasks-en", "units-test-bridge", "It is 2.7 km long.", True),
+        ("tasks-en", "units-test-oven-pizza", "Heat it to 1,250 °C.", False),
+        ("tasks-zh", "units-test-money-ticket", "门票约 1,200 元。", False),
     ],
 )  # fmt: skip
 def test_a_shipped_unit_check_wants_the_unit_and_a_plausible_value(
