@@ -29,14 +29,63 @@ LOOPBACK = ["127.0.0.1", "::1", "localhost"]
 REQUIRE_CJK_FONT = "ENGRAM_REQUIRE_CJK_FONT"
 
 
+# The longest tests by function name (seconds, all its parameters together, on the 2-core VM
+# under load), run first: a worker that ends the run on one of them leaves the other idle.
+LONGEST = {
+    "test_a_planted_file_cannot_make_the_real_model_keep_a_memory": 216,
+    "test_eval_answers_judges_on_resume_and_reports": 178,
+    "test_engram_eval_runs_a_task_set_with_the_starter_models": 89,
+    "test_the_small_model_calls_a_tool_in_its_own_format_and_answers_in_words": 68,
+    "test_plain_questions_are_answered_as_text_without_a_call": 58,
+    "test_a_statement_about_the_user_is_not_answered_with_the_rules": 57,
+    "test_kills_at_random_moments_lose_nothing_that_was_reported": 56,
+    "test_structured_output_always_validates": 46,
+    "test_the_large_model_distills_a_conversation_into_valid_memories": 43,
+    "test_a_killed_temporary_chat_is_never_listed_and_gone_from_the_file_at_the_next_start": 42,
+    "test_the_status_bar_follows_learning_and_the_large_model": 39,
+    "test_turns_feed_the_background_distiller_which_learns_with_the_starter_model": 38,
+    "test_the_window_shows_a_real_tool_call_folded_and_the_answer_in_words": 37,
+    "test_a_model_chosen_in_the_model_manager_is_used_without_a_restart": 37,
+    "test_the_real_small_model_after_a_recalled_message_shows_no_call_as_text": 36,
+    "test_engram_chat_says_a_resumed_chat_was_cut_off_and_retry_answers_it": 36,
+    "test_the_starter_model_distills_reconciles_and_a_rerun_adds_nothing": 36,
+    "test_the_starter_model_learns_from_a_correction_end_to_end": 36,
+    "test_escalation_answers_with_the_large_model_role_and_can_be_cancelled": 33,
+    "test_the_terminal_chat_leaves_no_text_in_the_log_and_only_private_files": 32,
+    "test_a_question_alone_leaves_no_memory_about_the_user": 30,
+    "test_main_window_renders_in_english_and_chinese": 29,
+    "test_a_line_that_is_not_utf8_is_named_and_the_next_lines_are_still_answered": 28,
+    "test_a_correction_becomes_a_lesson_in_the_users_words_where_it_was_asked": 28,
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """With workers (``-n``) and no ``--dist`` chosen, a worker that runs out of tests takes
+    some of the other's (xdist's ``worksteal``) instead of waiting for it to finish its share."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "worksteal"
+
+
+def _run_order(item: pytest.Item) -> tuple[int, float]:
+    """The longest tests first, then the other slow ones, then the rest: the run ends on short
+    tests, which the workers share out evenly."""
+    name = getattr(item, "originalname", item.name)
+    if name in LONGEST:
+        return 0, -LONGEST[name]
+    return (1 if item.get_closest_marker("slow") else 2), 0
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that drive Qt widgets are marked ``gui`` without anyone having to remember it, and a
-    ``network_local`` test may connect to loopback (pytest-socket refuses every other socket)."""
+    """Tests that drive Qt widgets are marked ``gui`` without anyone having to remember it, a
+    ``network_local`` test may connect to loopback (pytest-socket refuses every other socket),
+    and the longest tests run first (each group keeps the files' order)."""
     for item in items:
         if "qtbot" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.gui)
         if item.get_closest_marker("network_local"):
             item.add_marker(pytest.mark.allow_hosts(LOOPBACK))
+    items.sort(key=_run_order)
 
 
 @pytest.fixture(scope="session")
