@@ -13,7 +13,7 @@ from engram.assistant.turn import recall as recall_mod
 from engram.assistant.turn.recall import Recall
 from engram.memory import embed
 from engram.memory.episodes import EpisodeLog
-from engram.memory.kinds import FACT, PREFERENCE
+from engram.memory.kinds import FACT, LESSON, PREFERENCE
 from engram.memory.outcomes import Outcomes
 from engram.memory.store import MemoryStore
 from test_consolidation_support import minilm
@@ -106,3 +106,30 @@ def test_the_one_relevant_message_of_a_new_user_is_recalled(store: MemoryStore) 
     said = log.append(chat, "user", "My sister Anna lives in Porto and teaches piano.").id
     found = Recall(store, _count).recall("Where does my sister Anna live?", 384)
     assert [i.episode_id for i in found] == [said]
+
+
+def test_a_lesson_that_only_shares_a_word_with_the_message_stays_out(store: MemoryStore) -> None:
+    """ "… instead of working it out" shares "work" with "Explain how vaccines work": a word is
+    not enough when the meaning is unrelated; a lesson about the message's own situation, sharing
+    a word with it, still comes."""
+    calculator = (
+        "Use the calculator tool for any arithmetic instead of working it out in your head."
+    )
+    asked = "What's 17.5% of 2,340?"
+    vector = store.space.embed([f"{calculator}\n{asked}"])
+    kept = store.add(
+        calculator, LESSON, origin="local", meta={"applies_to": [asked]}, vector=vector
+    ).id
+    dates = "Write dates as YYYY-MM-DD, for example 1989-11-09."
+    when = "When did the Berlin Wall fall?"
+    vector = store.space.embed([f"{dates}\n{when}"])
+    dated = store.add(dates, LESSON, origin="local", meta={"applies_to": [when]}, vector=vector).id
+
+    def lessons(message: str) -> set[int | None]:
+        found = Recall(store, _count).recall(message, 384)
+        return {i.memory_id for i in found if i.label == LESSON}
+
+    assert kept not in lessons("Explain how vaccines work.")
+    assert kept not in lessons("What should I work on next for my Spanish?")
+    assert kept in lessons("What's 12% of 950?")
+    assert dated in lessons("When did Apollo 11 land on the Moon?")  # "When", close enough

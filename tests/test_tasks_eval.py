@@ -106,7 +106,7 @@ def test_checks_apply_every_rule_given() -> None:
         ("tasks-zh", "units-test-money-ticket", "门票22欧元，约合170元人民币。", True),
         ("tasks-zh", "units-test-money-hotel", "约合人民币1,200元。", True),
         # The wrong value with a thousands separator passed before (the 0.5B said these):
-        ("tasks-en", "units-test-everest", "Mount Everest is approximately 8,871 kilometers tall.", False),
+        ("tasks-en", "units-test-everest", "Everest is about 8,871 kilometers tall.", False),
         ("tasks-en", "units-test-everest", "Mount Everest is 8,849 metres tall.", True),
         ("tasks-en", "units-test-everest", "About 8.85 km.", True),
         ("tasks-en", "units-test-london-paris", "About 1,400 kilometers.", False),

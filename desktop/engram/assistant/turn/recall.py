@@ -53,17 +53,30 @@ PREFERENCES = 3
 # rank first for 15 of 18 tests, but only 5 of 48 such pairs reach 0.35, while 90 % of the pairs
 # of other kinds stay under 0.14.
 LESSON_SIMILARITY = 0.25
+# A lesson that shares a word with the message must still not be unrelated to it: "Use the
+# calculator tool … instead of working it out" shared "work" with "What should I work on next for
+# my Spanish?" (cosine 0.00) and "Explain how vaccines work" (0.04) and went into both; the
+# lessons that govern a message they share a word with scored 0.14-0.33 on the English task set.
+LESSON_WORDS_SIMILARITY = 0.12
 
 
 def relevant(
-    similarity: float | None, text_rank: int | None, floor: float = MIN_SIMILARITY
+    similarity: float | None,
+    text_rank: int | None,
+    floor: float = MIN_SIMILARITY,
+    worded: float = -1.0,
 ) -> bool:
-    """A hit counts when its words matched or its meaning is close enough."""
-    return text_rank is not None or (similarity is not None and similarity >= floor)
+    """A hit counts when its meaning is close enough (``floor``), or when its words matched
+    and its meaning is at least ``worded`` close."""
+    if similarity is not None and similarity >= floor:
+        return True
+    return text_rank is not None and (similarity is None or similarity >= worded)
 
 
-def _floor(hit: Hit) -> float:
-    return LESSON_SIMILARITY if hit.memory.kind == LESSON else MIN_SIMILARITY
+def _relevant(hit: Hit) -> bool:
+    if hit.memory.kind == LESSON:
+        return relevant(hit.similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY)
+    return relevant(hit.similarity, hit.text_rank)
 
 
 class Recall:
@@ -120,8 +133,7 @@ class Recall:
         memories = [
             h
             for h in self.store.search(query, k=_asked(exclude_memories), vector=vector)
-            if h.memory.id not in exclude_memories
-            and relevant(h.similarity, h.text_rank, _floor(h))
+            if h.memory.id not in exclude_memories and _relevant(h)
         ][:SEARCH_K]
         memories = self._preferences(query, vector, exclude_memories) + [
             h for h in memories if h.memory.kind != PREFERENCE
@@ -159,12 +171,9 @@ class Recall:
     def _lessons(self, situation: str, exclude_memories: Collection[int]) -> list[Hit]:
         """The lessons closest to a situation (at most :data:`MAX_LESSONS`)."""
         found = self.store.search(situation, k=SEARCH_K, filters=Filters(kinds=(LESSON,)))
-        return [
-            h
-            for h in found
-            if h.memory.id not in exclude_memories
-            and relevant(h.similarity, h.text_rank, LESSON_SIMILARITY)
-        ][:MAX_LESSONS]
+        return [h for h in found if h.memory.id not in exclude_memories and _relevant(h)][
+            :MAX_LESSONS
+        ]
 
     def injected(self, answer_episode_ids: Collection[int]) -> dict[int, list[Recalled]]:
         """The memories recorded as given to each of these answers (for showing history)."""
