@@ -118,6 +118,9 @@ def test_a_question_about_what_the_assistant_said_is_told_from_a_request() -> No
         "Did you tell me about the museum?",
         "你上次推荐的餐厅叫什么？",
         "你之前说过什么？",
+        "What were the ingredients of the curry from last time?",
+        "Remind me, which hotel was it?",
+        "我们之前聊过的那本书叫什么？",
     ]
     requests = [
         "Can you give me a recipe?",
