@@ -15,6 +15,7 @@ from engram.core.settings import Settings
 from engram.evaluation import chart, judge, metrics
 from engram.memory import db, embed
 from engram.memory.store import MemoryStore
+from engram.models import catalogue, gguf_import
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
 
 DATA = Path(__file__).parent / "data" / "synthetic_locomo.json"
@@ -61,9 +62,13 @@ def test_eval_answers_judges_on_resume_and_reports(
     embedder: embed.FastEmbedder,  # noqa: F811
 ) -> None:
     data, out = _slice(tmp_path), tmp_path / "out"
-    # The tiny model answers, the starter's large model learns (it writes memories the tiny one
-    # cannot); a 768-token context keeps the recent window shorter than the slice.
-    pair = ["--small", tiny.MODEL, "--large", Settings.large_model]
+    # The tiny model answers, the starter's 0.5B, imported for the large role, learns and judges
+    # (it writes memories the tiny one cannot, in a third of the 1.5B's time: the mechanics
+    # checked here are the same); a 768-token context keeps the recent window shorter than
+    # the slice.
+    coder = catalogue.load().get(Settings.small_model).main_file()
+    large = gguf_import.import_file(coder, roles=("large",), model_id="coder-0.5b-large")
+    pair = ["--small", tiny.MODEL, "--large", large.id]
     common = [str(data), "--out", str(out), "--context", "768", *pair]
     code, err = _eval([*common, "--limit", "2"], capsys)
     assert code == 0, err
