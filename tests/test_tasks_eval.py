@@ -115,6 +115,11 @@ def test_checks_apply_every_rule_given() -> None:
         ("tasks-en", "units-test-bridge", "It is 2.7 km long.", True),
         ("tasks-en", "units-test-oven-pizza", "Heat it to 1,250 °C.", False),
         ("tasks-zh", "units-test-money-ticket", "门票约 1,200 元。", False),
+        # A sign-off ends the message: the 0.5B, reminded, opened with it instead.
+        ("tasks-en", "prefs-test-signoff-dentist", "Best regards, Mia. I thank you", False),
+        ("tasks-en", "prefs-test-signoff-dentist", "Dear Lee,\nThanks!\nBest regards,\nMia", True),
+        ("tasks-zh", "prefs-test-signoff-dentist", "此致，小林。我想感谢牙医。", False),
+        ("tasks-zh", "prefs-test-signoff-dentist", "王医生您好：\n谢谢您。\n此致，小林", True),
     ],
 )  # fmt: skip
 def test_a_shipped_unit_check_wants_the_unit_and_a_plausible_value(
