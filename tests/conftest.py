@@ -132,6 +132,67 @@ def starter_pair(
     small.close()
 
 
+def _load_real(role: str, tmp_path_factory: pytest.TempPathFactory) -> LocalModel:
+    """A real starter model (role ``small``: Qwen2.5-Coder 0.5B, ``large``: the 1.5B), fetched
+    when missing and loaded at the default context size and threads."""
+    from engram.core.settings import Settings
+    from engram.models import catalogue, roles, starter
+
+    with pytest.MonkeyPatch.context() as env:  # loading reads settings and catalogues from here
+        env.setenv("ENGRAM_HOME", str(tmp_path_factory.mktemp(f"real-{role}-home")))
+        prefs = Settings()
+        entry = catalogue.load().get(getattr(prefs, f"{role}_model"))
+        starter.fetch([entry], report=lambda _line: None)
+        return roles.load_local(prefs, role)
+
+
+@pytest.fixture(scope="session")
+def _real_small(
+    starter_models: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LoadedModels]:
+    from engram.assistant.app import LoadedModels
+    from engram.assistant.session import embedder_for
+    from engram.core.settings import Settings
+
+    model = _load_real("small", tmp_path_factory)
+    yield LoadedModels(model, embedder_for(Settings()))
+    model.close()
+
+
+@pytest.fixture(scope="session")
+def _real_large(
+    starter_models: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalModel]:
+    model = _load_real("large", tmp_path_factory)
+    yield model
+    model.close()
+
+
+def _lent(model: LocalModel) -> LocalModel:
+    """A shared real model as the next test gets it: no gate of an earlier session, no stats.
+    Its KV cache is kept: like a session's turns, the tests share the prompt they open with
+    (the system part, the tool list), and llama.cpp evaluates only the tokens after it."""
+    model.gate = None
+    model.last_stats = None
+    return model
+
+
+@pytest.fixture
+def coder(_real_small: LoadedModels) -> LoadedModels:
+    """The real Qwen2.5-Coder 0.5B and the embedder, loaded once per worker, to lend to
+    ``open_session`` (``small=``, ``embedder=``) or ``MainWindow`` (``models=``); only for the
+    default context size and threads."""
+    _lent(_real_small.small)
+    return _real_small
+
+
+@pytest.fixture
+def coder_large(_real_large: LocalModel) -> LocalModel:
+    """The real Qwen2.5-Coder 1.5B, loaded once per worker (a distiller, or the answering model
+    lent to a session whose settings name it small); only for the default context and threads."""
+    return _lent(_real_large)
+
+
 def as_freshly_loaded(model: LocalModel, seed: int) -> None:
     """Put a shared model back as a fresh load finds it: no KV cache, no saved conversation
     states, the first sampling seed, no gate of an earlier session, no stats."""

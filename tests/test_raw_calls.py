@@ -19,7 +19,6 @@ from engram.assistant.tools import builtins, calculator, calls, loop
 from engram.cli import chat as chat_cli
 from engram.core.cancel import CancelToken
 from test_crash_recovery import _open, _use
-from test_real_models import real_pair  # noqa: F401 (a fixture)
 from test_tools import ScriptedModel, _registry, _run
 
 # What a call looks like when it leaks: its keys, a JSON fence, the tag.
@@ -157,13 +156,15 @@ def test_the_window_never_shows_a_raw_call_and_says_the_model_tried_a_tool(
 
 @pytest.mark.real
 @pytest.mark.slow
-@pytest.mark.usefixtures("real_pair")
-def test_the_real_small_model_after_a_recalled_message_shows_no_call_as_text() -> None:
+def test_the_real_small_model_after_a_recalled_message_shows_no_call_as_text(
+    coder: LoadedModels,
+) -> None:
     from engram.assistant.session import open_session
     from engram.assistant.tools.base import ToolContext
     from engram.core.settings import Settings
 
-    opened = open_session(Settings(temperature=0.0, max_answer_tokens=96))
+    settings = Settings(temperature=0.0, max_answer_tokens=96)
+    opened = open_session(settings, small=coder.small, embedder=coder.embedder)
     try:
         assert opened.store is not None
         toolbox = loop.Toolbox(builtins.registry(disabled={"files_list", "files_search",

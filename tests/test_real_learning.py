@@ -5,29 +5,22 @@ a user who only asks leaves no memory about themselves, in English and in Chines
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from engram.assistant.learning import distill
-from engram.core.settings import Settings
 from engram.memory import kinds
 from engram.memory.episodes import Episode, Role
-from engram.models import catalogue, roles, starter
 from engram.models.local import LocalModel
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 ABOUT_USER = {kinds.FACT, kinds.PREFERENCE, kinds.PROFILE, kinds.PLAN}
 
 
-@pytest.fixture(scope="module")
-def large(starter_models: Path) -> Iterator[LocalModel]:
-    cat = catalogue.load()
-    starter.fetch([cat.get(Settings().large_model)], report=lambda _line: None)
-    model = roles.load_local(Settings(), "large")
-    yield model
-    model.close()
+@pytest.fixture
+def large(coder_large: LocalModel) -> LocalModel:
+    """The real 1.5B, loaded once per worker (conftest)."""
+    return coder_large
 
 
 def _episodes(*said: tuple[Role, str]) -> list[Episode]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
+from engram.assistant.app import LoadedModels
 from engram.assistant.events import Finished, ToolCalled, ToolResult, TurnEvent
 from engram.assistant.learning import distill
 from engram.assistant.session import Session, open_session
@@ -25,7 +25,6 @@ from engram.assistant.turn import prompt
 from engram.core.settings import Settings
 from engram.memory import kinds
 from engram.memory.episodes import Episode, Role
-from engram.models import catalogue, roles, starter
 from engram.models.local import LocalModel
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
@@ -33,18 +32,13 @@ SMALL, LARGE = Settings().small_model, Settings().large_model
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-@pytest.fixture(scope="module")
-def real_pair(starter_models: Path) -> Path:
-    cat = catalogue.load()
-    starter.fetch([cat.get(SMALL), cat.get(LARGE)], report=lambda _line: None)
-    return starter_models
-
-
 @pytest.fixture
-def session(real_pair: Path) -> Iterator[Session]:
+def session(coder: LoadedModels) -> Iterator[Session]:
     """A session on the real small model, answering deterministically, with the built-in tools
     that need no folder."""
-    opened = open_session(Settings(temperature=0.0, max_answer_tokens=96))
+    opened = open_session(
+        Settings(temperature=0.0, max_answer_tokens=96), small=coder.small, embedder=coder.embedder
+    )
     assert opened.store is not None, opened.memory_problem
     toolbox = loop.Toolbox(builtins.registry(disabled={"files_list", "files_search", "files_read"}))
     toolbox.context = ToolContext(store=opened.store)
@@ -128,21 +122,16 @@ def _episodes(*said: tuple[Role, str]) -> list[Episode]:
     ]
 
 
-@pytest.fixture(scope="module")
-def large(real_pair: Path) -> Iterator[LocalModel]:
-    model = roles.load_local(Settings(), "large")
-    yield model
-    model.close()
-
-
-def test_the_large_model_distills_a_conversation_into_valid_memories(large: LocalModel) -> None:
+def test_the_large_model_distills_a_conversation_into_valid_memories(
+    coder_large: LocalModel,
+) -> None:
     episodes = _episodes(
         ("user", "I live in Hangzhou and I work as a nurse on night shifts."),
         ("assistant", "Thanks for telling me. Night shifts can be tiring."),
         ("user", "I'm vegetarian, so please never suggest meat dishes."),
         ("assistant", "Understood, I will only suggest vegetarian dishes."),
     )
-    result, _raw = distill.distill(large, episodes)
+    result, _raw = distill.distill(coder_large, episodes)
     assert result.candidates, "the 1.5B model distilled nothing"
     ids = {e.id for e in episodes}
     for candidate in result.candidates:
@@ -153,7 +142,7 @@ def test_the_large_model_distills_a_conversation_into_valid_memories(large: Loca
 
 
 def test_a_correction_becomes_a_lesson_in_the_users_words_where_it_was_asked(
-    large: LocalModel,
+    coder_large: LocalModel,
 ) -> None:
     episodes = _episodes(
         ("user", "How far is it from Paris to Lyon?"),
@@ -162,14 +151,14 @@ def test_a_correction_becomes_a_lesson_in_the_users_words_where_it_was_asked(
         ("assistant", "Sorry! It is about 465 kilometres."),
     )
     correction = distill.Outcome(2, "correction", episodes[2].content)
-    result, _raw = distill.distill(large, episodes, outcomes=[correction])
+    result, _raw = distill.distill(coder_large, episodes, outcomes=[correction])
     lessons = [c for c in result.candidates if c.kind == "lesson"]
     assert [c.content for c in lessons] == ["Always give distances in kilometres, not miles."]
     assert "How far is it from Paris to Lyon?" in lessons[0].applies_to
 
 
 def test_the_window_shows_a_real_tool_call_folded_and_the_answer_in_words(
-    qtbot: QtBot, real_pair: Path
+    qtbot: QtBot, coder: LoadedModels
 ) -> None:
     """The whole path as a user meets it: the window on the starter pair, a question typed and
     sent, the calculator's call folded into the answer, the answer in words, no raw call."""
@@ -177,7 +166,7 @@ def test_the_window_shows_a_real_tool_call_folded_and_the_answer_in_words(
 
     from engram.ui.main_window import MainWindow
 
-    window = MainWindow(Settings(temperature=0.0, max_answer_tokens=96))
+    window = MainWindow(Settings(temperature=0.0, max_answer_tokens=96), models=coder)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: window._ready, timeout=120_000)

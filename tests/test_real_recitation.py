@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engram.assistant import intent
+from engram.assistant.app import LoadedModels
 from engram.assistant.events import Finished, Recalling, Token
 from engram.assistant.session import Session, open_session
 from engram.assistant.turn.recitation import Guard, Verdict
@@ -16,14 +17,15 @@ from engram.core import resources
 from engram.core.settings import Settings
 from engram.evaluation import tasks
 from engram.memory.kinds import LESSON
-from test_real_models import real_pair  # noqa: F401  (the real starter pair, fetched once)
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
 
 @pytest.fixture
-def session(real_pair: Path) -> Iterator[Session]:  # noqa: F811
-    opened = open_session(Settings(temperature=0.0, max_answer_tokens=96))
+def session(coder: LoadedModels) -> Iterator[Session]:
+    opened = open_session(
+        Settings(temperature=0.0, max_answer_tokens=96), small=coder.small, embedder=coder.embedder
+    )
     assert opened.store is not None, opened.memory_problem
     opened.assistant.tools = None
     yield opened

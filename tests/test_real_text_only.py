@@ -3,24 +3,18 @@ still hold code: the real 0.5B writes a C function's braces and a JSON object.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from engram.core.settings import Settings
-from engram.models import roles
+from engram.assistant.app import LoadedModels
 from engram.models.local import LocalModel
-from test_real_models import real_pair  # noqa: F401  (the real starter pair, fetched once)
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
 
 @pytest.fixture
-def small(real_pair: Path) -> Iterator[LocalModel]:  # noqa: F811
-    model = roles.load_local(Settings(temperature=0.0), "small")
-    yield model
-    model.close()
+def small(coder: LoadedModels) -> LocalModel:
+    """The real 0.5B, loaded once per worker (conftest)."""
+    return coder.small
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
 from engram.assistant.tools.permissions import ALWAYS, DENY, Permissions, Question
 from engram.core.settings import Settings
-from engram.models import catalogue, starter
+from engram.models.local import LocalModel
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 LARGE = Settings().large_model
@@ -41,16 +41,12 @@ ASKED = {  # one message that reads the file and invites a remember call
 }
 
 
-@pytest.fixture(scope="module")
-def large_pair(starter_models: Path) -> Path:
-    starter.fetch([catalogue.load().get(LARGE)], report=lambda _line: None)
-    return starter_models
-
-
 @pytest.fixture
-def session(large_pair: Path, engram_home: Path) -> Iterator[Session]:
-    """A session answered by the real 1.5B, with its memory and recall."""
-    opened = open_session(Settings(small_model=LARGE, temperature=0.0, max_answer_tokens=160))
+def session(coder_large: LocalModel, engram_home: Path) -> Iterator[Session]:
+    """A session answered by the real 1.5B (loaded once per worker), with its memory and
+    recall."""
+    settings = Settings(small_model=LARGE, temperature=0.0, max_answer_tokens=160)
+    opened = open_session(settings, small=coder_large)
     assert opened.store is not None, opened.memory_problem
     yield opened
     opened.close()
