@@ -1,9 +1,11 @@
 """UI benchmark: cold start to a visible window, event-loop stalls under load, memory browser.
 
-Run: ``.venv/bin/python bench/ui.py [--quick] [--starts N] [--stops N] [--parts stall,stop]``
-(offscreen Qt; all four parts unless ``--parts`` names some, each printed once measured). Against a
-temporary ENGRAM_HOME with the starter models: (1) seconds from before importing Qt and the app to
-the first event processed after the main window's ``show()``, in fresh processes, against a bare
+Run: ``.venv/bin/python bench/ui.py [--quick] [--starts N] [--stops N] [--parts stall,stop]
+[--model ID]`` (offscreen Qt; all four parts unless ``--parts`` names some, each printed once
+measured). Against a temporary ENGRAM_HOME with the starter models (``--model`` answers with
+another installed chat model, e.g. the real ``qwen2.5-coder-0.5b-instruct``): (1) seconds
+from before importing Qt and the app to the first event processed after the main window's
+``show()``, in fresh processes, against a bare
 ``QMainWindow``; (2) the longest gap of a 5 ms heartbeat timer while an answer streams, a
 consolidation job runs and a download from a local HTTP server is in flight, against the same
 heartbeat with nothing running and against the same load with llama-cpp-python's own KV-state
@@ -434,12 +436,13 @@ def stop_latency(prefs: Any, stops: int) -> dict[str, list[float]]:
 # -- the run ------------------------------------------------------------------------------------
 
 
-def link_models(home: Path) -> None:
-    """A private models folder holding links to the starter models (downloads land there)."""
+def link_models(home: Path, answering: str) -> None:
+    """A private models folder holding links to the starter models and the answering one
+    (downloads land there)."""
     source = Path(os.environ["ENGRAM_MODELS_DIR"])
     models = home / "models"
     models.mkdir()
-    for model_id in STARTER:
+    for model_id in dict.fromkeys([*STARTER, answering]):
         (models / model_id).symlink_to(source / model_id, target_is_directory=True)
     os.environ["ENGRAM_MODELS_DIR"] = str(models)
 
@@ -526,6 +529,9 @@ def main() -> int:
     parser.add_argument(
         "--parts", default=",".join(PARTS), help=f"which parts, comma-separated: {','.join(PARTS)}"
     )
+    parser.add_argument(
+        "--model", default=STARTER[0], help="the installed chat model that answers (catalogue id)"
+    )
     parser.add_argument("--child", choices=("engram", "bare"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -538,10 +544,11 @@ def main() -> int:
 
     memories = 10_000 if args.quick else 100_000
     with temp_home() as home:  # each part's numbers are printed as soon as it is measured
-        link_models(home)
+        link_models(home, args.model)
         prefs = settings.Settings(
             language="en", max_answer_tokens=256, learn_with_small_models=True
-        )
+        ).choosing(small=args.model)
+        print(f"answering model: {args.model}", flush=True)
         settings.save(prefs)
         build_store(paths.database_path(), memories)
         print(f"built {memories:,} memories", flush=True)
