@@ -49,6 +49,12 @@ def test_piped_question_prints_an_answer_and_stores_both_episodes(
     assert roles == ["user", "assistant", "user", "assistant"]  # the blank line was not sent
     assert stored[0][1] == "What is the capital of France?"
     assert all(content.strip() for _, content in stored)
+    # What is printed is the answers and nothing else (a note about "forget that" was printed
+    # for every event the chat did not show).
+    said = {
+        line for role, content in stored if role == "assistant" for line in content.splitlines()
+    }
+    assert {line for line in result.stdout.splitlines() if line.strip()} <= said, result.stdout
 
 
 def test_version_and_help_list_the_commands(engram_home: Path) -> None:

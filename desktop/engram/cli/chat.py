@@ -27,6 +27,7 @@ from engram.assistant.events import (
     Failed,
     Finished,
     Forgotten,
+    NothingToForget,
     NotRemembered,
     Recalling,
     Remembered,
@@ -330,7 +331,7 @@ def _said(chat: _Chat, event: Event, out: TextIO = sys.stdout) -> None:
     elif isinstance(event, Forgotten):
         chat.forgotten = event
         print(f"[forgot: {terminal.safe(event.content)}] (/undo brings it back)", file=out)
-    else:
+    elif isinstance(event, NothingToForget):
         print(
             "[there is nothing to forget here: nothing was remembered since the last answer, "
             "and it used no memory; engram memory forget ID forgets any memory]",
@@ -403,6 +404,6 @@ def _shown(
             return 1
         elif isinstance(event, Remembered | NotRemembered):
             _said(chat, event, sys.stderr)  # beside the answer, as its notes are
-        else:
+        elif isinstance(event, Forgotten | NothingToForget):
             _said(chat, event)  # "forget that" is answered by what it did
     return 0
