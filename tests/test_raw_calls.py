@@ -26,6 +26,8 @@ LEAKED = re.compile(r'"(?:name|tool|arguments|parameters)"|```json|<tool_call>',
 ANSWER_TIMEOUT_MS = 60_000
 
 MALFORMED = [
+    # The real 0.5B, asked "What is my locker code?" with the code among its notes:
+    '["calculator", {"expression": "my locker code is 4711", "parameters": {"type": "object"}}]',
     '```json ({"name": "calculator", "arguments": ["2+2"]})```',
     '```json\n({"name": "calculator", "arguments": ["2+2"]})\n```',
     '{"name": "calculator", "arguments": {"expression": 2+2}}',

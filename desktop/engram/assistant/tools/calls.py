@@ -45,6 +45,9 @@ _OPENINGS = CALL_OPENINGS
 _LINE_OPENINGS = ('{"tool"', '{"name"', OPEN_TAG)
 _FENCE = re.compile(r"```[A-Za-z]*")
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
+# A tool's name as a list's first item, before its arguments (the 0.5B's ["calculator", {…}]);
+# group 1 is set once the arguments open, else the text so far may still become one.
+_LISTED = re.compile(r'"(?:[a-z_][\w.-]*(?:"(?:,(\{.*)?)?)?)?$', re.DOTALL)
 _CALL_HEADS = ('{"name":"', '{"tool":"')
 _ARGUMENTS = ('","arguments"', '","parameters"')
 # The characters a call written into the text may open with (a fence, a bracket, the object).
@@ -122,8 +125,12 @@ def _call_shape(text: str) -> bool | None:
     if fence := _FENCE.match(rest):
         rest = rest[fence.end() :]
     compact = "".join(rest.split())
-    if compact[:1] in ("(", "["):
+    bracketed = compact[:1] in ("(", "[")
+    if bracketed:
         compact = compact[1:]
+        # ["calculator", {"expression": …}]: a name as the first item, then its arguments
+        if named := _LISTED.match(compact):
+            return True if named.group(1) else None
     if not compact or OPEN_TAG.startswith(compact):
         return None if compact != OPEN_TAG else True
     if compact.startswith(OPEN_TAG):
