@@ -25,6 +25,7 @@ from engram.memory import embed, kinds
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import MAX_ATTEMPTS, Job, JobQueue, backoff
 from engram.memory.store import MemoryStore
+from engram.memory.text import text_language
 from engram.models.background import ForegroundGate
 from engram.models.local import StructuredOutputError
 from test_consolidation_support import (
@@ -569,5 +570,5 @@ def test_ordinary_long_sentences_are_not_taken_for_a_loop() -> None:
     ],
 )  # fmt: skip
 def test_a_lesson_is_kept_by_its_form_and_content(content: str, problem: str) -> None:
-    language = "zh_CN" if distill.text_language(content) == "zh_CN" else "en"
+    language = "zh_CN" if text_language(content) == "zh_CN" else "en"
     assert distill.lesson_problem(content, language) == problem

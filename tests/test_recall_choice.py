@@ -133,3 +133,33 @@ def test_a_lesson_that_only_shares_a_word_with_the_message_stays_out(store: Memo
     assert kept not in lessons("What should I work on next for my Spanish?")
     assert kept in lessons("What's 12% of 950?")
     assert dated in lessons("When did Apollo 11 land on the Moon?")  # "When", close enough
+
+
+def test_in_a_language_the_embedder_cannot_read_only_shared_words_count(
+    store: MemoryStore, vectors: embed.FastEmbedder
+) -> None:
+    """MiniLM reads English only: Chinese texts sit close to each other whatever they say, so a
+    Chinese question got every lesson and a dozen messages. Told its languages, recall keeps
+    only what shares words with the question there, and English as before."""
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation("米").id
+    rice = log.append(chat, "user", "我买了一袋五公斤的大米。").id
+    log.append(chat, "user", "周末我想去爬山。")
+    weight = "重量请用公斤说，不要用斤或者磅。"
+    vector = store.space.embed([f"{weight}\n一个大西瓜一般有多重？"])
+    lesson = store.add(weight, LESSON, origin="local", vector=vector).id
+    asked = "一袋大米通常有多重？"
+    blind = Recall(store, _count).recall(asked, 384)  # the catalogue did not say: as before
+    assert lesson in {i.memory_id for i in blind}
+    heavy = "How heavy is my bag of rice? Weights in kilograms, please."
+    log.append(chat, "user", "My bag of rice weighs five kilograms.")
+    before = Recall(store, _count).recall(heavy, 384)
+    assert before
+    vectors.languages = ("en",)  # all-minilm-l6-v2-int8 in the catalogue
+    try:
+        found = Recall(store, _count).recall(asked, 384)
+        # 大米 is shared (its neighbour comes along); the lesson shares no word
+        assert rice in {i.episode_id for i in found} and all(i.memory_id is None for i in found)
+        assert Recall(store, _count).recall(heavy, 384) == before  # English: read as before
+    finally:
+        vectors.languages = ()

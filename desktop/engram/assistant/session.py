@@ -50,7 +50,9 @@ def embedder_for(settings: Settings, cat: catalogue.Catalogue | None = None) -> 
             tr("Choose another embedding model in Settings."),
             name=entry.name,
         )
-    return FastEmbedder(entry.folder(), entry.fastembed_name, entry.embedding_dim)
+    return FastEmbedder(
+        entry.folder(), entry.fastembed_name, entry.embedding_dim, languages=tuple(entry.languages)
+    )
 
 
 def cloud_key() -> str | None:

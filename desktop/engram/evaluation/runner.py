@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from engram.assistant import events
-from engram.assistant.learning import distill
 from engram.assistant.learning.consolidation import run_job
 from engram.assistant.session import embedder_for
 from engram.assistant.turn import utilization
@@ -41,6 +40,7 @@ from engram.memory.jobs import JobQueue
 from engram.memory.kinds import PLAN
 from engram.memory.records import EpisodeHit, Hit
 from engram.memory.search import Filters
+from engram.memory.text import text_language
 
 _log = log.get("evaluation")
 CONDITIONS = ("recent", "episodes", "consolidated", "large")
@@ -202,7 +202,7 @@ class Runner:
             log,
             model,
             max_answer_tokens=self.config.max_answer_tokens,
-            language=distill.text_language(q.qa.question),
+            language=text_language(q.qa.question),
             recall=Recall(sample.store, model.count_tokens) if with_memory else None,
             memory_budget=self.config.memory_budget,
         )

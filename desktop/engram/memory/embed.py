@@ -35,10 +35,19 @@ MAX_EMBED_CHARS = 8_000
 class FastEmbedder:
     """A fastembed ONNX model loaded from a local folder on first use; thread-safe, batched."""
 
-    def __init__(self, folder: Path, model_name: str, dim: int, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        model_name: str,
+        dim: int,
+        batch_size: int = 64,
+        languages: tuple[str, ...] = (),
+    ) -> None:
         self.folder = folder
         self.model_name = model_name
         self._dim = dim
+        # The languages its vectors tell apart (the catalogue's ISO codes; empty: not known).
+        self.languages = languages
         self.batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()

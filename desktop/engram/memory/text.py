@@ -14,6 +14,8 @@ import re
 from collections.abc import Collection
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOPWORDS = frozenset(
     [
@@ -144,3 +146,10 @@ def estimate_tokens(text: str) -> int:
 def normalized(text: str) -> str:
     """Text folded for exact-duplicate checks: lower case, single spaces, no trailing dot."""
     return " ".join(text.lower().split()).rstrip("。.!！ ")
+
+
+def text_language(text: str) -> str:
+    """``zh_CN`` when the text is mostly Chinese, else ``en``."""
+    # One Chinese character carries about as much as an English word.
+    words = len(_LATIN_WORD.findall(text))
+    return "zh_CN" if len(_HAN.findall(text)) > 1.5 * words else "en"

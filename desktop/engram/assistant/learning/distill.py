@@ -19,14 +19,13 @@ from engram.core import log, prompts, sanitize
 from engram.core.messages import Message
 from engram.memory import changes, kinds
 from engram.memory.episodes import Episode
-from engram.memory.text import normalized, query_terms
+from engram.memory.text import normalized, query_terms, text_language
 
 MAX_CONTENT_CHARS = 400
 MAX_EPISODE_CHARS = 1500
 _log = log.get("assistant.distill")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LETTER = re.compile(r"[^\W\d_]")
-_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 _LOOP = re.compile(r"(\S.{0,11}?)\1{4,}", re.DOTALL)
 _CONDITION = re.compile(r"(?i)(?:when(?:ever)?|if|before|after|once)\b|(?:当|如果|每当|在)")
 _ADVICE = re.compile(r"(?i)\b(?:they|the user|users) should\b|用户应该")
@@ -208,13 +207,6 @@ def detect_language(episodes: Sequence[Episode]) -> str:
         e.content for e in episodes
     )
     return text_language(said)
-
-
-def text_language(text: str) -> str:
-    """``zh_CN`` when the text is mostly Chinese, else ``en``."""
-    # One Chinese character carries about as much as an English word.
-    words = len(_LATIN_WORD.findall(text))
-    return "zh_CN" if len(_CJK.findall(text)) > 1.5 * words else "en"
 
 
 def transcript(episodes: Sequence[Episode]) -> str:

@@ -9,11 +9,12 @@ A plan the user edited here is theirs: reconciliation keeps its steps and never 
 from __future__ import annotations
 
 from engram.assistant.events import Plan
-from engram.assistant.learning.distill import plan_text, text_language
+from engram.assistant.learning.distill import plan_text
 from engram.assistant.learning.reconcile import TICKED
 from engram.memory.kinds import PLAN
 from engram.memory.records import plan_of
 from engram.memory.store import MemoryStore
+from engram.memory.text import text_language
 
 
 def current(store: MemoryStore) -> Plan | None:

@@ -32,6 +32,7 @@ from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, plan_of
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
+from engram.memory.text import text_language
 
 # Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
 MIN_SIMILARITY = 0.35
@@ -73,10 +74,22 @@ def relevant(
     return text_rank is not None and (similarity is None or similarity >= worded)
 
 
-def _relevant(hit: Hit) -> bool:
+def _relevant(hit: Hit, understood: bool = True) -> bool:
+    if not understood:
+        return hit.text_rank is not None
     if hit.memory.kind == LESSON:
         return relevant(hit.similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY)
     return relevant(hit.similarity, hit.text_rank)
+
+
+def reads(store: MemoryStore, query: str) -> bool:
+    """Does the embedding model tell texts of the query's language apart? all-MiniLM-L6-v2
+    reads English only: Chinese texts all sit at cosine 0.5-0.7 from each other, so every lesson
+    and a dozen messages passed the floors and the 0.5B was given 10-15 notes per Chinese
+    question (tasks-zh: 7 of 26 tests without memory, 4 with it). Without it, only shared words
+    count (the bigram keyword index)."""
+    languages = getattr(store.embedder, "languages", ())
+    return not languages or text_language(query).split("_")[0] in languages
 
 
 class Recall:
@@ -130,16 +143,17 @@ class Recall:
         terms = self.episodes.focus(query)
         vector = self.episodes.query_vector(terms)
         # Ask each search for enough hits that its excluded ones cannot crowd out the rest.
+        understood = reads(self.store, query)
         memories = [
             h
             for h in self.store.search(query, k=_asked(exclude_memories), vector=vector)
-            if h.memory.id not in exclude_memories and _relevant(h)
+            if h.memory.id not in exclude_memories and _relevant(h, understood)
         ][:SEARCH_K]
         memories = self._preferences(query, vector, exclude_memories) + [
             h for h in memories if h.memory.kind != PREFERENCE
         ]
         if situation:
-            lessons = self._lessons(f"{query}\n{situation}", exclude_memories)
+            lessons = self._lessons(f"{query}\n{situation}", exclude_memories, understood)
             memories = [h for h in memories if h.memory.kind != LESSON] + lessons
         found = self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
         wrong, accepted = Outcomes(self.store).judged([h.episode.id for h in found])
@@ -151,7 +165,7 @@ class Recall:
             and h.episode.id not in wrong
             and (h.episode.role != "assistant" or answers or h.episode.id in accepted)
             and h.episode.content.strip()
-            and relevant(h.similarity, h.text_rank)
+            and (relevant(h.similarity, h.text_rank) if understood else h.text_rank is not None)
         ][:SEARCH_K]
         candidates = _from_memories(memories) + _from_episodes(episodes)
         chosen = pack(candidates, budget, self.count_tokens)
@@ -168,12 +182,14 @@ class Recall:
         kept = [h for h in found if h.memory.id not in exclude_memories][:PREFERENCES]
         return [dataclasses.replace(h, score=float("inf")) for h in kept]
 
-    def _lessons(self, situation: str, exclude_memories: Collection[int]) -> list[Hit]:
+    def _lessons(
+        self, situation: str, exclude_memories: Collection[int], understood: bool
+    ) -> list[Hit]:
         """The lessons closest to a situation (at most :data:`MAX_LESSONS`)."""
         found = self.store.search(situation, k=SEARCH_K, filters=Filters(kinds=(LESSON,)))
-        return [h for h in found if h.memory.id not in exclude_memories and _relevant(h)][
-            :MAX_LESSONS
-        ]
+        return [
+            h for h in found if h.memory.id not in exclude_memories and _relevant(h, understood)
+        ][:MAX_LESSONS]
 
     def injected(self, answer_episode_ids: Collection[int]) -> dict[int, list[Recalled]]:
         """The memories recorded as given to each of these answers (for showing history)."""
