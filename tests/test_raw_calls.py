@@ -28,6 +28,8 @@ ANSWER_TIMEOUT_MS = 60_000
 MALFORMED = [
     # The real 0.5B, asked "What is my locker code?" with the code among its notes:
     '["calculator", {"expression": "my locker code is 4711", "parameters": {"type": "object"}}]',
+    # ... and to "一袋大米通常有多重？", a lesson as the tool's name:
+    '{"name": "重量请用公斤说，不要用斤或者磅", "arguments": {"value": "1.5公斤"}}',
     '```json ({"name": "calculator", "arguments": ["2+2"]})```',
     '```json\n({"name": "calculator", "arguments": ["2+2"]})\n```',
     '{"name": "calculator", "arguments": {"expression": 2+2}}',

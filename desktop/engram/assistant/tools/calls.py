@@ -44,7 +44,9 @@ RESULT_OPEN, RESULT_CLOSE = "<tool_result>", "</tool_result>"
 _OPENINGS = CALL_OPENINGS
 _LINE_OPENINGS = ('{"tool"', '{"name"', OPEN_TAG)
 _FENCE = re.compile(r"```[A-Za-z]*")
-_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+# A name as the model wrote it, in any script: {"name": "重量请用公斤说", "arguments": …} from
+# the 0.5B is a call's shape all the same.
+_NAME = re.compile(r'[^"]+')
 # A tool's name as a list's first item, before its arguments (the 0.5B's ["calculator", {…}]);
 # group 1 is set once the arguments open, else the text so far may still become one.
 _LISTED = re.compile(r'"(?:[a-z_][\w.-]*(?:"(?:,(\{.*)?)?)?)?$', re.DOTALL)
