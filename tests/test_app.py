@@ -282,7 +282,7 @@ def test_what_is_left_is_queued_at_exit_unless_memory_is_paused(open_app: Open) 
     app.close()
     assert _rows("SELECT reason FROM consolidation_jobs") == []
     paused = open_app()  # the next start: the pause is the file's, whatever its settings say
-    assert paused.memory == MemoryState("paused")
+    assert paused.memory == MemoryState("paused", elsewhere=True)
     pause_memory(SettingsStore.load(), False)  # engram memory resume
     paused.close()  # not paused: what was said is persisted for the next start
     assert _rows("SELECT reason FROM consolidation_jobs") == [("exit",)]
