@@ -1,5 +1,7 @@
-"""The real 0.5B model, given the lessons of the English task set, recites one of them to a
-question none governs; the user never sees it (the answer is asked again without memory)."""
+"""The real 0.5B model, given the lessons of the English task set, may recite one of them
+instead of answering (it did to "Give me some tips for better sleep.", when that question still
+got an unrelated lesson); the user never sees a recited lesson (the answer is asked again without
+memory)."""
 
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ def test_the_real_small_model_never_shows_a_lesson_it_recites(session: Session) 
             vector = store.space.embed([f"{words}\n{question}"])
             store.add(words, LESSON, origin="local", meta={"applies_to": [question]}, vector=vector)
             lessons.append(words)
-    events = list(session.assistant.turn(0, "Give me some tips for better sleep."))
+    events = list(session.assistant.turn(0, "How hot should my oven be for a homemade pizza?"))
     shown = "".join(e.text for e in events if isinstance(e, Token))
     finished = next(e for e in events if isinstance(e, Finished))
     guard = Guard.of(lessons)
