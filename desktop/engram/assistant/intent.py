@@ -219,7 +219,7 @@ _GOALS = re.compile(
 )
 _LIKES = re.compile(rf"(?i)\b(?:{_either(_LIKES_EN)})\b|{_either(_LIKES_ZH)}")
 # A message that asks what the assistant itself said before ("what did you recommend …",
-# "your suggestion", "你上次推荐的"), or refers back to an earlier exchange.
+# "your suggestion", "你上次推荐的").
 _ANSWERED_EN = "said told suggested recommended mentioned wrote gave answered proposed advised"
 _ASKED_EN = "say tell suggest recommend mention write give answer propose advise"
 _ANSWERED = re.compile(
@@ -228,9 +228,6 @@ _ANSWERED = re.compile(
     r"|\byour\s+(?:answer|suggestion|advice|recommendation|idea|reply|list)s?\b"
     r"|你(?:之前|上次|刚才|以前|昨天)(?:说|讲|提到|建议|推荐|告诉|回答|给)"
     r"|你(?:说|讲|提到|建议|推荐|告诉|回答)(?:过|的)"
-    # or refers back to an earlier exchange ("the recipe from last time", "上次那个菜谱")
-    r"|\b(?:earlier|last time|the other day|yesterday|previously|remind me|we (?:talked|spoke)|"
-    r"we discussed)\b|上次|之前|刚才|昨天|前几天|我们(?:聊|谈|讨论)过"
 )
 
 
@@ -256,8 +253,7 @@ def is_question(text: str) -> bool:
 
 
 def asks_about_answers(text: str) -> bool:
-    """Does it ask what the assistant said before ("what did you suggest …", "你上次推荐的…"),
-    or refer back to an earlier exchange ("the recipe from last time", "我们之前聊过的")?"""
+    """Does it ask what the assistant said before ("what did you suggest …", "你上次推荐的…")?"""
     return bool(_ANSWERED.search(text))
 
 
