@@ -312,9 +312,13 @@ def report(samples: Samples, memories: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10k memories instead of 100k")
-    parser.add_argument("--reps", type=int, default=2, help="conversations of 32 turns each")
+    parser.add_argument(
+        "--reps", type=int, default=2, help="conversations of 32 turns each (at least 2)"
+    )
     parser.add_argument("--model", default=Settings().small_model, help="the small model's id")
     args = parser.parse_args()
+    if args.reps < 2:  # the conversations alternate: with the prefetch while typing, and without
+        parser.error("--reps needs at least 2: one conversation with the prefetch, one without")
     memories = 10_000 if args.quick else 100_000
     with temp_home():
         start = time.perf_counter()
