@@ -75,11 +75,10 @@ def relevant(
 
 
 def _relevant(hit: Hit, understood: bool = True) -> bool:
-    if not understood:
-        return hit.text_rank is not None
+    similarity = hit.similarity if understood else None  # see :func:`reads`
     if hit.memory.kind == LESSON:
-        return relevant(hit.similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY)
-    return relevant(hit.similarity, hit.text_rank)
+        return relevant(similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY)
+    return relevant(similarity, hit.text_rank)
 
 
 def reads(store: MemoryStore, query: str) -> bool:
@@ -165,7 +164,7 @@ class Recall:
             and h.episode.id not in wrong
             and (h.episode.role != "assistant" or answers or h.episode.id in accepted)
             and h.episode.content.strip()
-            and (relevant(h.similarity, h.text_rank) if understood else h.text_rank is not None)
+            and relevant(h.similarity if understood else None, h.text_rank)
         ][:SEARCH_K]
         candidates = _from_memories(memories) + _from_episodes(episodes)
         chosen = pack(candidates, budget, self.count_tokens)
