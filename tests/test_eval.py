@@ -11,7 +11,9 @@ from PIL import Image
 
 import tiny
 from engram.cli.main import main
+from engram.core.errors import InputError
 from engram.core.settings import Settings
+from engram.evaluation import app as evaluation
 from engram.evaluation import chart, judge, metrics
 from engram.memory import db, embed
 from engram.memory.store import MemoryStore
@@ -171,6 +173,27 @@ def test_bad_input_is_a_message_not_a_traceback(
     code, err = _eval([str(data), "--out", str(tmp_path), "--limit", "1"], capsys)
     assert code == 2 and "not an answers file" in err and "Traceback" not in err
     assert (tmp_path / "answers.json").read_text("utf-8") == "{not json"  # kept as it was
+
+
+def test_a_wrong_request_is_refused_before_a_model_loads(tmp_path: Path) -> None:
+    data, out = _slice(tmp_path), tmp_path / "out"
+    heard: list[str] = []
+
+    def progress(_done: int, _total: int, note: str) -> None:
+        heard.append(note)
+
+    with pytest.raises(InputError, match="--limit must be at least 1"):
+        evaluation.run(evaluation.Evaluation(data, out, limit=0), progress)
+    assert not out.exists()  # refused before anything was made
+    out.write_text("a file", "utf-8")
+    with pytest.raises(InputError, match="is a file, not a folder"):
+        evaluation.run(evaluation.Evaluation(data, out), progress)
+    sample = json.loads(data.read_text("utf-8"))
+    sample[0]["qa"] = []
+    data.write_text(json.dumps(sample), "utf-8")
+    with pytest.raises(InputError, match="has no questions"):
+        evaluation.run(evaluation.Evaluation(data, tmp_path / "empty"), progress)
+    assert heard == []  # nothing ran
 
 
 def test_scores() -> None:

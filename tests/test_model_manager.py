@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyle
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.cli.eval import dataset_path
 from engram.core import settings
 from engram.evaluation import tasks
+from engram.evaluation.app import dataset_path
 from engram.models import catalogue, hardware
 from engram.models.catalogue import Pair
 from engram.models.download import Options, Progress

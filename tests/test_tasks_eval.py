@@ -12,11 +12,11 @@ import pytest
 from PIL import Image
 
 from engram.assistant.learning import distill
-from engram.cli.eval import dataset_path
 from engram.cli.main import main
 from engram.core.errors import InputError
 from engram.evaluation import metrics, report, task_runner, tasks
 from engram.evaluation import models as eval_models
+from engram.evaluation.app import dataset_path
 from engram.evaluation.tasks import Call, Check, ToolCheck, passes
 from engram.memory import embed
 from test_consolidation_support import ScriptedModel, ScriptedSource, memories_answer

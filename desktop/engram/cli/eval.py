@@ -1,11 +1,10 @@
-"""``engram eval``: measure what Engram's memory adds on a LoCoMo-format data set."""
+"""``engram eval``: measure what Engram's memory adds on a LoCoMo-format data set or a task
+sequence; a terminal adapter over :mod:`engram.evaluation.app` (the arguments, a progress bar,
+what was written)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import hashlib
-import json
 import shutil
 import sys
 import time
@@ -13,15 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from engram.core import resources
-from engram.core import settings as settings_mod
-from engram.core.atomic import atomic_write, output_folder
-from engram.core.errors import InputError, tr
-from engram.core.settings import Settings
-from engram.evaluation import dataset, locomo, models, report, runner, task_runner, tasks
+from engram.evaluation import app as evaluation
 
 BAR_WIDTH = 24
-SHIPPED = {"tasks-en": "tasks_en.json", "tasks-zh": "tasks_zh.json"}  # in resources/eval
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,7 +23,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     cmd.add_argument(
         "dataset",
-        type=dataset_path,
+        type=evaluation.dataset_path,
         help="LoCoMo-format or task-sequence JSON file, or tasks-en / tasks-zh (the shipped sets)",
     )
     cmd.add_argument("--small", help="small model id (catalogue; default: the one in Settings)")
@@ -53,9 +46,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.add_argument(
         "--conditions",
         type=_conditions,
-        default=task_runner.CONDITIONS,
+        default=evaluation.TASK_CONDITIONS,
         help="task sets: the conditions to run, comma-separated"
-        f" ({','.join(task_runner.CONDITIONS)})",
+        f" ({','.join(evaluation.TASK_CONDITIONS)})",
     )
     cmd.add_argument(
         "--ceiling",
@@ -71,28 +64,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.set_defaults(run=run)
 
 
-def dataset_path(text: str) -> Path:
-    """A data set's file: the path given, or a shipped task set by its name (``tasks-en``)."""
-    given = Path(text)
-    if text in SHIPPED and not given.exists():
-        return Path(str(resources.path("eval", SHIPPED[text])))
-    return given
-
-
 def _conditions(text: str) -> tuple[str, ...]:
     chosen = tuple(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
-    unknown = [c for c in chosen if c not in task_runner.CONDITIONS]
+    unknown = [c for c in chosen if c not in evaluation.TASK_CONDITIONS]
     if unknown or not chosen:
         raise argparse.ArgumentTypeError(
-            f"{', '.join(unknown) or text!r}: choose from {', '.join(task_runner.CONDITIONS)}"
+            f"{', '.join(unknown) or text!r}: choose from {', '.join(evaluation.TASK_CONDITIONS)}"
         )
     return chosen
-
-
-def _duration(seconds: float) -> str:
-    minutes, seconds = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds:02d}s"
 
 
 class ProgressBar:
@@ -119,7 +98,8 @@ class ProgressBar:
         began, done_then = self.start
         left = "ETA --"
         if done > done_then:
-            left = f"ETA {_duration((now - began) / (done - done_then) * (total - done))}"
+            eta = (now - began) / (done - done_then) * (total - done)
+            left = f"ETA {evaluation.duration(eta)}"
         filled = BAR_WIDTH * done // total if total else BAR_WIDTH
         line = f"[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done}/{total} {left}  {note}"
         columns = shutil.get_terminal_size().columns
@@ -136,110 +116,25 @@ class ProgressBar:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.limit is not None and args.limit < 1:
-        raise InputError(tr("--limit must be at least 1."))
-    output_folder(args.out)
-    if tasks.is_task_file(args.dataset):
-        return _run_tasks(args)
-    samples = locomo.load_locomo(args.dataset)
-    chosen = dataset.questions(samples, args.limit)
-    if not chosen:
-        raise InputError(
-            tr("{path} has no questions."), tr('Check the file\'s "qa" lists.'), path=args.dataset
-        )
-    settings = _settings(args)
-    start = time.perf_counter()
-    progress = ProgressBar(sys.stderr)
-    try:
-        if args.retrieval_only:
-            recalls = runner.retrieval_only(chosen, settings, args.out, progress)
-            with atomic_write(args.out / "retrieval.json") as handle:
-                json.dump({"records": recalls}, handle, ensure_ascii=False, indent=1)
-            title = f"engram eval --retrieval-only: {args.dataset.name}"
-            report.write_retrieval(args.out, recalls, runner.RECALL_KS, title)
-            print(report.retrieval_markdown(recalls, runner.RECALL_KS))
-        else:
-            with models.loaded(settings) as loaded:
-                evaluation = runner.Runner(loaded, args.out, progress=progress, judge=args.judge)
-                answers = evaluation.run(chosen)
-            keys = {q.key for q in chosen}
-            records = {
-                c: [by[c] for k, by in answers.data["answers"].items() if k in keys and c in by]
-                for c in runner.CONDITIONS
-            }
-            title = f"engram eval: {args.dataset.name}, small {args.small}, large {args.large}"
-            report.write(args.out, records, title)
-    finally:
-        progress.close()
-    took = time.perf_counter() - start
-    print(f"wrote {args.out / 'report.md'} and {args.out / 'chart.png'} in {took:.0f} s")
-    return 0
-
-
-def _run_tasks(args: argparse.Namespace) -> int:
-    """A task sequence under the chosen conditions (and the ceiling): report.md, chart.png and
-    tasks.json; a stopped run resumes where it stopped."""
-    task_set = tasks.load(args.dataset)
-    ceiling = tasks.load(args.ceiling) if args.ceiling is not None else None
-    if args.limit is not None:
-        task_set = tasks.first_tests(task_set, args.limit)
-        ceiling = ceiling and tasks.first_tests(ceiling, args.limit)
-    settings = _settings(args)
-    named = models.identities(settings)
-    run_id = json.dumps(
-        [_digest(args.dataset), args.ceiling and _digest(args.ceiling), named, args.limit,
-         args.context, args.conditions]
-    )  # fmt: skip
-    start = time.perf_counter()
-    progress = ProgressBar(sys.stderr)
-    try:
-        with models.loaded(settings) as loaded:
-            evaluation = task_runner.TaskRunner(
-                loaded.small, loaded.distiller(), loaded.embedder, args.out, progress=progress
-            )
-            resume = None if args.fresh else run_id
-            records = evaluation.run(task_set, args.conditions, ceiling=ceiling, resume=resume)
-    finally:
-        progress.close()
-    took = time.perf_counter() - start
-    with atomic_write(args.out / "tasks.json") as handle:
-        json.dump({"records": records, "models": named}, handle, ensure_ascii=False, indent=1)
-    title = f"engram eval: {args.dataset.name}, small {args.small}, large {args.large}"
-    about = {
-        f"{role} model": name for role, name in named.items()
-    } | {
-        "answers": "greedy (temperature 0): the same models give the same answers",
-        "wall time": _duration(took) + ("" if args.fresh else " (this run; a resumed run"
-                                         " counts only what it did)"),
-        "reproduce": _command(args),
-    }  # fmt: skip
-    report.write_tasks(args.out, records, title, about)
-    print(f"wrote {args.out / 'report.md'} and {args.out / 'chart.png'} in {took:.0f} s")
-    return 0
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    """The user's settings with the models and context the command names; fills ``args`` in."""
-    chosen = settings_mod.load()
-    args.small = args.small or chosen.small_model
-    args.large = args.large or chosen.large_model
-    args.context = args.context or chosen.context_size
-    return dataclasses.replace(
-        chosen, small_model=args.small, large_model=args.large, context_size=args.context
+    asked = evaluation.Evaluation(
+        args.dataset,
+        args.out,
+        small=args.small,
+        large=args.large,
+        context=args.context,
+        limit=args.limit,
+        judge=args.judge,
+        retrieval_only=args.retrieval_only,
+        conditions=args.conditions,
+        ceiling=args.ceiling,
+        fresh=args.fresh,
     )
-
-
-def _command(args: argparse.Namespace) -> str:
-    """The command that runs this evaluation again."""
-    words = ["engram eval", str(args.dataset), "--small", args.small, "--large", args.large]
-    if args.limit is not None:
-        words += ["--limit", str(args.limit)]
-    if tuple(args.conditions) != task_runner.CONDITIONS:
-        words += ["--conditions", ",".join(args.conditions)]
-    if args.ceiling is not None:
-        words += ["--ceiling", str(args.ceiling)]
-    return "`" + " ".join(words) + "`"
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    progress = ProgressBar(sys.stderr)
+    try:
+        written = evaluation.run(asked, progress)
+    finally:
+        progress.close()
+    if written.tables:
+        print(written.tables)
+    print(f"wrote {written.report} and {written.chart} in {written.seconds:.0f} s")
+    return 0

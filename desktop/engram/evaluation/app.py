@@ -1,0 +1,213 @@
+"""The evaluation's use cases (``engram eval``): what Engram's memory adds, measured.
+
+- A LoCoMo-format data set: every question answered under the four conditions of
+  :mod:`~engram.evaluation.runner` (with the large model's verdicts when asked), or only the
+  evidence recall of the search (``retrieval_only``);
+- a task sequence (:mod:`~engram.evaluation.tasks`, PrefEval-style): the conditions asked for,
+  and the ceiling when its reminder set is given.
+
+The models and the context default to the user's Settings. A stopped run in the same folder is
+taken up where it stopped (a task run with the same data, models and options; ``fresh`` starts
+over), and every run ends with ``report.md`` and ``chart.png`` there. The terminal
+(:mod:`engram.cli.eval`) turns its arguments into an :class:`Evaluation`, shows the progress
+:func:`run` reports and says what it wrote; it imports nothing else of the evaluation (an import
+contract).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from engram.core import resources
+from engram.core import settings as settings_mod
+from engram.core.atomic import atomic_write, output_folder
+from engram.core.errors import InputError, tr
+from engram.core.settings import Settings
+from engram.evaluation import dataset, locomo, models, report, runner, task_runner, tasks
+
+SHIPPED = {"tasks-en": "tasks_en.json", "tasks-zh": "tasks_zh.json"}  # in resources/eval
+TASK_CONDITIONS = task_runner.CONDITIONS
+Progress = runner.Progress
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One run as asked: the data set and the folder written to; the models and the context
+    (None: the ones in Settings); only the first ``limit`` questions (or tests, with what
+    teaches them); the large model as a ``judge`` too; no answers but the evidence recall
+    (``retrieval_only``); for a task set, its ``conditions``, the ``ceiling`` reminder set and
+    whether to start afresh instead of resuming."""
+
+    dataset: Path
+    out: Path
+    small: str | None = None
+    large: str | None = None
+    context: int | None = None
+    limit: int | None = None
+    judge: bool = False
+    retrieval_only: bool = False
+    conditions: tuple[str, ...] = TASK_CONDITIONS
+    ceiling: Path | None = None
+    fresh: bool = False
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a run wrote (its report and chart), in how many seconds, and for the evidence
+    recall its tables in Markdown (as in the report), to be shown."""
+
+    report: Path
+    chart: Path
+    seconds: float
+    tables: str = ""
+
+
+def dataset_path(text: str) -> Path:
+    """A data set's file: the path given, or a shipped task set by its name (``tasks-en``)."""
+    given = Path(text)
+    if text in SHIPPED and not given.exists():
+        return Path(str(resources.path("eval", SHIPPED[text])))
+    return given
+
+
+def duration(seconds: float) -> str:
+    """``4m05s``, ``1h02m``."""
+    minutes, seconds = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds:02d}s"
+
+
+def run(asked: Evaluation, progress: Progress) -> Written:
+    """Run the evaluation of ``asked.dataset``, a task sequence or a LoCoMo-format set;
+    ``progress`` hears the units done, of how many, and what just happened.
+
+    What is wrong with the request (a limit under 1, an output folder that is a file, a data
+    set that cannot be read or has no questions, an answers file of something else) is raised
+    before a model loads."""
+    if asked.limit is not None and asked.limit < 1:
+        raise InputError(tr("--limit must be at least 1."))
+    output_folder(asked.out)
+    if tasks.is_task_file(asked.dataset):
+        return _tasks(asked, progress)
+    chosen = dataset.questions(locomo.load_locomo(asked.dataset), asked.limit)
+    if not chosen:
+        raise InputError(
+            tr("{path} has no questions."), tr('Check the file\'s "qa" lists.'), path=asked.dataset
+        )
+    if asked.retrieval_only:
+        return _retrieval(asked, chosen, progress)
+    return _answers(asked, chosen, progress)
+
+
+def _retrieval(asked: Evaluation, chosen: list[dataset.Question], progress: Progress) -> Written:
+    """Evidence recall@k of every chosen question: retrieval.json, the report and its chart."""
+    start = time.perf_counter()
+    settings = _with_settings(asked)[1]
+    recalls = runner.retrieval_only(chosen, settings, asked.out, progress)
+    with atomic_write(asked.out / "retrieval.json") as handle:
+        json.dump({"records": recalls}, handle, ensure_ascii=False, indent=1)
+    title = f"engram eval --retrieval-only: {asked.dataset.name}"
+    report.write_retrieval(asked.out, recalls, runner.RECALL_KS, title)
+    tables = report.retrieval_markdown(recalls, runner.RECALL_KS)
+    return _written(asked.out, time.perf_counter() - start, tables)
+
+
+def _answers(asked: Evaluation, chosen: list[dataset.Question], progress: Progress) -> Written:
+    """Every chosen question answered (and judged) under every condition, answers.json
+    resumed; the report and chart of the chosen questions' records."""
+    start = time.perf_counter()
+    asked, settings = _with_settings(asked)
+    with models.loaded(settings) as loaded:
+        evaluation = runner.Runner(loaded, asked.out, progress=progress, judge=asked.judge)
+        answers = evaluation.run(chosen)
+    keys = {q.key for q in chosen}
+    records = {
+        c: [by[c] for k, by in answers.data["answers"].items() if k in keys and c in by]
+        for c in runner.CONDITIONS
+    }
+    title = f"engram eval: {asked.dataset.name}, small {asked.small}, large {asked.large}"
+    report.write(asked.out, records, title)
+    return _written(asked.out, time.perf_counter() - start)
+
+
+def _tasks(asked: Evaluation, progress: Progress) -> Written:
+    """A task sequence under the chosen conditions (and the ceiling): tasks.json, the report
+    and its chart; a stopped run of the same data, models and options resumes where it
+    stopped."""
+    task_set = tasks.load(asked.dataset)
+    ceiling = tasks.load(asked.ceiling) if asked.ceiling is not None else None
+    if asked.limit is not None:
+        task_set = tasks.first_tests(task_set, asked.limit)
+        ceiling = ceiling and tasks.first_tests(ceiling, asked.limit)
+    asked, settings = _with_settings(asked)
+    named = models.identities(settings)
+    run_id = json.dumps(
+        [_digest(asked.dataset), asked.ceiling and _digest(asked.ceiling), named, asked.limit,
+         asked.context, asked.conditions]
+    )  # fmt: skip
+    start = time.perf_counter()
+    with models.loaded(settings) as loaded:
+        evaluation = task_runner.TaskRunner(
+            loaded.small, loaded.distiller(), loaded.embedder, asked.out, progress=progress
+        )
+        resume = None if asked.fresh else run_id
+        records = evaluation.run(task_set, asked.conditions, ceiling=ceiling, resume=resume)
+    took = time.perf_counter() - start
+    with atomic_write(asked.out / "tasks.json") as handle:
+        json.dump({"records": records, "models": named}, handle, ensure_ascii=False, indent=1)
+    title = f"engram eval: {asked.dataset.name}, small {asked.small}, large {asked.large}"
+    about = {
+        f"{role} model": name for role, name in named.items()
+    } | {
+        "answers": "greedy (temperature 0): the same models give the same answers",
+        "wall time": duration(took) + ("" if asked.fresh else " (this run; a resumed run"
+                                       " counts only what it did)"),
+        "reproduce": _command(asked),
+    }  # fmt: skip
+    report.write_tasks(asked.out, records, title, about)
+    return _written(asked.out, took)
+
+
+def _with_settings(asked: Evaluation) -> tuple[Evaluation, Settings]:
+    """The request with the models and context it leaves to the user's Settings named, and
+    those settings with the request's models and context."""
+    user = settings_mod.load()
+    settings = dataclasses.replace(
+        user,
+        small_model=asked.small or user.small_model,
+        large_model=asked.large or user.large_model,
+        context_size=asked.context or user.context_size,
+    )
+    named = dataclasses.replace(
+        asked,
+        small=settings.small_model,
+        large=settings.large_model,
+        context=settings.context_size,
+    )
+    return named, settings
+
+
+def _written(out: Path, seconds: float, tables: str = "") -> Written:
+    return Written(out / "report.md", out / "chart.png", seconds, tables)
+
+
+def _command(asked: Evaluation) -> str:
+    """The command that runs this evaluation again."""
+    words = ["engram eval", str(asked.dataset), "--small", str(asked.small)]
+    words += ["--large", str(asked.large)]
+    if asked.limit is not None:
+        words += ["--limit", str(asked.limit)]
+    if tuple(asked.conditions) != TASK_CONDITIONS:
+        words += ["--conditions", ",".join(asked.conditions)]
+    if asked.ceiling is not None:
+        words += ["--ceiling", str(asked.ceiling)]
+    return "`" + " ".join(words) + "`"
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
