@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,11 +36,11 @@ from engram.assistant.events import (
     Remembered,
     TurnStarted,
 )
-from engram.assistant.memories import pause_memory
+from engram.assistant.memories import open_memories, open_store, pause_memory
 from engram.assistant.remembering import USER_IMPORTANCE
 from engram.core import paths
 from engram.core.cancel import CancelToken
-from engram.core.errors import Problem, tr
+from engram.core.errors import InputError, Problem, tr
 from engram.core.settings import SettingsStore
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
@@ -415,3 +416,33 @@ def test_a_model_failing_mid_answer_ends_the_turn_in_words_for_both_front_ends(
     assert isinstance(failed, Failed) and failed.text == "Tides rise twice a"
     assert failed.problem.template == answer_broke(started=True).template
     assert str(failed.problem.params["path"]).endswith(".log")
+
+
+# -- without a session: the user's memories --------------------------------------------------------
+
+
+def test_an_export_to_a_file_is_written_whole_or_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    settings = tiny.settings()
+    store = open_store(settings)
+    try:
+        store.add("The user's sister is called Ann.", "fact")
+    finally:
+        store.conn.close()
+    mine = open_memories(settings)
+    try:
+        folder = tmp_path / "folder"
+        folder.mkdir()
+        with pytest.raises(InputError, match="is a folder, not a file"):
+            mine.export_to(folder)
+        with pytest.raises(InputError, match="does not exist"):
+            mine.export_to(tmp_path / "missing" / "memories.jsonl")
+        target = folder / "memories.md"
+        target.write_text("an earlier export", "utf-8")
+        assert mine.export_to(target, markdown=True) == 1
+        assert "sister is called Ann" in target.read_text("utf-8")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["engram-home", "folder"]
+        assert [p.name for p in folder.iterdir()] == ["memories.md"]  # no temporary file left
+    finally:
+        mine.close()

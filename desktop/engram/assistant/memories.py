@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from engram.assistant.session import USER, embedder_for
 from engram.core import paths
+from engram.core.atomic import atomic_write, output_file
 from engram.core.errors import StoreCorruptError
 from engram.core.settings import Settings, SettingsStore
 from engram.memory import backup, db, pause, salvage, transfer
@@ -173,6 +174,13 @@ class Memories:
         if markdown:
             return transfer.export_markdown(self._store, out)
         return transfer.export_jsonl(self._store, out, episodes=chats)
+
+    def export_to(self, path: Path, markdown: bool = False, chats: bool = False) -> int:
+        """:meth:`export` into the file ``path``, written whole or not at all (a file already
+        there is replaced once the export is complete); raises why ``path`` cannot be written
+        (a folder, or in a folder that does not exist) before anything is written."""
+        with atomic_write(output_file(path)) as handle:
+            return self.export(handle, markdown, chats)
 
     def import_file(
         self, path: Path, progress: Callable[[int, int], None] | None = None

@@ -6,13 +6,11 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import IO
 
 from engram.assistant import memories
 from engram.assistant.memories import KINDS, Memories, Memory, Write
 from engram.cli import terminal
 from engram.core import paths, settings
-from engram.core.atomic import atomic_write, output_file
 from engram.core.errors import InputError, tr
 
 
@@ -154,16 +152,11 @@ def written(w: Write) -> str:
 def _export(args: argparse.Namespace) -> int:
     store = _open()
     if args.file is not None:
-        with atomic_write(output_file(args.file)) as handle:
-            count = _write(store, handle, args)
+        count = store.export_to(args.file, markdown=args.markdown, chats=args.episodes)
         print(f"exported {count} lines to {args.file}", file=sys.stderr)
     else:
-        _write(store, sys.stdout, args)
+        store.export(sys.stdout, markdown=args.markdown, chats=args.episodes)
     return 0
-
-
-def _write(store: Memories, handle: IO[str], args: argparse.Namespace) -> int:
-    return store.export(handle, markdown=args.markdown, chats=args.episodes)
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ from PySide6.QtCore import Signal
 
 from engram.assistant.memories import Memories, open_memories
 from engram.core import log
-from engram.core.atomic import atomic_write
 from engram.core.settings import Settings
 from engram.ui.threads import Worker, worker_slot
 
@@ -69,8 +68,7 @@ class MemoryWorker(Worker):
 
     @worker_slot(str, str)
     def export(self, path: str, kind: str) -> None:
-        with atomic_write(Path(path)) as handle:
-            count = self._open().export(handle, markdown=kind == "markdown", chats=True)
+        count = self._open().export_to(Path(path), markdown=kind == "markdown", chats=True)
         self.changed.emit(
             self.tr("Exported to {path} ({count} entries).").format(path=path, count=count)
         )
