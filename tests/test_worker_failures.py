@@ -182,8 +182,9 @@ def test_a_bug_in_the_memory_browsers_worker_is_shown_and_the_window_goes_on(
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: shown.append(text))
     browser = MemoryBrowser(tiny.settings())
     qtbot.addWidget(browser)
-    target = tmp_path / "export.jsonl"
-    target.mkdir()  # the export cannot replace a folder: an OSError, not a known problem
+    # A name the file system takes, but too long for the temporary file written next to it
+    # first: an OSError, not a known problem.
+    target = tmp_path / ("x" * 244 + ".jsonl")
     with qtbot.waitSignal(browser.worker.failed, timeout=10_000):
         browser.export_requested.emit(str(target), "jsonl")
     qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
