@@ -7,6 +7,7 @@ is temporary."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -38,10 +39,11 @@ from engram.assistant.events import (
 )
 from engram.assistant.memories import open_memories, open_store, pause_memory
 from engram.assistant.remembering import USER_IMPORTANCE
+from engram.assistant.tools.permissions import DENY, Question
 from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, Problem, tr
-from engram.core.settings import SettingsStore
+from engram.core.settings import SettingsStore, ToolSettings
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
@@ -416,6 +418,40 @@ def test_a_model_failing_mid_answer_ends_the_turn_in_words_for_both_front_ends(
     assert isinstance(failed, Failed) and failed.text == "Tides rise twice a"
     assert failed.problem.template == answer_broke(started=True).template
     assert str(failed.problem.params["path"]).endswith(".log")
+
+
+# -- tools ---------------------------------------------------------------------------------------
+
+
+def test_a_tool_asks_the_front_end_with_its_answers_token_also_after_tools_are_turned_on(
+    loaded_models: LoadedModels,
+) -> None:
+    """The front end is asked with the token of the answer that waits, so its Stop ends the
+    wait (the window's prompt); the toolbox made when tools are turned on asks it too."""
+    from test_tools import ScriptedModel
+
+    asked: list[tuple[str, CancelToken]] = []
+    saved: list[dict[str, str]] = []
+
+    def ask(question: Question, cancel: CancelToken) -> str:
+        asked.append((question.name, cancel))
+        return DENY
+
+    off = tiny.settings(max_answer_tokens=8, tools=ToolSettings(enabled=False))
+    app = Engram(off, models=loaded_models, ask=ask, on_permissions=saved.append)
+    app.open()
+    try:
+        assert app.session is not None and app.session.assistant.tools is None
+        assert not app.apply_settings(dataclasses.replace(off, tools=ToolSettings()))
+        call = '{"tool": "remember", "arguments": {"content": "The user likes tea."}}'
+        app.session.assistant.model = ScriptedModel([call, "Done."])  # type: ignore[assignment]
+        cancel = CancelToken()
+        events = list(app.send(0, "Keep in mind that I like tea.", cancel))
+        assert isinstance(events[-1], Finished)
+        assert asked == [("remember", cancel)]
+        assert saved == [{"remember": DENY}]  # denied for good: kept where the front end keeps it
+    finally:
+        app.close()
 
 
 # -- without a session: the user's memories --------------------------------------------------------

@@ -619,12 +619,12 @@ def test_tool_calls_show_as_folded_blocks_and_permission_is_asked_inside_the_cha
     # test_tools_turn.py); the window, its worker thread and the tool loop are real.
     from engram.assistant.tools import loop
     from engram.assistant.tools.base import Tool
-    from engram.assistant.tools.permissions import Permissions
     from test_tools import ECHO, TEXT, ScriptedModel, _echo, _registry
 
     guarded = Tool("guarded", "Needs a yes.", "需要同意。", TEXT, _echo, needs_permission=True)
     session = window.worker.app.session
-    assert session is not None
+    assert session is not None and session.assistant.tools is not None
+    permissions = session.assistant.tools.permissions  # asks in the window, saves the choices
     session.assistant.model = ScriptedModel(  # type: ignore[assignment]
         [
             '{"tool": "guarded", "arguments": {"text": "hi"}}',
@@ -632,10 +632,7 @@ def test_tool_calls_show_as_folded_blocks_and_permission_is_asked_inside_the_cha
             "Done.",
         ]
     )
-    session.assistant.tools = loop.Toolbox(
-        _registry(guarded, ECHO),
-        Permissions(ask=window.worker._ask, on_change=window.worker.permissions_changed.emit),
-    )
+    session.assistant.tools = loop.Toolbox(_registry(guarded, ECHO), permissions)
     _type_and_enter(qtbot, window, "Use the guarded tool, then echo")
     qtbot.waitUntil(lambda: bool(window._pending_prompts), timeout=ANSWER_TIMEOUT_MS)
     prompt = window._pending_prompts[0]

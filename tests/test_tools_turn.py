@@ -149,10 +149,10 @@ def test_new_tool_settings_give_a_new_toolbox_keeping_who_is_asked(
     before = session.assistant.tools
     assert before is not None
 
-    def ask(_tool: object, _arguments: object) -> str:
+    def ask(_question: object) -> str:
         return "deny"
 
-    before.permissions.ask = ask
+    session.ask = ask  # as open_session(ask=...) keeps it
     tools = dataclasses.replace(session.settings.tools, folders=(str(tmp_path),), max_steps=2)
     session.apply(dataclasses.replace(session.settings, tools=tools))
     after = session.assistant.tools
@@ -162,6 +162,9 @@ def test_new_tool_settings_give_a_new_toolbox_keeping_who_is_asked(
     off = dataclasses.replace(session.settings.tools, enabled=False)
     session.apply(dataclasses.replace(session.settings, tools=off))
     assert session.assistant.tools is None
+    session.apply(dataclasses.replace(session.settings, tools=tools))  # on again
+    again = session.assistant.tools
+    assert again is not None and again.permissions.ask is ask
 
 
 @pytest.mark.slow

@@ -54,7 +54,7 @@ from engram.assistant.session import (
 from engram.assistant.tools import builtins, files, mcp
 from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.base import Registry, Tool, ToolContext
-from engram.assistant.tools.permissions import Ask
+from engram.assistant.tools.permissions import Ask, Question
 from engram.assistant.turn import utilization
 from engram.assistant.turn.pipeline import title_for
 from engram.core import log, paths
@@ -192,6 +192,11 @@ class LoadedModels:
         return loaded == (new.small_model, new.embedding_model, new.context_size, new.threads)
 
 
+# Asks the user whether a tool may run while the answer whose cancel token it is given waits:
+# once that answer is stopped it waits no longer (the tool is denied).
+Asking = Callable[[Question, CancelToken], str]
+
+
 class NotReadyError(EngramError):
     """A use case that needs the session was asked for before it opened (or after it failed)."""
 
@@ -201,8 +206,9 @@ class Engram:
 
     ``models`` are lent by a longer-lived owner (tests), who closes them; with ``on_status``
     Engram also learns in the background and reports its state there; ``ask`` asks the user
-    whether a tool may run and ``on_permissions`` keeps the choices made (else a tool that needs
-    permission is denied and nothing is kept).
+    whether a tool may run, with the token of the answer that waits (:data:`Asking`), and
+    ``on_permissions`` keeps the choices made (else a tool that needs permission is denied and
+    nothing is kept).
     """
 
     def __init__(
@@ -211,19 +217,20 @@ class Engram:
         *,
         models: LoadedModels | None = None,
         on_status: Callable[[Status], None] | None = None,
-        ask: Ask | None = None,
+        ask: Asking | None = None,
         on_permissions: Callable[[dict[str, str]], None] | None = None,
     ) -> None:
         self.settings = settings
         self._models = models
         self._on_status = on_status
-        self._ask = ask
         self._on_permissions = on_permissions
         self.session: Session | None = None  # open between open() and close()
         self._mentioned = remembering.LastMentioned()  # what "forget that" means in each chat
         self._forgotten: list[Forgotten] = []  # archived, deleted unless undone
         self._temporary: dict[int, Held] = {}  # the temporary chats this Engram has open
         self._answering: object = None  # the model writing the current answer
+        self._cancel = CancelToken()  # the current answer's
+        self._ask: Ask | None = None if ask is None else lambda asked: ask(asked, self._cancel)
 
     # -- the session -----------------------------------------------------------------------
 
@@ -236,13 +243,11 @@ class Engram:
             self._on_status,
             small=lent.small if lent else None,
             embedder=lent.embedder if lent else None,
+            ask=self._ask,
+            on_permissions=self._on_permissions,
         )
         self.session = session
         pause.adopt(session.conn, self.settings.memory_paused)  # a pause said elsewhere holds
-        tools = session.assistant.tools
-        if tools is not None:
-            tools.permissions.ask = self._ask
-            tools.permissions.on_change = self._on_permissions
         self._scrub_temporary()
         memory = self.memory
         learning = None
@@ -338,7 +343,7 @@ class Engram:
             return
         quiet = self._quiet(conversation_id)
         model = session.large_model() if large else None
-        self._answering = model or session.assistant.model
+        self._answering, self._cancel = model or session.assistant.model, cancel
         for event in session.assistant.turn(conversation_id, said, cancel, model, quiet=quiet):
             yield event
             if isinstance(event, TurnStarted):

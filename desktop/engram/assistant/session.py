@@ -18,6 +18,7 @@ from engram.assistant.learning.consolidation import ConsolidationWorker
 from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.mcp import McpHub
+from engram.assistant.tools.permissions import Ask
 from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recall import Recall
 from engram.core import log, paths, prompts
@@ -142,6 +143,8 @@ class Session:
     hub: McpHub | None = None  # the MCP servers of the session's tools
     backups: AutoBackup | None = None  # today's automatic backup, when one was due
     backfill: Backfill | None = None  # embeds messages imported without vectors
+    ask: Ask | None = None  # asks the user whether a tool may run (None: denied)
+    on_permissions: Callable[[dict[str, str]], None] | None = None  # keeps the choices made
 
     @property
     def model_name(self) -> str:
@@ -170,16 +173,14 @@ class Session:
             self.learning.settings = settings
 
     def _retool(self, settings: Settings) -> None:
-        """New tool settings: a new toolbox (its MCP servers restart in the background), keeping
-        who is asked for permission and where choices are saved."""
-        before = self.assistant.tools
+        """New tool settings: a new toolbox (its MCP servers restart in the background), asking
+        the same user and keeping the choices in the same place."""
         if self.hub is not None:
             self.hub.close()
         language = prompts.for_setting(settings.language)
-        self.assistant.tools, self.hub = tool_setup.toolbox(settings.tools, self.store, language)
-        if before is not None and self.assistant.tools is not None:
-            self.assistant.tools.permissions.ask = before.permissions.ask
-            self.assistant.tools.permissions.on_change = before.permissions.on_change
+        self.assistant.tools, self.hub = tool_setup.toolbox(
+            settings.tools, self.store, language, self.ask, self.on_permissions
+        )
 
     def close(self) -> None:
         for background in (self.backups, self.backfill):
@@ -218,6 +219,8 @@ def open_session(
     *,
     small: LocalModel | None = None,
     embedder: FastEmbedder | None = None,
+    ask: Ask | None = None,
+    on_permissions: Callable[[dict[str, str]], None] | None = None,
 ) -> Session:
     """Open the database and load the small model; memory is attached when it can be.
 
@@ -225,7 +228,8 @@ def open_session(
     conversation in the background and reports its state through that callback. With
     a ``small`` model or an ``embedder`` already loaded (lent by a longer-lived owner) the
     session uses those instead of loading its own, and does not close them; a lent small model
-    gets the session's foreground gate when it has none.
+    gets the session's foreground gate when it has none. Every toolbox of the session asks the
+    user with ``ask`` whether a tool may run and keeps the choices with ``on_permissions``.
     """
     conn = db.connect(paths.database_path())
     try:
@@ -255,12 +259,13 @@ def open_session(
         _log.warning("answering without memory: %s %s", exc.message, exc.hint)
     if embedder is not None and store is not None and on_status is not None:
         learning = Learning(settings, conn, embedder, gate, on_status)
-    tools, hub = tool_setup.toolbox(settings.tools, store, prompts.for_setting(settings.language))
+    language = prompts.for_setting(settings.language)
+    tools, hub = tool_setup.toolbox(settings.tools, store, language, ask, on_permissions)
     assistant = Assistant(
         EpisodeLog(conn),
         model,
         max_answer_tokens=settings.max_answer_tokens,
-        language=prompts.for_setting(settings.language),
+        language=language,
         recall=Recall(store, model.count_tokens) if store else None,
         memory_budget=settings.memory_budget_tokens,
         scheduler=learning.scheduler if learning else None,
@@ -269,7 +274,7 @@ def open_session(
     _personalise(assistant, model, settings)
     owns_model = small is None
     session = Session(settings, gate, conn, model, assistant, store, problem, learning, owns_model)
-    session.hub = hub
+    session.hub, session.ask, session.on_permissions = hub, ask, on_permissions
     if store is not None:
         path = paths.database_path()
         every, keep = settings.backup_every_hours, settings.backups_kept

@@ -16,6 +16,7 @@ from engram.assistant.events import ToolCalled, ToolResult
 from engram.assistant.tools import permissions
 from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE, Question
 from engram.core import settings
+from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, tr
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # an MCP server's name
@@ -90,8 +91,9 @@ def line(event: ToolCalled | ToolResult) -> str:
     return f"[tool {event.step}] {state} in {event.duration_s * 1000:.0f} ms: {event.text}"
 
 
-def ask(question: Question) -> str:
-    """Ask on this terminal whether a tool may run (``engram chat`` on a terminal)."""
+def ask(question: Question, stop: CancelToken) -> str:
+    """Ask on this terminal whether a tool may run (``engram chat`` on a terminal); once the
+    answer was stopped meanwhile (Ctrl+C) the tool is denied, whatever is typed."""
     said = json.dumps(question.arguments, ensure_ascii=False)
     print(f"\n[{question.source}] {question.name} {said}", file=sys.stderr)
     if question.after:  # the request may come from what those gave back
@@ -99,7 +101,7 @@ def ask(question: Question) -> str:
     while True:
         print("Allow? [o]nce, [a]lways, [d]eny: ", end="", file=sys.stderr, flush=True)
         answer = sys.stdin.readline().strip().lower()
-        if not answer:
+        if stop.cancelled or not answer:
             return DENY
         if answer in ANSWERS:
             return ANSWERS[answer]

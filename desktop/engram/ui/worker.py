@@ -44,7 +44,6 @@ class ModelWorker(Worker):
 
     def __init__(self, settings: Settings, models: LoadedModels | None = None) -> None:
         super().__init__()
-        self._turn_cancel = CancelToken()  # the running answer's, for a permission wait
         self.app = Engram(
             settings,
             models=models,
@@ -53,11 +52,11 @@ class ModelWorker(Worker):
             on_permissions=self.permissions_changed.emit,
         )
 
-    def _ask(self, question: Question) -> str:
-        """Ask the window whether a tool may run; waits for the click (or Stop)."""
+    def _ask(self, question: Question, cancel: CancelToken) -> str:
+        """Ask the window whether a tool may run; waits for the click (or the answer's Stop)."""
         request = PermissionRequest(question)
         self.permission_asked.emit(request)
-        return request.wait(self._turn_cancel)
+        return request.wait(cancel)
 
     @Slot()
     def load(self) -> None:
@@ -68,19 +67,18 @@ class ModelWorker(Worker):
 
     @Slot(int, str, object)
     def send(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
-        self._run(cancel, self.app.send(conversation_id, text, cancel))
+        self._run(self.app.send(conversation_id, text, cancel))
 
     @Slot(int, str, object)
     def ask_large(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
-        self._run(cancel, self.app.send(conversation_id, text, cancel, large=True))
+        self._run(self.app.send(conversation_id, text, cancel, large=True))
 
     @Slot(int, int, str, object)
     def resend(self, conversation_id: int, episode_id: int, text: str, cancel: CancelToken) -> None:
-        self._run(cancel, self.app.resend(conversation_id, episode_id, text, cancel))
+        self._run(self.app.resend(conversation_id, episode_id, text, cancel))
 
-    def _run(self, cancel: CancelToken, events: Iterator[Event]) -> None:
+    def _run(self, events: Iterator[Event]) -> None:
         """A turn's events, busy while they come (the application ends every turn)."""
-        self._turn_cancel = cancel
         self.busy_changed.emit(True)
         for event in events:
             self.turn_event.emit(event)

@@ -3,6 +3,7 @@ limit and the stored permission choices (saved back through the settings owner).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ from engram.assistant.tools import builtins
 from engram.assistant.tools.base import ToolContext
 from engram.assistant.tools.loop import Toolbox
 from engram.assistant.tools.mcp import McpError, McpHub, ServerConfig
-from engram.assistant.tools.permissions import Permissions
+from engram.assistant.tools.permissions import Ask, Permissions
 from engram.core import log
 from engram.core.settings import ToolSettings
 
@@ -30,9 +31,14 @@ def servers(settings: ToolSettings) -> list[ServerConfig]:
 
 
 def toolbox(
-    settings: ToolSettings, store: Any = None, language: str = "en"
+    settings: ToolSettings,
+    store: Any = None,
+    language: str = "en",
+    ask: Ask | None = None,
+    on_change: Callable[[dict[str, str]], None] | None = None,
 ) -> tuple[Toolbox | None, McpHub | None]:
-    """The toolbox of a session and the hub of its MCP servers (close the hub with it)."""
+    """The toolbox of a session and the hub of its MCP servers (close the hub with it); ``ask``
+    asks the user whether a tool may run, ``on_change`` keeps the choices made."""
     if not settings.enabled:
         return None, None
     hub = McpHub(servers(settings)) if settings.mcp_servers else None
@@ -42,7 +48,7 @@ def toolbox(
     more = (lambda: [t for t in hub.all_tools() if t.name not in disabled]) if hub else None
     box = Toolbox(
         builtins.registry(disabled=disabled, memory_on=store is not None),
-        Permissions(settings.permissions),
+        Permissions(settings.permissions, ask, on_change),
         ToolContext(
             store=store, folders=tuple(Path(f) for f in settings.folders), language=language
         ),
