@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QThread
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QLabel
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.app import LoadedModels
@@ -194,6 +194,8 @@ def test_a_model_chosen_in_the_model_manager_is_used_without_a_restart(
     qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
     answer = window.chat.latest("assistant")
     assert answer is not None and answer.text
+    captions = [w.text() for w in answer.findChildren(QLabel) if w.objectName() == "bubble_caption"]
+    assert captions == ["Answered by the large model"]  # not the small one
     assert not window.notice.isVisible()
 
 

@@ -22,8 +22,7 @@ class TurnControls(QObject):
     """Sends what the user wrote (into ``chat`` and, by the ``*_requested`` signals, to the model
     worker) for the conversation ``conversation()`` returns; Stop cancels the running answer."""
 
-    send_requested = Signal(int, str, object)  # conversation, text, CancelToken
-    ask_large_requested = Signal(int, str, object)
+    send_requested = Signal(int, str, bool, object)  # conversation, text, by the large model, token
     prefetch_requested = Signal(int, str, object)
     resend_requested = Signal(int, int, str, object)  # conversation, from episode, text, token
 
@@ -80,11 +79,11 @@ class TurnControls(QObject):
 
     def submit(self, text: str) -> None:
         """Send the composer's text, unless it is blank or an answer is running."""
-        self._send(text, self.send_requested)
+        self._send(text, large=False)
 
     def ask_large(self, text: str) -> None:
         """Send the composer's text to the large model instead (one answer)."""
-        self._send(text, self.ask_large_requested)
+        self._send(text, large=True)
 
     def _prefetch(self) -> None:
         """While the user pauses typing, let the model read the prompt it will get."""
@@ -95,14 +94,14 @@ class TurnControls(QObject):
         self._prefetch_cancel = CancelToken()
         self.prefetch_requested.emit(self.conversation(), draft, self._prefetch_cancel)
 
-    def _send(self, text: str, request: SignalInstance) -> None:
+    def _send(self, text: str, large: bool) -> None:
         if not text.strip() or self.busy or not self.ready:
             return
         self._typing.stop()
         self._prefetch_cancel.cancel()
         self.composer.clear()
         self.chat.add("user", text)
-        self._start(request, text)
+        self._start(self.send_requested, text, large)
 
     def resend(self, from_episode_id: int, text: str) -> None:
         """Replace the latest turn: drop it and send ``text`` (the same, or edited) again."""

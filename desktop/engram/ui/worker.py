@@ -65,13 +65,9 @@ class ModelWorker(Worker):
             opened = self.app.open()
             self.loaded.emit(opened.model, opened.memory)
 
-    @Slot(int, str, object)
-    def send(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
-        self._run(self.app.send(conversation_id, text, cancel))
-
-    @Slot(int, str, object)
-    def ask_large(self, conversation_id: int, text: str, cancel: CancelToken) -> None:
-        self._run(self.app.send(conversation_id, text, cancel, large=True))
+    @Slot(int, str, bool, object)
+    def send(self, conversation_id: int, text: str, large: bool, cancel: CancelToken) -> None:
+        self._run(self.app.send(conversation_id, text, cancel, large=large))
 
     @Slot(int, int, str, object)
     def resend(self, conversation_id: int, episode_id: int, text: str, cancel: CancelToken) -> None:
