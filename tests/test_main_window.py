@@ -284,6 +284,8 @@ def test_this_is_wrong_on_a_chip_is_a_memory_wrong_signal_on_its_answer(
     qtbot.waitUntil(lambda: _signals() != [], timeout=5_000)
     assert _signals() == [(answer, "memory_wrong", "The user's bike is a red Brompton.")]
     assert _feedback(bike) == -1 and chip.objectName() == "chip_wrong"
+    thanks = "Thanks: Engram will learn from this."  # as for a thumb
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == thanks, timeout=5_000)
     window.close()
 
 

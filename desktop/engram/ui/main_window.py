@@ -211,7 +211,7 @@ class MainWindow(Retranslating, QMainWindow):
             (worker.learning_status, self._on_learning),
             (worker.models_listed, actions.show_models),
             (worker.permission_asked, answers.ask_permission),
-            (worker.judged, answers.judged), (worker.refused, notices.toast),
+            (worker.judged, answers.judged),
             (worker.learning_queued, self._on_learning_queued),
             (worker.memory_changed, self._on_memory_changed),
             (self.memory_check_requested, worker.check_memory),

@@ -36,7 +36,6 @@ class ModelWorker(Worker):
     permission_asked = Signal(object)  # PermissionRequest: the window asks in the chat
     permissions_changed = Signal(object)  # {tool name: "always" | "deny"}, for the settings
     judged = Signal(object)  # None: the verdict was noted; a Problem: why it was not
-    refused = Signal(object)  # Problem: why something asked for may not be done now
     temporary_started = Signal(int)  # the new temporary conversation's id
     plan_loaded = Signal(object)  # Plan, or None: no current plan
     # After Remember: None when a learning job was queued, else a Problem saying why not
@@ -94,9 +93,7 @@ class ModelWorker(Worker):
 
     @worker_slot(int, int)
     def memory_wrong(self, answer_episode_id: int, memory_id: int) -> None:
-        why_not = self.app.judge(answer_episode_id, "memory_wrong", memory_id=memory_id)
-        if why_not is not None:
-            self.refused.emit(why_not)
+        self.judged.emit(self.app.judge(answer_episode_id, "memory_wrong", memory_id=memory_id))
 
     @worker_slot(object)
     def undo_forget(self, forgotten: Forgotten) -> None:
