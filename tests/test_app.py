@@ -424,7 +424,7 @@ def test_a_model_failing_mid_answer_ends_the_turn_in_words_for_both_front_ends(
 
 
 def test_a_tool_asks_the_front_end_with_its_answers_token_also_after_tools_are_turned_on(
-    loaded_models: LoadedModels,
+    loaded_models: LoadedModels, tmp_path: Path
 ) -> None:
     """The front end is asked with the token of the answer that waits, so its Stop ends the
     wait (the window's prompt); the toolbox made when tools are turned on asks it too."""
@@ -437,19 +437,22 @@ def test_a_tool_asks_the_front_end_with_its_answers_token_also_after_tools_are_t
         asked.append((question.name, cancel))
         return DENY
 
-    off = tiny.settings(max_answer_tokens=8, tools=ToolSettings(enabled=False))
-    app = Engram(off, models=loaded_models, ask=ask, on_permissions=saved.append)
+    # Without memory: nothing is recalled (or embedded) for the answer.
+    off = tiny.settings(embedding_model="no-such-model", tools=ToolSettings(enabled=False))
+    lent = LoadedModels(loaded_models.small)
+    app = Engram(off, models=lent, ask=ask, on_permissions=saved.append)
     app.open()
     try:
         assert app.session is not None and app.session.assistant.tools is None
-        assert not app.apply_settings(dataclasses.replace(off, tools=ToolSettings()))
-        call = '{"tool": "remember", "arguments": {"content": "The user likes tea."}}'
+        shared = ToolSettings(folders=(str(tmp_path),))
+        assert not app.apply_settings(dataclasses.replace(off, tools=shared))
+        call = '{"tool": "files_list", "arguments": {}}'
         app.session.assistant.model = ScriptedModel([call, "Done."])  # type: ignore[assignment]
         cancel = CancelToken()
-        events = list(app.send(0, "Keep in mind that I like tea.", cancel))
+        events = list(app.send(0, "Which folders do I share?", cancel))
         assert isinstance(events[-1], Finished)
-        assert asked == [("remember", cancel)]
-        assert saved == [{"remember": DENY}]  # denied for good: kept where the front end keeps it
+        assert asked == [("files_list", cancel)]
+        assert saved == [{"files_list": DENY}]  # kept where the front end keeps the choices
     finally:
         app.close()
 
