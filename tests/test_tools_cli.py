@@ -71,11 +71,15 @@ def test_the_terminal_asks_until_it_gets_an_answer(monkeypatch: pytest.MonkeyPat
     from engram.assistant.events import ToolCalled, ToolResult
     from engram.assistant.tools.permissions import ALWAYS, DENY, Question
     from engram.cli import tools as tools_cli
+    from engram.core.cancel import CancelToken
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO("maybe\nA\n\n"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("maybe\nA\n\no\n"))
     question = Question("files_read", "built-in", {"path": "Notes/a.md"})
-    assert tools_cli.ask(question) == ALWAYS
-    assert tools_cli.ask(question) == DENY  # no answer: deny
+    stop = CancelToken()
+    assert tools_cli.ask(question, stop) == ALWAYS
+    assert tools_cli.ask(question, stop) == DENY  # no answer: deny
+    stop.cancel()  # Ctrl+C while asked: the answer stops, and the tool does not run
+    assert tools_cli.ask(question, stop) == DENY
     called = tools_cli.line(ToolCalled(1, "calculator", {"expression": "2+2"}))
     assert called == '[tool 1] calculator {"expression": "2+2"}'
     result = tools_cli.line(ToolResult(1, "calculator", "2+2 = 4", False, 0.0123))
