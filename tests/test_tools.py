@@ -144,6 +144,12 @@ def _run(
         ("5e2 min", "8 h 20 min (30000 s)"),
         ("10^70", "1E+70"),
         ("0.5^1000", "≈9.3326361850321887899E-302"),
+        ("sqrt(7569)", "87"),
+        ("√(9 / 4) + 1", "2.5"),
+        ("2 * sqrt 49", "14"),
+        ("sqrt(2)", "≈1.4142135623730950488"),
+        ("sqrt(2) * sqrt(2)", "≈2"),  # computed from a rounded root: marked, not exact
+        ("sqrt(50%)", "≈70.71067811865475244%"),
     ],
 )
 def test_the_calculator_is_exact(expression: str, expected: str | None) -> None:
@@ -167,6 +173,9 @@ def test_the_calculator_is_exact(expression: str, expected: str | None) -> None:
         "(9 ^ 1000) ^ 1000",
         "1e99999",
         "2e",
+        "sqrt(-4)",
+        "sqrt(2 h)",
+        "sqrt",
     ],
 )
 def test_the_calculator_refuses_what_it_cannot_do_exactly(expression: str) -> None:

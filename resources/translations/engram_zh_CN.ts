@@ -75,12 +75,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="49"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="50"/>
         <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
         <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="50"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="51"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -150,55 +150,55 @@
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="307"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="312"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="308"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="313"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="128"/>
-        <location filename="../../desktop/engram/cli/memory.py" line="197"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="126"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="190"/>
         <location filename="../../desktop/engram/memory/store.py" line="483"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="128"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="126"/>
         <location filename="../../desktop/engram/memory/store.py" line="484"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="188"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="181"/>
         <source>Say which memories to forget.</source>
         <translation>请指明要遗忘哪些记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="188"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="181"/>
         <source>Give their ids, or --all.</source>
         <translation>请给出它们的编号，或使用 --all。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="191"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="184"/>
         <source>--episodes forgets every conversation, so it goes with --all.</source>
         <translation>--episodes 会忘记所有对话，所以要和 --all 一起用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="192"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="185"/>
         <source>Use: engram memory forget --all --episodes</source>
         <translation>用法：engram memory forget --all --episodes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="272"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="265"/>
         <source>There is no backup to restore in {folder}.</source>
         <translation>{folder} 中没有可以恢复的备份。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/memory.py" line="273"/>
+        <location filename="../../desktop/engram/cli/memory.py" line="266"/>
         <source>Write one with `engram memory backup`, or name a backup file.</source>
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
@@ -288,48 +288,48 @@
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="427"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="439"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="430"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="442"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="62"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="71"/>
         <source>Cannot load the embedding model from {folder} ({error}).</source>
         <translation>无法从 {folder} 加载嵌入模型（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="63"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="72"/>
         <source>Fetch the starter models again (`engram models fetch-starter`).</source>
         <translation>请重新获取入门模型（`engram models fetch-starter`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="97"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="106"/>
         <source>A vector has shape {shape}, but the store uses {dim} dimensions.</source>
         <translation>向量的形状为 {shape}，但记忆库使用 {dim} 维。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="98"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="107"/>
         <source>Embed with the store&apos;s embedding model, or re-embed the store for the new one.</source>
         <translation>请使用记忆库的嵌入模型，或用新模型重新嵌入整个记忆库。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="104"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="113"/>
         <source>A vector contains NaN or infinity.</source>
         <translation>向量中含有 NaN 或无穷大。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="104"/>
-        <location filename="../../desktop/engram/memory/embed.py" line="108"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="113"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="117"/>
         <source>Check the embedding model output.</source>
         <translation>请检查嵌入模型的输出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="108"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="117"/>
         <source>A vector is all zeros.</source>
         <translation>向量全为零。</translation>
     </message>
@@ -399,7 +399,7 @@
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="646"/>
+        <location filename="../../desktop/engram/memory/store.py" line="661"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
@@ -476,7 +476,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="522"/>
+        <location filename="../../desktop/engram/models/local.py" line="574"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1250,22 +1250,22 @@
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="509"/>
+        <location filename="../../desktop/engram/models/local.py" line="561"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="515"/>
+        <location filename="../../desktop/engram/models/local.py" line="567"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="527"/>
+        <location filename="../../desktop/engram/models/local.py" line="579"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="528"/>
+        <location filename="../../desktop/engram/models/local.py" line="580"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1482,17 +1482,17 @@
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="140"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="93"/>
         <source>--limit must be at least 1.</source>
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="148"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="100"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/eval.py" line="148"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="100"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
@@ -1588,87 +1588,97 @@
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="31"/>
-        <source>Use numbers, + - * / ^ %, parentheses and units of time.</source>
-        <translation>请使用数字、+ - * / ^ %、括号和时间单位。</translation>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="35"/>
+        <source>Use numbers, + - * / ^ %, sqrt(), parentheses and units of time.</source>
+        <translation>请使用数字、+ - * / ^ %、sqrt()、括号和时间单位。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="67"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="72"/>
         <source>The calculator cannot read {text!r}.</source>
         <translation>计算器无法读取 {text!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="91"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="96"/>
         <source>The expression ends too early.</source>
         <translation>表达式提前结束了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="124"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="129"/>
         <source>Powers need a plain number and a whole exponent.</source>
         <translation>乘方需要普通数字和整数指数。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="126"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="131"/>
         <source>The exponent is beyond ±{limit}.</source>
         <translation>指数超出了 ±{limit}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="135"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="140"/>
         <source>A parenthesis is not closed.</source>
         <translation>有括号没有闭合。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="139"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="146"/>
         <source>The number {token} is too large.</source>
         <translation>数字 {token} 太大了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="144"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="151"/>
         <source>The calculator does not know {word!r}.</source>
         <translation>计算器不认识 {word!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="156"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="164"/>
         <source>A duration and a plain number cannot be added.</source>
         <translation>时长和普通数字不能相加。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="163"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="171"/>
         <source>Two durations cannot be multiplied.</source>
         <translation>两个时长不能相乘。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="169"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="181"/>
         <source>Division by zero.</source>
         <translation>除数为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="171"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="183"/>
         <source>A plain number cannot be divided by a duration.</source>
         <translation>普通数字不能除以时长。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="180"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="198"/>
+        <source>A duration has no square root.</source>
+        <translation>时长没有平方根。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="200"/>
+        <source>A negative number has no real square root.</source>
+        <translation>负数没有实数平方根。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="215"/>
         <source>The result would have more than {limit} digits.</source>
         <translation>结果会超过 {limit} 位数字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="223"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="260"/>
         <source>The expression is longer than {limit} characters.</source>
         <translation>表达式超过了 {limit} 个字符。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="235"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="272"/>
         <source>Unexpected {token!r} in the expression.</source>
         <translation>表达式中出现了意外的 {token!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="240"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="277"/>
         <source>Only a duration can be converted to {unit}.</source>
         <translation>只有时长才能换算为 {unit}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="245"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="283"/>
         <source>The calculator cannot compute this ({error}).</source>
         <translation>计算器无法计算此表达式（{error}）。</translation>
     </message>
@@ -1895,7 +1905,7 @@
     </message>
     <message>
         <location filename="../../desktop/engram/assistant/tools/mcp.py" line="336"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="196"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="198"/>
         <source>There is no MCP server named {name!r}.</source>
         <translation>没有名为 {name!r} 的 MCP 服务器。</translation>
     </message>
@@ -1910,74 +1920,74 @@
         <translation>MCP 服务器 {name!r} 无法启动（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="126"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="128"/>
         <source>The arguments are not JSON ({error}).</source>
         <translation>参数不是 JSON（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="127"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="129"/>
         <source>Quote them for the shell, e.g. &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;.</source>
         <translation>请为命令行加上引号，例如 &apos;{{&quot;expression&quot;: &quot;2+2&quot;}}&apos;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="133"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="135"/>
         <source>The tool {name!r} is turned off.</source>
         <translation>工具 {name!r} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="134"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="136"/>
         <source>Turn it on with `engram tools enable {name}`.</source>
         <translation>用 `engram tools enable {name}` 打开它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="149"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="151"/>
         <source>{name!r} is not a usable server name.</source>
         <translation>{name!r} 不能用作服务器名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="150"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="152"/>
         <source>Use letters, digits, &apos;-&apos;, &apos;_&apos; and &apos;.&apos;, e.g. web-search.</source>
         <translation>请使用字母、数字、“-”、“_”和“.”，例如 web-search。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="156"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="158"/>
         <source>{url!r} is not an http:// or https:// address.</source>
         <translation>{url!r} 不是 http:// 或 https:// 地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="157"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="163"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="159"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="165"/>
         <source>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</source>
         <translation>engram tools add-mcp web --url http://127.0.0.1:8000/mcp</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="162"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="164"/>
         <source>Give either --url or a command, not both.</source>
         <translation>请只给出 --url 或命令中的一个，不要同时给出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="169"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="171"/>
         <source>Add --replace to replace it, or choose another name.</source>
         <translation>加上 --replace 来替换它，或换一个名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="197"/>
-        <location filename="../../desktop/engram/cli/tools.py" line="236"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="199"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="238"/>
         <source>List them with `engram tools list`.</source>
         <translation>用 `engram tools list` 列出它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="209"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="211"/>
         <source>Give the folder&apos;s path.</source>
         <translation>请给出文件夹的路径。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="209"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="211"/>
         <source>engram tools folders add ~/Notes</source>
         <translation>engram tools folders add ~/Notes</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="235"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="237"/>
         <source>There is no tool named {name!r}.</source>
         <translation>没有名为 {name!r} 的工具。</translation>
     </message>
@@ -2002,12 +2012,12 @@
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="218"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="219"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="219"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="220"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -2104,7 +2114,7 @@
         <translation>例如：notes。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/tools.py" line="168"/>
+        <location filename="../../desktop/engram/cli/tools.py" line="170"/>
         <location filename="../../desktop/engram/ui/tools_settings.py" line="352"/>
         <source>There is already an MCP server named {name!r}.</source>
         <translation>已经有一个名为 {name!r} 的 MCP 服务器。</translation>
@@ -2873,37 +2883,37 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="308"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="307"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="361"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="360"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="387"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="386"/>
         <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Retry answers it.</source>
         <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重试”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="394"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="393"/>
         <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Retry answers your message.</source>
         <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重试”即可回答你的消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
         <source>Memory was paused elsewhere: Engram learns nothing new until you resume it.</source>
         <translation>记忆已在别处暂停：在你恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="440"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="439"/>
         <source>Memory was resumed elsewhere: Engram learns from your chats again.</source>
         <translation>记忆已在别处恢复：Engram 会重新从你的对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="294"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="293"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -3317,47 +3327,47 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryWorker</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="48"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="47"/>
         <source>Saved.</source>
         <translation>已保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="53"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="52"/>
         <source>Pinned.</source>
         <translation>已置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="53"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="52"/>
         <source>Unpinned.</source>
         <translation>已取消置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="58"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="57"/>
         <source>Deleted; its text is gone from the database file.</source>
         <translation>已删除；它的文字已从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="63"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="62"/>
         <source>Restored.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="68"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="67"/>
         <source>Undone: the earlier version is back.</source>
         <translation>已撤销：之前的版本已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="75"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="73"/>
         <source>Exported to {path} ({count} entries).</source>
         <translation>已导出到 {path}（{count} 条）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="81"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="79"/>
         <source>Imported {count} memories.</source>
         <translation>已导入 {count} 条记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="86"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="84"/>
         <source>Forgot {count} memories.</source>
         <translation>已遗忘 {count} 条记忆。</translation>
     </message>
@@ -4755,62 +4765,62 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>TurnControls</name>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="70"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="72"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="72"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="78"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="77"/>
         <source>Temporary chats are not learned from.</source>
         <translation>Engram 不会从临时对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="79"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="78"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>

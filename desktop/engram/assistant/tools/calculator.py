@@ -11,14 +11,18 @@ Grammar (no ``eval``)::
     term   := factor (("*" | "/" | "of") factor)*
     factor := ("-" | "+") factor | power
     power  := atom ("^" factor)?
-    atom   := NUMBER [UNIT] ["%"] | "(" expr ")" ["%"]
+    atom   := NUMBER [UNIT] ["%"] | "(" expr ")" ["%"] | ("sqrt" | "√") atom
 
 ``a + 10%`` adds ten percent of ``a``; ``15% of 80`` is 12. A number followed by a unit of time
 (``s``, ``min``, ``h``, ``d``, ``week``) is a duration; ``… in hours`` converts the result.
+``sqrt(x)`` (or ``√x``) is exact for a perfect square (``sqrt(7569)`` is 87), else computed to
+20 significant digits and, like everything computed from it, marked ``≈``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
@@ -28,7 +32,7 @@ from typing import Any
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
 from engram.core.errors import tr
 
-HINT = tr("Use numbers, + - * / ^ %, parentheses and units of time.")
+HINT = tr("Use numbers, + - * / ^ %, sqrt(), parentheses and units of time.")
 SHOWN_DIGITS = 20
 MAX_EXPONENT = 1000
 MAX_DIGITS = 10_000  # a result (or a number in it) with more digits is refused
@@ -43,7 +47,7 @@ SECONDS = {
 }  # fmt: skip
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>(?:\d+(?:[.,]\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![A-Za-z]))?)"
-    r"|(?P<word>[A-Za-z]+|秒|分钟|小时|天|周)|(?P<op>\*\*|[-+*/×÷^%()]))"
+    r"|(?P<word>[A-Za-z]+|秒|分钟|小时|天|周)|(?P<op>\*\*|[-+*/×÷^%()√]))"
 )
 
 
@@ -54,6 +58,7 @@ class Quantity:
     value: Fraction
     duration: bool = False
     percent: bool = False
+    approximate: bool = False  # computed from a rounded square root
 
 
 def _tokens(text: str) -> list[str]:
@@ -111,7 +116,7 @@ class _Parser:
         if self.peek() in ("-", "+"):
             sign = self.take()
             inner = self.factor()
-            return Quantity(-inner.value, inner.duration, inner.percent) if sign == "-" else inner
+            return dataclasses.replace(inner, value=-inner.value) if sign == "-" else inner
         return self.power()
 
     def power(self) -> Quantity:
@@ -125,7 +130,7 @@ class _Parser:
         if abs(exponent.value) > MAX_EXPONENT:
             raise ToolError(tr("The exponent is beyond ±{limit}."), HINT, limit=MAX_EXPONENT)
         _check_size(base.value, abs(int(exponent.value)))
-        return Quantity(base.value ** int(exponent.value))
+        return Quantity(base.value ** int(exponent.value), approximate=base.approximate)
 
     def atom(self) -> Quantity:
         token = self.take()
@@ -133,6 +138,8 @@ class _Parser:
             value = self.expr()
             if self.take() != ")":
                 raise ToolError(tr("A parenthesis is not closed."), HINT)
+        elif token in ("sqrt", "√"):
+            value = _square_root(self.atom())
         elif token[0].isdigit() or token[0] == ".":
             number = Decimal(token)
             if abs(number.as_tuple().exponent) > MAX_DIGITS:  # type: ignore[arg-type]
@@ -144,24 +151,29 @@ class _Parser:
             raise ToolError(tr("The calculator does not know {word!r}."), HINT, word=token)
         if self.peek() == "%":
             self.take()
-            value = Quantity(value.value / 100, value.duration, percent=True)
+            value = dataclasses.replace(value, value=value.value / 100, percent=True)
         return value
 
 
 def _add(left: Quantity, right: Quantity, subtract: bool) -> Quantity:
     if right.percent and not left.percent:  # a + 10% adds ten percent of a
         change = left.value * right.value
-        return Quantity(left.value - change if subtract else left.value + change, left.duration)
+        changed = left.value - change if subtract else left.value + change
+        return Quantity(changed, left.duration, approximate=_approximate(left, right))
     if left.duration != right.duration:
         raise ToolError(tr("A duration and a plain number cannot be added."), HINT)
     value = left.value - right.value if subtract else left.value + right.value
-    return Quantity(value, left.duration, left.percent and right.percent)
+    return Quantity(value, left.duration, left.percent and right.percent, _approximate(left, right))
 
 
 def _multiply(left: Quantity, right: Quantity) -> Quantity:
     if left.duration and right.duration:
         raise ToolError(tr("Two durations cannot be multiplied."), HINT)
-    return Quantity(left.value * right.value, left.duration or right.duration)
+    return Quantity(
+        left.value * right.value,
+        left.duration or right.duration,
+        approximate=_approximate(left, right),
+    )
 
 
 def _divide(left: Quantity, right: Quantity) -> Quantity:
@@ -169,7 +181,30 @@ def _divide(left: Quantity, right: Quantity) -> Quantity:
         raise ToolError(tr("Division by zero."), HINT)
     if right.duration and not left.duration:
         raise ToolError(tr("A plain number cannot be divided by a duration."), HINT)
-    return Quantity(left.value / right.value, left.duration and not right.duration)
+    return Quantity(
+        left.value / right.value,
+        left.duration and not right.duration,
+        approximate=_approximate(left, right),
+    )
+
+
+def _approximate(left: Quantity, right: Quantity) -> bool:
+    return left.approximate or right.approximate
+
+
+def _square_root(number: Quantity) -> Quantity:
+    """Exact for a perfect square (of a fraction too), else to 20 digits more than shown."""
+    if number.duration:
+        raise ToolError(tr("A duration has no square root."), HINT)
+    if number.value < 0:
+        raise ToolError(tr("A negative number has no real square root."), HINT)
+    top, bottom = number.value.numerator, number.value.denominator
+    if math.isqrt(top) ** 2 == top and math.isqrt(bottom) ** 2 == bottom:
+        return dataclasses.replace(number, value=Fraction(math.isqrt(top), math.isqrt(bottom)))
+    with localcontext() as ctx:
+        ctx.prec = 2 * SHOWN_DIGITS
+        root = (Decimal(top) / Decimal(bottom)).sqrt()
+    return dataclasses.replace(number, value=Fraction(root), approximate=True)
 
 
 def _check_size(value: Fraction, times: int = 1) -> None:
@@ -181,16 +216,18 @@ def _check_size(value: Fraction, times: int = 1) -> None:
         )
 
 
-def _plain(value: Fraction) -> str:
-    """A fraction as decimal digits: exact when they end, else rounded and marked ``≈``."""
+def _plain(value: Fraction, approximate: bool = False) -> str:
+    """A fraction as decimal digits: exact when they end (and it is not ``approximate``), else
+    rounded and marked ``≈``."""
     rest = value.denominator
     for prime in (2, 5):
         while rest % prime == 0:
             rest //= prime
+    ends = rest == 1 and not approximate
     # A denominator 2^a 5^b ends after max(a, b) <= 4 x its digit count decimals.
     exact = len(str(abs(value.numerator))) + 4 * len(str(value.denominator)) + 2
     with localcontext() as ctx:
-        ctx.prec = max(SHOWN_DIGITS, exact) if rest == 1 else SHOWN_DIGITS
+        ctx.prec = max(SHOWN_DIGITS, exact) if ends else SHOWN_DIGITS
         number = (Decimal(value.numerator) / Decimal(value.denominator)).normalize()
     text = format(number, "f")
     text = text.rstrip("0").rstrip(".") if "." in text else text
@@ -199,7 +236,7 @@ def _plain(value: Fraction) -> str:
             ctx.prec = SHOWN_DIGITS
             short = format(+number, "E")
         return ("" if short == format(number, "E") else "≈") + short
-    return text if rest == 1 else f"≈{text}"
+    return text if ends else f"≈{text}"
 
 
 def _duration(seconds: Fraction) -> str:
@@ -239,15 +276,18 @@ def evaluate(expression: str) -> str:
                 raise ToolError(
                     tr("Only a duration can be converted to {unit}."), HINT, unit=target
                 )
-            return f"{_plain(result.value / SECONDS[target])} {target}"
+            converted = _plain(result.value / SECONDS[target], result.approximate)
+            return f"{converted} {target}"
     except (InvalidOperation, OverflowError) as exc:
         raise ToolError(
             tr("The calculator cannot compute this ({error})."), HINT, error=type(exc).__name__
         ) from exc
     _check_size(result.value)
     if result.duration:
-        return f"{_duration(result.value)} ({_plain(result.value)} s)"
-    return _plain(result.value * 100) + "%" if result.percent else _plain(result.value)
+        return f"{_duration(result.value)} ({_plain(result.value, result.approximate)} s)"
+    if result.percent:
+        return _plain(result.value * 100, result.approximate) + "%"
+    return _plain(result.value, result.approximate)
 
 
 def _run(arguments: dict[str, Any], _ctx: ToolContext) -> str:
@@ -258,11 +298,11 @@ def _run(arguments: dict[str, Any], _ctx: ToolContext) -> str:
 TOOL = Tool(
     name="calculator",
     description=(
-        "Exact arithmetic with decimals: + - * / ^, parentheses, percentages ('200 + 15%', "
-        "'15% of 80') and durations ('2 h 30 min + 45 min', '3 days in hours')."
+        "Exact arithmetic with decimals: + - * / ^, sqrt(), parentheses, percentages "
+        "('200 + 15%', '15% of 80') and durations ('2 h 30 min + 45 min', '3 days in hours')."
     ),
     description_zh=(
-        "精确的十进制计算：+ - * / ^、括号、百分比（'200 + 15%'、'15% of 80'）和时长"
+        "精确的十进制计算：+ - * / ^、sqrt()、括号、百分比（'200 + 15%'、'15% of 80'）和时长"
         "（'2 h 30 min + 45 min'、'3 days in hours'）。"
     ),
     schema=one_text("expression", MAX_CHARS),
