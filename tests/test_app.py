@@ -225,7 +225,7 @@ def test_forget_that_archives_with_an_undo_and_what_stays_forgotten_is_deleted(
 @pytest.mark.slow
 def test_after_an_answer_forget_that_means_the_memory_it_used(open_app: Open) -> None:
     app = open_app()
-    bike = _store(app).add("The user's bike is a red Brompton.", "fact").id
+    bike = _store(app).add("The user's bike is a red Brompton.", "fact", origin="local").id
     chat, _tea = app.remember(0, "/remember I like green tea", "I like green tea")
     events = _send(app, chat, "What bike do I ride, my red Brompton?")
     finished = next(e for e in events if isinstance(e, Finished))

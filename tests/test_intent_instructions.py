@@ -133,3 +133,24 @@ def test_a_question_about_what_the_assistant_said_is_told_from_a_request() -> No
     ]
     assert [intent.asks_about_answers(t) for t in asks] == [True] * len(asks)
     assert [intent.asks_about_answers(t) for t in requests] == [False] * len(requests)
+
+
+@pytest.mark.parametrize(
+    ("text", "asks_only"),
+    [
+        ("What is the square root of 7569?", True),
+        ("Is 2.5 kg a lot?", True),
+        ("今天几号？", True),
+        ("你好吗", True),
+        ("I have a cat named Tom. What should I feed him?", False),
+        ("Hi! What time is it?", False),
+        ("我住在上海。附近有什么好吃的？", False),
+        ("What? Why?", False),
+        ("Plan my week, please.", False),
+        ("Where do I live?\nI forgot.", False),
+    ],
+)
+def test_a_message_that_only_asks_is_told_from_one_that_also_says_something(
+    text: str, asks_only: bool
+) -> None:
+    assert intent.only_asks(text) is asks_only

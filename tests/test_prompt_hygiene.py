@@ -111,8 +111,9 @@ def test_a_turn_built_from_hostile_history_message_and_memory_has_one_system_tur
 ) -> None:
     store = MemoryStore.open(tmp_path / "engram.db", minilm(starter_models))
     try:
-        for text in HOSTILE:
+        for text in HOSTILE:  # the user's own words go in the system part, learned ones in notes
             store.add(f"The user said: {text}", "fact", origin="user")
+            store.add(f"Learned from a chat: {text}", "fact", origin="local")
         log = EpisodeLog(store.conn)
         conversation = log.new_conversation("hostile").id
         for text in HOSTILE[:3]:
@@ -124,6 +125,7 @@ def test_a_turn_built_from_hostile_history_message_and_memory_has_one_system_tur
         earlier = [e for e in log.episodes(conversation) if e.content]
         prepared = assistant.prepare(" ".join(HOSTILE), earlier)
         assert prepared.items, "the hostile memories are recalled"
+        assert prepared.in_system, "the hostile words the user asked to keep are in front"
         messages = prepared.parts.messages()
         tokens = model.prompt_tokens(messages)
         start = model._llm.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]

@@ -1,6 +1,6 @@
 """What recall puts in front of the model beyond plain relevance: the stated preferences closest to
-the message whatever their similarity, and never an earlier answer the user marked wrong (real
-SQLite, sqlite-vec and MiniLM)."""
+the message whatever their similarity, never an earlier answer the user marked wrong, a tool's
+result or a bare question about something else (real SQLite, sqlite-vec and MiniLM)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,25 @@ def test_the_assistants_own_answers_are_recalled_only_once_accepted_or_asked_abo
     assert right in recalled() and wrong not in recalled()
     Outcomes(store).record(right, "correction", positive=False)  # turned down later: out
     assert right not in recalled(about)
+
+
+def test_a_tools_result_and_another_bare_question_are_no_notes(store: MemoryStore) -> None:
+    """The 0.5B, given an earlier chat's "What is the square root of 7569?" and the calculator's
+    result, answered that instead of the sum it was asked."""
+    log = EpisodeLog(store.conn)
+    earlier = log.new_conversation("roots").id
+    question = log.append(earlier, "user", "What is the square root of 7569 by calculation?").id
+    result = log.append(earlier, "tool", 'calculator {"expression": "sqrt(7569)"} → 87').id
+    told = log.append(earlier, "user", "I calculate my budget by hand every Sunday.").id
+    same = log.append(earlier, "user", "Calculate (45 + 55) * 12 / 4 in euros, please?").id
+
+    def recalled(text: str) -> set[int | None]:
+        return {i.episode_id for i in Recall(store, _count).recall(text, 384)}
+
+    found = recalled("Calculate (45 + 55) * 12 / 4.")
+    assert told in found and same in found  # what the user said; the same question asked
+    assert question not in found and result not in found
+    assert question in recalled("What was the square root of 7569 by calculation?")
 
 
 def test_the_one_relevant_message_of_a_new_user_is_recalled(store: MemoryStore) -> None:

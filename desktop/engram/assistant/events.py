@@ -189,6 +189,8 @@ class CallNotRead:
 class Finished:
     """The answer is complete and stored; ``used`` are the recalled items it draws on.
 
+    ``recalled``: the notes it was given, and the pinned or saved memories of its system part
+    that it used (the others are given to every answer; the plan is in ``Recalling``).
     ``reasoning`` is what a thinking model wrote before answering (kept out of ``text``).
     ``stats`` are a local model's numbers for the answer (speed, length; None for a cloud
     model) and ``context`` its context size, for "context used" and "cut at the length limit".

@@ -49,6 +49,7 @@ _AVOID_ZH = re.compile(r"不要用|别用|不要再|别再")
 # sentence and clause marks); a question ("don't you think …?", "下次奥运会在哪里？") never is one.
 _CLAUSES = re.compile(r"[.!?;:\n。！？；：，,]+")
 _ASKED = re.compile(r"[?？]|[吗呢么]\s*[。.]?\s*$")
+_SENTENCE_END = re.compile(r"[.!。！](?=\s|$)|[。！]")
 
 
 def _either(words: str) -> str:
@@ -250,6 +251,18 @@ def sets_goal(text: str) -> bool:
 def is_question(text: str) -> bool:
     """Does the message ask something ("…?", "…吗")?"""
     return bool(_ASKED.search(text[:HEAD_CHARS]))
+
+
+def only_asks(text: str) -> bool:
+    """Does the message only ask, saying nothing of its own ("What is the square root of
+    7569?", "今天几号？"): one line, one question, no sentence before it?"""
+    said = text.strip()
+    return (
+        bool(_ASKED.search(said[-3:]))
+        and "\n" not in said
+        and not _SENTENCE_END.search(said[:-1])
+        and len(_ASKED.findall(said)) == 1
+    )
 
 
 def asks_about_answers(text: str) -> bool:

@@ -394,6 +394,17 @@ def _writes_keep_the_earlier_text(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE memory_writes ADD COLUMN content_before TEXT")
 
 
+def _saved_memories_index(conn: apsw.Connection) -> None:
+    """The user's own active memories newest first (``MemoryStore.saved``, read every turn)
+    from an index of those rows alone, not a walk past 100k distilled ones."""
+    conn.execute(
+        """
+        CREATE INDEX memories_saved ON memories(updated_at DESC, id DESC)
+            WHERE origin = 'user' AND status = 'active';
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -409,6 +420,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0012_signals_outlive_answers", _signals_outlive_answers),
     ("0013_memory_writes", _memory_writes),
     ("0014_writes_keep_the_earlier_text", _writes_keep_the_earlier_text),
+    ("0015_saved_memories_index", _saved_memories_index),
 )
 
 

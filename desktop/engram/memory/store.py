@@ -505,6 +505,21 @@ class MemoryStore:
             )
         ]
 
+    def saved(self, kinds: Sequence[str], limit: int) -> list[Memory]:
+        """The user's own active memories of ``kinds`` (what they asked to be kept, in their
+        words), newest first."""
+        marks = ", ".join("?" for _ in kinds)
+        return [
+            Memory.from_row(row)
+            for row in db.rows(
+                self.conn,
+                f"SELECT {MEMORY_COLUMNS} FROM memories b INDEXED BY memories_saved"
+                f" WHERE origin = 'user' AND status = 'active' AND kind IN ({marks})"
+                " ORDER BY updated_at DESC, id DESC LIMIT ?",
+                (*kinds, limit),
+            )
+        ]
+
     def counts(self) -> tuple[int, int, int]:
         """How many memories (any status), conversations and episodes the file holds."""
         memories, chats, messages = (

@@ -175,6 +175,9 @@ class Assistant:
         if quiet is None:
             self._judge_previous(earlier, said)
         self._plan_in_use(prepared.in_system)
+        # Pinned and saved memories are given to every answer from the system part: recorded
+        # with the notes (what "forget that" may mean), shown once the answer drew on them.
+        profile = [item for item in prepared.in_system if item.label != PLAN]
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
         yield Recalling(tuple(items), parts, tuple(prepared.in_system))
@@ -220,18 +223,19 @@ class Assistant:
                 yield Recalling((), parts, tuple(prepared.in_system))
         except EngramError as exc:
             with contextlib.suppress(StoreError):  # the answer's failure is the one to report
-                self._store(conversation_id, pieces, "error", items, marker, steps)
+                self._store(conversation_id, pieces, "error", [*items, *profile], marker, steps)
             yield Failed(exc.problem, "".join(pieces))
             return
         except GeneratorExit:
             # The consumer went away mid-answer (window closed): keep what was said.
-            self._store(conversation_id, pieces, "cancelled", items, marker, steps)
+            self._store(conversation_id, pieces, "cancelled", [*items, *profile], marker, steps)
             raise
         answer = "".join(pieces)
         stopped = cancelled()
         try:
             status = "cancelled" if stopped else "complete"
-            episode_id = self._store(conversation_id, pieces, status, items, marker, steps)
+            given = [*items, *profile]
+            episode_id = self._store(conversation_id, pieces, status, given, marker, steps)
             if quiet is None and any(step.output.is_error for step in steps):
                 self._record_signal(signals.Signal("tool_error", episode_id))
             self._learn(conversation_id, episode_id, said)
@@ -242,11 +246,12 @@ class Assistant:
         if stopped:
             yield Cancelled(episode_id, answer)
             return
-        used = utilization.used(answer, items)
+        used = utilization.used(answer, given)
+        shown_given = (*items, *(item for item in profile if item in used))
         stats = getattr(model, "last_stats", None)  # a local model's numbers for this answer
         context = getattr(model, "n_ctx", 0)
         yield Finished(
-            episode_id, answer, tuple(items), tuple(used), shown.reasoning, stats, context
+            episode_id, answer, shown_given, tuple(used), shown.reasoning, stats, context
         )
 
     def _stream(

@@ -12,6 +12,13 @@ marked wrong (a thumb down, a correction, a regenerate) is never recalled, and t
 when the user accepted them (a thumb up, praise) or asks what the assistant said ("what did you
 recommend …"). Given back as notes, Qwen2.5-Coder-0.5B copied its own earlier answers: "180°F"
 again after "Temperatures in Celsius, please", "approximately 1.5 km" for every distance.
+Neither are a tool's results (recomputed when needed; a file's text is not the user's word) or a
+message that only asked something else: given "What is the square root of 7569?" and the
+calculator's answer to it from another chat, the 0.5B answered "Calculate (45 + 55) * 12 / 4."
+with "The square root of 7569 is approximately 28.99."
+
+What the user asked to keep, in their own words, is not left to the search: the newest of it goes
+into the system part with the pinned memories (:meth:`Recall.profile`, :data:`SAVED`).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from engram.assistant.turn.prompt import MAX_LESSONS
 from engram.memory.embed import Vectors
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
-from engram.memory.kinds import LESSON, PLAN, PREFERENCE
+from engram.memory.kinds import FACT, LESSON, PLAN, PREFERENCE, PROFILE
 from engram.memory.outcomes import Outcomes
 from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, plan_of
@@ -46,6 +53,18 @@ INDEX_PER_TURN = 64
 MAX_EXTRA = 48
 # Stated preferences put in front of every answer, the closest to the message first.
 PREFERENCES = 3
+# What the user asked to be kept, in their own words ("remember this: …", /remember, the memory
+# browser), goes in front of every answer like a pinned memory, as ChatGPT's saved memories do:
+# said once, it applies from then on, often far from its words ("I am allergic to peanuts" shares
+# none with "Suggest a snack for my hike tomorrow", cosine 0.32, under the floor: it was never
+# recalled there). The newest SAVED; older ones are recalled by relevance like any memory.
+SAVED = 8
+SAVED_KINDS = (FACT, PREFERENCE, PROFILE)
+# An earlier message that only asked something is a note when it asked the same ("How long is the
+# Golden Gate Bridge in kilometres?" against "How long is the Golden Gate Bridge?": 0.95; it says
+# how the user wants it), not another question of the same sort (0.24-0.38 for two sums or two
+# distances), which the 0.5B answered instead of the message.
+SAME_QUESTION_SIMILARITY = 0.6
 
 
 # A lesson's vector embeds its words with the questions it applies to, and a question it governs
@@ -101,12 +120,15 @@ class Recall:
         self.count_tokens = count_tokens
 
     def profile(self) -> list[Recalled]:
-        """Pinned memories: always in the system part, in a stable order."""
+        """Pinned memories, then the newest :data:`SAVED` of the user's own: always in the
+        system part, each group in a stable order."""
         # memories() lists pinned ones first, so the first PROFILE_LIMIT rows hold them all.
         pinned = [m for m in self.store.memories(limit=PROFILE_LIMIT) if m.pinned]
+        saved = [m for m in self.store.saved(SAVED_KINDS, SAVED) if not m.pinned]
         return [
             Recalled(m.kind, m.content, 1.0, m.created_at, memory_id=m.id)
-            for m in sorted(pinned, key=lambda m: m.id)
+            for group in (pinned, saved)
+            for m in sorted(group, key=lambda m: m.id)
         ]
 
     def plan(self) -> Recalled | None:
@@ -163,6 +185,8 @@ class Recall:
             if h.episode.id not in exclude_episodes
             and h.episode.id not in wrong
             and (h.episode.role != "assistant" or answers or h.episode.id in accepted)
+            and h.episode.role != "tool"
+            and not (h.episode.role == "user" and _another_question(h, understood))
             and h.episode.content.strip()
             and relevant(h.similarity if understood else None, h.text_rank)
         ][:SEARCH_K]
@@ -233,6 +257,13 @@ def _from_memories(hits: Sequence[Hit]) -> list[Recalled]:
         Recalled(h.memory.kind, h.memory.content, s, h.memory.created_at, memory_id=h.memory.id)
         for h, s in zip(hits, scores, strict=True)
     ]
+
+
+def _another_question(hit: EpisodeHit, understood: bool) -> bool:
+    """A message of the user's that only asked something, about something else than the query
+    (or in a language the embedder cannot read)."""
+    same = understood and (hit.similarity or 0.0) >= SAME_QUESTION_SIMILARITY
+    return not same and intent.only_asks(hit.episode.content)
 
 
 def _from_episodes(hits: Sequence[EpisodeHit]) -> list[Recalled]:
