@@ -3,6 +3,7 @@ still hold code: the real 0.5B writes a C function's braces and a JSON object.""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from engram.assistant.app import LoadedModels
@@ -53,3 +54,19 @@ def test_only_the_first_token_is_constrained_and_the_answer_is_the_same(
     )  # fmt: skip
     assert said == everywhere["choices"][0]["text"]
     assert said[:1].strip() and not said.startswith(("{", "```", "<"))
+
+
+def test_a_text_only_answer_never_opens_with_a_quote(small: LocalModel) -> None:
+    """Sampled at the app's 0.7 after the calculator, the 0.5B opened with a quote ('"1234 *
+    5678 equals 7006652."') and then quoted every later answer of the chat."""
+    llm = small._llm
+    first = small._text_only(3)[0](np.zeros(3, np.intc), np.zeros(llm.n_vocab(), np.float32))
+    later = small._text_only(3)[0](np.zeros(4, np.intc), np.zeros(llm.n_vocab(), np.float32))
+    quotes = [
+        token
+        for token in range(llm.n_vocab())
+        if llm.detokenize([token], special=True).decode("utf-8", "replace").lstrip()[:1]
+        in ('"', "“")
+    ]
+    assert quotes and all(first[token] == -np.inf for token in quotes)
+    assert all(later[token] == 0 for token in quotes)  # a quotation inside an answer is fine
