@@ -57,7 +57,9 @@ def _turn(session: Session, text: str) -> tuple[list[TurnEvent], Finished]:
 @pytest.mark.parametrize(
     ("question", "tool", "found"),
     [
-        ("What is 17.5% of 240?", "calculator", "42"),
+        ("What is a 15% tip on a bill of 80 euros?", "calculator", "12"),
+        ("What is the square root of 7569?", "calculator", "87"),
+        ("Calculate (45 + 55) * 12 / 4.", "calculator", "300"),  # the call from the user's words
         ("12 乘以 7 等于多少？", "calculator", "84"),
         ("What day of the week is 2027-03-14?", "datetime", "Sunday"),
     ],

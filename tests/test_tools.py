@@ -509,6 +509,48 @@ def test_call_observe_call_again_then_answer() -> None:
     assert observed == {"tool": "echo", "status": "ok", "result": "echo: one"}
 
 
+def test_an_expression_written_out_whole_is_calculated_from_the_users_own_words() -> None:
+    """The real 0.5B, asked for the call, dropped the parentheses ("45 + 55 * 12 / 4")."""
+    model = ScriptedModel(["(45 + 55) * 12 / 4 is 300."])
+    toolbox = loop.Toolbox(_registry(calculator.TOOL))
+    events, steps = _run(model, toolbox, "Calculate (45 + 55) * 12 / 4.")
+    assert [s.call.arguments for s in steps] == [{"expression": "(45 + 55) * 12 / 4"}]
+    assert [e.text for e in events if isinstance(e, ToolResult)] == ["(45 + 55) * 12 / 4 = 300"]
+    assert len(model.prompts) == 1 and model.options[0].get("text_only")  # asked only to answer
+    # Words the calculator cannot read whole leave the call to the model.
+    model = ScriptedModel(['{"tool": "calculator", "arguments": {"expression": "15% of 80"}}',
+                           "It is 12 euros."])  # fmt: skip
+    _events, steps = _run(model, toolbox, "What is a 15% tip on a bill of 80 euros?")
+    assert [s.call.arguments for s in steps] == [{"expression": "15% of 80"}]
+    assert "grammar" in model.options[0]
+
+
+@pytest.mark.parametrize(
+    ("message", "expression"),
+    [
+        ("What is 1234 * 5678?", "1234 * 5678"),
+        ("How much is 17.5% of 2,340?", "17.5% of 2,340"),
+        ("计算 (45 + 55) * 12 / 4。", "(45 + 55) * 12 / 4"),
+        ("What is 3 days in hours?", "3 days in hours"),
+        ("What is -5 + 3?", "-5 + 3"),
+        ("What is 17.5 percent of 240?", "17.5 % of 240"),  # operations said in words
+        ("What is 5 minus 3 times 2?", "5 - 3 * 2"),
+        ("12 乘以 7 等于多少？", "12 * 7"),
+        ("I have 3 friends from 加拿大.", None),
+        ("What day of the week is 2026-03-14?", None),  # a date, not a subtraction
+        ("I walk 3-5 km a day, is that enough?", None),  # a range
+        ("What is 2+2 and 3*3?", None),  # two: the model chooses
+        ("What is 5% of my salary?", None),
+        ("I have 3 cats.", None),
+    ],
+)
+def test_the_calculator_reads_an_expression_only_when_the_message_writes_one_out(
+    message: str, expression: str | None
+) -> None:
+    found = calculator.expression_in(message)
+    assert (found or {}).get("expression") == expression
+
+
 def test_the_step_limit_ends_with_an_answer() -> None:
     model = ScriptedModel(
         ['{"tool": "echo", "arguments": {"text": 1}}', '{"tool": "echo", "arguments": {"text": 2}}',
@@ -578,14 +620,15 @@ def test_an_expression_is_computed_by_the_calculator_at_once() -> None:
     model = ScriptedModel(['{"tool": "calculator", "arguments": {"expression": "17.5% of 240"}}',
                            "It is 42."])  # fmt: skip
     events, steps = _run(model, loop.Toolbox(_registry(ECHO, calculator.TOOL)),
-                         "What is 17.5% of 240?")  # fmt: skip
+                         "What is a 17.5% tip on a bill of 240 euros?")  # fmt: skip
     assert [s.output.text for s in steps] == ["17.5% of 240 = 42"]
     assert "grammar" in model.options[0] and model.options[0]["temperature"] == 0.0
     assert "".join(e for e in events if isinstance(e, str)) == "It is 42."
     # Then nothing is left to call: the answer is asked for in words, naming the question.
     assert model.prompts[-1][-1] == {
         "role": "user",
-        "content": 'Answer my question "What is 17.5% of 240?" in words, using the tool\'s result.',
+        "content": 'Answer my question "What is a 17.5% tip on a bill of 240 euros?" in words, '
+        "using the tool's result.",
     }
     assert model.options[-1].get("text_only")
 

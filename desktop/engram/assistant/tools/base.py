@@ -81,6 +81,10 @@ class Tool:
     # Its result brings in text Engram did not make (a file, a memory, a server's answer): after
     # it, the answer has read untrusted text. False for the calculator, the clock and remember.
     reads_outside: bool = True
+    # The call's arguments when the user's own message holds them whole ("Calculate (45 + 55) *
+    # 12 / 4."): the call the message asks for is then made from their words, not generated
+    # (the 0.5B dropped the parentheses). None: the model writes the arguments.
+    arguments_in: Callable[[str], dict[str, Any] | None] | None = None
 
     def describe(self, language: str) -> str:
         return (

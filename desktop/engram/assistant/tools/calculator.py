@@ -290,6 +290,51 @@ def evaluate(expression: str) -> str:
     return _plain(result.value, result.approximate)
 
 
+# A stretch of a message written as the calculator reads it: numbers, operators, parentheses,
+# "of", "sqrt" and units of time; a minus between digits only with spaces ("2026-03-14" is a date,
+# "3-5" a range). It must start and end as an expression does.
+_UNITS = "|".join(sorted(map(re.escape, SECONDS), key=len, reverse=True))
+_WRITTEN = re.compile(
+    rf"(?:\s*(?:\d[\d.,]*(?:\s*%)?|[+*/×÷^()√]|\s-\s|-(?=\s*[\d(])|\b(?:of|sqrt)\b"
+    rf"|(?:\b(?:in|to)\s+)?(?<![A-Za-z])(?:{_UNITS})(?![A-Za-z])))+",
+    re.IGNORECASE,
+)
+_OPERATION = re.compile(r"[+*/×÷^√-]|\b(?:of|sqrt|in|to)\b", re.IGNORECASE)
+_WHOLE = re.compile(r"^[-(√\d]|^sqrt", re.IGNORECASE)
+
+
+# Operations said in words, read as the calculator writes them.
+_SAID = {
+    "square root of": " sqrt ", "to the power of": "^", "multiplied by": "*", "divided by": "/",
+    "per cent": "%", "percent": "%", "times": "*", "plus": "+", "minus": " - ",
+    "乘以": "*", "除以": "/", "加上": "+", "减去": " - ",
+}  # fmt: skip
+_SAYING = re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
+                              for w in _SAID), re.IGNORECASE)  # fmt: skip
+
+
+def expression_in(message: str) -> dict[str, Any] | None:
+    """The arguments of a call for the one expression ``message`` writes out whole (operations
+    said in words read as signs: "17.5 percent of 240", "12 乘以 7"), or None (no expression,
+    or more than one: the model chooses)."""
+    found = []
+    written_out = _SAYING.sub(lambda m: _SAID[m.group().lower()], message)
+    for match in _WRITTEN.finditer(written_out):
+        written = " ".join(match.group().split()).rstrip(".,")
+        if (
+            not _WHOLE.match(written)
+            or not _OPERATION.search(written)
+            or re.search(r"\d-\d", written)
+        ):
+            continue
+        try:
+            evaluate(written)
+        except ToolError:
+            continue
+        found.append(written)
+    return {"expression": found[0]} if len(found) == 1 else None
+
+
 def _run(arguments: dict[str, Any], _ctx: ToolContext) -> str:
     expression = str(arguments["expression"])
     return f"{expression} = {evaluate(expression)}"
@@ -308,4 +353,5 @@ TOOL = Tool(
     schema=one_text("expression", MAX_CHARS),
     run=_run,
     reads_outside=False,
+    arguments_in=expression_in,
 )

@@ -247,8 +247,10 @@ def answer(
         prompt = [*fitted, note] if text_only else fitted
         options: dict[str, Any] = {"tools": tools} if tools else {}
         if step == 0 and may_call and routed.expected:
-            call_text, tail = _constrained(toolbox, model, prompt, {routed.expected}, fmt,
-                                           max_tokens, cancelled, options), ""  # fmt: skip
+            call_text = _from_words(toolbox, routed.expected, request) or _constrained(
+                toolbox, model, prompt, {routed.expected}, fmt, max_tokens, cancelled, options
+            )
+            tail = ""
         else:
             splitter = calls.Splitter(fmt, [tool.name for tool in toolbox.tools()])
             stream = model.stream_chat(prompt, max_tokens, cancelled, text_only=text_only,
@@ -336,6 +338,17 @@ def _as_text(
 ) -> Iterator[str]:
     """The answer written again as text: no token of it may open a call."""
     return iter(model.stream_chat(prompt, max_tokens, cancelled, text_only=True, **options))
+
+
+def _from_words(toolbox: Toolbox, name: str, request: str) -> str | None:
+    """The call of ``name`` made from the user's own words when they hold its arguments whole
+    (:attr:`Tool.arguments_in`), or None."""
+    tool = toolbox.registry.get(name)
+    read = tool.arguments_in if tool is not None else None
+    arguments = read(request) if read is not None else None
+    if arguments is None:
+        return None
+    return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
 
 
 def _constrained(
