@@ -769,7 +769,10 @@ def test_results_are_shortened_to_leave_room_for_the_answer() -> None:
         ("距离2027年1月1日还有多少天？", {"calculator", "datetime"}, "datetime"),
         ("What time is it in Tokyo?", {"datetime"}, "datetime"),
         ("Remember that my locker code is 4711", {"remember"}, None),
-        ("记住：我每周六上午十点上小提琴课", {"remember"}, None),
+        ("记住我每周六上午十点上小提琴课", {"remember"}, None),
+        # "remember this: …" is kept by the application as said: no call asks for it again
+        ("记住：我每周六上午十点上小提琴课", set(), None),
+        ("Remember this: my locker code is 4711", set(), None),
         ("Did I tell you my sister's name?", {"recall"}, None),
         ("Summarize my notes about Rust", {"files_list", "files_search", "files_read"}, None),
         # A small model calls whatever it is allowed: these need no tool.

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engram.assistant import intent
 from engram.assistant.tools.base import Registry
 
 _DIGIT = r"[0-9０-９]"
@@ -121,7 +122,12 @@ def route(message: str, registry: Registry) -> Route:
     allowed: set[str] = set()
     expected: str | None = None
     words = set(_WORD.findall(message.lower()))
+    # "remember this: …" is kept as said by the application: a remember call would only ask the
+    # user for the same memory again (the window waited on that question after "记住：…").
+    kept = intent.read(message).remember is not None
     for tool in registry:
+        if kept and tool.name == "remember":
+            continue
         cues = _CUES.get(tool.name)
         if cues is None:
             if words & set(_WORD.findall(tool.name.lower().replace("_", " "))):
