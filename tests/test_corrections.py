@@ -20,6 +20,7 @@ import pytest
 from engram.assistant import remembering
 from engram.assistant.learning import consolidation
 from engram.core.cancel import CancelToken
+from engram.memory import changes
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
 from engram.memory.records import Memory
@@ -121,6 +122,56 @@ def test_the_users_words_do_not_replace_what_was_just_learned_from_them(
     model = _proposes(_fact("The user's wife's name is Marta"))
     _learn(store, "Oops, I mistyped: my wife's name is Marta.", model)
     assert [m.content for m in store.memories()] == ["The user's wife's name is Marta"]
+    assert store.get(old.id).status == "superseded"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "lost"),
+    [
+        ("I have two cats at home.", "The user adopted another cat", True),
+        ("I take 5 mg of melatonin every night.", "The user takes melatonin every night.", True),
+        ("My daughter is called Emma.", "The user has a daughter.", True),
+        ("I have two cats at home.", "I have three cats now.", False),
+        ("I'm not allergic to penicillin.", "I'm allergic to penicillin after all.", False),
+        ("我有两个孩子。", "我有三个孩子。", False),
+    ],
+)
+def test_a_statement_that_leaves_out_the_value_corrects_nothing(
+    old: str, new: str, lost: bool
+) -> None:
+    """The number, date or name a memory changes in, left out with nothing in its place; a
+    dropped negation is a change."""
+    assert changes.drops_value(old, new) is lost
+    assert changes.update_between(old, new) is not None
+
+
+@pytest.mark.parametrize("filed_as", ["preference", "summary"])
+def test_a_habit_set_right_as_a_preference_replaces_the_fact(
+    store: MemoryStore,  # noqa: F811
+    filed_as: str,
+) -> None:
+    """A correction is compared with facts and preferences together: the real 1.5B filed
+    "I no longer drink coffee" as a preference (or as the summary, kept as the preference it
+    states), the coffee every morning was a fact."""
+    old = _said(store, "我每天早上都喝咖啡。")
+    habit = "用户已经不喝咖啡了，现在只喝绿茶。"
+    preference = {**_fact(habit), "kind": "preference"}
+    model = ScriptedModel(
+        lambda _m: (
+            {**NOTHING, "memories": [preference]}
+            if filed_as == "preference"
+            else {**NOTHING, "summary": habit}
+        ),
+        lambda _m: {"decision": "supersede", "target_id": old.id, "content": ""},
+    )
+    _learn(store, "我已经不喝咖啡了，现在只喝绿茶。", model)
+    assert [kind for kind, _ in model.calls] == ["distill", "reconcile"]
+    assert (
+        f"NEW (preference) (the user said this to set something earlier right): {habit}"
+        in (model.calls[1][1][-1]["content"])
+    )
+    assert f"[{old.id}] (fact) 我每天早上都喝咖啡。" in model.calls[1][1][-1]["content"]
+    assert [(m.kind, m.content) for m in store.memories()] == [("preference", habit)]
     assert store.get(old.id).status == "superseded"  # type: ignore[union-attr]
 
 

@@ -79,6 +79,34 @@ def update_between(old: str, new: str) -> tuple[str, str] | None:
     words with a unit or neighbour for context, e.g. ``("5 mg", "50 mg")`` or
     ``("is allergic", "is not allergic")``.
     """
+    found = _change(old, new)
+    if found is None:
+        return None
+    a, b, (i1, i2, j1, j2) = found
+    grow = int(i1 == i2 or j1 == j2)  # an inserted "not": "is allergic" → "is not allergic"
+    return (
+        _context(a, max(0, i1 - grow), min(len(a), i2 + grow)),
+        _context(b, max(0, j1 - grow), min(len(b), j2 + grow)),
+    )
+
+
+def drops_value(old: str, new: str) -> bool:
+    """Does ``new`` leave out the number, date or name that ``old`` changes in, with nothing in
+    its place ("I have two cats at home" → "The user adopted another cat")? Then it is no
+    correction of ``old``: it lost what ``old`` says. A dropped negation is a change ("is not
+    allergic" → "is allergic")."""
+    found = _change(old, new)
+    if found is None:
+        return False
+    a, b, (i1, i2, j1, j2) = found
+    if any(_material(b[j], j == 0) for j in range(j1, j2)):
+        return False
+    return any(_material(a[i], i == 0) and a[i].lower() not in _NEGATIONS for i in range(i1, i2))
+
+
+def _change(old: str, new: str) -> tuple[list[str], list[str], tuple[int, int, int, int]] | None:
+    """Both texts' tokens and the first span that differs in a number, date, name or negation
+    (``old[i1:i2]`` became ``new[j1:j2]``), or None."""
     a, b = _tokens(old), _tokens(new)
     matcher = difflib.SequenceMatcher(a=[_key(t) for t in a], b=[_key(t) for t in b])
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -87,11 +115,7 @@ def update_between(old: str, new: str) -> tuple[str, str] | None:
         changed = [(t, i == 0) for i, t in enumerate(a) if i1 <= i < i2]
         changed += [(t, j == 0) for j, t in enumerate(b) if j1 <= j < j2]
         if any(_material(token, first) for token, first in changed):
-            grow = int(i1 == i2 or j1 == j2)  # an inserted "not": "is allergic" → "is not allergic"
-            return (
-                _context(a, max(0, i1 - grow), min(len(a), i2 + grow)),
-                _context(b, max(0, j1 - grow), min(len(b), j2 + grow)),
-            )
+            return a, b, (i1, i2, j1, j2)
     return None
 
 

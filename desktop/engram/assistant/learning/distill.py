@@ -599,9 +599,10 @@ def parse(
         text = " ".join(summary.split()) if isinstance(summary, str) else ""
         stated = (said.stated(text) or said.stated(said.renamed(text))) if text else None
         if stated and not _ASKED_FOR.match(stated) and intent.states_preference(stated):
-            preference = Candidate(
-                kinds.PREFERENCE, stated, 0.6, tuple(said.texts) or everything, {}, (), False
-            )
+            ids = tuple(said.texts) or everything
+            # said to set something right ("我已经不喝咖啡了"): compared with the facts too
+            corrects = said.corrects(ids)
+            preference = Candidate(kinds.PREFERENCE, stated, 0.6, ids, {}, (), corrects)
             # the whole summary is the preference: it is kept once, as what it is
             found = [c for c in found if normalized(c.content) != normalized(stated)]
             found.append(preference)

@@ -7,7 +7,9 @@ of one is skipped without asking, unless it changes a number, date, name or nega
 (:mod:`engram.memory.changes`): then it supersedes it, whatever a model would say. A statement
 the user made to set an earlier one right ("actually I moved to Berlin") supersedes the memory
 it corrects; so do the user's own words of a correction (``Candidate.sets_right``), which
-replace the memory they set right or are dropped.
+replace the memory they set right or are dropped. A correction is compared with facts,
+preferences and profiles together ("I no longer drink coffee" sets right "I drink coffee every
+morning", whichever kind either was filed as).
 Otherwise the large model decides from the candidate and its nearest memories (mem0 style); a
 decision naming a memory that was not offered falls back to a plain add. Its update that changes
 a number, date, name or negation of a memory is a contradiction: the candidate supersedes the
@@ -29,6 +31,7 @@ import numpy as np
 from engram.assistant import intent
 from engram.assistant.learning import signals
 from engram.assistant.learning.distill import (
+    ABOUT_USER,
     MAX_SITUATIONS,
     Candidate,
     StructuredModel,
@@ -106,8 +109,10 @@ class Decision:
 
 def neighbours(store: MemoryStore, candidate: Candidate, k: int = NEIGHBOURS) -> list[Memory]:
     """The active memories of the candidate's kind related to it (hybrid search, unrelated
-    vectors left out)."""
-    family = FAMILY.get(candidate.kind, (candidate.kind,))
+    vectors left out). A correction is compared with everything known about the user: a habit
+    it sets right may have been filed as a fact or as a preference ("我每天早上都喝咖啡" and
+    "用户已经不喝咖啡了")."""
+    family = ABOUT_USER if candidate.corrects else FAMILY.get(candidate.kind, (candidate.kind,))
     return [
         hit.memory
         for hit in store.search(candidate.content, k=k, filters=Filters(kinds=family), dedupe=1.01)
@@ -165,11 +170,18 @@ def guard(store: MemoryStore, candidate: Candidate, near: Sequence[Memory]) -> D
 
 def same_subject(memory: Memory, candidate: Candidate) -> bool:
     """Do both say where someone lives (works, is called), whatever they say it is? Two that
-    name different people of the user's (:data:`_WHOM`) speak of two subjects."""
-    old, new = _subject_terms(memory.content), _subject_terms(candidate.content)
-    if old & _WHOM and new & _WHOM and not old & new & _WHOM:
+    name different people of the user's speak of two subjects."""
+    if other_people(memory, candidate):
         return False
+    old, new = _subject_terms(memory.content), _subject_terms(candidate.content)
     return any(old & subject and new & subject for subject in _SUBJECTS)
+
+
+def other_people(memory: Memory, candidate: Candidate) -> bool:
+    """Do both name people (or pets) of the user's (:data:`_WHOM`), and none of them the same
+    ("my wife" and "my sister")?"""
+    old, new = _subject_terms(memory.content) & _WHOM, _subject_terms(candidate.content) & _WHOM
+    return bool(old and new and not old & new)
 
 
 def _subject_terms(text: str) -> set[str]:
@@ -178,8 +190,10 @@ def _subject_terms(text: str) -> set[str]:
 
 
 def corrected(memory: Memory, candidate: Candidate) -> Decision | None:
-    """Supersede ``memory`` when the candidate changes what matters in it ("5 mg" → "50 mg")."""
-    if changes.update_between(memory.content, candidate.content) is None:
+    """Supersede ``memory`` when the candidate changes what matters in it ("5 mg" → "50 mg"),
+    not when it only leaves it out ("two cats" → "The user adopted another cat")."""
+    old, new = memory.content, candidate.content
+    if changes.update_between(old, new) is None or changes.drops_value(old, new):
         return None
     return Decision("supersede", memory.id, candidate.content, "a correction")
 
@@ -337,8 +351,8 @@ def merged(
 
 def kept(decision: Decision, target: Memory | None, candidate: Candidate) -> Decision:
     """The decision, unless it would rewrite what the model may not: a pinned memory, the
-    user's own words (unless the user set them right), a memory of another kind. Then the new
-    memory goes beside it."""
+    user's own words (unless the user set them right), a memory of another kind; or replace a
+    memory by one that lost its number, date or name. Then the new memory goes beside it."""
     if target is None or decision.action not in ("update", "supersede"):
         return decision
     beside = Decision("add", None, candidate.content, f"#{target.id} kept")
@@ -347,8 +361,13 @@ def kept(decision: Decision, target: Memory | None, candidate: Candidate) -> Dec
     set_right = decision.why in ("a correction", "set right") or candidate.corrects
     replace = Decision("supersede", target.id, candidate.content, "set right")
     if decision.action == "update" and (target.kind != candidate.kind or target.origin == "user"):
-        return replace if set_right else beside
-    if decision.action == "supersede" and target.origin == "user" and not set_right:
+        if not set_right:
+            return beside
+        decision = replace
+    if decision.action == "supersede" and (
+        (target.origin == "user" and not set_right)
+        or changes.drops_value(target.content, candidate.content)  # "two cats" → "a cat"
+    ):
         return beside
     return decision
 
