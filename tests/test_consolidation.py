@@ -501,7 +501,9 @@ def test_a_rerun_does_not_resurrect_what_the_first_run_superseded(store: MemoryS
     store.conn.execute("UPDATE consolidation_jobs SET status = 'queued' WHERE id = ?", (job.id,))
     run_once(store, ScriptedSource(model))
     assert {m.id: (m.status, m.content) for m in store.memories(statuses=None)} == first
-    assert len(model.calls) == asked + 1  # only the distillation: both candidates seen before
+    # both candidates were seen before; only the user's words of the change, which replaced
+    # nothing, are asked about again
+    assert [kind for kind, _ in model.calls[asked:]] == ["distill", "untrue"]
 
 
 def test_a_database_that_cannot_open_stops_the_worker_with_a_status() -> None:

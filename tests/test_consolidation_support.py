@@ -55,18 +55,21 @@ def memories_answer(*items: tuple[str, str], summary: str = "") -> Answer:
 
 
 class ScriptedModel:
-    """Answers distill and reconcile requests from scripts; records every request."""
+    """Answers distill, reconcile and "is this memory still true" (``untrue``) requests from
+    scripts; records every request."""
 
     def __init__(
         self,
         distill_answer: Answer,
         reconcile_answer: Answer | None = None,
         fail: Exception | None = None,
+        untrue_answer: Answer | None = None,
     ) -> None:
         self.distill_answer = distill_answer
         self.reconcile_answer = reconcile_answer or (
             lambda _m: {"decision": "add", "target_id": 0, "content": ""}
         )
+        self.untrue_answer = untrue_answer or (lambda _m: {"memory": "still true"})
         self.fail = fail
         self.calls: list[tuple[str, list[Message]]] = []
 
@@ -75,11 +78,20 @@ class ScriptedModel:
     ) -> dict[str, Any]:
         if self.fail is not None:
             raise self.fail
-        kind = "reconcile" if json_schema is reconcile.SCHEMA else "distill"
-        assert kind == "reconcile" or json_schema == distill.schema(distill.Limits())
+        answers = {
+            "reconcile": self.reconcile_answer,
+            "untrue": self.untrue_answer,
+            "distill": self.distill_answer,
+        }
+        if json_schema is reconcile.SCHEMA:
+            kind = "reconcile"
+        elif json_schema is reconcile.UNTRUE_SCHEMA:
+            kind = "untrue"
+        else:
+            kind = "distill"
+            assert json_schema == distill.schema(distill.Limits())
         self.calls.append((kind, list(messages)))
-        answer = self.distill_answer if kind == "distill" else self.reconcile_answer
-        return answer(list(messages))
+        return answers[kind](list(messages))
 
 
 class ScriptedSource:

@@ -412,6 +412,12 @@ def coverage(text: str, source: str) -> float:
     return sum(_said(t, found) for t in terms) / len(terms) if terms else 1.0
 
 
+def shares_terms(text: str, other: str) -> bool:
+    """Does ``text`` have a content term that ``other`` has too (inflections allowed)?"""
+    found = _terms(other)
+    return any(_said(t, found) for t in _terms(text))
+
+
 def _stemmed(word: str) -> str:
     return word.removesuffix("'s").removesuffix("’s")
 

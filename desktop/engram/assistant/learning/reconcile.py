@@ -9,7 +9,9 @@ the user made to set an earlier one right ("actually I moved to Berlin") superse
 it corrects; so do the user's own words of a correction (``Candidate.sets_right``), which
 replace the memory they set right or are dropped. A correction is compared with facts,
 preferences and profiles together ("I no longer drink coffee" sets right "I drink coffee every
-morning", whichever kind either was filed as).
+morning", whichever kind either was filed as); when no rule finds the memory the user's words of
+a correction set right, the model is asked whether the nearest are still true
+(:func:`made_untrue`).
 Otherwise the large model decides from the candidate and its nearest memories (mem0 style); a
 decision naming a memory that was not offered falls back to a plain add. Its update that changes
 a number, date, name or negation of a memory is a contradiction: the candidate supersedes the
@@ -22,6 +24,7 @@ keeps its steps (it may only move on).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +41,7 @@ from engram.assistant.learning.distill import (
     coverage,
     is_garbage,
     line_schema,
+    shares_terms,
     situated,
 )
 from engram.core import log, prompts, sanitize
@@ -65,6 +69,15 @@ CORRECTED_COSINE = 0.45  # a correction of the same subject ("where the user liv
 UPDATE_COSINE = 0.6  # an update merges two statements of one thing, at least this close
 KEPT_WORDS = 0.7  # and keeps this share of the new statement's terms
 RESTATED_COSINE = 0.8  # a correction this close says the same thing anew ("two" → "three children")
+NO_LONGER_TRUE = "no longer true"  # the answer to made_untrue's question that replaces
+UNTRUE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"memory": {"type": "string", "enum": ["still true", NO_LONGER_TRUE]}},
+    "required": ["memory"],
+    "additionalProperties": False,
+}
+UNTRUE_TOKENS = 16
+UNTRUE_ASKED = 3  # memories a correction in other words is compared with, nearest first
 # What a statement is about, when a correction changes the value: where the user lives, works,
 # what they are called. A correction supersedes the memory on the same subject.
 _SUBJECT_WORDS = (
@@ -198,6 +211,49 @@ def corrected(memory: Memory, candidate: Candidate) -> Decision | None:
     return Decision("supersede", memory.id, candidate.content, "a correction")
 
 
+def made_untrue(
+    model: StructuredModel, candidate: Candidate, near: Sequence[Memory], language: str
+) -> Decision | None:
+    """The memory the user's words of a correction make untrue when they say it in other words
+    than the memory ("To be clear, I'm a paramedic, not a nurse" for "I work as a nurse at the
+    city hospital"), as the model reads it: a supersede of the first one it calls no longer
+    true, or None.
+
+    Only memories that share a word with the correction and do not speak of another person are
+    asked about, the nearest :data:`UNTRUE_ASKED` (never "My wife's name is Maria" for "my
+    sister is called Anna", never "I live in Sydney with my two dogs" for "I'm thinking of
+    getting a cat"), and only for words that speak of the user (others may set an answer
+    right). One short question a memory: asked which of those shown the correction makes
+    untrue, if any, the 1.5B named one every time, additions too ("my cats are called Tom and
+    Jerry" for "I have two cats at home")."""
+    if not intent.about_self(candidate.content):
+        return None
+    for memory in [m for m in near if _may_set_right(m, candidate)][:UNTRUE_ASKED]:
+        said = f"MEMORY: {_quoted(memory.content)}\nSAID: {_quoted(candidate.content)}"
+        raw = model.structured(
+            [
+                {"role": "system", "content": prompts.text("untrue", language)},
+                {"role": "user", "content": said},
+            ],
+            UNTRUE_SCHEMA,
+            UNTRUE_TOKENS,
+        )
+        if raw.get("memory") == NO_LONGER_TRUE:
+            return Decision("supersede", memory.id, candidate.content, "no longer true")
+    return None
+
+
+def _may_set_right(memory: Memory, candidate: Candidate) -> bool:
+    """Does the correction name something of the memory (a word they share: "nurse", "coffee",
+    "son", "咖啡") and no other person than it?"""
+    return shares_terms(memory.content, candidate.content) and not other_people(memory, candidate)
+
+
+def _quoted(text: str) -> str:
+    """Untrusted text as a JSON string in a prompt: data, never a line of its own."""
+    return json.dumps(sanitize.clean(text), ensure_ascii=False)
+
+
 def ask(
     model: StructuredModel, candidate: Candidate, near: Sequence[Memory], language: str
 ) -> Decision:
@@ -291,7 +347,11 @@ def decide(
     if candidate.sets_right:  # the user's words of a correction: they replace, or nothing
         said = set(candidate.episode_ids)  # not what was just learned from these very words
         near = [m for m in near if not said & {s.episode_id for s in store.sources(m.id)}]
-        found = guard(store, candidate, near) if near else None
+        found = (
+            guard(store, candidate, near) or made_untrue(model, candidate, near, language)
+            if near
+            else None
+        )
         if found is not None and found.action == "supersede":
             replaced = next(m for m in near if m.id == found.target_id)
             if (decision := kept(found, replaced, candidate)).action == "supersede":
