@@ -195,6 +195,32 @@ def test_remember_this_and_slash_remember_keep_the_users_words_alike(open_app: O
 
 
 @pytest.mark.slow
+def test_remember_this_is_acknowledged_in_its_language_and_a_question_is_answered(
+    open_app: Open,
+) -> None:
+    """The 0.5B answered "Remember this: I am allergic to peanuts." with "Remember to avoid
+    peanuts." and "记住：…" with a remark that it was no note: a memory kept as said is
+    acknowledged without the model, unless the message also asks something."""
+    app = open_app()
+    for said, reply in (
+        ("Remember this: I am allergic to peanuts.", "Got it, I'll remember that."),
+        ("记住：我每周六上午十点上小提琴课。", "好的，我记住了。"),
+    ):
+        events = _send(app, 0, said)
+        assert any(isinstance(e, Remembered) for e in events)
+        finished = next(e for e in events if isinstance(e, Finished))
+        assert finished.text == reply
+        assert app.messages(_answered(events)[0])[-1].content == reply  # stored as the answer
+    asked = _send(app, 0, "remember this: my sister is Ana. What should I get her?")
+    assert any(isinstance(e, Remembered) for e in asked)
+    assert next(e for e in asked if isinstance(e, Finished)).text != "Got it, I'll remember that."
+    temporary = app.new_chat("", temporary=True)  # nothing is kept: the model answers
+    events = _send(app, temporary, "remember this: my bank PIN is 4321")
+    assert [e for e in events if isinstance(e, NotRemembered)] == [NotRemembered(TEMPORARY)]
+    assert next(e for e in events if isinstance(e, Finished)).text != "Got it, I'll remember that."
+
+
+@pytest.mark.slow
 def test_forget_that_archives_with_an_undo_and_what_stays_forgotten_is_deleted(
     open_app: Open,
 ) -> None:

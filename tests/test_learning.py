@@ -40,7 +40,7 @@ def test_remember_this_is_stored_at_once_and_recalled_in_a_new_chat(
         asked = list(app.send(0, "What is my dog called?", CancelToken()))
         recalling = next(e for e in asked if isinstance(e, Recalling))
         finished = next(e for e in asked if isinstance(e, Finished))
-        assert memory.id in [item.memory_id for item in recalling.items]
+        assert memory.id in [item.memory_id for item in recalling.in_system]  # always in front
         injected = Injections(store.conn).of(finished.episode_id)
         assert memory.id in [m.id for m, _rank, _score in injected]
     finally:

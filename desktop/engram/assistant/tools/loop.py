@@ -142,9 +142,9 @@ class Toolbox:
             return None
         return self.registry.specs(language)
 
-    def route(self, message: str) -> Route:
+    def route(self, message: str, kept: bool = False) -> Route:
         """The tools an answer to ``message`` may call (see :mod:`.route`)."""
-        return route(message, self.tools())
+        return route(message, self.tools(), kept)
 
     def grammar(self, names: Collection[str], fmt: str) -> Any:
         """The llama.cpp grammar of one call of one of ``names`` (built once per set)."""
@@ -212,6 +212,7 @@ def answer(
     steps: list[Step],
     quiet: Problem | None = None,
     read: tuple[str, ...] = (),
+    kept: bool = False,
 ) -> Iterator[LoopEvent]:
     """Stream an answer that may call tools: its text pieces, and an event for each call and
     result (each step is also appended to ``steps``).
@@ -226,10 +227,12 @@ def answer(
 
     ``read``: where untrusted text already in the prompt came from (:data:`RECALLED`); with the
     sources of each result read since, every call is checked by :meth:`Permissions.allowed`.
+    ``kept``: the application keeps the message's words as the user's memory ("remember this:
+    …"), so the answer may not call remember.
     """
     fmt = toolbox.format_of(model)
     tools = toolbox.template_tools(model, language)
-    routed = toolbox.route(request)
+    routed = toolbox.route(request, kept)
     toolbox.permissions.new_answer()
     made: list[tuple[Message, str, ToolOutput, str]] = []  # call, tool, output, text shown
     answered: set[str] = set()  # the expected tool once its call gave a result

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engram.assistant import intent
 from engram.assistant.tools.base import Registry
 
 _DIGIT = r"[0-9０-９]"
@@ -117,14 +116,14 @@ class Route:
     expected: str | None = None
 
 
-def route(message: str, registry: Registry) -> Route:
-    """Route ``message`` (the user's own words) among the tools of ``registry``."""
+def route(message: str, registry: Registry, kept: bool = False) -> Route:
+    """Route ``message`` (the user's own words) among the tools of ``registry``. ``kept``: the
+    application keeps the message's words as said ("remember this: …"), so no remember call is
+    offered (it would only ask the user for the same memory again: the window waited on that
+    question after "记住：…")."""
     allowed: set[str] = set()
     expected: str | None = None
     words = set(_WORD.findall(message.lower()))
-    # "remember this: …" is kept as said by the application: a remember call would only ask the
-    # user for the same memory again (the window waited on that question after "记住：…").
-    kept = intent.read(message).remember is not None
     for tool in registry:
         if kept and tool.name == "remember":
             continue

@@ -34,14 +34,15 @@ from engram.assistant.tools.permissions import RECALLED
 from engram.assistant.turn import context, prompt, recitation, utilization
 from engram.assistant.turn.recall import Recall
 from engram.core import log, prompts
-from engram.core.errors import EngramError, Problem, StoreError, tr
+from engram.core.errors import EngramError, InputError, Problem, StoreError, tr
 from engram.core.messages import Message
 from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.jobs import JobQueue
 from engram.memory.kinds import LESSON, PLAN
 from engram.memory.outcomes import Credit, Outcomes
-from engram.memory.text import query_terms
+from engram.memory.store import check_content
+from engram.memory.text import query_terms, text_language
 
 _log = log.get("assistant.turn")
 TITLE_CHARS = 60
@@ -163,6 +164,16 @@ class Assistant:
             return
         if not conversation_id:
             conversation_id = self.log.new_conversation(title_for(text)).id
+        # "remember this: …" asking nothing more: the application keeps the words as said, and
+        # the answer says so in the words' language, with no model (the 0.5B answered "Remember
+        # this: I am allergic to peanuts." with "Remember to avoid peanuts." and "记住：我每周六
+        # 上午十点上小提琴课。" with a remark that it was no note).
+        noted = (
+            prompts.text("noted", text_language(said.remember))
+            if quiet is None and said.remember is not None and _only_kept(said.remember)
+            else None
+        )
+        kept = quiet is None and said.remember is not None
         earlier = self._history(conversation_id)
         # Recall before the message is stored, exactly as the prefetch did while it was typed:
         # the same choice gives the same prompt, and llama.cpp reuses what it evaluated then.
@@ -192,13 +203,17 @@ class Assistant:
         # (:mod:`.recitation`).
         guard = (
             recitation.Guard.of(_suspects(items, parts, self.language), [text, *_asked(items)])
-            if parts.block
+            if parts.block and noted is None
             else None
         )
         try:
             while True:
                 holder = recitation.Holder(guard)
-                stream = self._stream(model, parts, conversation_id, cancelled, steps, quiet)
+                stream = (
+                    iter([noted])
+                    if noted is not None
+                    else self._stream(model, parts, conversation_id, cancelled, steps, quiet, kept)
+                )
                 for piece in stream:
                     if not isinstance(piece, str):  # a tool ran: the answer stands as it is
                         yield from _shown(holder.release(), pieces)
@@ -262,8 +277,10 @@ class Assistant:
         cancelled: Callable[[], bool],
         steps: list[tool_loop.Step],
         quiet: Problem | None,
+        kept: bool,
     ) -> Iterator[tool_loop.LoopEvent]:
-        """The answer's text pieces; with tools, also each call the model makes and its result."""
+        """The answer's text pieces; with tools, also each call the model makes and its result
+        (``kept``: the application keeps the message's words, see :func:`tool_loop.answer`)."""
         if self.tools is None or not tool_loop.can_call(model):  # a call is still never shown
             return calls.never_shown(model.stream_chat(
                 parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
@@ -282,6 +299,7 @@ class Assistant:
             steps=steps,
             quiet=quiet,
             read=(RECALLED,) if parts.block else (),  # recalled: not the user's words
+            kept=kept,
         )
 
     def _template_tools(self, model: ChatModel) -> dict[str, object]:
@@ -601,6 +619,16 @@ class Assistant:
         if self.recall is not None:
             self.recall.record(episode.id, items)
         return episode.id
+
+
+def _only_kept(content: str) -> bool:
+    """Is "remember this: ``content``" a memory to keep and nothing else (no question, not
+    empty or too long to be one memory)?"""
+    try:
+        check_content(content)
+    except InputError:
+        return False
+    return not intent.is_question(content)
 
 
 def _shown(visible: Sequence[str], pieces: list[str]) -> Iterator[Token]:
