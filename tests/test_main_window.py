@@ -236,7 +236,8 @@ def _seed_memory(content: str) -> int:
 
     conn = db.connect(paths.database_path())
     try:
-        return MemoryStore(conn, embedder_for(tiny.settings())).add(content, "fact").id
+        store = MemoryStore(conn, embedder_for(tiny.settings()))
+        return store.add(content, "fact", origin="local").id  # learned: recalled when relevant
     finally:
         conn.close()
 
