@@ -195,12 +195,15 @@ def coder_large(_real_large: LocalModel) -> LocalModel:
 
 def as_freshly_loaded(model: LocalModel, seed: int) -> None:
     """Put a shared model back as a fresh load finds it: no KV cache, no saved conversation
-    states, the first sampling seed, no gate of an earlier session, no stats."""
+    states, the first sampling seeds, no failed structured requests, no gate of an earlier
+    session, no stats."""
     llm = model._llm
     llm.reset()
     if llm.cache is not None:
         llm.cache.cache_state.clear()
     llm.set_seed(seed)
+    model._seeds.seed(seed)
+    model._greedy_failed.clear()
     model.gate = None
     model.last_stats = None
 

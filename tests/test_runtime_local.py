@@ -7,12 +7,13 @@ import shutil
 import struct
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engram.core.errors import InputError, ModelFileError, ModelLoadError
 from engram.models import gguf_import, preflight, schema_check
-from engram.models.local import GenerationCancelledError, LocalModel
+from engram.models.local import GenerationCancelledError, LocalModel, StructuredOutputError
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 SMOL = "smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -162,6 +163,61 @@ def test_structured_output_always_validates(model: LocalModel, text: str) -> Non
     messages = chat(f"Extract memories about the user as JSON.\n\n{text}")
     value = model.structured(messages, MEMORY_SCHEMA, max_tokens=400)
     assert schema_check.errors(value, MEMORY_SCHEMA) == []
+
+
+Generation = tuple[float, int]  # (temperature, seed) of one structured attempt
+
+
+def _attempts(model: LocalModel, monkeypatch: pytest.MonkeyPatch, *said: str) -> list[Generation]:
+    """The model's generations from now on, as (temperature, seed): scripted answers, in order,
+    when ``said`` gives them, else the real model's (and then llama.cpp sampled with that seed)."""
+    made: list[Generation] = []
+    real = model.stream_chat
+    answers = iter(said)
+
+    def generate(*args: Any, **kwargs: Any) -> Iterator[str]:
+        made.append((args[3], kwargs["seed"]))
+        if said:
+            yield next(answers)
+            return
+        yield from real(*args, **kwargs)
+        assert model._llm._seed == kwargs["seed"]  # no snapshot's seed replaced it
+
+    monkeypatch.setattr(model, "stream_chat", generate)
+    return made
+
+
+def test_a_structured_retry_samples_and_never_repeats_a_failed_greedy_answer(
+    model: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cut = '{"memories": [{"kind": "fact", "content": "The user'  # ran out of tokens
+    fine = '{"memories": [], "summary": "Nothing to keep."}'
+    made = _attempts(model, monkeypatch, cut, cut, cut, cut, fine, fine)
+    asked = chat("Extract memories about the user as JSON.\n\nI keep bees.")
+    with pytest.raises(StructuredOutputError):
+        model.structured(asked, MEMORY_SCHEMA, max_tokens=64)
+    assert [t for t, _ in made] == [0.0, 0.6, 0.6]
+    # Asked again (a retried learning job): the greedy answer that failed is not made again.
+    assert model.structured(asked, MEMORY_SCHEMA, max_tokens=64)["summary"] == "Nothing to keep."
+    assert [t for t, _ in made[3:]] == [0.6, 0.6]
+    assert len({s for _, s in made}) == 5  # every sampled answer has a seed of its own
+    # Another request starts greedy.
+    model.structured(chat("Extract memories.\n\nI keep bees."), MEMORY_SCHEMA, max_tokens=64)
+    assert made[5][0] == 0.0
+
+
+def test_a_real_structured_answer_cut_off_is_retried_sampled_with_its_own_seeds(
+    model: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = _attempts(model, monkeypatch)
+    asked = chat("Extract memories about the user as JSON.\n\nI keep bees in Lyon.")
+    for _ in range(2):  # four tokens never hold the object
+        with pytest.raises(StructuredOutputError, match="length limit"):
+            model.structured(asked, MEMORY_SCHEMA, max_tokens=4)
+        # Another answer in between: the next attempt restores its prompt from the state cache.
+        list(LocalModel.stream_chat(model, chat("Say hi."), max_tokens=4))
+    assert [t for t, _ in made] == [0.0, 0.6, 0.6, 0.6, 0.6, 0.6]
+    assert len({s for _, s in made}) == 6
 
 
 def test_cancelled_structured_output_says_so(model: LocalModel) -> None:

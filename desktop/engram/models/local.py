@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import atexit
 import functools
+import hashlib
 import json
 import logging
+import random
 import sys
 import threading
 import time
@@ -39,6 +41,8 @@ _log = log.get("models.local")
 Tools = Sequence[dict[str, Any]] | None  # OpenAI-style tool specs for templates that render them
 CancelCheck = Callable[[], bool]
 MIN_ANSWER_TOKENS = 16
+# Structured requests per model whose greedy answer failed (it would fail again word for word).
+GREEDY_FAILURES_KEPT = 64
 # Token counts remembered per model, for texts up to this many characters.
 COUNT_CACHE_ENTRIES = 4096
 COUNT_CACHE_CHARS = 4000
@@ -232,6 +236,10 @@ class LocalModel:
         self.prompt_markers = sanitize.model_markers(self._splicer.control_texts, template)
         self._token_counts = functools.lru_cache(maxsize=COUNT_CACHE_ENTRIES)(self._tokenized)
         self._not_text: Any = None  # the token ids text_only bans (found when first needed)
+        # structured(): its sampling seeds (a fresh load draws the same ones) and the requests
+        # whose greedy answer failed.
+        self._seeds = random.Random(llm._seed)
+        self._greedy_failed: dict[bytes, None] = {}
         _log.info("loaded %s (ctx %d, %d threads)", path.name, n_ctx, threads)
 
     @property
@@ -342,9 +350,11 @@ class LocalModel:
         grammar: Any = None,
         tools: Tools = None,
         text_only: bool = False,
+        seed: int | None = None,
     ) -> Iterator[str]:
         """Yield the answer's text pieces as they are generated; stop early when cancelled.
-        ``temperature`` None samples as the user chose (:attr:`temperature`, :attr:`top_p`).
+        ``temperature`` None samples as the user chose (:attr:`temperature`, :attr:`top_p`);
+        ``seed`` None samples with the next seed of llama.cpp's chain.
         ``text_only``: no token opens a tool call (``{``, ``<tool_call>``), and the first is
         neither a Markdown fence nor only white space, so the answer is text.
 
@@ -368,7 +378,9 @@ class LocalModel:
                 if text_only:
                     yield from self._text_answer(tokens, stats, cancelled, heat, start)
                 else:
-                    yield from self._generate(tokens, stats, cancelled, heat, grammar, start)
+                    yield from self._generate(
+                        tokens, stats, cancelled, heat, grammar, start, seed=seed
+                    )
             finally:
                 self._reading = None
                 stats.total_s = time.perf_counter() - start
@@ -471,6 +483,7 @@ class LocalModel:
         start: float,
         processor: Any = None,
         stop: tuple[str, ...] = (),
+        seed: int | None = None,
     ) -> Iterator[str]:
         gate = self.gate if self.background else None
         while True:  # runs again only after yielding a prompt evaluation to the foreground
@@ -484,6 +497,7 @@ class LocalModel:
                 grammar=grammar,
                 logits_processor=processor,
                 stream=True,
+                seed=seed,
             )
             try:
                 for chunk in stream:
@@ -545,17 +559,31 @@ class LocalModel:
         cancelled: CancelCheck = lambda: False,
         attempts: int = 3,
     ) -> dict[str, Any]:
-        """A JSON object that validates against ``json_schema``, generated under a grammar."""
+        """A JSON object that validates against ``json_schema``, generated under a grammar.
+
+        The first attempt is greedy and each retry samples (temperature 0.6) with a seed of its
+        own, so no attempt repeats another: a request asked again after its greedy answer failed
+        (a learning job the queue retries) only samples, and the seeds come from this model's own
+        sequence (llama.cpp's chain goes back to a snapshot's seed when the state cache restores
+        one, and a request asked again sampled the very answers that had failed).
+        """
         from llama_cpp.llama_grammar import LlamaGrammar
 
         grammar = LlamaGrammar.from_json_schema(
             json.dumps(schema_check.for_grammar(json_schema)), verbose=False
         )
+        request = hashlib.sha256(
+            json.dumps([list(messages), json_schema, max_tokens], sort_keys=True).encode()
+        ).digest()
+        greedy = request not in self._greedy_failed
         detail: Problem | str = ""
         for attempt in range(attempts):
-            temperature = 0.0 if attempt == 0 else 0.6
+            temperature = 0.0 if greedy and attempt == 0 else 0.6
+            seed = self._seeds.randrange(2**32)
             text = "".join(
-                self.stream_chat(messages, max_tokens, cancelled, temperature, grammar=grammar)
+                self.stream_chat(
+                    messages, max_tokens, cancelled, temperature, grammar=grammar, seed=seed
+                )
             )
             if cancelled():
                 raise GenerationCancelledError(
@@ -576,6 +604,10 @@ class LocalModel:
             _log.warning(
                 "structured output attempt %d failed: %s", attempt + 1, log.private(str(detail))
             )
+            if temperature == 0.0:
+                self._greedy_failed[request] = None
+                if len(self._greedy_failed) > GREEDY_FAILURES_KEPT:
+                    del self._greedy_failed[next(iter(self._greedy_failed))]
         raise StructuredOutputError(
             tr("{name} gave no valid structured answer ({detail})."),
             tr("Try again, allow a longer answer, or choose a larger model for this role."),
