@@ -118,6 +118,24 @@ def test_a_tools_result_and_another_bare_question_are_no_notes(store: MemoryStor
     assert question in recalled("What was the square root of 7569 by calculation?")
 
 
+def test_a_message_comes_beside_its_hit_or_not_at_all(store: MemoryStore) -> None:
+    """"Tell me about Hangzhou" was recalled for "Name a colour": the answer after it (no note
+    itself) matched "name", and its neighbour came with those signals."""
+    log = EpisodeLog(store.conn)
+    city = log.new_conversation("city").id
+    asked = log.append(city, "user", "Tell me about Hangzhou").id
+    log.append(city, "assistant", "Its name is Hangzhou, a colour-rich city by West Lake.")
+    family = log.new_conversation("family").id
+    sister = log.append(family, "user", "My sister Anna lives in Porto.").id
+    then = log.append(family, "user", "She teaches piano there and loves it.").id
+
+    def recalled(text: str) -> set[int | None]:
+        return {i.episode_id for i in Recall(store, _count).recall(text, 384)}
+
+    assert asked not in recalled("Name a colour")
+    assert {sister, then} <= recalled("Where does my sister Anna live?")  # a hit brings its own
+
+
 def test_the_one_relevant_message_of_a_new_user_is_recalled(store: MemoryStore) -> None:
     """Alone in its pool, a message's standardised score is 0: it still counts."""
     log = EpisodeLog(store.conn)

@@ -84,7 +84,7 @@ class EpisodeIndex:
         )[:k]
         episodes = EpisodeLog(self.space.conn).by_id([c.id for c in found])
         return [
-            EpisodeHit(episodes[c.id], c.score, c.similarity, c.text_rank)
+            EpisodeHit(episodes[c.id], c.score, c.similarity, c.text_rank, c.beside)
             for c in found
             if c.id in episodes
         ]

@@ -181,6 +181,7 @@ class EpisodeHit:
     score: float
     similarity: float | None
     text_rank: int | None
+    beside: int | None = None  # came as the neighbour of this hit, with its signals
 
     @property
     def content(self) -> str:

@@ -83,6 +83,7 @@ class Candidate:
     score: float
     similarity: float | None
     text_rank: int | None
+    beside: int | None = None  # a neighbour: the hit it came with (and whose signals it has)
 
     @property
     def signals(self) -> tuple[float | None, int | None]:
@@ -318,6 +319,11 @@ def in_context(conn: apsw.Connection, found: list[Candidate], filters: Filters) 
             continue
         score = NEIGHBOUR_SHARE * hit.score
         if row_id not in out or out[row_id].score < score:
-            out[row_id] = Candidate(int(row_id), score, *hit.signals)
+            own = lifted.get(int(row_id))  # a hit itself keeps what the retrievers said of it
+            out[row_id] = (
+                Candidate(int(row_id), score, *own.signals)
+                if own is not None
+                else Candidate(int(row_id), score, *hit.signals, beside=hit.id)
+            )
     # At equal scores a hit ranks before a neighbour.
     return sorted(out.values(), key=lambda c: (-c.score, c.id not in lifted, c.id))

@@ -189,7 +189,11 @@ class Recall:
             and not (h.episode.role == "user" and _another_question(h, understood))
             and h.episode.content.strip()
             and relevant(h.similarity if understood else None, h.text_rank)
-        ][:SEARCH_K]
+        ]
+        # A neighbour comes with its hit or not at all: "Tell me about Hangzhou" was recalled
+        # for "Name a colour" because the answer after it (no note itself) said "name".
+        kept = {h.episode.id for h in episodes}
+        episodes = [h for h in episodes if h.beside is None or h.beside in kept][:SEARCH_K]
         candidates = _from_memories(memories) + _from_episodes(episodes)
         chosen = pack(candidates, budget, self.count_tokens)
         return sorted(chosen, key=_stable_order)
