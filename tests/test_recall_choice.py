@@ -119,8 +119,8 @@ def test_a_tools_result_and_another_bare_question_are_no_notes(store: MemoryStor
 
 
 def test_a_message_comes_beside_its_hit_or_not_at_all(store: MemoryStore) -> None:
-    """"Tell me about Hangzhou" was recalled for "Name a colour": the answer after it (no note
-    itself) matched "name", and its neighbour came with those signals."""
+    """The question "Tell me about Hangzhou" was recalled for "Name a colour": the answer after it
+    (no note itself) matched "name", and its neighbour came with those signals."""
     log = EpisodeLog(store.conn)
     city = log.new_conversation("city").id
     asked = log.append(city, "user", "Tell me about Hangzhou").id
