@@ -169,11 +169,13 @@ def _real_large(
 
 
 def _lent(model: LocalModel) -> LocalModel:
-    """A shared real model as the next test gets it: no gate of an earlier session, no stats.
-    Its KV cache is kept: like a session's turns, the tests share the prompt they open with
-    (the system part, the tool list), and llama.cpp evaluates only the tokens after it."""
+    """A shared real model as the next test gets it: no gate of an earlier session, no stats, no
+    failed structured requests. Its KV cache is kept: like a session's turns, the tests share
+    the prompt they open with (the system part, the tool list), and llama.cpp evaluates only
+    the tokens after it."""
     model.gate = None
     model.last_stats = None
+    model._greedy_failed.clear()
     return model
 
 
@@ -194,11 +196,12 @@ def coder_large(_real_large: LocalModel) -> LocalModel:
 
 
 def as_freshly_loaded(model: LocalModel, seed: int) -> None:
-    """Put a shared model back as a fresh load finds it: no KV cache, no saved conversation
-    states, the first sampling seeds, no failed structured requests, no gate of an earlier
-    session, no stats."""
+    """Put a shared model back so it answers as a fresh load would: no saved conversation states
+    (restoring one brings back the seed it was saved with), the first sampling seeds, no failed
+    structured requests, no gate of an earlier session, no stats. Its KV cache is kept: llama.cpp
+    evaluates a prompt from the first token that differs, so the opening the tests share (the
+    system part) is evaluated once, and the answer is the same."""
     llm = model._llm
-    llm.reset()
     if llm.cache is not None:
         llm.cache.cache_state.clear()
     llm.set_seed(seed)
@@ -211,7 +214,7 @@ def as_freshly_loaded(model: LocalModel, seed: int) -> None:
 @pytest.fixture
 def loaded_models(starter_pair: tuple[LoadedModels, int]) -> LoadedModels:
     """The starter small model and embedder to lend to ``open_session`` or ``MainWindow``
-    (``models=``): loaded once per run, reset before each test so no state leaks between them.
+    (``models=``): loaded once per run, put back before each test so it answers as a fresh load.
     Only for the default context size and threads; other settings need their own load."""
     models, seed = starter_pair
     as_freshly_loaded(models.small, seed)
