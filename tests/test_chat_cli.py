@@ -11,6 +11,7 @@ from pathlib import Path
 import apsw
 import pytest
 
+import tiny
 from engram import __version__
 from engram.core import paths
 
@@ -115,6 +116,7 @@ def _db_rows(sql: str) -> list[tuple[object, ...]]:
 def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
     starter_models: Path, engram_home: Path
 ) -> None:
+    tiny.save(max_answer_tokens=16)  # any answer will do
     said = (
         "/remember my bike is blue\nforget that\n/undo\n/remember my car is green\n/forget\n"
         "/remember I live in Oslo\nWhat colour is the sky?\n/help\n/quit\nNever sent.\n"
@@ -280,6 +282,7 @@ sys.exit(main(["chat"]))
 def test_a_full_disk_says_why_a_line_was_not_saved_and_the_chat_goes_on(
     starter_models: Path, engram_home: Path
 ) -> None:
+    tiny.save(max_answer_tokens=16)  # any answer will do
     assert _engram("chat", "--list", env_home=engram_home).returncode == 0  # the database
     too_long = "My long story goes on and on. " * 2000  # needs pages the disk no longer has
     result = subprocess.run(
@@ -305,6 +308,7 @@ def test_a_full_disk_says_why_a_line_was_not_saved_and_the_chat_goes_on(
 def test_show_memories_prints_each_recalled_item_with_its_kind(
     starter_models: Path, engram_home: Path
 ) -> None:
+    tiny.save(max_answer_tokens=16)  # any answer will do
     first = _engram("chat", stdin="My dog is called Biscuit.\n", env_home=engram_home)
     assert first.returncode == 0, first.stderr
     later = _engram(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import apsw
@@ -152,7 +152,7 @@ def test_escape_stops_too(qtbot: QtBot, loaded_models: LoadedModels) -> None:
 
 @pytest.mark.slow
 def test_restart_shows_the_conversation_again(qtbot: QtBot, loaded_models: LoadedModels) -> None:
-    first = _open(qtbot, models=loaded_models)
+    first = _open(qtbot, tiny.settings(max_answer_tokens=16), models=loaded_models)
     _type_and_enter(qtbot, first, "Hello there")
     qtbot.waitUntil(lambda: len(_stored()) == 2, timeout=ANSWER_TIMEOUT_MS)
     qtbot.waitUntil(lambda: not first._busy, timeout=ANSWER_TIMEOUT_MS)
@@ -323,13 +323,12 @@ def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
 
 @pytest.mark.slow
 def test_sidebar_lists_searches_switches_renames_and_deletes(
-    qtbot: QtBot, window: MainWindow
+    qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
+    window = _open(qtbot, tiny.settings(max_answer_tokens=16), models=loaded_models)
     for text in ("Tell me about Hangzhou", "Name a colour"):
         window.new_conversation()
-        _type_and_enter(qtbot, window, text)
-        qtbot.waitUntil(lambda: window._busy, timeout=5_000)
-        qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+        _answer(qtbot, window, text)
     assert window.sidebar.titles() == ["Name a colour", "Tell me about Hangzhou"]
     assert window.sidebar.list.item(0).text() == "Today"  # the heading above them
 
@@ -351,6 +350,7 @@ def test_sidebar_lists_searches_switches_renames_and_deletes(
     qtbot.waitUntil(lambda: len(window.sidebar.chat_items()) == 1, timeout=5_000)
     assert window.conversation_id == 0 and window.chat.bubbles() == []
     assert [r for r in _stored() if r[1] == "Tell me about Hangzhou"] == []
+    window.close()
 
 
 def test_answers_render_markdown_with_highlighted_code_and_a_copy_link(
@@ -377,20 +377,17 @@ def test_answers_render_markdown_with_highlighted_code_and_a_copy_link(
 
 @pytest.mark.slow
 def test_regenerate_and_edit_replace_the_latest_turn(
-    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, loaded_models: LoadedModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from PySide6.QtWidgets import QInputDialog
 
-    _type_and_enter(qtbot, window, "Name a fruit")
-    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    window = _open(qtbot, tiny.settings(max_answer_tokens=16), models=loaded_models)
+    _answer(qtbot, window, "Name a fruit")
     answer = window.chat.bubbles()[-1]
     assert answer.episode_id and answer.prompt is not None
     assert answer.prompt.tokens["user"] > 0
 
-    answer.action.emit("regenerate", answer)
-    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    _answer_after(qtbot, window, lambda: answer.action.emit("regenerate", answer))
     assert [role for role, _c, _s in _stored()] == ["user", "assistant"]
     assert _stored()[0][1] == "Name a fruit"
 
@@ -398,12 +395,11 @@ def test_regenerate_and_edit_replace_the_latest_turn(
         QInputDialog, "getMultiLineText", lambda *a, **k: ("Name a vegetable", True)
     )
     user = window.chat.bubbles()[0]
-    user.action.emit("edit", user)
-    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    _answer_after(qtbot, window, lambda: user.action.emit("edit", user))
     assert _stored()[0][:2] == ("user", "Name a vegetable")
     assert len(_stored()) == 2
     assert [b.role for b in window.chat.bubbles()] == ["user", "assistant"]
+    window.close()
 
 
 @pytest.mark.slow
@@ -427,16 +423,19 @@ def test_settings_open_with_ctrl_comma_and_saving_restarts_the_assistant(
 
 
 @pytest.mark.slow
-def test_ask_the_large_model_marks_the_answer(qtbot: QtBot, window: MainWindow) -> None:
+def test_ask_the_large_model_marks_the_answer(qtbot: QtBot, loaded_models: LoadedModels) -> None:
+    window = _open(qtbot, tiny.settings(max_answer_tokens=16), models=loaded_models)
     window.composer.setFocus()
     qtbot.keyClicks(window.composer, "Say hello")
-    qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    ask_large = Qt.KeyboardModifier.ControlModifier
+    _answer_after(
+        qtbot, window, lambda: qtbot.keyClick(window.composer, Qt.Key.Key_Return, ask_large)
+    )
     answer = window.chat.bubbles()[-1]
     captions = [w.text() for w in answer.findChildren(QLabel) if w.objectName() == "bubble_caption"]
     assert captions == []  # small and large are the same file here: nothing to tell
     assert _stored()[-1][0] == "assistant"
+    window.close()
 
 
 def test_the_model_manager_opens_from_the_main_window(qtbot: QtBot, window: MainWindow) -> None:
@@ -452,7 +451,8 @@ def test_the_model_manager_opens_from_the_main_window(qtbot: QtBot, window: Main
 def test_the_status_bar_follows_learning_and_the_large_model(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:
-    window = _open(qtbot, tiny.settings(learn_with_small_models=True), models=loaded_models)
+    prefs = tiny.settings(learn_with_small_models=True, max_answer_tokens=16)
+    window = _open(qtbot, prefs, models=loaded_models)
     seen: list[tuple[str, str, str]] = []  # (state, learning label, large-model label)
 
     class Watcher(QObject):
@@ -481,9 +481,15 @@ def test_the_status_bar_follows_learning_and_the_large_model(
 
 
 def _answer(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    _answer_after(qtbot, window, lambda: _type_and_enter(qtbot, window, text))
+
+
+def _answer_after(qtbot: QtBot, window: MainWindow, action: Callable[[], object]) -> None:
+    """Do what starts an answer and wait until it has ended (a short one may end before a
+    check for its start would run)."""
     with qtbot.waitSignal(window.worker.busy_changed, check_params_cb=lambda busy: not busy,
                           timeout=ANSWER_TIMEOUT_MS):  # fmt: skip
-        _type_and_enter(qtbot, window, text)
+        action()
     # The worker says so from its thread; the window hears it once its queued slot has run.
     qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
 

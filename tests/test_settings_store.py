@@ -163,7 +163,8 @@ def test_the_qt_signal_arrives_on_the_ui_thread_whichever_thread_changed_the_set
 
 @pytest.fixture
 def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
-    settings.save(Settings(large_model="qwen2.5-0.5b-instruct"))  # not installed here
+    # The large model is not installed here; any answer will do.
+    settings.save(Settings(large_model="qwen2.5-0.5b-instruct", max_answer_tokens=16))
     win = MainWindow(SettingsStore.load(), loaded_models)
     qtbot.addWidget(win)
     win.show()

@@ -275,6 +275,7 @@ def test_memory_ids_are_never_reused(store: MemoryStore, tmp_path: Path) -> None
 def test_the_terminal_chat_leaves_no_text_in_the_log_and_only_private_files(
     starter_models: Path, engram_home: Path
 ) -> None:
+    tiny.save(max_answer_tokens=16)  # any answer will do
     said = f"remember this: my bank PIN is {PIN}\nWhat is a good name for an aardvark?\n"
     result = _engram("chat", stdin=said, env_home=engram_home)
     assert result.returncode == 0, result.stderr

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import tiny
 from engram.assistant.app import PAUSED, Engram, LoadedModels, MemoryState
 from engram.assistant.chats import open_chats
 from engram.assistant.events import NotRemembered
@@ -113,6 +114,7 @@ def _on_disk() -> bytes:
 def test_a_killed_temporary_chat_is_never_listed_and_gone_from_the_file_at_the_next_start(
     chat_process: list[subprocess.Popen[str]],
 ) -> None:
+    tiny.save(max_answer_tokens=16)  # any answer will do
     conn = db.connect(paths.database_path())
     try:  # a chat of the user's, to keep
         log = EpisodeLog(conn)
@@ -289,6 +291,7 @@ def test_a_pause_made_elsewhere_holds_when_an_open_window_reloads_its_models(
 def test_an_open_terminal_chat_says_a_pause_made_elsewhere_and_learns_nothing_meanwhile(
     chat_process: list[subprocess.Popen[str]],
 ) -> None:
+    tiny.save(max_answer_tokens=16)  # any answer will do
     chat = _chat(chat_process)
     _say(chat, "I grow tomatoes on my balcony.", answers=1)
     assert _engram("memory", "pause").returncode == 0  # in another terminal

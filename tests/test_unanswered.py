@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
+import tiny
 from engram.assistant.app import LoadedModels
 from engram.core import paths
 from engram.memory import db
@@ -73,6 +74,7 @@ def test_the_window_offers_retry_under_a_message_left_without_an_answer(
 def test_engram_chat_says_a_resumed_chat_was_cut_off_and_retry_answers_it(
     starter_models: Path, engram_home: Path
 ) -> None:
+    tiny.save(max_answer_tokens=16)  # any answer will do
     chat = _cut_off_chat()
     result = subprocess.run(
         [sys.executable, "-m", "engram", "chat", "--resume", str(chat)],

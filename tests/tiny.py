@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram.core import settings as stored
 from engram.core.settings import Settings
 
 MODEL = "smollm2-135m-instruct"
@@ -16,3 +17,9 @@ CHOICES = {"small_model": MODEL, "large_model": MODEL}
 def settings(**changes: Any) -> Settings:
     """Settings whose small and large model is the tiny one."""
     return Settings(**{**CHOICES, **changes})
+
+
+def save(**changes: Any) -> None:
+    """Save the tiny model's settings with ``changes`` in this test's home, for the ``engram``
+    processes a test starts (``max_answer_tokens=16`` where any answer will do)."""
+    stored.save(settings(**changes))
