@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.app import LoadedModels
+from engram.models.local import LocalModel
 from test_crash_recovery import _open, _use
 
 ANSWER_TIMEOUT_MS = 60_000
@@ -72,11 +74,12 @@ def test_the_bubble_counts_the_prompt_tokens_read_with_a_filling_bar(
 
 
 @pytest.mark.slow
-def test_llama_cpp_says_how_far_it_has_read_a_long_prompt(loaded_models: LoadedModels) -> None:
+def test_llama_cpp_says_how_far_it_has_read_a_long_prompt(small_model_path: Path) -> None:
     """Asked between its batches (llama.cpp's abort callback asks whether to stop), the model
-    says how many prompt tokens it has read so far; once it writes, it says nothing."""
-    model = loaded_models.small
-    long_story = "The harbour town kept its lighthouse lit every night of the year. " * 120
+    says how many prompt tokens it has read so far; once it writes, it says nothing. Batches of
+    64 tokens make a prompt of a few hundred a long one."""
+    model = LocalModel(small_model_path, n_ctx=1024, n_batch=64, state_cache_mb=0)
+    long_story = "The harbour town kept its lighthouse lit every night of the year. " * 15
     messages = [{"role": "user", "content": long_story + "Where is the lighthouse?"}]
     seen: list[tuple[int, int] | None] = []
 
@@ -84,11 +87,14 @@ def test_llama_cpp_says_how_far_it_has_read_a_long_prompt(loaded_models: LoadedM
         seen.append(model.reading())
         return False
 
-    "".join(model.stream_chat(messages, max_tokens=2, cancelled=cancelled))
-    stats = model.last_stats
-    assert stats is not None and stats.prompt_tokens > 1024  # more than two batches of 512
-    read = [r for r in seen if r is not None]
-    assert read and {total for _done, total in read} == {stats.prompt_tokens}
-    done = sorted({d for d, _total in read})
-    assert len(done) >= 2 and done[-1] < stats.prompt_tokens  # it moved, before the end
-    assert model.reading() is None
+    try:
+        "".join(model.stream_chat(messages, max_tokens=2, cancelled=cancelled))
+        stats = model.last_stats
+        assert stats is not None and stats.prompt_tokens > 128  # more than two batches of 64
+        read = [r for r in seen if r is not None]
+        assert read and {total for _done, total in read} == {stats.prompt_tokens}
+        done = sorted({d for d, _total in read})
+        assert len(done) >= 2 and done[-1] < stats.prompt_tokens  # it moved, before the end
+        assert model.reading() is None
+    finally:
+        model.close()
