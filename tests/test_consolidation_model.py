@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.assistant.events import Status
 from engram.assistant.learning import distill, reconcile
 from engram.assistant.learning.consolidation import ConsolidationWorker
@@ -63,7 +64,7 @@ def worker_for(store: MemoryStore, bg: LocalModel, gate: ForegroundGate, statuse
         gate=gate,
         on_status=statuses.append,
         poll=0.05,
-        limits=distill.Limits(memories=3, chars=80),  # the tiny model rambles to the limits
+        limits=tiny.LIMITS,
     )
 
 

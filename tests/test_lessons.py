@@ -387,7 +387,8 @@ def test_the_starter_model_learns_from_a_correction_end_to_end(
         claimed = queue.claim()
         assert claimed is not None
         source = LocalDistiller(LazyModel(lambda: model, float("inf")))
-        assert run_job(claimed, store, queue, source, CancelToken()).outcome == "done"
+        done = run_job(claimed, store, queue, source, CancelToken(), limits=tiny.LIMITS)
+        assert done.outcome == "done"
         for memory in store.memories(statuses=None, limit=1000):
             assert memory.conversation_id == conversation
         events = list(assistant.turn(0, "How long is the Golden Gate Bridge?"))

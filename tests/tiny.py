@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram.assistant.learning import distill
 from engram.core import settings as stored
 from engram.core.settings import Settings
 
 MODEL = "smollm2-135m-instruct"
 EMBEDDER = "all-minilm-l6-v2-int8"
 CHOICES = {"small_model": MODEL, "large_model": MODEL}
+# What one distillation by the tiny model may write: it rambles to the limits it is given.
+LIMITS = distill.Limits(memories=3, chars=80)
 
 
 def settings(**changes: Any) -> Settings:
