@@ -27,6 +27,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 LOOPBACK = ["127.0.0.1", "::1", "localhost"]
 REQUIRE_CJK_FONT = "ENGRAM_REQUIRE_CJK_FONT"
+REAL_MODELS = {"coder", "coder_large"}  # the fixtures that lend the real starter pair
 
 
 # The longest tests by function name (seconds, all its parameters together, on the 2-core VM
@@ -59,14 +60,6 @@ LONGEST = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    """With workers (``-n``) and no ``--dist`` chosen, a worker that runs out of tests takes
-    some of the other's (xdist's ``worksteal``) instead of waiting for it to finish its share."""
-    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
-        config.option.dist = "worksteal"
-
-
 def _run_order(item: pytest.Item) -> tuple[int, float]:
     """The longest tests first, then the other slow ones, then the rest: the run ends on short
     tests, which the workers share out evenly."""
@@ -76,13 +69,18 @@ def _run_order(item: pytest.Item) -> tuple[int, float]:
     return (1 if item.get_closest_marker("slow") else 2), 0
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (pyproject: --dist=loadgroup)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that drive Qt widgets are marked ``gui`` without anyone having to remember it, a
-    ``network_local`` test may connect to loopback (pytest-socket refuses every other socket),
-    and the longest tests run first (each group keeps the files' order)."""
+    """Tests that drive Qt widgets are marked ``gui`` without anyone having to remember it, the
+    tests that borrow the real starter pair are one ``xdist_group``, a ``network_local`` test
+    may connect to loopback (pytest-socket refuses every other socket), and the longest tests
+    run first (each group keeps the files' order)."""
     for item in items:
-        if "qtbot" in getattr(item, "fixturenames", ()):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "qtbot" in fixtures:
             item.add_marker(pytest.mark.gui)
+        if fixtures & REAL_MODELS:
+            item.add_marker(pytest.mark.xdist_group("real-models"))
         if item.get_closest_marker("network_local"):
             item.add_marker(pytest.mark.allow_hosts(LOOPBACK))
     items.sort(key=_run_order)
