@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import random
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import tiny
+from engram.core import priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError
 from engram.models import download, hardware
@@ -267,6 +269,23 @@ def test_queue_runs_jobs_in_order_and_cancels_one(hub: HubServer) -> None:
     assert finished == ["a", "b", "c"]
     assert isinstance(b.error, download.DownloadCancelledError)
     assert (_entry("c", "c.gguf").folder() / "c.gguf").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice")
+def test_downloads_run_at_background_priority(hub: HubServer) -> None:
+    """Hashing a large file must not take the core the window's event loop needs."""
+    hub.add(REPO, "tiny.gguf", _blob(MB))
+    nice: list[int] = []
+
+    def note(job: download.Job) -> None:
+        nice.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    with download.DownloadQueue(_options(hub)) as queue:
+        job = queue.submit(_entry("tiny", "tiny.gguf"), finished=note)
+        assert job.wait(20) and job.state is JobState.DONE
+
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert nice == [min(19, max(before, priority.BACKGROUND_NICE))]
 
 
 def test_closing_the_queue_cancels_the_running_job(hub: HubServer) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import apsw
 
-from engram.core import log
+from engram.core import log, priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, StoreBusyError, StoreCorruptError, StoreError, tr
 from engram.memory import db, faults, opened, pause
@@ -256,6 +256,7 @@ class AutoBackup:
             self._thread.start()
 
     def _run(self, database: Path, folder: Path, keep: int) -> None:
+        priority.lower_this_thread()
         try:
             self.result = backup(database, folder, keep, self.cancel)
         except StoreError as exc:

@@ -9,7 +9,7 @@ from typing import Literal
 
 import apsw
 
-from engram.core import log
+from engram.core import log, priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import StoreError
 from engram.memory import db, faults
@@ -147,6 +147,7 @@ class Backfill:
         self._thread.start()
 
     def _run(self, path: Path, embedder: Embedder) -> None:
+        priority.lower_this_thread()
         try:
             conn = db.connect(path)
         except StoreError as exc:

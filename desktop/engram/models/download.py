@@ -30,7 +30,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from engram.core import log
+from engram.core import log, priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError, Problem, tr
 from engram.core.settings import Settings
@@ -609,6 +609,7 @@ class DownloadQueue:
                 self._wake.wait()
 
     def _run(self) -> None:
+        priority.lower_this_thread()
         while (job := self._next()) is not None:
             if job.token.cancelled:
                 job._end(

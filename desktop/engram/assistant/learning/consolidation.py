@@ -19,7 +19,7 @@ from typing import Literal
 from engram.assistant.events import LargeModelState, Learned, Phase, Status
 from engram.assistant.learning import distill, reconcile
 from engram.assistant.learning.distiller_backends import DistillerSource, DistillerUnavailableError
-from engram.core import log
+from engram.core import log, priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import (
     CloudError,
@@ -222,6 +222,7 @@ class ConsolidationWorker(threading.Thread):
             self.join(timeout)
 
     def run(self) -> None:
+        priority.lower_this_thread()
         try:
             store = self._open_store()
         except EngramError as exc:  # e.g. a damaged database: say so, the chat goes on
