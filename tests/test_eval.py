@@ -145,6 +145,27 @@ def test_eval_answers_judges_on_resume_and_reports(
 
 
 @pytest.mark.slow
+def test_eval_runs_only_the_conditions_asked_for(
+    starter_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Recent turns against raw messages, without the hours consolidation takes on real data."""
+    data, out = _slice(tmp_path), tmp_path / "out"
+    asked = [str(data), "--out", str(out), "--context", "768", "--limit", "2"]
+    pair = ["--small", tiny.MODEL, "--large", tiny.MODEL]
+    code, err = _eval([*asked, *pair, "--conditions", "episodes,recent"], capsys)
+    assert code == 0, err
+    answers = json.loads((out / "answers.json").read_text("utf-8"))["answers"]
+    assert sorted(answers) == ["s/0", "s/1"]
+    assert all(list(by) == ["recent", "episodes"] for by in answers.values())
+    assert "consolidating" not in err and "[4/4]" in err
+    report = (out / "report.md").read_text("utf-8")
+    assert "Memory gain (2 − 1, raw messages)" in report and "(3 − 1)" not in report
+    totals = report.split("F1 per category:")[0]
+    assert "| 1. small, recent turns | 2 |" in totals and "| 2. small + memory" in totals
+    assert "3. small" not in report and "4. large" not in report
+
+
+@pytest.mark.slow
 def test_retrieval_only_measures_recall_on_the_whole_set(
     starter_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -184,6 +205,9 @@ def test_a_wrong_request_is_refused_before_a_model_loads(tmp_path: Path) -> None
 
     with pytest.raises(InputError, match="--limit must be at least 1"):
         evaluation.run(evaluation.Evaluation(data, out, limit=0), progress)
+    with pytest.raises(InputError, match=r"lessons: not a condition of slice\.json") as refused:
+        evaluation.run(evaluation.Evaluation(data, out, conditions=("recent", "lessons")), progress)
+    assert "recent, episodes, consolidated, large" in str(refused.value.hint)
     assert not out.exists()  # refused before anything was made
     out.write_text("a file", "utf-8")
     with pytest.raises(InputError, match="is a file, not a folder"):

@@ -85,12 +85,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="162"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="163"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="162"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="163"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -476,7 +476,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="574"/>
+        <location filename="../../desktop/engram/models/local.py" line="603"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1070,12 +1070,12 @@
         <translation>下载队列已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="616"/>
+        <location filename="../../desktop/engram/models/download.py" line="617"/>
         <source>Download cancelled before it started.</source>
         <translation>下载在开始前已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="630"/>
+        <location filename="../../desktop/engram/models/download.py" line="631"/>
         <source>Download of {name} failed: {error}</source>
         <translation>{name} 下载失败：{error}</translation>
     </message>
@@ -1200,72 +1200,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="188"/>
+        <location filename="../../desktop/engram/models/local.py" line="193"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="190"/>
+        <location filename="../../desktop/engram/models/local.py" line="195"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="211"/>
+        <location filename="../../desktop/engram/models/local.py" line="216"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="213"/>
+        <location filename="../../desktop/engram/models/local.py" line="218"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="302"/>
+        <location filename="../../desktop/engram/models/local.py" line="311"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="303"/>
+        <location filename="../../desktop/engram/models/local.py" line="312"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="324"/>
+        <location filename="../../desktop/engram/models/local.py" line="333"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="327"/>
+        <location filename="../../desktop/engram/models/local.py" line="336"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="355"/>
+        <location filename="../../desktop/engram/models/local.py" line="366"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="355"/>
+        <location filename="../../desktop/engram/models/local.py" line="366"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="561"/>
+        <location filename="../../desktop/engram/models/local.py" line="590"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="567"/>
+        <location filename="../../desktop/engram/models/local.py" line="596"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="579"/>
+        <location filename="../../desktop/engram/models/local.py" line="612"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="580"/>
+        <location filename="../../desktop/engram/models/local.py" line="613"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1482,19 +1482,29 @@
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="93"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="95"/>
         <source>--limit must be at least 1.</source>
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="100"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="104"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="100"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="104"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/evaluation/app.py" line="190"/>
+        <source>{conditions}: not a condition of {path}.</source>
+        <translation>{conditions}：不是 {path} 的评测条件。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/evaluation/app.py" line="191"/>
+        <source>Choose from {known}.</source>
+        <translation>请从以下条件中选择：{known}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/evaluation/locomo.py" line="62"/>
@@ -1563,27 +1573,27 @@
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="135"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="139"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
         <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="136"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="140"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="165"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="169"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="170"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="174"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="174"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="178"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>

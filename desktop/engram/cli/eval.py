@@ -46,9 +46,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.add_argument(
         "--conditions",
         type=_conditions,
-        default=evaluation.TASK_CONDITIONS,
-        help="task sets: the conditions to run, comma-separated"
-        f" ({','.join(evaluation.TASK_CONDITIONS)})",
+        help="the conditions to run, comma-separated (default: all): for a task set "
+        f"{','.join(evaluation.TASK_CONDITIONS)}; for LoCoMo "
+        f"{','.join(evaluation.LOCOMO_CONDITIONS)}",
     )
     cmd.add_argument(
         "--ceiling",
@@ -66,10 +66,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _conditions(text: str) -> tuple[str, ...]:
     chosen = tuple(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
-    unknown = [c for c in chosen if c not in evaluation.TASK_CONDITIONS]
+    known = (*evaluation.TASK_CONDITIONS, *evaluation.LOCOMO_CONDITIONS)
+    unknown = [c for c in chosen if c not in known]
     if unknown or not chosen:
         raise argparse.ArgumentTypeError(
-            f"{', '.join(unknown) or text!r}: choose from {', '.join(evaluation.TASK_CONDITIONS)}"
+            f"{', '.join(unknown) or text!r}: choose from {', '.join(known)}"
         )
     return chosen
 

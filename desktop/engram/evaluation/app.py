@@ -1,8 +1,8 @@
 """The evaluation's use cases (``engram eval``): what Engram's memory adds, measured.
 
-- A LoCoMo-format data set: every question answered under the four conditions of
-  :mod:`~engram.evaluation.runner` (with the large model's verdicts when asked), or only the
-  evidence recall of the search (``retrieval_only``);
+- A LoCoMo-format data set: every question answered under the conditions asked for (all four
+  of :mod:`~engram.evaluation.runner` unless told) with the large model's verdicts when asked,
+  or only the evidence recall of the search (``retrieval_only``);
 - a task sequence (:mod:`~engram.evaluation.tasks`, PrefEval-style): the conditions asked for,
   and the ceiling when its reminder set is given.
 
@@ -32,6 +32,7 @@ from engram.evaluation import dataset, locomo, models, report, runner, task_runn
 
 SHIPPED = {"tasks-en": "tasks_en.json", "tasks-zh": "tasks_zh.json"}  # in resources/eval
 TASK_CONDITIONS = task_runner.CONDITIONS
+LOCOMO_CONDITIONS = runner.CONDITIONS
 Progress = runner.Progress
 
 
@@ -40,8 +41,9 @@ class Evaluation:
     """One run as asked: the data set and the folder written to; the models and the context
     (None: the ones in Settings); only the first ``limit`` questions (or tests, with what
     teaches them); the large model as a ``judge`` too; no answers but the evidence recall
-    (``retrieval_only``); for a task set, its ``conditions``, the ``ceiling`` reminder set and
-    whether to start afresh instead of resuming."""
+    (``retrieval_only``); the ``conditions`` to run (None: all those of the data set's kind);
+    for a task set, the ``ceiling`` reminder set and whether to start afresh instead of
+    resuming."""
 
     dataset: Path
     out: Path
@@ -51,7 +53,7 @@ class Evaluation:
     limit: int | None = None
     judge: bool = False
     retrieval_only: bool = False
-    conditions: tuple[str, ...] = TASK_CONDITIONS
+    conditions: tuple[str, ...] | None = None
     ceiling: Path | None = None
     fresh: bool = False
 
@@ -91,8 +93,10 @@ def run(asked: Evaluation, progress: Progress) -> Written:
     before a model loads."""
     if asked.limit is not None and asked.limit < 1:
         raise InputError(tr("--limit must be at least 1."))
+    task_set = tasks.is_task_file(asked.dataset)
+    asked = _with_conditions(asked, TASK_CONDITIONS if task_set else LOCOMO_CONDITIONS)
     output_folder(asked.out)
-    if tasks.is_task_file(asked.dataset):
+    if task_set:
         return _tasks(asked, progress)
     chosen = dataset.questions(locomo.load_locomo(asked.dataset), asked.limit)
     if not chosen:
@@ -122,13 +126,14 @@ def _answers(asked: Evaluation, chosen: list[dataset.Question], progress: Progre
     resumed; the report and chart of the chosen questions' records."""
     start = time.perf_counter()
     asked, settings = _with_settings(asked)
+    conditions = asked.conditions or LOCOMO_CONDITIONS
     with models.loaded(settings) as loaded:
         evaluation = runner.Runner(loaded, asked.out, progress=progress, judge=asked.judge)
-        answers = evaluation.run(chosen)
+        answers = evaluation.run(chosen, conditions)
     keys = {q.key for q in chosen}
     records = {
         c: [by[c] for k, by in answers.data["answers"].items() if k in keys and c in by]
-        for c in runner.CONDITIONS
+        for c in conditions
     }
     title = f"engram eval: {asked.dataset.name}, small {asked.small}, large {asked.large}"
     report.write(asked.out, records, title)
@@ -156,7 +161,9 @@ def _tasks(asked: Evaluation, progress: Progress) -> Written:
             loaded.small, loaded.distiller(), loaded.embedder, asked.out, progress=progress
         )
         resume = None if asked.fresh else run_id
-        records = evaluation.run(task_set, asked.conditions, ceiling=ceiling, resume=resume)
+        records = evaluation.run(
+            task_set, asked.conditions or TASK_CONDITIONS, ceiling=ceiling, resume=resume
+        )
     took = time.perf_counter() - start
     with atomic_write(asked.out / "tasks.json") as handle:
         json.dump({"records": records, "models": named}, handle, ensure_ascii=False, indent=1)
@@ -171,6 +178,22 @@ def _tasks(asked: Evaluation, progress: Progress) -> Written:
     }  # fmt: skip
     report.write_tasks(asked.out, records, title, about)
     return _written(asked.out, took)
+
+
+def _with_conditions(asked: Evaluation, known: tuple[str, ...]) -> Evaluation:
+    """The request with its conditions in the data set's order (all of them when none were
+    named); a condition of the other kind of data set is refused."""
+    named = asked.conditions or known
+    unknown = [c for c in named if c not in known]
+    if unknown:
+        raise InputError(
+            tr("{conditions}: not a condition of {path}."),
+            tr("Choose from {known}."),
+            conditions=", ".join(unknown),
+            path=asked.dataset.name,
+            known=", ".join(known),
+        )
+    return dataclasses.replace(asked, conditions=tuple(c for c in known if c in named))
 
 
 def _with_settings(asked: Evaluation) -> tuple[Evaluation, Settings]:
@@ -202,7 +225,7 @@ def _command(asked: Evaluation) -> str:
     words += ["--large", str(asked.large)]
     if asked.limit is not None:
         words += ["--limit", str(asked.limit)]
-    if tuple(asked.conditions) != TASK_CONDITIONS:
+    if asked.conditions is not None and asked.conditions != TASK_CONDITIONS:
         words += ["--conditions", ",".join(asked.conditions)]
     if asked.ceiling is not None:
         words += ["--ceiling", str(asked.ceiling)]

@@ -53,7 +53,7 @@ def _judged(summary: Summary) -> bool:
 
 
 def headline(summary: Summary) -> list[str]:
-    """Condition 3 minus condition 1 in points; condition 3 against 4 and their cost."""
+    """Conditions 3 and 2 minus condition 1 in points; condition 3 against 4 and their cost."""
 
     def overall(condition: str, field: str) -> float | None:
         value = summary.get(condition, {}).get("all", {}).get(field)
@@ -61,14 +61,16 @@ def headline(summary: Summary) -> list[str]:
 
     scores = ["f1", "judge"] if _judged(summary) else ["f1"]
     names = {"f1": "F1", "judge": "judge"}
-    gains, versus = [], []
+    gains: dict[str, list[str]] = {"3 − 1": [], "2 − 1, raw messages": []}
+    versus = []
     for field in scores:
-        c1, c3, c4 = (overall(c, field) for c in ("recent", "consolidated", "large"))
-        if c1 is not None and c3 is not None:
-            gains.append(f"{100 * (c3 - c1):+.1f} {names[field]} points")
+        c1, c2, c3, c4 = (overall(c, field) for c in LABELS)  # the conditions in order
+        for label, with_memory in zip(gains, (c3, c2), strict=True):
+            if c1 is not None and with_memory is not None:
+                gains[label].append(f"{100 * (with_memory - c1):+.1f} {names[field]} points")
         if c3 is not None and c4 is not None:
             versus.append(f"{names[field]} {c3:.3f} vs {c4:.3f}")
-    lines = [f"- Memory gain (3 − 1): {', '.join(gains)}."] if gains else []
+    lines = [f"- Memory gain ({label}): {', '.join(g)}." for label, g in gains.items() if g]
     t3, t4 = overall("consolidated", "total_s"), overall("large", "total_s")
     if versus and t3 and t4:
         lines.append(

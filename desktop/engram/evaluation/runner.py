@@ -108,9 +108,10 @@ class Runner:
         self.answers = Answers(out / "answers.json")
         self._done = self._total = 0
 
-    def run(self, chosen: list[Question]) -> Answers:
-        """Answer and score every chosen question under every condition, skipping what is done."""
-        units = [(q, c) for q in chosen for c in CONDITIONS]
+    def run(self, chosen: list[Question], conditions: Sequence[str] = CONDITIONS) -> Answers:
+        """Answer and score every chosen question under the ``conditions`` (all four unless
+        told), skipping what is done; the conversations are consolidated only for the third."""
+        units = [(q, c) for q in chosen for c in CONDITIONS if c in conditions]
         self._total = len(units)
         self._done = sum(
             1 for q, c in units if (r := self.answers.get(q.key, c)) and not self._unscored(q, r)
@@ -126,7 +127,8 @@ class Runner:
         for q in chosen:
             by_sample.setdefault(q.sample.sample_id, []).append(q)
         for group in by_sample.values():
-            todo = [(q, c) for q in group for c in CONDITIONS if not self.answers.get(q.key, c)]
+            keys = {q.key for q in group}
+            todo = [(q, c) for q, c in units if q.key in keys and not self.answers.get(q.key, c)]
             if not todo:
                 continue
             sample = open_sample(self.out / "stores", group[0].sample, self.loaded.embedder)
