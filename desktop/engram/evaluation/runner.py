@@ -136,7 +136,9 @@ class Runner:
                 for phase in (BEFORE_CONSOLIDATION, ("consolidated",)):
                     if phase == ("consolidated",) and any(c in phase for _, c in todo):
                         self.consolidate(sample, group[0])
-                    for q, condition in todo:
+                    # One condition after another: its prompts all start with the same
+                    # system part and recent turns, which llama.cpp then reads once.
+                    for q, condition in sorted(todo, key=lambda unit: CONDITIONS.index(unit[1])):
                         if condition in phase:
                             record = self.answer(sample, q, condition)
                             self._score(q, record)
