@@ -52,7 +52,7 @@ def test_a_long_chat_drops_its_oldest_messages_in_steps_and_keeps_its_start_betw
         previous = history
     assert starts[-1] > 60  # the chat outgrew its context many times over
     moves = sum(1 for a, b in itertools.pairwise(starts) if a != b)
-    assert reread == moves and moves <= len(starts) // 3, starts  # dropping one a turn: ~all
+    assert reread == moves and moves <= len(starts) // 6, starts  # dropping one a turn: ~all
 
 
 def test_a_message_longer_than_the_context_leaves_no_history() -> None:

@@ -22,10 +22,12 @@ TEMPLATE_OVERHEAD = 8
 BYTES_PER_TOKEN_MAX = 4
 # When the history no longer fits, the oldest messages go in multiples of this share of the
 # history's budget, counted from the conversation's start: the first message kept stays the same
-# for the next turns, until the conversation has grown by another step. Dropping one message per
-# turn instead changed the prompt's start every turn of a long chat, and the whole window (~3,500
-# tokens at 4,096; over a minute on a 2-core laptop) was evaluated again for every answer.
-DROP_STEP = 0.25
+# for the next turns, until the conversation has grown by another step (a turn adds ~100-500
+# tokens; half of a 4,096 context's history is ~1,300). Dropping one message per turn instead
+# changed the prompt's start every turn of a long chat, and the whole window (~3,000 tokens;
+# a minute on a 2-core laptop) was read again for every answer. The messages dropped are still
+# found by recall when they matter.
+DROP_STEP = 0.5
 STEP_QUANTUM = 64  # tokens: the step is rounded to it, so a few tokens more or less of
 # question or system part do not move the grid the oldest messages are dropped on
 
