@@ -309,6 +309,14 @@ def test_a_pinned_memory_is_not_replaced_by_a_correction(
             False,
         ),
         ("我每天早上都喝咖啡。", "其实我下午也喝咖啡。", False),
+        pytest.param(
+            "我住在北京，离公司很近。",
+            "其实我的公司在朝阳区。",
+            False,
+            marks=pytest.mark.xfail(
+                strict=True, reason="the 1.5B calls living in Beijing no longer true"
+            ),
+        ),
     ],
 )
 def test_the_real_model_tells_a_fact_set_right_from_one_added_to(
