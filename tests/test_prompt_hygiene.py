@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import gguf_vocab
-from engram.assistant import events
+from engram.assistant import events, intent
 from engram.assistant.turn import prompt
 from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recall import Recall
@@ -295,3 +296,49 @@ def test_every_header_the_prompt_emits_cannot_be_pasted_or_echoed(language: str)
             pieces = ["Sure. ", header[:cut], header[cut:], " Here it is."]
             shown = "".join(stream.feed(piece) for piece in pieces) + stream.finish()
             assert header not in shown and shown.endswith("Here it is."), cut
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_question_of_when_gets_the_day_each_earlier_message_was_said_on(
+    model: LocalModel, starter_models: Path, tmp_path: Path, language: str
+) -> None:
+    """ "Yesterday" in a message recalled weeks later counts from the day it was said: a
+    question of when gets that day in front of each earlier message, any other question none
+    (the 0.5B answered unrelated questions with a date when every note had one)."""
+    said = datetime(2023, 5, 8, 14, 30).timestamp()
+    store = MemoryStore.open(tmp_path / "engram.db", minilm(starter_models))
+    try:
+        log = EpisodeLog(store.conn)
+        old = log.new_conversation("May", at=said).id
+        log.append(old, "user", "I went to the dentist yesterday, a filling.", at=said)
+        log.append(old, "assistant", "I hope it did not hurt.", at=said + 5)
+        store.add("The user's dentist is Dr. Alvarez.", "fact", origin="local")
+        assistant = Assistant(
+            log, model, recall=Recall(store, model.count_tokens), memory_budget=400
+        )
+        assistant.language = language
+        day = "8 May 2023" if language == "en" else "2023年5月8日"
+        asked = assistant.prepare("When did I go to the dentist?", []).parts.block
+        assert f"- {day}: I went to the dentist yesterday, a filling." in asked
+        assert "- The user's dentist is Dr. Alvarez." in asked  # a memory has no day
+        other = assistant.prepare("What did the dentist do?", []).parts.block
+        assert "- I went to the dentist yesterday, a filling." in other and day not in other
+    finally:
+        store.conn.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        ("When did I go to the dentist?", True),
+        ("How long ago did Melanie paint the sunrise?", True),
+        ("Which year did we move to Lisbon?", True),
+        ("我什么时候去的杭州？", True),
+        ("我们上次见面是哪天？", True),
+        ("When I travel, I like window seats.", False),  # says, does not ask
+        ("What did the dentist say?", False),
+        ("今天吃什么？", False),
+    ],
+)
+def test_a_question_of_when_is_told_apart(text: str, when: bool) -> None:
+    assert intent.asks_when(text) is when

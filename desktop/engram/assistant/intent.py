@@ -265,6 +265,19 @@ def only_asks(text: str) -> bool:
     )
 
 
+_WHEN = re.compile(
+    r"(?i)\bwhen\b|\b(?:what|which)\s+(?:date|day|year|month|week)\b|\bhow\s+long\b"
+    r"|\bhow\s+many\s+(?:days|weeks|months|years)\b|什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号"
+    r"|多久|多长时间"
+)
+
+
+def asks_when(text: str) -> bool:
+    """Does it ask when something happened or how long ago ("When did I see the dentist?",
+    "我什么时候去的杭州？")? The earlier messages recalled for it then carry their day."""
+    return is_question(text) and bool(_WHEN.search(text[:HEAD_CHARS]))
+
+
 def asks_about_answers(text: str) -> bool:
     """Does it ask what the assistant said before ("what did you suggest …", "你上次推荐的…")?"""
     return bool(_ANSWERED.search(text))

@@ -403,7 +403,9 @@ class Assistant:
             return items, parts
         if _overlap(old_items, items) < PREFETCH_MIN_OVERLAP:
             return items, parts
-        block = prompt.memory_block(old_items, self.language, prompt.markers_of(self.model))
+        block = prompt.memory_block(
+            old_items, self.language, prompt.markers_of(self.model), intent.asks_when(text)
+        )
         kept = events.PromptParts(
             old_parts.system, parts.history, block, parts.user, tools=parts.tools
         )
@@ -469,7 +471,9 @@ class Assistant:
             if self.recall
             else []
         )
-        items, block = self._within_budget(prompt.best_lessons(items), model)
+        items, block = self._within_budget(
+            prompt.best_lessons(items), model, intent.asks_when(text)
+        )
         parts = events.PromptParts(
             system, history, block, fitted.messages[-1]["content"], tools=rendered
         )
@@ -484,15 +488,15 @@ class Assistant:
         return " ".join(sorted({e.content.split(" ", 1)[0] for e in steps if e.role == "tool"}))
 
     def _within_budget(
-        self, items: list[events.Recalled], model: ChatModel
+        self, items: list[events.Recalled], model: ChatModel, dated: bool
     ) -> tuple[list[events.Recalled], str]:
         """The block's header, dates and quoting count too: drop the weakest until it fits."""
         markers = prompt.markers_of(model)
-        block = prompt.memory_block(items, self.language, markers)
+        block = prompt.memory_block(items, self.language, markers, dated)
         while items and model.count_tokens(block) > self.memory_budget:
             weakest = min(items, key=lambda item: item.score)
             items = [item for item in items if item is not weakest]
-            block = prompt.memory_block(items, self.language, markers)
+            block = prompt.memory_block(items, self.language, markers, dated)
         return items, block
 
     def _learn(self, conversation_id: int, answer_episode_id: int, said: Intent) -> None:

@@ -14,7 +14,9 @@ special-token parsing.
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Sequence
+from datetime import datetime
 
 from engram.assistant.events import Recalled
 from engram.core import prompts
@@ -90,17 +92,41 @@ MAX_LESSONS = 3  # lessons given to one answer as guidance
 
 
 def memory_block(
-    items: Sequence[Recalled], language: str, markers: frozenset[str] = NO_MARKERS
+    items: Sequence[Recalled],
+    language: str,
+    markers: frozenset[str] = NO_MARKERS,
+    dated: bool = False,
 ) -> str:
     """This turn's recalled memories as quoted, delimited blocks ('' when there are none), one
     per header their kinds are recalled under (:mod:`engram.memory.kinds`): facts and earlier
     messages first under the memory header, then lessons in a block of their own under the
-    guidance header (guidance to follow where it applies, still data).
+    guidance header (guidance to follow where it applies, still data). ``dated`` (the message
+    asks when, :func:`engram.assistant.intent.asks_when`): each earlier message begins with the
+    day it was said on, which its "yesterday" or "last week" counts from.
     """
     grouped = {header: [i for i in items if header_of(i.label) == header] for header in HEADERS}
     return "\n".join(
-        _recalled(header, chosen, language, markers) for header, chosen in grouped.items() if chosen
+        _block(header, [_line(i, language, markers, dated) for i in chosen], language)
+        for header, chosen in grouped.items()
+        if chosen
     )
+
+
+def day_of(when: float, language: str) -> str:
+    """A day as people write it: "8 May 2023", "2023年5月8日" (local time)."""
+    day = datetime.fromtimestamp(when)
+    if language.startswith("zh"):
+        return f"{day.year}年{day.month}月{day.day}日"
+    return f"{day.day} {calendar.month_name[day.month]} {day.year}"
+
+
+def _line(item: Recalled, language: str, markers: frozenset[str], dated: bool) -> str:
+    """An item's bullet; an earlier message's with its day in front when ``dated``. Never
+    otherwise: with the day in front of every note the 0.5B answered questions with a date."""
+    line = item.line(markers)
+    if dated and item.episode_id is not None:
+        return f"- {day_of(item.created_at, language)}: {line[2:]}"
+    return line
 
 
 def best_lessons(items: Sequence[Recalled], limit: int = MAX_LESSONS) -> list[Recalled]:
