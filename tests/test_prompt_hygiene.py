@@ -303,8 +303,9 @@ def test_a_question_of_when_gets_the_day_each_earlier_message_was_said_on(
     model: LocalModel, starter_models: Path, tmp_path: Path, language: str
 ) -> None:
     """ "Yesterday" in a message recalled weeks later counts from the day it was said: a
-    question of when gets that day in front of each earlier message, any other question none
-    (the 0.5B answered unrelated questions with a date when every note had one)."""
+    question of when gets that day in front of each earlier message and the day "yesterday"
+    means after it; any other question gets neither (the 0.5B answered unrelated questions with
+    a date when every note had one)."""
     said = datetime(2023, 5, 8, 14, 30).timestamp()
     store = MemoryStore.open(tmp_path / "engram.db", minilm(starter_models))
     try:
@@ -319,7 +320,7 @@ def test_a_question_of_when_gets_the_day_each_earlier_message_was_said_on(
         assistant.language = language
         day = "8 May 2023" if language == "en" else "2023年5月8日"
         asked = assistant.prepare("When did I go to the dentist?", []).parts.block
-        assert f"- {day}: I went to the dentist yesterday, a filling." in asked
+        assert f"- {day}: I went to the dentist yesterday (7 May 2023), a filling." in asked
         assert "- The user's dentist is Dr. Alvarez." in asked  # a memory has no day
         other = assistant.prepare("What did the dentist do?", []).parts.block
         assert "- I went to the dentist yesterday, a filling." in other and day not in other

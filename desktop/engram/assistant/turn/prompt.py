@@ -14,13 +14,13 @@ special-token parsing.
 
 from __future__ import annotations
 
-import calendar
 from collections.abc import Sequence
 from datetime import datetime
 
 from engram.assistant.events import Recalled
 from engram.core import prompts
 from engram.core import sanitize as sanitize_
+from engram.memory import when
 from engram.memory.kinds import HEADERS, LESSON, header_of
 
 BLOCK_OPEN = "<memory>"
@@ -102,7 +102,8 @@ def memory_block(
     messages first under the memory header, then lessons in a block of their own under the
     guidance header (guidance to follow where it applies, still data). ``dated`` (the message
     asks when, :func:`engram.assistant.intent.asks_when`): each earlier message begins with the
-    day it was said on, which its "yesterday" or "last week" counts from.
+    day it was said on, and its "yesterday" or "last week" is followed by the day it means
+    (:func:`engram.memory.when.dated`).
     """
     grouped = {header: [i for i in items if header_of(i.label) == header] for header in HEADERS}
     return "\n".join(
@@ -112,20 +113,13 @@ def memory_block(
     )
 
 
-def day_of(when: float, language: str) -> str:
-    """A day as people write it: "8 May 2023", "2023年5月8日" (local time)."""
-    day = datetime.fromtimestamp(when)
-    if language.startswith("zh"):
-        return f"{day.year}年{day.month}月{day.day}日"
-    return f"{day.day} {calendar.month_name[day.month]} {day.year}"
-
-
 def _line(item: Recalled, language: str, markers: frozenset[str], dated: bool) -> str:
     """An item's bullet; an earlier message's with its day in front when ``dated``. Never
     otherwise: with the day in front of every note the 0.5B answered questions with a date."""
     line = item.line(markers)
     if dated and item.episode_id is not None:
-        return f"- {day_of(item.created_at, language)}: {line[2:]}"
+        said = datetime.fromtimestamp(item.created_at).date()
+        return f"- {when.day_text(said, language)}: {when.dated(line[2:], item.created_at)}"
     return line
 
 
