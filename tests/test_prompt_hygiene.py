@@ -332,10 +332,12 @@ def test_a_question_of_when_gets_the_day_each_earlier_message_was_said_on(
     ("text", "when"),
     [
         ("When did I go to the dentist?", True),
-        ("How long ago did Melanie paint the sunrise?", True),
+        ("When was Melanie's 18th birthday?", True),
+        ("How long has Caroline had her friends?", False),  # a duration, not a day
         ("Which year did we move to Lisbon?", True),
         ("我什么时候去的杭州？", True),
         ("我们上次见面是哪天？", True),
+        ("你学游泳多久了？", False),
         ("When I travel, I like window seats.", False),  # says, does not ask
         ("What did the dentist say?", False),
         ("今天吃什么？", False),
