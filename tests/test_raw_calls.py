@@ -84,6 +84,18 @@ def test_after_some_words_a_call_that_cannot_be_used_ends_the_answer_and_is_told
     assert not steps and [type(e) for e in events if not isinstance(e, str)] == [CallNotRead]
 
 
+@pytest.mark.parametrize("call", MALFORMED)
+def test_a_call_written_again_where_words_were_asked_for_is_never_shown(call: str) -> None:
+    """The message asks for no tool; the model opens with a call, is asked for the answer as
+    text, and writes a call again (the real 0.5B, to "I went to the dentist yesterday, she
+    fixed a filling.": '({"name": "calculator", …})'): it is not shown, and the user is told."""
+    model = ScriptedModel(['{"name": "calculator", "arguments": {}}', f"Noted. {call} Done."])
+    statement = "I went to the dentist yesterday, she fixed a filling."
+    events, steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)), statement)
+    assert "".join(e for e in events if isinstance(e, str)) == "Noted. "
+    assert not steps and [type(e) for e in events if not isinstance(e, str)] == [CallNotRead]
+
+
 def test_a_well_formed_call_the_message_asks_for_is_run_and_never_shown() -> None:
     reply = 'Sure: ```json ({"tool": "calculator", "arguments": {"expression": "6*7"}})```'
     model = ScriptedModel([reply, "It is 42."])

@@ -338,9 +338,13 @@ def _as_text(
     max_tokens: int,
     cancelled: Callable[[], bool],
     options: dict[str, Any],
-) -> Iterator[str]:
-    """The answer written again as text: no token of it may open a call."""
-    return iter(model.stream_chat(prompt, max_tokens, cancelled, text_only=True, **options))
+) -> Iterator[str | CallNotRead]:
+    """The answer written again as text: its first token may not open a call, and a call it
+    writes later anyway is never shown (the 0.5B, told no tool, wrote
+    '({"name": "calculator", …})' to "I went to the dentist yesterday")."""
+    return calls.never_shown(
+        model.stream_chat(prompt, max_tokens, cancelled, text_only=True, **options)
+    )
 
 
 def _from_words(toolbox: Toolbox, name: str, request: str) -> str | None:
