@@ -9,12 +9,18 @@ and year, last Saturday, three days ago, 昨天, 上周, 上个月, 去年, 上�
 
 from __future__ import annotations
 
-import calendar
 import re
 from datetime import date, datetime, timedelta
 
-_WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
-_WEEKDAYS |= {name.lower(): i for i, name in enumerate(calendar.day_abbr)}
+# English names written out: ``calendar``'s follow the process locale, which Qt sets from the
+# user's (a German desktop would read "Samstag" and write "Mai").
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_WEEKDAYS = {name.lower(): i for i, name in enumerate(_DAYS)}
+_WEEKDAYS |= {name[:3].lower(): i for i, name in enumerate(_DAYS)}
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a few": 3}
 _NUMBERS_ZH = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "几": 3}
@@ -40,7 +46,7 @@ def day_text(day: date, language: str) -> str:
     """A day as people write it: "8 May 2023", "2023年5月8日"."""
     if language.startswith("zh"):
         return f"{day.year}年{day.month}月{day.day}日"
-    return f"{day.day} {calendar.month_name[day.month]} {day.year}"
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
 
 
 def _month(day: date, shift: int, language: str) -> str:
@@ -48,7 +54,7 @@ def _month(day: date, shift: int, language: str) -> str:
     year, month = divmod(index, 12)
     if language.startswith("zh"):
         return f"{year}年{month + 1}月"
-    return f"{calendar.month_name[month + 1]} {year}"
+    return f"{_MONTHS[month]} {year}"
 
 
 def _week(day: date, shift: int, language: str) -> str:
