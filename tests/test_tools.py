@@ -383,8 +383,9 @@ def test_each_family_renders_the_tools_a_call_and_its_result(name: str, fmt: str
     registry = builtins.registry()
     toolbox = loop.Toolbox(registry)
     model = ScriptedModel([], template)
+    names = [tool.name for tool in registry]
     system = "You are Engram." + (
-        "\n\n" + toolbox.system_text(model, "en") if fmt == calls.JSON else ""
+        "\n\n" + toolbox.system_text(model, "en", names) if fmt == calls.JSON else ""
     )
     call = calls.parse(
         {
@@ -402,7 +403,7 @@ def test_each_family_renders_the_tools_a_call_and_its_result(name: str, fmt: str
         calls.call_message(fmt, call),
         calls.result_message(fmt, "calculator", output, output.text),
     ]
-    prompt = _render(template, messages, toolbox.template_tools(model, "en"))
+    prompt = _render(template, messages, toolbox.template_tools(model, "en", names))
     assert prompt.count('"calculator"') >= 1 and "Exact arithmetic" in prompt
     assert prompt.index("Exact arithmetic") < prompt.index("What is 2+2?")  # the stable front
     assert "2+2 = 4" in prompt and prompt.index("What is 2+2?") < prompt.index("2+2 = 4")

@@ -93,11 +93,8 @@ def test_a_hostile_memory_cannot_change_the_system_part(session: Session) -> Non
 
     profile = session.assistant.recall.profile() if session.assistant.recall else []
     assert [p.memory_id for p in profile] == [pinned.id]
-    tools = session.assistant.tools  # the tool list follows the rules, as stable as they are
-    described = tools.system_text(session.model, "en") if tools else ""
-    assert parts.system == "\n\n".join(
-        p for p in (prompt.system_part("en", profile), described) if p
-    )
+    # The message may call no tool: the system part is the rules and the pinned memory alone.
+    assert parts.system == prompt.system_part("en", profile)
     for text in (parts.system, parts.block):
         for marker in ("<|im_start|>", "<|im_end|>", "<|eot_id|>", "[/INST]", "<<SYS>>"):
             assert marker not in text

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -158,8 +158,9 @@ class Registry:
     def __len__(self) -> int:
         return len(self.tools)
 
-    def specs(self, language: str = "en") -> list[dict[str, Any]]:
-        return [tool.spec(language) for tool in self.tools.values()]
+    def specs(self, language: str, names: Collection[str]) -> list[dict[str, Any]]:
+        """The specs of the tools named in ``names``, in the registry's order."""
+        return [tool.spec(language) for tool in self.tools.values() if tool.name in names]
 
     def check(self, name: str, arguments: object) -> Problem | None:
         """Why a call cannot run as given (None when it can)."""

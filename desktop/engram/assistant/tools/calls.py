@@ -326,13 +326,15 @@ def result_message(fmt: str, name: str, output: ToolOutput, text: str) -> dict[s
     return {"role": "user", "content": f"{RESULT_OPEN}\n{payload}\n{RESULT_CLOSE}"}
 
 
-def instructions(registry: Registry, language: str) -> str:
-    """The system part's description of the tools, for templates that cannot render them."""
+def instructions(registry: Registry, language: str, names: Collection[str]) -> str:
+    """The system part's description of the tools in ``names``, for templates that cannot
+    render them."""
     head = prompts.text("tools", language)
     lines = [
         f"- {tool.name}: {tool.describe(language)} "
         f"{json.dumps(_compact(tool.schema), ensure_ascii=False)}"
         for tool in registry
+        if tool.name in names
     ]
     return head + "\n" + "\n".join(lines)
 

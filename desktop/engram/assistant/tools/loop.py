@@ -130,17 +130,21 @@ class Toolbox:
         """The call format of ``model``'s chat template (``json`` for models without one)."""
         return calls.detect(str(getattr(model, "chat_template", "") or ""))
 
-    def system_text(self, model: object, language: str) -> str:
-        """What the system part says about tools ('' when the template renders them itself)."""
-        if not len(self.tools()) or self.format_of(model) != calls.JSON:
+    def system_text(self, model: object, language: str, names: Collection[str]) -> str:
+        """What the system part says about the tools in ``names`` ('' when there are none or
+        the template renders them itself)."""
+        if not names or self.format_of(model) != calls.JSON:
             return ""
-        return calls.instructions(self.registry, language)
+        return calls.instructions(self.tools(), language, names)
 
-    def template_tools(self, model: object, language: str) -> list[dict[str, Any]] | None:
-        """The tool specs the chat template renders (None for the ``json`` format)."""
-        if not len(self.tools()) or self.format_of(model) == calls.JSON:
+    def template_tools(
+        self, model: object, language: str, names: Collection[str]
+    ) -> list[dict[str, Any]] | None:
+        """The specs of the tools in ``names`` for the chat template to render (None when there
+        are none, and for the ``json`` format)."""
+        if not names or self.format_of(model) == calls.JSON:
             return None
-        return self.registry.specs(language)
+        return self.tools().specs(language, names) or None
 
     def route(self, message: str, kept: bool = False) -> Route:
         """The tools an answer to ``message`` may call (see :mod:`.route`)."""
@@ -217,13 +221,16 @@ def answer(
     """Stream an answer that may call tools: its text pieces, and an event for each call and
     result (each step is also appended to ``steps``).
 
-    ``request`` (the user's own words) is routed once (:mod:`.route`): a call the message
-    plainly asks for is generated at once under a grammar of that tool; otherwise the model
-    starts freely, and once its first characters show a call, that stream stops and the call is
-    generated again under a grammar of the tools the message allows, so a call is always
-    well-formed JSON and a text answer never pays for grammar sampling. When the message allows
-    no tool, an answer that opened with a call is written again as text (its first token may not
-    open a call); a later line that is a call of a tool not allowed is dropped, never shown.
+    ``request`` (the user's own words) is routed once (:mod:`.route`), and only the tools it
+    allows are described to the model (offered all seven built-in tools, the real 0.5B answered
+    11 of 16 everyday messages, "I went to the dentist yesterday" among them, with a call). A
+    call the message plainly asks for is generated at once under a grammar of that tool;
+    otherwise the model starts freely, and once its first characters show a call, that stream
+    stops and the call is generated again under a grammar of the tools the message allows, so
+    a call is always well-formed JSON and a text answer never pays for grammar sampling. When
+    the message allows no tool, an answer that opened with a call is written again as text
+    (its first token may not open a call); a later line that is a call of a tool not allowed is
+    dropped, never shown.
 
     ``read``: where untrusted text already in the prompt came from (:data:`RECALLED`); with the
     sources of each result read since, every call is checked by :meth:`Permissions.allowed`.
@@ -231,8 +238,8 @@ def answer(
     …"), so the answer may not call remember.
     """
     fmt = toolbox.format_of(model)
-    tools = toolbox.template_tools(model, language)
     routed = toolbox.route(request, kept)
+    tools = toolbox.template_tools(model, language, routed.allowed)
     toolbox.permissions.new_answer()
     made: list[tuple[Message, str, ToolOutput, str]] = []  # call, tool, output, text shown
     answered: set[str] = set()  # the expected tool once its call gave a result

@@ -177,7 +177,7 @@ class Assistant:
         earlier = self._history(conversation_id)
         # Recall before the message is stored, exactly as the prefetch did while it was typed:
         # the same choice gives the same prompt, and llama.cpp reuses what it evaluated then.
-        prepared = self.prepare(text, earlier, model)
+        prepared = self.prepare(text, earlier, model, kept=kept)
         fitted, items, parts = prepared.fitted, prepared.items, prepared.parts
         if model is self.model:
             items, parts = self._reuse_prefetched(conversation_id, text, items, parts)
@@ -302,10 +302,17 @@ class Assistant:
             kept=kept,
         )
 
-    def _template_tools(self, model: ChatModel) -> dict[str, object]:
-        """``tools=`` for a template that renders the tool list itself (else nothing)."""
-        tools = self.tools if tool_loop.can_call(model) else None
-        specs = tools.template_tools(model, self.language) if tools else None
+    def _callable(self, model: ChatModel, text: str, kept: bool) -> frozenset[str]:
+        """The tools an answer of ``model`` to the message ``text`` may call, the only ones it
+        is told of (see :func:`tool_loop.answer`)."""
+        if self.tools is None or not tool_loop.can_call(model):
+            return frozenset()
+        return self.tools.route(text, kept).allowed
+
+    def _template_tools(self, model: ChatModel, names: frozenset[str]) -> dict[str, object]:
+        """``tools=`` for a template that renders the list of the tools in ``names`` itself
+        (else nothing)."""
+        specs = self.tools.template_tools(model, self.language, names) if self.tools else None
         return {"tools": specs} if specs else {}
 
     def rewind(
@@ -375,10 +382,13 @@ class Assistant:
         if not draft.strip():
             return 0
         earlier = self._history(conversation_id) if conversation_id else []
-        prepared = self.prepare(draft, earlier)
+        kept = intent.read(draft).remember is not None
+        prepared = self.prepare(draft, earlier, kept=kept)
         self._prefetched = (conversation_id, draft, prepared.items, prepared.parts)
         return self.model.prefill(
-            prepared.parts.messages(), cancelled, **self._template_tools(self.model)
+            prepared.parts.messages(),
+            cancelled,
+            **self._template_tools(self.model, self._callable(self.model, draft, kept)),
         )
 
     def _reuse_prefetched(
@@ -426,6 +436,7 @@ class Assistant:
         *,
         exclude_memories: Collection[int] = (),
         system_memories: bool = True,
+        kept: bool = False,
     ) -> Prepared:
         """The exact prompt a turn sends for ``text`` after ``earlier`` (the one place it is built).
 
@@ -442,10 +453,10 @@ class Assistant:
         system = prompt.system_part(self.language, profile, plan, markers, self.custom)
         reserve = self.max_answer_tokens + self.memory_budget
         rendered = ""  # the tool list the chat template renders (shown in the prompt viewer)
-        if self.tools is not None and tool_loop.can_call(model):  # in the stable front
-            if described := self.tools.system_text(model, self.language):
+        if (names := self._callable(model, text, kept)) and self.tools is not None:
+            if described := self.tools.system_text(model, self.language, names):
                 system = f"{system}\n\n{described}"
-            template_tools = self._template_tools(model)
+            template_tools = self._template_tools(model, names)
             reserve += sum(model.count_tokens(str(s)) for s in template_tools.values())
             if specs := template_tools.get("tools"):
                 rendered = json.dumps(specs, ensure_ascii=False, indent=1)
