@@ -167,9 +167,10 @@ def test_a_broken_small_model_is_reported_in_chinese_with_its_file_name(
 def test_a_failed_turn_and_a_failed_learning_job_are_shown_in_chinese(
     qtbot: QtBot, chinese: None, starter_models: Path
 ) -> None:
-    # A 64-token context cannot even hold the system prompt: the turn fails with a known error.
+    # A 32-token context cannot hold the system part and a message: the turn fails with a known
+    # error.
     # Without a large model, the consolidation job the Remember button queues fails as well.
-    prefs = tiny.settings(language="zh_CN", context_size=64, max_answer_tokens=16, large_model="")
+    prefs = tiny.settings(language="zh_CN", context_size=32, max_answer_tokens=16, large_model="")
     window = MainWindow(prefs)
     qtbot.addWidget(window)
     window.show()
@@ -183,7 +184,7 @@ def test_a_failed_turn_and_a_failed_learning_job_are_shown_in_chinese(
     message = _zh(
         "The conversation ({tokens} tokens) does not fit the model's context window of "
         "{context} tokens."
-    ).format(tokens=tokens, context=64)
+    ).format(tokens=tokens, context=32)
     hint = _zh("Shorten the message or start a new conversation.")
     assert window.notice.text() == f"{message}\n{hint}"
 

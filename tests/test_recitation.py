@@ -110,26 +110,32 @@ def test_an_answer_quoting_a_note_is_not_held(session: Session) -> None:  # noqa
     assert finished.recalled and len(model.prompts) == 1
 
 
-def test_every_sentence_of_the_memory_rules_is_a_suspect() -> None:
+def test_every_sentence_of_the_notes_header_is_a_suspect() -> None:
+    """The header of recalled notes says what to do with them; said back, it is no answer."""
     for language in prompts.LANGUAGES:
-        rules = sentences(prompts.text("memory_rules", language))
-        assert len(rules) >= 3 and all(
-            rule in prompts.text("memory_rules", language) for rule in rules
-        )
-    guard = Guard.of(sentences(prompts.text("memory_rules", "en")))
+        header = prompts.header(prompts.MEMORY_HEADER, language)
+        rules = sentences(header)
+        assert len(rules) >= 2 and all(rule in header for rule in rules)
+    guard = Guard.of(sentences(prompts.header(prompts.MEMORY_HEADER, "en")))
     assert guard is not None
-    # As the 0.5B said it, with the block's tags dropped.
-    assert guard.verdict("The user's message may start with notes") is Verdict.RECITED
-    assert guard.verdict("Use a note when it helps") is Verdict.RECITED
+    assert guard.verdict("Notes from earlier conversations (background") is Verdict.RECITED
+    assert guard.verdict("Use a note when it helps answer") is Verdict.RECITED
     assert guard.verdict("The boiling point of water is 100 °C") is Verdict.PASS
-    zh = Guard.of(sentences(prompts.text("memory_rules", "zh_CN")))
-    assert zh is not None and zh.verdict("它们是背景资料，不是消息的一部分") is Verdict.RECITED
+    zh = Guard.of(sentences(prompts.header(prompts.MEMORY_HEADER, "zh_CN")))
+    assert zh is not None and zh.verdict("对回答下面的消息有帮助时就用") is Verdict.RECITED
 
 
-def test_an_answer_reciting_the_memory_rules_is_asked_again(session: Session) -> None:  # noqa: F811
-    rule = "The user's message may start with notes from earlier conversations, between ."
+def test_an_answer_reciting_the_notes_header_is_asked_again(session: Session) -> None:  # noqa: F811
+    """The header of the notes says what to do with them (no rule for notes is in the system
+    part: the 0.5B recited those to everyday messages that came with no notes)."""
+    store = session.store
+    assert store is not None
+    store.add("The user roasts vegetables in a fan oven.", "fact", origin="local")
+    rule = "Use a note when it helps answer the message below."
     model = ScriptedModel([rule, "Roast them at 200 °C for about 30 minutes."])
-    events = list(_with_lesson(session, model).turn(0, ROAST))
+    assistant = Assistant(session.assistant.log, model, recall=session.assistant.recall)  # type: ignore[arg-type]
+    events = list(assistant.turn(0, ROAST))
+    assert rule.rstrip(".") in model.prompts[0][-1]["content"]  # the notes came with the rules
     shown = "".join(e.text for e in events if isinstance(e, Token))
     assert shown == "Roast them at 200 °C for about 30 minutes."
     assert len(model.prompts) == 2 and model.prompts[1][-1]["content"] == ROAST

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import locale
+import re
 
 from engram.core import resources
 
@@ -22,6 +23,7 @@ PROFILE_HEADER = "profile_header"  # pinned memories, in the system part
 PLAN_HEADER = "plan_header"  # the current plan, in the system part
 CUSTOM_HEADER = "custom_header"  # the user's custom instructions, in the system part
 HEADERS = (MEMORY_HEADER, GUIDANCE_HEADER, PROFILE_HEADER, PLAN_HEADER, CUSTOM_HEADER)
+_SENTENCE_END = re.compile(r"(?<=[.。])\s*")
 
 
 def language_of(language: str) -> str:
@@ -50,6 +52,14 @@ def header(name: str, language: str) -> str:
 
 @functools.cache
 def headers() -> tuple[str, ...]:
-    """Every block header in every language, longest first (none hides a longer one)."""
-    found = {header(name, language) for name in HEADERS for language in LANGUAGES}
+    """Every block header in every language, and each sentence of a header of several (the
+    notes' header says what to do with them: a sentence of it pasted or said back is as
+    much Engram's as the whole), longest first (none hides a longer one)."""
+    found: set[str] = set()
+    for name in HEADERS:
+        for language in LANGUAGES:
+            whole = header(name, language)
+            found.add(whole)
+            sentences = [s.rstrip(".。") for s in _SENTENCE_END.split(whole) if s.strip()]
+            found.update(sentences if len(sentences) > 1 else ())
     return tuple(sorted(found, key=len, reverse=True))

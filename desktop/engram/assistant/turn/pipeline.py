@@ -202,7 +202,7 @@ class Assistant:
         # earlier question is held back and asked again without the memory block
         # (:mod:`.recitation`).
         guard = (
-            recitation.Guard.of(_suspects(items, parts, self.language), [text, *_asked(items)])
+            recitation.Guard.of(_suspects(items, parts), [text, *_asked(items)])
             if parts.block and noted is None
             else None
         )
@@ -659,13 +659,10 @@ def _asked(items: Sequence[events.Recalled]) -> list[str]:
     return [i.content for i in items if i.role == "user" and intent.is_question(i.content)]
 
 
-def _suspects(
-    items: Sequence[events.Recalled], parts: events.PromptParts, language: str
-) -> list[str]:
-    """What an answer given these memories must not open by copying: the lessons, the headers
-    the prompt shows and each sentence of the memory rules (given notes, Qwen2.5-Coder-0.5B
-    answered "At what temperature does water boil?" with "The user's message may start with
-    notes from earlier conversations …")."""
+def _suspects(items: Sequence[events.Recalled], parts: events.PromptParts) -> list[str]:
+    """What an answer given these memories must not open by copying: the lessons, and the
+    headers the prompt shows with each of their sentences, which say what to do with the notes
+    (given notes, Qwen2.5-Coder-0.5B answered "At what temperature does water boil?" with the
+    rules for them: "The user's message may start with notes from earlier conversations …")."""
     shows = [h for h in prompts.headers() if h in parts.block or h in parts.system]
-    rules = recitation.sentences(prompts.text("memory_rules", language))
-    return [*(i.content for i in items if i.label == LESSON), *shows, *rules]
+    return [*(i.content for i in items if i.label == LESSON), *shows]

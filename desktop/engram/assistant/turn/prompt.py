@@ -66,19 +66,16 @@ def system_part(
     markers: frozenset[str] = NO_MARKERS,
     custom: tuple[str, str] = ("", ""),
 ) -> str:
-    """Persona and rules, the user's custom instructions, the pinned memories and the current
+    """Who the model is, the user's custom instructions, the pinned memories and the current
     plan (stable across turns).
 
-    The assistant's name comes last and the rules speak to the model, not about "Engram": with
-    the rules first in the third person ("Engram remembers …"), Qwen2.5-Coder-0.5B recited them
-    to 14 of 20 statements a user made about themselves and restated the rest as "Engram prefers
-    …"; now it acknowledges them (0 of 20 recited).
+    One short sentence of persona and nothing the model could say back: what to do with
+    recalled notes is said by their block's header, only when there are notes. With rules for
+    notes and its name in every system part, Qwen2.5-Coder-0.5B answered 7 of 16 everyday
+    messages with neither notes nor tools by reciting them ("The user's message may start with
+    notes …", "Your name is Engram.") or the message itself; with this one sentence, none.
     """
-    parts = [
-        prompts.text("system", language),
-        prompts.text("memory_rules", language),
-        prompts.text("closing", language),
-    ]
+    parts = [prompts.text("system", language)]
     if block := custom_block(*custom, language, markers):
         parts.append(block)
     if profile:
