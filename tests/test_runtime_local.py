@@ -5,6 +5,9 @@ from __future__ import annotations
 import itertools
 import shutil
 import struct
+import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -341,3 +344,34 @@ def test_template_that_rejects_a_conversation_is_an_input_error(gguf_path: Path)
             list(model.stream_chat(chat("hi")))
     finally:
         model.close()
+
+
+def test_loading_a_model_leaves_every_other_threads_output_alone(
+    gguf_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """llama-cpp-python points the process's stdout and stderr at /dev/null while a model loads:
+    ``engram chat`` printed no answer at all while the learning thread loaded the 1.5B."""
+    loaded = threading.Event()
+    printed: list[int] = []
+
+    def talk() -> None:
+        n = 0
+        while not loaded.is_set() or n < 20:
+            print(f"line {n}", flush=True)
+            print(f"note {n}", file=sys.stderr, flush=True)
+            printed.append(n)
+            n += 1
+            time.sleep(0.0005)
+
+    speaker = threading.Thread(target=talk)
+    speaker.start()
+    try:
+        LocalModel(gguf_path, n_ctx=256, state_cache_mb=0).close()
+    finally:
+        loaded.set()
+        speaker.join()
+    out, err = capfd.readouterr()
+    assert out.splitlines() == [f"line {n}" for n in printed]
+    assert [line for line in err.splitlines() if line.startswith("note ")] == [
+        f"note {n}" for n in printed
+    ]

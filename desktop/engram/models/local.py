@@ -86,15 +86,38 @@ class GenerationCancelledError(EngramError):
 _LLAMA_LEVELS = {2: logging.DEBUG, 3: logging.INFO}
 
 
+class _Unsilenced:
+    """What llama-cpp-python's ``suppress_stdout_stderr`` becomes: nothing. It points the
+    process's stdout and stderr (the file descriptors and ``sys.stdout``) at /dev/null while a
+    model loads, for every thread: ``engram chat`` printed no answer at all while the learning
+    thread loaded the 1.5B, and two loads that overlap can leave the terminal silenced for good.
+    llama.cpp's own messages go to Engram's log instead (:func:`_route_llama_log`)."""
+
+    def __init__(self, disable: bool = True) -> None:
+        del disable
+
+    def __enter__(self) -> _Unsilenced:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+
 @functools.cache  # once per process; the cache keeps the ctypes callback alive
 def _route_llama_log() -> Any:
     """Send llama.cpp's own warnings and errors to Engram's log, not to the terminal: an aborted
     prompt evaluation (a cancel, or the background model yielding) is routine, yet llama.cpp
-    reports it as an error ("decode: removing memory module entries ...") on stderr."""
+    reports it as an error ("decode: removing memory module entries ...") on stderr. Its
+    bindings' process-wide silencing is turned off (:class:`_Unsilenced`)."""
     import ctypes
 
     import llama_cpp
+    import llama_cpp._internals
+    import llama_cpp.llama
+    import llama_cpp.llama_chat_format
 
+    for module in (llama_cpp._internals, llama_cpp.llama, llama_cpp.llama_chat_format):
+        module.suppress_stdout_stderr = _Unsilenced  # type: ignore[attr-defined]
     logger = log.get("models.llama_cpp")
 
     def forward(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
