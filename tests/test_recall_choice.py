@@ -200,3 +200,22 @@ def test_in_a_language_the_embedder_cannot_read_only_shared_words_count(
         assert Recall(store, _count).recall(heavy, 384) == before  # English: read as before
     finally:
         vectors.languages = ()
+
+
+def test_a_question_asked_in_many_chats_leaves_room_for_the_message_that_answers_it(
+    store: MemoryStore,
+) -> None:
+    """Asked in twelve chats, the same question filled every place of the search and the
+    message that said when was never recalled."""
+    log = EpisodeLog(store.conn)
+    told = "I went to the dentist yesterday, she fixed a filling."
+    log.append(log.new_conversation("dentist").id, "user", told)
+    question = "When did I go to the dentist?"
+    for n in range(12):
+        asked = log.new_conversation(f"asked {n}").id
+        log.append(asked, "user", question if n % 2 else f"  {question.lower()} ")
+        log.append(asked, "assistant", "I do not know that yet.")
+    items = Recall(store, _count).recall(question, 600)
+    said = [" ".join(item.content.split()).casefold() for item in items]
+    assert told.casefold() in said
+    assert said.count(question.casefold()) <= 1  # the same words count once
