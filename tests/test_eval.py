@@ -66,12 +66,12 @@ def test_eval_answers_judges_on_resume_and_reports(
     data, out = _slice(tmp_path), tmp_path / "out"
     # The tiny model answers, the starter's 0.5B, imported for the large role, learns and judges
     # (it writes memories the tiny one cannot, in a third of the 1.5B's time: the mechanics
-    # checked here are the same); a 768-token context keeps the recent window shorter than
+    # checked here are the same); a 640-token context keeps the recent window shorter than
     # the slice.
     coder = catalogue.load().get(Settings.small_model).main_file()
     large = gguf_import.import_file(coder, roles=("large",), model_id="coder-0.5b-large")
     pair = ["--small", tiny.MODEL, "--large", large.id]
-    common = [str(data), "--out", str(out), "--context", "768", *pair]
+    common = [str(data), "--out", str(out), "--context", "640", *pair]
     code, err = _eval([*common, "--limit", "2"], capsys)
     assert code == 0, err
     first = json.loads((out / "answers.json").read_text("utf-8"))["answers"]
