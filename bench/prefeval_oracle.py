@@ -6,8 +6,9 @@ when distillation is perfect, against no memory and the reminder ceiling (same r
 
 Each setup task's message becomes a preference memory (its vector embeds the message alone), then
 every test question is answered through ``Assistant.turn`` with recall on; printed: the pass rate
-with its 95 % interval, how often the stated preference was among the recalled memories, and the
-same questions without memory and with the preference pasted in (the ``*-reminder.json`` set).
+with its 95 % interval, how often the stated preference was given (recalled, or among the saved
+memories the system part holds), and the same questions without memory and with the preference
+pasted in (the ``*-reminder.json`` set).
 Separates what the answering model can do with a preference from what the distiller writes.
 """
 
@@ -44,8 +45,8 @@ def _letter(answer: str) -> str:
 def _answer(assistant: Assistant, text: str) -> tuple[str, set[int]]:
     said, given = "", set()
     for event in assistant.turn(0, text):
-        if isinstance(event, Recalling):
-            given = {i.memory_id for i in event.items if i.memory_id is not None}
+        if isinstance(event, Recalling):  # the notes, and the saved memories in front
+            given = {i.memory_id for i in (*event.items, *event.in_system) if i.memory_id}
         elif isinstance(event, Finished):
             said = event.text
     return said, given
