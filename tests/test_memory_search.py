@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram.memory import db
+import numpy as np
+import pytest
+
+from engram.memory import db, vectors
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.search import Filters, focus, fuse_scores, text_candidates
@@ -230,3 +233,34 @@ def test_a_turn_embeds_only_the_messages_after_the_newest_vector(
     assert set(vectors.get("episodes", [ids[2], *new])) == {new[0]}
     assert index.index_new() == 1  # the full pass (Backfill) fills the gap
     assert set(vectors.get("episodes", [ids[2]])) == {ids[2]}
+
+
+def test_a_filtered_search_over_many_rows_finds_the_nearest_of_them(
+    store: MemoryStore,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past EXACT_ROWS rows of a kind (lowered here), the rows of that kind are searched by
+    their codes like the whole table, then rescored exactly: the nearest ones are still found,
+    whatever nearer rows of other kinds there are."""
+    monkeypatch.setattr(vectors, "EXACT_ROWS", 100)
+    rng = np.random.default_rng(3)
+    dim = store.space.index.dim if store.space.index is not None else 0
+    query = rng.standard_normal(dim).astype(np.float32)
+    query /= np.linalg.norm(query)
+
+    def near(count: int, closeness: float) -> np.ndarray:
+        noise = rng.standard_normal((count, dim)).astype(np.float32)
+        noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+        rows = closeness * query + (1 - closeness) * noise
+        return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+    others = near(300, 0.9)  # nearer than every preference
+    store.add_many([f"fact {i}" for i in range(300)], "fact", vectors=others)
+    far = near(1200, 0.0)
+    far[[17, 950, 1111]] = near(3, 0.6)
+    ids = store.add_many([f"preference {i}" for i in range(1200)], "preference", vectors=far)
+    scores = far @ query
+    best = [ids[i] for i in np.argsort(-scores)[:5]]
+    found = store.search("", k=5, vector=query[None, :], filters=Filters(kinds=("preference",)))
+    assert [hit.memory.id for hit in found][:3] == best[:3]
+    assert all(hit.memory.kind == "preference" for hit in found)

@@ -99,7 +99,8 @@ def vector_candidates(
     pool: int,
     filters: Filters,
 ) -> list[tuple[int, float]]:
-    """Nearest rows that pass the filters; falls back to an exact filtered scan if too few pass."""
+    """Nearest rows that pass the filters; falls back to a search among the rows that pass
+    (:meth:`VectorIndex.among`) if too few of the nearest do."""
     where, params = filters.where(space)
     near = index.knn(space, query, pool * 2)
     if where == "1":
@@ -113,7 +114,7 @@ def vector_candidates(
     }
     kept = [(i, s) for i, s in near if i in allowed][:pool]
     if len(kept) < pool:
-        return index.exact(space, query, pool, where, params)
+        return index.among(space, query, pool, where, params)
     return kept
 
 

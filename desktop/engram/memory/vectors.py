@@ -3,7 +3,8 @@
 Vectors live in plain tables (``vectors_<space>_g<generation>``: float32 blob plus a 1-bit-per-
 dimension code; ``memory.migrations`` defines them). Search scans the binary codes in memory
 (hamming distance, numpy popcount), then rescores a few hundred candidates with the exact float
-vectors read by primary key; sqlite-vec's ``vec_distance_cosine`` scans filtered subsets exactly.
+vectors read by primary key; sqlite-vec's ``vec_distance_cosine`` scans small filtered subsets
+exactly (larger ones are scanned by their codes like the whole table).
 Measured on 100k x 384 (bench/retrieval.py), this is several times faster than a sqlite-vec
 ``vec0`` scan, whose point lookups are also slow.
 
@@ -30,6 +31,8 @@ from engram.memory.migrations import BUMP_VECTOR_VERSION, vector_table
 
 _log = log.get("memory.vectors")
 Codes = npt.NDArray[np.uint64]
+# A filtered search over at most this many rows scans them exactly; over more, by their codes.
+EXACT_ROWS = 4000
 # One embedder per model id in this process, so a store can follow another thread's switch.
 _EMBEDDERS: dict[str, Embedder] = {}
 
@@ -201,20 +204,39 @@ class VectorIndex:
         order = np.argsort(-scores)[:n]
         return [(keys[i], float(scores[i])) for i in order]
 
-    def exact(
-        self, space: str, query: Vectors, n: int, where: str, params: Sequence[object]
+    def among(
+        self,
+        space: str,
+        query: Vectors,
+        n: int,
+        where: str,
+        params: Sequence[object],
+        candidates: int = 400,
     ) -> list[tuple[int, float]]:
-        """Exact cosine search over the base rows matching ``where`` (sqlite-vec scan)."""
+        """The ``n`` nearest base rows matching ``where``: a few thousand or fewer are scanned
+        exactly (sqlite-vec), more as :meth:`knn` scans all rows, by their binary codes and then
+        exact rescoring (an exact scan of 20k stated preferences among 100k memories took 10 ms
+        of a 30 ms recall, twice a turn)."""
         q = check_vectors(query, self.dim)[0]
-        table = vector_table(space, self.generation)
-        return [
-            (i, 1.0 - float(d))
-            for i, d in self.conn.execute(
-                f"SELECT b.id, vec_distance_cosine(v.embedding, ?) AS d FROM {space} b"
-                f" JOIN {table} v ON v.id = b.id WHERE {where} ORDER BY d LIMIT ?",
-                (q.tobytes(), *params, n),
-            )
-        ]
+        # The ids as one string: 20k of them are read and parsed in ~1 ms, row by row in ~3.
+        sql = f"SELECT group_concat(b.id) FROM {space} b WHERE {where}"
+        allowed = np.fromstring(db.scalar(self.conn, sql, params) or "", dtype=np.int64, sep=",")
+        if len(allowed) <= EXACT_ROWS:
+            table = vector_table(space, self.generation)
+            return [
+                (i, 1.0 - float(d))
+                for i, d in self.conn.execute(
+                    f"SELECT b.id, vec_distance_cosine(v.embedding, ?) AS d FROM {space} b"
+                    f" JOIN {table} v ON v.id = b.id WHERE {where} ORDER BY d LIMIT ?",
+                    (q.tobytes(), *params, n),
+                )
+            ]
+        ids, codes, _stamp = self._codes(space)
+        positions = np.flatnonzero(np.isin(ids, allowed))
+        if len(positions) > candidates:
+            nearest = _nearest_codes(codes[:, positions], encode(q[None, :])[0], candidates)
+            positions = positions[nearest]
+        return self._rescore(space, q, [int(i) for i in ids[positions]], n)
 
 
 class EmbeddingSpace:
