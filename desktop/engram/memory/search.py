@@ -24,7 +24,7 @@ import numpy as np
 from engram.memory import db
 from engram.memory import text as textmod
 from engram.memory.embed import Vectors
-from engram.memory.vectors import VectorIndex
+from engram.memory.vectors import KNN_CANDIDATES, VectorIndex
 
 RRF_K = 60
 # A word in more than this share of the rows (of at least MIN_COMMON) leaves both queries.
@@ -113,7 +113,9 @@ def vector_candidates(
         )
     }
     kept = [(i, s) for i, s in near if i in allowed][:pool]
-    if len(kept) < pool:
+    # Fewer nearest than asked for are every row there is: those that pass are all that do.
+    cut = len(near) == pool * 2 or pool * 2 > KNN_CANDIDATES
+    if len(kept) < pool and cut:
         return index.among(space, query, pool, where, params)
     return kept
 

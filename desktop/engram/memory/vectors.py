@@ -33,6 +33,7 @@ _log = log.get("memory.vectors")
 Codes = npt.NDArray[np.uint64]
 # A filtered search over at most this many rows scans them exactly; over more, by their codes.
 EXACT_ROWS = 4000
+KNN_CANDIDATES = 400  # codes nearest in hamming distance that a search rescores exactly
 # One embedder per model id in this process, so a store can follow another thread's switch.
 _EMBEDDERS: dict[str, Embedder] = {}
 
@@ -177,7 +178,7 @@ class VectorIndex:
             return cache.ids, cache.codes, (version, top)
 
     def knn(
-        self, space: str, query: Vectors, n: int, candidates: int = 400
+        self, space: str, query: Vectors, n: int, candidates: int = KNN_CANDIDATES
     ) -> list[tuple[int, float]]:
         """The ``n`` nearest ids by cosine similarity: binary coarse scan, then exact rescoring."""
         q = check_vectors(query, self.dim)[0]
@@ -211,7 +212,7 @@ class VectorIndex:
         n: int,
         where: str,
         params: Sequence[object],
-        candidates: int = 400,
+        candidates: int = KNN_CANDIDATES,
     ) -> list[tuple[int, float]]:
         """The ``n`` nearest base rows matching ``where``: a few thousand or fewer are scanned
         exactly (sqlite-vec), more as :meth:`knn` scans all rows, by their binary codes and then
