@@ -112,6 +112,7 @@ def _run(
             cancelled=lambda: False,
             clean=lambda text: text.replace("<|im_end|>", ""),
             steps=steps,
+            routed=toolbox.route(request),
         )
     )
     return events, steps

@@ -92,6 +92,7 @@ def _answer(
         cancelled=lambda: False,
         clean=lambda text: text,
         steps=steps,
+        routed=toolbox.route(request),
         read=read,
     )
     return [e for e in events if isinstance(e, ToolResult)]

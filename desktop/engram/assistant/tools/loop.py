@@ -215,30 +215,28 @@ def answer(
     clean: Callable[[str], str],
     steps: list[Step],
     quiet: Problem | None = None,
+    routed: Route,
     read: tuple[str, ...] = (),
-    kept: bool = False,
 ) -> Iterator[LoopEvent]:
     """Stream an answer that may call tools: its text pieces, and an event for each call and
     result (each step is also appended to ``steps``).
 
-    ``request`` (the user's own words) is routed once (:mod:`.route`), and only the tools it
-    allows are described to the model (offered all seven built-in tools, the real 0.5B answered
-    11 of 16 everyday messages, "I went to the dentist yesterday" among them, with a call). A
-    call the message plainly asks for is generated at once under a grammar of that tool;
-    otherwise the model starts freely, and once its first characters show a call, that stream
-    stops and the call is generated again under a grammar of the tools the message allows, so
-    a call is always well-formed JSON and a text answer never pays for grammar sampling. When
-    the message allows no tool, an answer that opened with a call is written again as text
-    (its first token may not open a call); a later line that is a call of a tool not allowed is
-    dropped, never shown.
+    ``routed`` is where ``request`` (the user's own words) was routed once, as the prompt was
+    laid out (:mod:`.route`; a message whose words the application keeps, "remember this: …",
+    may not call remember), and only the tools it allows are described to the model (offered
+    all seven built-in tools, the real 0.5B answered 11 of 16 everyday messages, "I went to the
+    dentist yesterday" among them, with a call). A call the message plainly asks for is
+    generated at once under a grammar of that tool; otherwise the model starts freely, and once
+    its first characters show a call, that stream stops and the call is generated again under a
+    grammar of the tools the message allows, so a call is always well-formed JSON and a text
+    answer never pays for grammar sampling. When the message allows no tool, an answer that
+    opened with a call is written again as text (its first token may not open a call); a later
+    line that is a call of a tool not allowed is dropped, never shown.
 
     ``read``: where untrusted text already in the prompt came from (:data:`RECALLED`); with the
     sources of each result read since, every call is checked by :meth:`Permissions.allowed`.
-    ``kept``: the application keeps the message's words as the user's memory ("remember this:
-    …"), so the answer may not call remember.
     """
     fmt = toolbox.format_of(model)
-    routed = toolbox.route(request, kept)
     tools = toolbox.template_tools(model, language, routed.allowed)
     toolbox.permissions.new_answer()
     made: list[tuple[Message, str, ToolOutput, str]] = []  # call, tool, output, text shown

@@ -31,6 +31,7 @@ from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.tools import calls
 from engram.assistant.tools import loop as tool_loop
 from engram.assistant.tools.permissions import RECALLED
+from engram.assistant.tools.route import Route
 from engram.assistant.turn import context, prompt, recitation, utilization
 from engram.assistant.turn.recall import Recall
 from engram.core import log, prompts
@@ -108,6 +109,7 @@ class Prepared:
     parts: events.PromptParts
     in_system: list[events.Recalled]  # pinned memories and the current plan
     window: set[int]  # ids of the earlier messages the prompt shows verbatim
+    route: Route  # the tools the answer may call, the only ones the prompt describes
 
 
 class Assistant:
@@ -212,7 +214,9 @@ class Assistant:
                 stream = (
                     iter([noted])
                     if noted is not None
-                    else self._stream(model, parts, conversation_id, cancelled, steps, quiet, kept)
+                    else self._stream(
+                        model, parts, conversation_id, cancelled, steps, quiet, prepared.route
+                    )
                 )
                 for piece in stream:
                     if not isinstance(piece, str):  # a tool ran: the answer stands as it is
@@ -277,10 +281,10 @@ class Assistant:
         cancelled: Callable[[], bool],
         steps: list[tool_loop.Step],
         quiet: Problem | None,
-        kept: bool,
+        routed: Route,
     ) -> Iterator[tool_loop.LoopEvent]:
         """The answer's text pieces; with tools, also each call the model makes and its result
-        (``kept``: the application keeps the message's words, see :func:`tool_loop.answer`)."""
+        (``routed``: the tools it may call, see :func:`tool_loop.answer`)."""
         if self.tools is None or not tool_loop.can_call(model):  # a call is still never shown
             return calls.never_shown(model.stream_chat(
                 parts.messages(), max_tokens=self.max_answer_tokens, cancelled=cancelled
@@ -298,16 +302,16 @@ class Assistant:
             clean=lambda text: prompt.sanitize(text, markers),
             steps=steps,
             quiet=quiet,
+            routed=routed,
             read=(RECALLED,) if parts.block else (),  # recalled: not the user's words
-            kept=kept,
         )
 
-    def _callable(self, model: ChatModel, text: str, kept: bool) -> frozenset[str]:
+    def _route(self, model: ChatModel, text: str, kept: bool) -> Route:
         """The tools an answer of ``model`` to the message ``text`` may call, the only ones it
         is told of (see :func:`tool_loop.answer`)."""
         if self.tools is None or not tool_loop.can_call(model):
-            return frozenset()
-        return self.tools.route(text, kept).allowed
+            return Route()
+        return self.tools.route(text, kept)
 
     def _template_tools(self, model: ChatModel, names: frozenset[str]) -> dict[str, object]:
         """``tools=`` for a template that renders the list of the tools in ``names`` itself
@@ -388,7 +392,7 @@ class Assistant:
         return self.model.prefill(
             prepared.parts.messages(),
             cancelled,
-            **self._template_tools(self.model, self._callable(self.model, draft, kept)),
+            **self._template_tools(self.model, prepared.route.allowed),
         )
 
     def _reuse_prefetched(
@@ -442,8 +446,10 @@ class Assistant:
 
         Fits the history, puts pinned memories and the current plan in the system part (unless
         ``system_memories`` is off), recalls what the history window does not already show (minus
-        ``exclude_memories``) and keeps the block within its budget. ``engram eval`` calls it too,
-        so what it measures is what users get.
+        ``exclude_memories``) and keeps the block within its budget, and routes the message once
+        to the tools its answer may call (``kept``: the application keeps the message's words,
+        so remember is not one of them). ``engram eval`` calls it too, so what it measures is
+        what users get.
         """
         model = model or self.model
         markers = prompt.markers_of(model)
@@ -453,7 +459,8 @@ class Assistant:
         system = prompt.system_part(self.language, profile, plan, markers, self.custom)
         reserve = self.max_answer_tokens + self.memory_budget
         rendered = ""  # the tool list the chat template renders (shown in the prompt viewer)
-        if (names := self._callable(model, text, kept)) and self.tools is not None:
+        routed = self._route(model, text, kept)
+        if (names := routed.allowed) and self.tools is not None:
             if described := self.tools.system_text(model, self.language, names):
                 system = f"{system}\n\n{described}"
             template_tools = self._template_tools(model, names)
@@ -488,7 +495,7 @@ class Assistant:
         parts = events.PromptParts(
             system, history, block, fitted.messages[-1]["content"], tools=rendered
         )
-        return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window)
+        return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window, routed)
 
     def _tools_used(self, earlier: list[Episode]) -> str:
         """The names of the tools called in the conversation so far, sorted (a tool episode
