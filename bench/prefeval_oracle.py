@@ -77,9 +77,13 @@ def main() -> int:
         results: dict[str, list[bool]] = {"none": [], "memory": [], "ceiling": []}
         letters: dict[str, Counter[str]] = {name: Counter() for name in results}
         reached = []
-        log = EpisodeLog(store.conn)
-        with_memory = Assistant(log, small, 96, recall=Recall(store, small.count_tokens))
-        without = Assistant(log, small, 96)
+        with_memory = Assistant(
+            EpisodeLog(store.conn), small, 96, recall=Recall(store, small.count_tokens)
+        )
+        # Its own file: the questions asked without memory are no earlier messages of the user's
+        # who has it (the reminder questions hold the preferences).
+        apart = MemoryStore.open(Path(folder) / "apart.sqlite3", embedder)
+        without = Assistant(EpisodeLog(apart.conn), small, 96)
         tests = [t for t in task_set.tasks if not t.teaches]
         reminded = {t.id: t for t in told.tasks}
         for test in tests:
@@ -95,6 +99,7 @@ def main() -> int:
             results["ceiling"].append(tasks.passes(again.check, said))
             letters["ceiling"][_letter(said)] += 1
         store.conn.close()
+        apart.conn.close()
     small.close()
     print(
         f"{args.dataset.name}: {len(tests)} tests, small {prefs.small_model}, preferences in"
@@ -104,7 +109,7 @@ def main() -> int:
         low, high = metrics.wilson(sum(passed), len(passed))
         print(
             f"  {name:8} {sum(passed) / len(passed):.2f} ({sum(passed)}/{len(passed)},"
-            f" 95 % {low:.2f}-{high:.2f})"
+            f" 95 % {low:.2f}-{high:.2f}), letters picked {dict(sorted(letters[name].items()))}"
         )
     print(f"  the stated preference recalled: {sum(reached)}/{len(reached)}")
     return 0

@@ -118,6 +118,46 @@ def test_a_tools_result_and_another_bare_question_are_no_notes(store: MemoryStor
     assert question in recalled("What was the square root of 7569 by calculation?")
 
 
+_OPTIONS = (
+    "I'm trying to decide on this and here are 4 options for my query:\n{options}\n"
+    "Pick the one option that best fits me as your top recommendation. Reply with its letter"
+    " only (A, B, C or D), like <choice>X</choice>."
+)
+
+
+def test_an_earlier_message_filling_the_same_template_with_something_else_is_no_note(
+    store: MemoryStore,
+) -> None:
+    """One multiple-choice question was recalled for every later one on the template's words,
+    and Qwen2.5-Coder-1.5B answered them with the earlier question's letters."""
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation("asked").id
+    running = log.append(chat, "user", (
+        "What sports nutrition products could help my long-distance running?\n\n"
+        + _OPTIONS.format(options="A. Beef jerky.\nB. Whey protein.\nC. Plant-based bars.")
+    )).id  # fmt: skip
+    marathon = log.append(chat, "user", (
+        "Which shoes suit my long-distance running on trails?\n\n"
+        + _OPTIONS.format(options="A. Trail running shoes.\nB. Sandals.\nC. Boots.")
+    )).id  # fmt: skip
+    told = log.append(chat, "user", "I pick the option that best fits my budget, always.").id
+    skincare = "What anti-aging serums would you recommend for me?\n\n" + _OPTIONS.format(
+        options="A. Retinol serum.\nB. Caviar serum.\nC. Vitamin C serum."
+    )
+    running_again = (
+        "What should I eat before my long-distance running races?\n\n"
+        + _OPTIONS.format(options="A. Pasta.\nB. Steak.\nC. Plant-based energy bars.")
+    )
+
+    def recalled(text: str) -> set[int | None]:
+        return {i.episode_id for i in Recall(store, _count).recall(text, 384)}
+
+    assert recalled(skincare).isdisjoint({running, marathon})  # the same form, another matter
+    assert told in recalled(skincare)  # a message that shares no whole sentence still counts
+    found = recalled(running_again)  # filled in with the same matter: still a note
+    assert running in found and marathon in found
+
+
 def test_a_message_comes_beside_its_hit_or_not_at_all(store: MemoryStore) -> None:
     """The question "Tell me about Hangzhou" was recalled for "Name a colour": the answer after it
     (no note itself) matched "name", and its neighbour came with those signals."""

@@ -15,7 +15,8 @@ again after "Temperatures in Celsius, please", "approximately 1.5 km" for every 
 Neither are a tool's results (recomputed when needed; a file's text is not the user's word) or a
 message that only asked something else: given "What is the square root of 7569?" and the
 calculator's answer to it from another chat, the 0.5B answered "Calculate (45 + 55) * 12 / 4."
-with "The square root of 7569 is approximately 28.99."
+with "The square root of 7569 is approximately 28.99." Nor is one that fills the same template as
+the message with something else (:data:`TEMPLATE_CHARS`).
 
 What the user asked to keep, in their own words, is not left to the search: the newest of it goes
 into the system part with the pinned memories (:meth:`Recall.profile`, :data:`SAVED`).
@@ -25,10 +26,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from engram.assistant import intent
 from engram.assistant.events import Recalled
+from engram.assistant.turn import recitation
 from engram.assistant.turn.prompt import MAX_LESSONS
 from engram.memory.embed import Vectors
 from engram.memory.episode_index import EpisodeIndex
@@ -39,7 +41,7 @@ from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, plan_of
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
-from engram.memory.text import text_language
+from engram.memory.text import query_terms, text_language
 
 # Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
 MIN_SIMILARITY = 0.35
@@ -65,6 +67,15 @@ SAVED_KINDS = (FACT, PREFERENCE, PROFILE)
 # how the user wants it), not another question of the same sort (0.24-0.38 for two sums or two
 # distances), which the 0.5B answered instead of the message.
 SAME_QUESTION_SIMILARITY = 0.6
+# A sentence of at least this many characters said word for word in an earlier message and in
+# the query is a template both fill ("Pick the one option that best fits me as your top
+# recommendation."). The earlier message is a note only when what it fills in shares at least
+# TEMPLATE_OVERLAP of its search terms with what the query fills in: one PrefEval question with
+# four options was recalled for every later one on the template's words, and Qwen2.5-Coder-1.5B
+# then answered most with "<choice>B</choice>" (9 of 40 followed the user's stated preference;
+# 15 with this rule, 17 with the earlier questions deleted).
+TEMPLATE_CHARS = 30
+TEMPLATE_OVERLAP = 0.25
 
 
 # A lesson's vector embeds its words with the questions it applies to, and a question it governs
@@ -179,6 +190,7 @@ class Recall:
         found = self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
         wrong, accepted = Outcomes(self.store).judged([h.episode.id for h in found])
         answers = intent.asks_about_answers(query)
+        template = _Template(query)
         episodes = [
             h
             for h in found
@@ -187,6 +199,7 @@ class Recall:
             and (h.episode.role != "assistant" or answers or h.episode.id in accepted)
             and h.episode.role != "tool"
             and not (h.episode.role == "user" and _another_question(h, understood))
+            and not template.filled_otherwise(h.episode.content)
             and h.episode.content.strip()
             and relevant(h.similarity if understood else None, h.text_rank)
         ]
@@ -268,6 +281,37 @@ def _another_question(hit: EpisodeHit, understood: bool) -> bool:
     (or in a language the embedder cannot read)."""
     same = understood and (hit.similarity or 0.0) >= SAME_QUESTION_SIMILARITY
     return not same and intent.only_asks(hit.episode.content)
+
+
+class _Template:
+    """The query's long sentences, to tell an earlier message that fills the same template
+    with something else (see :data:`TEMPLATE_CHARS`)."""
+
+    def __init__(self, query: str) -> None:
+        self.query = _sentences(query)
+        self.long = {k for k in self.query if len(k) >= TEMPLATE_CHARS}
+
+    def filled_otherwise(self, earlier: str) -> bool:
+        if not self.long:
+            return False
+        said = _sentences(earlier)
+        if not self.long.intersection(said):
+            return False
+        theirs = _terms(v for k, v in said.items() if k not in self.query)
+        ours = _terms(v for k, v in self.query.items() if k not in said)
+        if not theirs or not ours:
+            return not theirs  # nothing of its own, or it holds all of the query and more
+        return len(theirs & ours) < TEMPLATE_OVERLAP * min(len(theirs), len(ours))
+
+
+def _sentences(text: str) -> dict[str, str]:
+    """A text's sentences, line by line, keyed by their letters and digits."""
+    found = (s for line in text.splitlines() for s in recitation.sentences(line))
+    return {key: s for s in found if (key := recitation.normalised(s))}
+
+
+def _terms(sentences: Iterable[str]) -> set[str]:
+    return set(query_terms(" ".join(sentences)))
 
 
 def _from_episodes(hits: Sequence[EpisodeHit]) -> list[Recalled]:
