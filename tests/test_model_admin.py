@@ -10,6 +10,7 @@ import pytest
 
 from engram.assistant import model_admin
 from engram.cli.main import main
+from engram.core import settings
 from engram.core.errors import InputError
 
 
@@ -38,3 +39,23 @@ def test_removing_refuses_a_starter_and_one_being_downloaded_and_forgets_an_impo
     assert model_admin.remove(entry)  # it was an import: forgotten too
     assert not entry.folder().exists()
     assert "mine" not in {e.id for e in model_admin.catalogue().models}
+
+
+def test_an_imported_model_says_how_to_use_it_and_models_use_chooses_it(
+    gguf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "import", str(gguf), "--roles", "small", "--id", "mine"]) == 0
+    said = capsys.readouterr().out
+    assert "engram models use mine --as small" in said and "--as large" not in said
+
+    assert main(["models", "use", "mine", "--as", "large"]) == 2  # imported to answer only
+    assert "cannot be the large model" in capsys.readouterr().err
+    assert settings.load().small_model != "mine"
+    assert main(["models", "use", "mine"]) == 0
+    assert "now answers with" in capsys.readouterr().out
+    assert settings.load().small_model == "mine"
+
+    missing = model_admin.catalogue().starters()[-1]  # this test's models folder has none
+    assert main(["models", "use", missing.id, "--as", missing.roles[0]]) == 2
+    assert f"engram models download {missing.id}" in capsys.readouterr().err
+    assert settings.load().small_model == "mine"

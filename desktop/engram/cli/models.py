@@ -11,6 +11,8 @@ from typing import TextIO
 from engram.assistant import model_admin as models
 from engram.core import settings as settings_mod
 
+WHAT_ROLES_DO = {"small": "answer", "large": "learn"}  # what a model chosen for a role does
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd = sub.add_parser("models", help="list, download, import and check models")
@@ -37,6 +39,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add.add_argument("--roles", default="small,large", help="small, large or small,large")
     add.add_argument("--id", dest="model_id", help="catalogue id (default: from the file name)")
     add.set_defaults(run=_import)
+    use = verbs.add_parser("use", help="choose an installed model to answer (small) or learn")
+    use.add_argument("model_id", metavar="ID")
+    use.add_argument("--as", dest="role", choices=("small", "large"), default="small")
+    use.set_defaults(run=_use)
     rm = verbs.add_parser("remove", help="delete a model's files (and forget an imported one)")
     rm.add_argument("model_id", metavar="ID")
     rm.set_defaults(run=_remove)
@@ -114,7 +120,16 @@ def _import(args: argparse.Namespace) -> int:
     print(
         f"  context {info.context_length}, chat template: {'yes' if info.chat_template else 'no'}"
     )
-    print(f"Choose it in Settings, or set small_model/large_model to {entry.id!r}.")
+    for role in ("small", "large"):
+        if role in entry.roles:
+            print(f"  to {WHAT_ROLES_DO[role]} with it: engram models use {entry.id} --as {role}")
+    print("  (or Use as small / Use as large in the window's model manager)")
+    return 0
+
+
+def _use(args: argparse.Namespace) -> int:
+    entry = models.choose(settings_mod.SettingsStore.load(), args.model_id, args.role)
+    print(f"Engram now {WHAT_ROLES_DO[args.role]}s with {entry.name} ({entry.id}).")
     return 0
 
 
