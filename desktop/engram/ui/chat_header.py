@@ -102,28 +102,30 @@ class ChatHeader(Retranslating, QWidget):
         self.combos: dict[str, ModelCombo] = {}
         self.captions: dict[str, QLabel] = {}
         self._models: tuple[list[tuple[str, str, tuple[str, ...]]], dict[str, str]] | None = None
-        # Two parts, the switchers and the actions (the last answer's numbers, the buttons), side
-        # by side while they fit; with less room the actions wrap onto a second line, at its
-        # right end. The header never widens the window: a part wider than a whole line gives
-        # way (names shortened in the middle, the numbers ending in "…").
+        # Three parts, each switcher and the actions (the last answer's numbers, the buttons),
+        # side by side while they fit; with less room the actions wrap onto a line of their own,
+        # at its right end, and then the large model's switcher does. The header never widens
+        # the window: only a part wider than a whole line gives way (names shortened in the
+        # middle, the numbers ending in "…"), so two names that differ in the middle ("Qwen2.5
+        # Coder 0.5B …" and "… 1.5B …") are never both cut to the same text.
         layout = FlowLayout(self, spacing=12, last_right=True)
         layout.setContentsMargins(4, 0, 4, 0)
-        switchers = QHBoxLayout()
         for role in ROLES:
             caption = QLabel()
             caption.setObjectName("header_caption")
             combo = ModelCombo()
             combo.setObjectName(f"{role}_model")
             combo.activated.connect(lambda _index, r=role: self._chosen(r))
-            switchers.addWidget(caption)
-            switchers.addWidget(combo)
+            switcher = QHBoxLayout()
+            switcher.addWidget(caption)
+            switcher.addWidget(combo)
+            layout.addWidget(_part(switcher))
             self.captions[role] = caption
             self.combos[role] = combo
         self.stats = AnswerNumbers(min_width=STATS_MIN_WIDTH)
         self.stats.setObjectName("answer_stats")
         self.tools = QHBoxLayout()
         self.tools.addWidget(self.stats, 1)
-        layout.addWidget(_part(switchers))
         layout.addWidget(_part(self.tools))
         self.retranslate()
 
