@@ -68,3 +68,10 @@ def test_the_build_check_passes_once_and_is_remembered(
     build_check.ensure(model)  # remembered for this library: no child this time
     stamp = starter_models / build_check.STAMP
     assert build_check.library_id() in stamp.read_text(encoding="utf-8")
+    assert len(speed.samples()) == 1
+
+    speed._path().unlink()  # the same models with a new data folder: nothing measured there
+    build_check.ensure(model)  # checked again, for the speed
+    assert len(speed.samples()) == 1
+    build_check.ensure(model)
+    assert len(speed.samples()) == 1  # measured once: remembered again

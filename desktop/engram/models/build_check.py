@@ -136,13 +136,20 @@ def ensure(model: Path, again: bool = False) -> None:
 
     A passed check is remembered (``<models>/llama-build.json``) for the library files it ran
     with; a failed one is not, so the check runs again after a rebuild. ``again`` checks even
-    when a passed check is remembered.
+    when a passed check is remembered, and so does a data folder that has no decode speed yet
+    for a model large enough to time (models shared with a new ``ENGRAM_HOME``): its first
+    recommendation then knows how fast this computer is, not only its RAM.
     """
     library = library_id()
     stamp = paths.models_dir() / STAMP
+    unmeasured = (
+        not speed.samples()
+        and model.is_file()
+        and preflight.model_bytes(model) >= speed.MIN_MODEL_BYTES
+    )
     try:
         remembered = json.loads(stamp.read_text(encoding="utf-8")).get("library")
-        if library and remembered == library and not again:
+        if library and remembered == library and not (again or unmeasured):
             return
     except (OSError, ValueError, AttributeError):
         pass

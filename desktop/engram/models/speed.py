@@ -6,8 +6,8 @@ per second. Each answer long enough to time (``MIN_TOKENS``) of a local model th
 demo (``MIN_MODEL_BYTES``), and the timed tokens of the first build check, add one sample each:
 its tokens/s times the size of its GGUF; the median of the newest ``KEPT`` samples, in
 ``<data>/speed.json``, estimates the tokens/s of any other model here. The first sample usually
-comes from the build check (32 timed tokens of the small model, once per install); until there is
-one the recommendations use RAM alone.
+comes from the build check (32 timed tokens of the small model, once per install, and again
+for a data folder with none yet); until there is one the recommendations use RAM alone.
 """
 
 from __future__ import annotations
