@@ -39,9 +39,13 @@ def test_the_status_bar_buttons_stay_visible_while_a_message_shows(window: MainW
     status = window.status
     buttons = (status.settings_button, status.models_button, status.memories_button)
     assert all(button.isVisible() for button in buttons)
+    status.model_state.setText("Model: qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")  # a real one
+    narrowest = window.minimumSizeHint().width()
     window.export_chat()  # an empty chat: "There is nothing to export in this chat."
     _settle()
     assert status.currentMessage() == "There is nothing to export in this chat."
+    assert status.message.text() == status.currentMessage()  # whole: the model's name gave way
+    assert window.minimumSizeHint().width() <= max(narrowest, 900)
     assert status.message.isVisible() and status.message.full_text() == status.currentMessage()
     assert all(button.isVisible() for button in buttons)
     right = max(button.geometry().right() for button in buttons)

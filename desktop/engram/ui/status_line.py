@@ -22,6 +22,7 @@ from engram.ui.elided import ElidedLabel
 from engram.ui.i18n import Retranslating
 
 MODEL_STATE_MAX_WIDTH = 320
+MESSAGE_MIN_WIDTH = 260  # a passing message shown whole up to this width, even at 900 px
 
 
 class StatusLine(Retranslating, QStatusBar):
@@ -97,6 +98,10 @@ class StatusLine(Retranslating, QStatusBar):
         QStatusBar's own message would hide the buttons meanwhile."""
         self.message.setText(text)
         self.message.setToolTip(text)
+        # Room for it (up to MESSAGE_MIN_WIDTH) taken from the small model's name, which
+        # shortens, rather than a message cut to "S…".
+        width = self.message.fontMetrics().horizontalAdvance(text) + 2
+        self.message.setMinimumWidth(min(width, MESSAGE_MIN_WIDTH))
         if timeout:
             self._message_timer.start(timeout)
         else:
@@ -106,6 +111,7 @@ class StatusLine(Retranslating, QStatusBar):
         self._message_timer.stop()
         self.message.setText("")
         self.message.setToolTip("")
+        self.message.setMinimumWidth(0)
 
     def currentMessage(self) -> str:  # noqa: N802 (Qt API)
         return self.message.full_text()
