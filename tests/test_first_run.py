@@ -1,12 +1,13 @@
 """First run: the welcome panel in the empty chat (both languages), the recommended pair in one
-click with progress, the missing starter model fetched from the window, and learning that waits
-for a larger model."""
+click with progress and worked out again once this computer's speed is measured, the missing
+starter model fetched from the window, and learning that waits for a larger model."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 import random
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from engram.assistant import model_admin
 from engram.assistant.app import LoadedModels
 from engram.core import settings
 from engram.core.errors import ModelFileError
-from engram.models import catalogue, hardware
+from engram.models import catalogue, hardware, speed
 from engram.models.catalogue import Pair
 from engram.models.download import Options
 from engram.ui.main_window import MainWindow
@@ -30,6 +31,7 @@ from package_index import build, serving
 from test_model_manager import REPO, USER_CATALOGUE
 
 WAIT_MS = 20_000
+GB = 1_000_000_000
 WELCOME = {"en": "Welcome to Engram", "zh_CN": "欢迎使用 Engram"}
 WAITS = {"en": "Learning starts with a larger model", "zh_CN": "更大的模型"}
 
@@ -105,6 +107,40 @@ def test_learning_that_says_its_model_is_too_small_shows_the_note_at_once(
     store.update(learn_with_small_models=True)
     panel.learning_waits(None)  # learning now runs with the starter model
     qtbot.waitUntil(lambda: not panel.learning_note.isVisibleTo(panel))
+
+
+def test_a_first_start_recommends_again_once_this_computer_s_speed_is_measured(
+    qtbot: QtBot, starter_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A truly first start on a 24 GB machine with 2 slow cores: no decode speed measured yet.
+    probe = model_admin.probe
+
+    def roomy(gpu: bool = True) -> hardware.Machine:
+        return dataclasses.replace(probe(gpu=gpu), ram_total=24 * GB, ram_available=18 * GB)
+
+    monkeypatch.setattr(model_admin, "probe", roomy)
+    assert speed.samples() == []
+    cat = catalogue.load()
+    _store, panel = _panel(qtbot)
+    qtbot.waitUntil(lambda: not panel.checking.isVisibleTo(panel))
+    by_ram = panel.offer_label.text()  # RAM alone: the 16 GB tier's 4B + 7B
+    assert cat.get("qwen2.5-7b-instruct").name in by_ram, by_ram
+    assert panel._checker is None  # no thread waits for a speed
+    # The build check's short benchmark (or a first answer) times the 0.5B at 22 tokens/s on
+    # the model's thread: a 4B would answer at ~4 tokens/s, so the panel offers the 8 GB pair.
+    small_bytes = cat.get("qwen2.5-coder-0.5b-instruct").download_bytes()
+    timing = threading.Thread(target=speed.record, args=(small_bytes, 32, 22.0))
+    timing.start()
+    timing.join()
+    qtbot.waitUntil(lambda: panel.offer_label.text() != by_ram)
+    by_speed = panel.offer_label.text()
+    eight = next(pair for pair in cat.pairs if pair.ram_gb == 8)
+    for model_id in (eight.small, eight.large):
+        assert cat.get(model_id).name in by_speed, by_speed
+    assert cat.get("qwen2.5-7b-instruct").name not in by_speed
+    assert panel.offer_button.isVisibleTo(panel)
+    panel.stop()  # a stopped panel no longer listens
+    assert speed._listeners == []
 
 
 @pytest.fixture

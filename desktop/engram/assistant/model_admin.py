@@ -82,6 +82,7 @@ search_hub = hub_search.search  # GGUF repositories on the hub
 hub_files = hub_search.files  # a repository's GGUF files
 add_hub_file = hub_search.register  # a chosen hub file as an imported catalogue entry
 shared_keys = _secrets.shared  # the key store every window shares
+on_speed_measured = speed.subscribe  # call back (any thread) after each decode speed measured
 
 
 def installed_chat_models() -> list[tuple[str, str, tuple[str, ...]]]:

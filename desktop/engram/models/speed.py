@@ -7,7 +7,8 @@ demo (``MIN_MODEL_BYTES``), and the timed tokens of the first build check, add o
 its tokens/s times the size of its GGUF; the median of the newest ``KEPT`` samples, in
 ``<data>/speed.json``, estimates the tokens/s of any other model here. The first sample usually
 comes from the build check (32 timed tokens of the small model, once per install, and again
-for a data folder with none yet); until there is one the recommendations use RAM alone.
+for a data folder with none yet); until there is one the recommendations use RAM alone. Whoever
+shows a recommendation can :func:`subscribe` to hear of each new sample and work it out again.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import statistics
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from engram.core import log, paths
@@ -28,6 +30,7 @@ MIN_TOKENS = 24  # an answer shorter than this times its first tokens more than 
 MIN_MODEL_BYTES = 250_000_000
 KEPT = 9
 _lock = threading.Lock()
+_listeners: list[Callable[[], None]] = []
 
 
 def _path() -> Path:
@@ -62,6 +65,27 @@ def record(model_bytes: int, tokens: int, tokens_per_s: float) -> None:
                 json.dump({"bytes_per_s": [round(v) for v in kept]}, handle)
         except OSError as exc:  # a read-only data folder: speed stays unmeasured
             _log.warning("could not record the decode speed (%s)", type(exc).__name__)
+            return
+        listeners = list(_listeners)
+    for listener in listeners:
+        try:
+            listener()
+        except Exception:  # a broken listener must not stop the others (or the answer)
+            _log.exception("a decode-speed listener failed")
+
+
+def subscribe(listener: Callable[[], None]) -> Callable[[], None]:
+    """Call ``listener()`` after each recorded sample, on the thread that recorded it (a model's
+    or the build check's); returns the function that stops it."""
+    with _lock:
+        _listeners.append(listener)
+
+    def unsubscribe() -> None:
+        with _lock:
+            if listener in _listeners:
+                _listeners.remove(listener)
+
+    return unsubscribe
 
 
 def tokens_per_second(model_bytes: int, measured: float | None = None) -> float | None:

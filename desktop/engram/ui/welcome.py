@@ -7,7 +7,10 @@ It also offers the starter download when the starter model is missing. Everythin
 set in :meth:`WelcomePanel.refresh`, so a language change retranslates it. What it says is read
 (catalogue, machine, the large model's GGUF header: 17-26 ms warm, more from a cold disk) by a
 :class:`WelcomeCheck` on a thread of its own that lives while a check is pending; until the first
-answer the panel shows a placeholder line.
+answer the panel shows a placeholder line. The recommendation is worked out again whenever a
+decode speed is measured here (the build check's short benchmark at the first load, or an answer
+long enough to time): on a truly first start it is based on RAM alone until then, and a slow
+computer is then offered the pair it can run, without a restart.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ class WelcomePanel(QFrame):
     starter_installed = Signal()  # the starter models were fetched: load them
     check_requested = Signal(object)  # Settings: read the facts for them (on the check thread)
     check_shutdown = Signal()
+    speed_measured = Signal()  # a decode speed was measured here (emitted by the timing thread)
 
     def __init__(
         self,
@@ -146,6 +150,9 @@ class WelcomePanel(QFrame):
         self.learning_note.setObjectName("learning_note")
         self.signals = SettingsSignals(store, self)
         self.signals.changed.connect(self._on_settings_changed)
+        self.speed_measured.connect(self._on_speed_measured, Qt.ConnectionType.QueuedConnection)
+        self._stop_hearing_speed = models.on_speed_measured(self.speed_measured.emit)
+        self.destroyed.connect(self._stop_hearing_speed)
         content = chat.widget()
         if content is not None:  # bubbles come and go as children of the chat's column
             content.installEventFilter(self)
@@ -223,6 +230,11 @@ class WelcomePanel(QFrame):
     def _on_check_failed(self, _problem: Problem) -> None:  # logged by the check thread
         self._on_checked(Facts())
 
+    def _on_speed_measured(self) -> None:
+        """This computer's decode speed is known now (or better known): the recommendation may
+        change (a 2-core machine is offered a smaller pair than its RAM alone would get)."""
+        self.refresh()
+
     def learning_waits(self, problem: Problem | None) -> None:
         """Learning reported (``problem``) or no longer reports that its large model is too
         small: the status bar's note says so at once, without waiting for a check."""
@@ -235,6 +247,7 @@ class WelcomePanel(QFrame):
         window calls this when it closes; a panel of its own stops when it is closed)."""
         self._stopped = True
         self.signals.close()
+        self._stop_hearing_speed()
         self._end_check_thread()
 
     def _end_check_thread(self) -> None:
