@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 import tiny
 from engram.assistant.app import LoadedModels
 from engram.ui.chat_actions import CHAT_MIN_WIDTH
-from engram.ui.chat_header import ChatHeader
+from engram.ui.chat_header import ROLES, ChatHeader
 from engram.ui.main_window import MainWindow
 from engram.ui.sidebar import SIDEBAR_MIN_WIDTH
 
@@ -137,6 +137,32 @@ def test_a_header_narrower_than_a_name_shortens_it_in_the_middle(qtbot: QtBot) -
         assert shown != STARTER_NAME and "…" in shown
         assert shown.startswith(STARTER_NAME[:2]) and shown.endswith(STARTER_NAME[-2:])
         assert STARTER_NAME in combo.toolTip()  # the whole name
+    _no_overlap(header)
+
+
+def test_switchers_on_lines_of_their_own_line_up_whatever_their_captions(
+    qtbot: QtBot, ui_language: str
+) -> None:
+    header = ChatHeader()
+    qtbot.addWidget(header)
+    header.show_models(
+        [("a", PAIR["small"], ("small",)), ("b", PAIR["large"], ("small", "large"))],
+        {"small": "a", "large": "b"},
+    )
+    header.resize(420, 200)  # room for one switcher a line, as at 900 px with the plan open
+    header.show()
+    _settle()
+    small, large = (_box(header.combos[role], header) for role in ROLES)
+    assert large.top() > small.bottom()  # on lines of their own
+    captions = [header.captions[role] for role in ROLES]
+    assert captions[0].text() != captions[1].text()  # "Model:" and "Large:" differ in width
+    assert large.left() == small.left()  # yet the boxes start at the same place
+    for caption, box in zip(captions, (small, large), strict=True):  # right next to its box
+        assert 0 <= box.left() - _box(caption, header).right() <= 8
+        assert caption.fontMetrics().horizontalAdvance(caption.text()) <= caption.width()
+    header.resize(900, 200)  # side by side: no caption is pushed away from its box
+    _settle()
+    assert _box(header.combos["large"], header).top() == _box(header.combos["small"], header).top()
     _no_overlap(header)
 
 

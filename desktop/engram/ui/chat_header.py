@@ -79,6 +79,34 @@ class ModelCombo(QComboBox):
         self.setToolTip(f"{name}\n{self._tip}" if name else self._tip)
 
 
+class Caption(QLabel):
+    """A switcher's caption ("Model:", "Large:") as wide as the widest of ``peers`` (itself
+    among them), its text at the right: when the switchers wrap onto lines of their own, their
+    boxes start at the same place."""
+
+    def __init__(self, peers: list[Caption]) -> None:
+        super().__init__()
+        self.peers = peers
+        self.setObjectName("header_caption")
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        peers.append(self)
+
+    def _widest(self, hint: QSize) -> QSize:
+        hint.setWidth(max(QLabel.sizeHint(peer).width() for peer in self.peers))
+        return hint
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        return self._widest(super().sizeHint())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        return self._widest(super().minimumSizeHint())
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt API)
+        super().setText(text)
+        for peer in self.peers:  # a longer caption widens the others too
+            peer.updateGeometry()
+
+
 class AnswerNumbers(ElidedLabel):
     """The last answer's speed and context use; hidden, taking no room, until there are some."""
 
@@ -100,19 +128,20 @@ class ChatHeader(Retranslating, QWidget):
         super().__init__()
         self.setObjectName("chat_header")
         self.combos: dict[str, ModelCombo] = {}
-        self.captions: dict[str, QLabel] = {}
+        self.captions: dict[str, Caption] = {}
+        peers: list[Caption] = []
         self._models: tuple[list[tuple[str, str, tuple[str, ...]]], dict[str, str]] | None = None
         # Three parts, each switcher and the actions (the last answer's numbers, the buttons),
         # side by side while they fit; with less room the actions wrap onto a line of their own,
         # at its right end, and then the large model's switcher does. The header never widens
         # the window: only a part wider than a whole line gives way (names shortened in the
         # middle, the numbers ending in "…"), so two names that differ in the middle ("Qwen2.5
-        # Coder 0.5B …" and "… 1.5B …") are never both cut to the same text.
+        # Coder 0.5B …" and "… 1.5B …") are never both cut to the same text. The captions are
+        # equally wide, so switchers on lines of their own line up.
         layout = FlowLayout(self, spacing=12, last_right=True)
         layout.setContentsMargins(4, 0, 4, 0)
         for role in ROLES:
-            caption = QLabel()
-            caption.setObjectName("header_caption")
+            caption = Caption(peers)
             combo = ModelCombo()
             combo.setObjectName(f"{role}_model")
             combo.activated.connect(lambda _index, r=role: self._chosen(r))
