@@ -49,7 +49,7 @@ def test_an_imported_model_says_how_to_use_it_and_models_use_chooses_it(
     assert "engram models use mine --as small" in said and "--as large" not in said
 
     assert main(["models", "use", "mine", "--as", "large"]) == 2  # imported to answer only
-    assert "cannot be the large model" in capsys.readouterr().err
+    assert "cannot play the large role" in capsys.readouterr().err
     assert settings.load().small_model != "mine"
     assert main(["models", "use", "mine"]) == 0
     assert "now answers with" in capsys.readouterr().out

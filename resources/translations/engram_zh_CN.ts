@@ -203,42 +203,37 @@
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="112"/>
-        <source>{name} cannot be the {role} model.</source>
-        <translation>{name} 不能用作 {role} 模型。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="113"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="111"/>
         <source>It can be: {roles}.</source>
         <translation>它可以用作：{roles}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="120"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="114"/>
         <source>{name} is not installed.</source>
         <translation>{name} 未安装。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="121"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="115"/>
         <source>engram models download {id} fetches it.</source>
         <translation>engram models download {id} 可以下载它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="129"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="136"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="130"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="158"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="152"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="159"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="153"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -1290,22 +1285,22 @@
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="20"/>
+        <location filename="../../desktop/engram/models/roles.py" line="27"/>
         <source>{name} cannot play the {role} role.</source>
         <translation>{name} 不能担任 {role} 角色。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="21"/>
+        <location filename="../../desktop/engram/models/roles.py" line="18"/>
         <source>Choose another model for it in Settings.</source>
         <translation>请在设置中为它选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="86"/>
+        <location filename="../../desktop/engram/models/roles.py" line="93"/>
         <source>Learning starts with a larger model: {name} ({params}) is too small to learn from.</source>
         <translation>换用更大的模型后才开始学习：{name}（{params}）太小，无法从对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="88"/>
+        <location filename="../../desktop/engram/models/roles.py" line="95"/>
         <source>Install a large model of at least 1B parameters in Settings → Models. Until then earlier messages are still recalled and &quot;remember this:&quot; keeps your own words.</source>
         <translation>请在“设置 → 模型”中安装至少 10 亿（1B）参数的大模型。在此之前，仍会回忆起之前的消息，“记住：”也会原样保存你的话。</translation>
     </message>
@@ -1417,22 +1412,22 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="141"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="141"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="151"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="145"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="152"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="146"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -2544,27 +2539,27 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="131"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="162"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="132"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="163"/>
         <source>Large:</source>
         <translation>大模型：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="133"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="164"/>
         <source>The model that answers (installed models only)</source>
         <translation>回答问题的模型（仅列出已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="135"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="166"/>
         <source>The model for “Ask large model” and learning (installed only)</source>
         <translation>用于“询问大模型”和学习的模型（仅列出已安装的）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_header.py" line="161"/>
+        <location filename="../../desktop/engram/ui/chat_header.py" line="192"/>
         <source>{id} (not installed)</source>
         <translation>{id}（未安装）</translation>
     </message>
@@ -4450,112 +4445,112 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>StatusLine</name>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="130"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="136"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="86"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="87"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="86"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="87"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="80"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="81"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="80"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="81"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="81"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="82"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="82"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="82"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="84"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="84"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="84"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="86"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="87"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="88"/>
         <source>Try the lessons that failed again</source>
         <translation>重新尝试失败的学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="131"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="137"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="132"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="138"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="133"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="139"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="147"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="153"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="149"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="155"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="154"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="160"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="156"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="162"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="158"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="164"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="161"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="167"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
@@ -4866,62 +4861,62 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="165"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="172"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="168"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="175"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="173"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="180"/>
         <source>Looking at this computer and its models…</source>
         <translation>正在查看这台电脑和它的模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="179"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="186"/>
         <source>You are chatting with {name}, the offline starter: quick on any computer, good at short answers and at using its tools. A larger model answers better.</source>
         <translation>你正在与离线入门模型 {name} 对话：在任何电脑上都很快，擅长简短回答和使用工具。更大的模型回答得更好。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="186"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="193"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="193"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="200"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="197"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="204"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="267"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="280"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="271"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="284"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="274"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="287"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="276"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="289"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="330"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="343"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

@@ -108,14 +108,7 @@ def choose(store: SettingsStore, model_id: str, role: str) -> ModelEntry:
     as the model manager's Use as small / Use as large do; refuses a model not made for the role
     and one that is not installed."""
     entry = catalogue().get(model_id)
-    if role not in entry.roles:
-        raise InputError(
-            tr("{name} cannot be the {role} model."),
-            tr("It can be: {roles}."),
-            name=entry.name,
-            role=role,
-            roles=", ".join(entry.roles),
-        )
+    roles.require_role(entry, role, tr("It can be: {roles}."))
     if not installed(entry):
         raise InputError(
             tr("{name} is not installed."),

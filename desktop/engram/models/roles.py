@@ -15,14 +15,21 @@ def entry_for(
     """The catalogue entry the settings assign to ``role`` ("small", "large" or "embedding")."""
     cat = cat or catalogue.load()
     entry = cat.get(settings.model_for(role))
+    require_role(entry, role, tr("Choose another model for it in Settings."))
+    return entry
+
+
+def require_role(entry: catalogue.ModelEntry, role: str, hint: str) -> None:
+    """Refuse ``entry`` for a role it was not made for, with ``hint`` (it may name the roles it
+    can play as ``{roles}``)."""
     if role not in entry.roles:
         raise ModelFileError(
             tr("{name} cannot play the {role} role."),
-            tr("Choose another model for it in Settings."),
+            hint,
             name=entry.name,
             role=role,
+            roles=", ".join(entry.roles),
         )
-    return entry
 
 
 # Background prompt evaluation pauses between batches; small batches lose little when it does.
