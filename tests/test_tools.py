@@ -3,6 +3,7 @@ call formats of each template family, and the loop with a scripted model (exact 
 
 from __future__ import annotations
 
+import calendar
 import json
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -199,6 +200,17 @@ def test_dates_from_a_fixed_day() -> None:
     assert clock.answer("now", friday).startswith("2026-11-27 15:30")
     with pytest.raises(ToolError):
         clock.answer("the day my cat was born", friday)
+
+
+def test_the_date_tool_reads_and_writes_english_days_whatever_the_locale(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``calendar`` names days in the process locale, which Qt sets from the user's desktop."""
+    german = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
+    monkeypatch.setattr(calendar, "day_name", german)
+    friday = datetime(2026, 11, 27, 15, 30, tzinfo=ZoneInfo("Europe/Paris"))
+    assert clock.answer("today", friday) == "2026-11-27 (Friday)"
+    assert clock.answer("now", friday).startswith("2026-11-27 15:30 (Friday")
 
 
 def test_the_date_tool_answers_in_a_time_zone() -> None:
@@ -770,6 +782,9 @@ def test_results_are_shortened_to_leave_room_for_the_answer() -> None:
         ("What day of the week is 2027-03-14?", {"datetime"}, "datetime"),
         ("距离2027年1月1日还有多少天？", {"calculator", "datetime"}, "datetime"),
         ("What time is it in Tokyo?", {"datetime"}, "datetime"),
+        ("东京现在几点？", {"datetime"}, "datetime"),
+        ("我周六几点有课？", set(), None),
+        ("What time is my class on Saturday?", set(), None),
         ("Remember that my locker code is 4711", {"remember"}, None),
         ("记住：我每周六上午十点上小提琴课", {"remember"}, None),
     ],

@@ -64,7 +64,10 @@ _DATE = re.compile(
             r"\b(?:what(?:'s| is) the )?(?:date|time) (?:today|now|in [A-Z][a-z]+)",
             r"\btoday'?s date\b",
             r"\btime zone\b|\btimezone\b",
-            r"星期几|周几|礼拜几|几号|几月几日|多少天|几天|天后|天前|几点|今天是|现在时间|什么日期|时区",
+            r"星期几|周几|礼拜几|几号|几月几日|多少天|几天|天后|天前|今天是|现在时间|什么日期|时区",
+            # the time now, not "几点" alone: "我周六几点有课？" asks what the user said (what
+            # time their class is), and the 0.5B answered it with the clock's date
+            r"现在几点|几点了|几点钟了",
         )
     ),
     re.IGNORECASE,
