@@ -15,12 +15,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engram.assistant.tools.base import Tool, ToolContext, ToolError
 from engram.core.errors import tr
+from engram.memory.when import DAYS
 
 HINT = tr(
     "Ask for 'today', 'now', a weekday, an ISO date (2026-03-01), '3 weeks from friday', "
     "'10 days ago', 'in 2 months', 'days until 2026-12-25' or 'weekday of 2026-07-04'."
 )
-WEEKDAYS = [name.lower() for name in calendar.day_name]
+WEEKDAYS = [name.lower() for name in DAYS]  # not calendar.day_name: see memory.when.DAYS
 _ZH_DAYS = {"今天": 0, "明天": 1, "后天": 2, "昨天": -1, "前天": -2}
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "天": 1, "周": 7, "星期": 7}
 _MONTHS = {"month": 1, "months": 1, "year": 12, "years": 12, "个月": 1, "年": 12}
@@ -92,7 +93,7 @@ def _shifted(shift: re.Match[str], today: date) -> date:
 
 
 def _label(day: date) -> str:
-    return f"{day.isoformat()} ({calendar.day_name[day.weekday()]})"
+    return f"{day.isoformat()} ({DAYS[day.weekday()]})"
 
 
 def answer(query: str, now: datetime) -> str:
@@ -100,9 +101,7 @@ def answer(query: str, now: datetime) -> str:
     text = " ".join(query.strip().lower().split())
     today = now.date()
     if text in ("now", "time", "current time", "现在"):
-        return (
-            f"{now.strftime('%Y-%m-%d %H:%M')} ({calendar.day_name[now.weekday()]}, {now.tzname()})"
-        )
+        return f"{now.strftime('%Y-%m-%d %H:%M')} ({DAYS[now.weekday()]}, {now.tzname()})"
     if match := _UNTIL.match(text):
         target = _day(match.group("target"), today)
         return f"{(target - today).days} days from {today.isoformat()} to {_label(target)}"
