@@ -203,7 +203,7 @@
         <translation>请用 `engram memory backup` 写一份备份，或指定一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="111"/>
+        <location filename="../../desktop/engram/models/roles.py" line="31"/>
         <source>It can be: {roles}.</source>
         <translation>它可以用作：{roles}。</translation>
     </message>
@@ -1290,17 +1290,17 @@
         <translation>{name} 不能担任 {role} 角色。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="18"/>
+        <location filename="../../desktop/engram/models/roles.py" line="29"/>
         <source>Choose another model for it in Settings.</source>
         <translation>请在设置中为它选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="93"/>
+        <location filename="../../desktop/engram/models/roles.py" line="97"/>
         <source>Learning starts with a larger model: {name} ({params}) is too small to learn from.</source>
         <translation>换用更大的模型后才开始学习：{name}（{params}）太小，无法从对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/roles.py" line="95"/>
+        <location filename="../../desktop/engram/models/roles.py" line="99"/>
         <source>Install a large model of at least 1B parameters in Settings → Models. Until then earlier messages are still recalled and &quot;remember this:&quot; keeps your own words.</source>
         <translation>请在“设置 → 模型”中安装至少 10 亿（1B）参数的大模型。在此之前，仍会回忆起之前的消息，“记住：”也会原样保存你的话。</translation>
     </message>
@@ -1708,27 +1708,27 @@
         <translation>计算器无法计算此表达式（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="20"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="21"/>
         <source>Ask for &apos;today&apos;, &apos;now&apos;, a weekday, an ISO date (2026-03-01), &apos;3 weeks from friday&apos;, &apos;10 days ago&apos;, &apos;in 2 months&apos;, &apos;days until 2026-12-25&apos; or &apos;weekday of 2026-07-04&apos;.</source>
         <translation>可以问 &apos;today&apos;、&apos;now&apos;、星期几、ISO 日期（2026-03-01）、&apos;3 weeks from friday&apos;、&apos;10 days ago&apos;、&apos;in 2 months&apos;、&apos;days until 2026-12-25&apos; 或 &apos;weekday of 2026-07-04&apos;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="43"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="44"/>
         <source>Unknown time zone {zone!r}.</source>
         <translation>未知的时区 {zone!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="44"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="45"/>
         <source>Use an IANA name such as Europe/Paris or Asia/Shanghai.</source>
         <translation>请使用 IANA 名称，例如 Europe/Paris 或 Asia/Shanghai。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="78"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="79"/>
         <source>The date tool cannot read {phrase!r}.</source>
         <translation>日期工具无法读取 {phrase!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="90"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="91"/>
         <source>The date tool does not know the unit {unit!r}.</source>
         <translation>日期工具不认识单位 {unit!r}。</translation>
     </message>

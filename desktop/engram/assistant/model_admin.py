@@ -108,7 +108,7 @@ def choose(store: SettingsStore, model_id: str, role: str) -> ModelEntry:
     as the model manager's Use as small / Use as large do; refuses a model not made for the role
     and one that is not installed."""
     entry = catalogue().get(model_id)
-    roles.require_role(entry, role, tr("It can be: {roles}."))
+    roles.require_role(entry, role, chosen_in_settings=False)
     if not installed(entry):
         raise InputError(
             tr("{name} is not installed."),

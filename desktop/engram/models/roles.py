@@ -15,17 +15,21 @@ def entry_for(
     """The catalogue entry the settings assign to ``role`` ("small", "large" or "embedding")."""
     cat = cat or catalogue.load()
     entry = cat.get(settings.model_for(role))
-    require_role(entry, role, tr("Choose another model for it in Settings."))
+    require_role(entry, role, chosen_in_settings=True)
     return entry
 
 
-def require_role(entry: catalogue.ModelEntry, role: str, hint: str) -> None:
-    """Refuse ``entry`` for a role it was not made for, with ``hint`` (it may name the roles it
-    can play as ``{roles}``)."""
+def require_role(entry: catalogue.ModelEntry, role: str, chosen_in_settings: bool) -> None:
+    """Refuse ``entry`` for a role it was not made for: chosen in the settings, the hint says
+    to choose another there; else it names the roles the model can play."""
     if role not in entry.roles:
         raise ModelFileError(
             tr("{name} cannot play the {role} role."),
-            hint,
+            (
+                tr("Choose another model for it in Settings.")
+                if chosen_in_settings
+                else tr("It can be: {roles}.")
+            ),
             name=entry.name,
             role=role,
             roles=", ".join(entry.roles),
