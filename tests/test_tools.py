@@ -647,6 +647,17 @@ def test_an_expression_is_computed_by_the_calculator_at_once() -> None:
     assert model.options[-1].get("text_only")
 
 
+def test_an_answer_that_leaves_the_calculators_result_out_is_given_it() -> None:
+    """Asked for "帮我算一下 12 乘以 7。", the real 0.5B computed 84, then answered with a line
+    copied from the chat."""
+    model = ScriptedModel(["好的，我记住了。", "12 乘以 7 等于 84。"])
+    events, steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)), "帮我算一下 12 乘以 7。")
+    assert [s.output.text for s in steps] == ["12 * 7 = 84"]  # made from the user's words
+    assert "".join(e for e in events if isinstance(e, str)) == "好的，我记住了。\n\n12 * 7 = 84"
+    events, _steps = _run(model, loop.Toolbox(_registry(calculator.TOOL)), "帮我算一下 12 乘以 7。")
+    assert "".join(e for e in events if isinstance(e, str)) == "12 乘以 7 等于 84。"
+
+
 def test_the_same_call_twice_is_not_run_again() -> None:
     call = '{"tool": "echo", "arguments": {"text": 1}}'  # an error: echo may be called again
     model = ScriptedModel([call, call, "Done."])

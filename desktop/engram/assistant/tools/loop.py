@@ -9,8 +9,9 @@ untrusted data: they pass the prompt sanitiser and go back to the model as tool 
 from __future__ import annotations
 
 import json
+import re
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -283,6 +284,8 @@ def answer(
         if tail:
             yield tail
         if not call_text or cancelled():
+            if text_only and not cancelled():
+                yield from _result_left_out(made, "".join(preface) + tail)
             return
         call = calls.parse(call_text, fmt)
         key = _call_key(toolbox, call)
@@ -310,6 +313,22 @@ def answer(
         if preface and said.get("tool_calls"):
             said["content"] = "".join(preface)
         made.append((said, call.name, output, calls.without_tags(clean(output.text))))
+
+
+def _result_left_out(
+    made: Sequence[tuple[Message, str, ToolOutput, str]], said: str
+) -> Iterator[str]:
+    """The calculator's result, after an answer that left it out: asked for "帮我算一下 12 乘以
+    7。", the 0.5B computed 84 and then answered "好的，我记住了。", copied from the chat."""
+    for _call, name, output, _shown in made:
+        value = _digits(output.text.rpartition(" = ")[2])
+        if name == "calculator" and not output.is_error and value and value not in _digits(said):
+            yield f"\n\n{output.text}"
+
+
+def _digits(text: str) -> str:
+    """The digits and decimal points of a text ("1,234.5" and "1 234.5" read the same)."""
+    return re.sub(r"[^0-9.]", "", text)
 
 
 def read_from(registry: Registry, call: calls.ToolCall) -> str | None:
