@@ -132,6 +132,9 @@ def test_a_fact_the_model_calls_still_true_stays(
             "No, that's wrong: Canberra is the capital, not Sydney.",
         ),
         ("I have two cats at home.", "Actually I'm thinking of getting another cat."),
+        ("我住在北京，离公司很近。", "其实我的公司在朝阳区。"),
+        ("I live in Berlin, close to my office.", "Actually my office is in Mitte."),
+        ("I drink three cups of coffee every morning.", "Actually I take my coffee black."),
     ],
 )
 def test_a_model_that_calls_everything_untrue_replaces_nothing_else(
@@ -139,8 +142,10 @@ def test_a_model_that_calls_everything_untrue_replaces_nothing_else(
     first: str,
     later: str,
 ) -> None:
-    """Another person's name, a word shared with no memory, words that set an answer right are
-    never asked about; a memory whose number the correction leaves out is never replaced."""
+    """Another person's name, a word shared with no memory, words that set an answer right and
+    words that say nothing changed (no negation, number or word of change: asked directly, the
+    real 1.5B took 4 of 12 such additions for corrections) are never asked about; a memory whose
+    number or name the correction leaves out is never replaced."""
     old = _said(store, first)
     _learn(store, later, ScriptedModel(lambda _m: NOTHING, untrue_answer=_no_longer_true))
     assert store.get(old.id) == old
@@ -309,14 +314,7 @@ def test_a_pinned_memory_is_not_replaced_by_a_correction(
             False,
         ),
         ("我每天早上都喝咖啡。", "其实我下午也喝咖啡。", False),
-        pytest.param(
-            "我住在北京，离公司很近。",
-            "其实我的公司在朝阳区。",
-            False,
-            marks=pytest.mark.xfail(
-                strict=True, reason="the 1.5B calls living in Beijing no longer true"
-            ),
-        ),
+        ("我住在北京，离公司很近。", "其实我的公司在朝阳区。", False),
     ],
 )
 def test_the_real_model_tells_a_fact_set_right_from_one_added_to(

@@ -49,6 +49,25 @@ _MONTHS_DAYS = frozenset(
 )  # fmt: skip
 
 
+# Words that say something changed or was wrong ("I moved", "I got her name wrong", "我换工作了").
+_CHANGED = re.compile(
+    r"\b(?:now|any ?more|no longer|switched|changed|moved|instead|mistyped|typo|wrong|mistake"
+    r"|meant)\b|现在|已经|不再|换|搬|改|错",
+    re.IGNORECASE,
+)
+
+
+def says_a_change(text: str) -> bool:
+    """Does ``text`` say that something is different from before: a negation, a number, or a
+    word of change or error? "Actually my office is in Mitte" only adds to "I live in Berlin,
+    close to my office"; "I no longer drink coffee" and "我女儿今年六岁" set something right."""
+    words = [t.lower() for t in _tokens(text)]
+    return bool(
+        _CHANGED.search(text)
+        or any(_NUMBER.search(w) or w in _NEGATIONS or w in _NUMBER_WORDS for w in words)
+    )
+
+
 def without_discourse(text: str) -> str:
     """``text`` without the correction markers it opens with ("actually, …", "其实…")."""
     stripped = _DISCOURSE.sub("", text, count=1)

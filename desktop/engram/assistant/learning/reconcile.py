@@ -219,14 +219,18 @@ def made_untrue(
     city hospital"), as the model reads it: a supersede of the first one it calls no longer
     true, or None.
 
-    Only memories that share a word with the correction and do not speak of another person are
-    asked about, the nearest :data:`UNTRUE_ASKED` (never "My wife's name is Maria" for "my
-    sister is called Anna", never "I live in Sydney with my two dogs" for "I'm thinking of
-    getting a cat"), and only for words that speak of the user (others may set an answer
-    right). One short question a memory: asked which of those shown the correction makes
-    untrue, if any, the 1.5B named one every time, additions too ("my cats are called Tom and
-    Jerry" for "I have two cats at home")."""
-    if not intent.about_self(candidate.content):
+    Only a correction that says something changed is asked about (a negation, a number, a word
+    of change or error: :func:`changes.says_a_change`; asked directly, the 1.5B took 4 of 12
+    additions for corrections, and the number-and-name guard below does not read Chinese:
+    "其实我的公司在朝阳区" replaced "我住在北京，离公司很近"),
+    and only memories that share a word with it and do not speak of another person, the
+    nearest :data:`UNTRUE_ASKED` (never "My wife's name is Maria" for "my sister is called
+    Anna", never "I live in Sydney with my two dogs" for "I'm thinking of getting a cat"), and
+    only for words that speak of the user (others may set an answer right). One short question
+    a memory: asked which of those shown the correction makes untrue, if any, the 1.5B named one
+    every time, additions too ("my cats are called Tom and Jerry" for "I have two cats at
+    home")."""
+    if not intent.about_self(candidate.content) or not changes.says_a_change(candidate.content):
         return None
     for memory in [m for m in near if _may_set_right(m, candidate)][:UNTRUE_ASKED]:
         said = f"MEMORY: {_quoted(memory.content)}\nSAID: {_quoted(candidate.content)}"
