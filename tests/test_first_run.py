@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QScrollArea, QWidget
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
 from pytestqt.qtbot import QtBot
 
 import tiny
@@ -61,10 +62,13 @@ def test_the_empty_chat_welcomes_and_says_learning_waits_for_a_larger_model(
     window.close()
 
 
-def _panel(qtbot: QtBot) -> tuple[settings.SettingsStore, WelcomePanel]:
-    """A panel of its own on the starter models, in English."""
+def _panel(
+    qtbot: QtBot, chat: QScrollArea | None = None
+) -> tuple[settings.SettingsStore, WelcomePanel]:
+    """A panel of its own on the starter models, in English (over ``chat``, else none)."""
     store = settings.SettingsStore(tiny.settings(language="en"))
-    panel = WelcomePanel(store, QScrollArea(), lambda: pytest.fail("no models window"))
+    chat = chat or QScrollArea()
+    panel = WelcomePanel(store, chat, lambda: pytest.fail("no models window"))
     qtbot.addWidget(panel)
     return store, panel
 
@@ -141,6 +145,27 @@ def test_a_first_start_recommends_again_once_this_computer_s_speed_is_measured(
     assert panel.offer_button.isVisibleTo(panel)
     panel.stop()  # a stopped panel no longer listens
     assert speed._listeners == []
+
+
+def test_a_speed_measured_by_an_answer_is_read_once_the_chat_is_empty_again(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    """Every answer long enough to time records a speed: the panel, out of sight behind a chat,
+    does not read the machine again on a thread after each of them."""
+    chat = QScrollArea()
+    chat.setWidget(QWidget())
+    _store, panel = _panel(qtbot, chat)
+    qtbot.waitUntil(lambda: not panel.checking.isVisibleTo(panel))
+    asked: list[object] = []
+    panel.check_requested.connect(asked.append)
+    answer = QFrame(chat.widget())  # a bubble: the chat is no longer empty
+    for tokens_per_s in (22.0, 21.0):
+        speed.record(400_000_000, 32, tokens_per_s)
+    QCoreApplication.processEvents()  # the queued notices are handled
+    assert asked == []
+    answer.deleteLater()  # a new, empty chat: the panel's place again
+    qtbot.waitUntil(lambda: len(asked) == 1)
+    panel.stop()
 
 
 @pytest.fixture

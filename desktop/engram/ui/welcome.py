@@ -10,7 +10,8 @@ set in :meth:`WelcomePanel.refresh`, so a language change retranslates it. What 
 answer the panel shows a placeholder line. The recommendation is worked out again whenever a
 decode speed is measured here (the build check's short benchmark at the first load, or an answer
 long enough to time): on a truly first start it is based on RAM alone until then, and a slow
-computer is then offered the pair it can run, without a restart.
+computer is then offered the pair it can run, without a restart (read at once while the chat
+is empty, else once it is empty again).
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ class WelcomePanel(QFrame):
         self._checker: tuple[WelcomeCheck, QThread] | None = None  # while a check is pending
         self._checks = 0  # checks asked for and not answered yet
         self._stopped = False  # its window closed: no more checks
+        self._speed_unread = False  # a decode speed was measured since the last check
         self._learning_said: Problem | None = None  # learning itself said its model is too small
         self._missing_starter: Problem | None = None
         self._fetched: dict[str, tuple[int, int]] = {}  # model id -> (done, total) while fetching
@@ -232,8 +234,11 @@ class WelcomePanel(QFrame):
 
     def _on_speed_measured(self) -> None:
         """This computer's decode speed is known now (or better known): the recommendation may
-        change (a 2-core machine is offered a smaller pair than its RAM alone would get)."""
-        self.refresh()
+        change (a 2-core machine is offered a smaller pair than its RAM alone would get). Worked
+        out again while the chat is empty (the panel's place); after an answer in a chat, once
+        the chat is empty again, not again on a thread after every answer meanwhile."""
+        self._speed_unread = True
+        self._follow_chat()
 
     def learning_waits(self, problem: Problem | None) -> None:
         """Learning reported (``problem``) or no longer reports that its large model is too
@@ -296,6 +301,10 @@ class WelcomePanel(QFrame):
     def _follow_chat(self) -> None:
         content = self.chat.widget()
         empty = content is None or not content.findChildren(QFrame, options=_DIRECT)
+        if empty and self._speed_unread:
+            self._speed_unread = False
+            self.refresh()  # it follows the chat again, the speed read
+            return
         self.setVisible(empty and self.wanted())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
