@@ -331,6 +331,23 @@ def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_a
     assert [c.content for c in found] == [LESSONS[language][0]]
 
 
+def test_a_correction_the_model_copied_as_its_lesson_is_still_kept() -> None:
+    """The real 1.5B wrote the user's bullet-point correction word for word as its lesson; that
+    lesson gave way to the user's words, which were then dropped as already seen: no lesson."""
+    correction = "When you list things, use bullet points starting with '- ', one per line."
+    episodes = said(
+        ("user", "List three ways to save energy at home."),
+        ("assistant", "1. Turn off lights."),
+        ("user", correction),
+    )
+    outcome = distill.Outcome(2, "correction", correction)
+    copied = answer(("lesson", correction, ["lists", "tips"]))
+    found = distill.parse(copied, episodes, "en", outcomes=[outcome]).candidates
+    assert [(c.kind, c.content, c.applies_to) for c in found] == [
+        ("lesson", correction, ("List three ways to save energy at home", "lists", "tips"))
+    ]
+
+
 def test_grounding_compares_chinese_by_characters() -> None:
     episodes = said(
         ("user", "我对花生过敏，吃东西要特别小心。"),

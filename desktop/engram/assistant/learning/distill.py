@@ -618,6 +618,8 @@ def parse(
         # in kilometres, not miles" into "When the user asks for distances in kilometres, give
         # them in kilometres", and "No emojis in anything you write for me" into a caption rule).
         written = [place for c in found if c.kind == kinds.LESSON for place in c.applies_to]
+        # a model's lesson that copied the user's words is no reason to drop those words
+        seen -= {normalized(c.content) for c in found if c.kind == kinds.LESSON}
         found = [c for c in found if c.kind != kinds.LESSON]
         for said_words, asked, ids in own:
             places = situations([asked, *written], language)
