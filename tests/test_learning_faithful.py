@@ -331,6 +331,33 @@ def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_a
     assert [c.content for c in found] == [LESSONS[language][0]]
 
 
+@pytest.mark.parametrize(
+    ("praise", "words"),
+    [
+        ("That worked perfectly, thanks! Quick chickpea dishes are exactly my thing.",
+         "Quick chickpea dishes are exactly my thing."),
+        ("谢谢，很有用！我最喜欢用豆腐做的快手菜。", "我最喜欢用豆腐做的快手菜。"),
+        ("Perfect. Next time add the calories too.", "Next time add the calories too."),
+    ],
+)  # fmt: skip
+def test_praise_with_a_reason_is_kept_as_a_lesson_in_the_users_words(
+    praise: str, words: str
+) -> None:
+    """The real 1.5B turned "… Quick chickpea dishes are exactly my thing." into "When the
+    user asks for a quick chickpea dish, the assistant recommends … 'Pasta alla Carbonara'"
+    (the answer it was given, with meat in it); the reason the user gave is the lesson."""
+    question = "Recommend a vegetarian dinner I can cook in 20 minutes."
+    episodes = said(("user", question), ("assistant", "Chickpea curry."), ("user", praise))
+    outcome = distill.Outcome(2, "praise", praise)
+    language = distill.detect_language(episodes)
+    model = answer(("lesson", "When the user asks for a quick chickpea dish, recommend pasta."))
+    found = distill.parse(model, episodes, language, outcomes=[outcome]).candidates
+    assert [(c.kind, c.content) for c in found] == [("lesson", words)]
+    assert found[0].applies_to[0].startswith("Recommend a vegetarian dinner")  # its situation
+    for thanks in ("Thanks a lot, that was really great!", "谢谢！", "Thanks! A dessert too?"):
+        assert distill.told(episodes, [distill.Outcome(2, "praise", thanks)]) == []
+
+
 def test_a_correction_the_model_copied_as_its_lesson_is_still_kept() -> None:
     """The real 1.5B wrote the user's bullet-point correction word for word as its lesson; that
     lesson gave way to the user's words, which were then dropped as already seen: no lesson."""

@@ -176,6 +176,27 @@ def unframed(text: str) -> str:
     return rest[:1].upper() + rest[1:] if rest else text.strip()
 
 
+_SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
+
+
+def praised_for(text: str) -> str:
+    """What praise of an answer says beyond the praise ("Quick chickpea dishes are exactly my
+    thing." of "That worked perfectly, thanks! Quick chickpea dishes are exactly my thing.",
+    "我最喜欢用豆腐做的快手菜。" of "谢谢，很有用！我最喜欢用豆腐做的快手菜。"): its sentences of
+    three words or four characters or more that state a liking or hold no word of praise, none
+    of them a question; "" for thanks alone."""
+    kept = []
+    for sentence in _SENTENCE.findall(text[:HEAD_CHARS]):
+        said = sentence.strip()
+        long_enough = len(re.findall(r"[^\W\d_]+", said, re.ASCII)) >= 3 or (
+            len(re.findall(r"[\u4e00-\u9fff]", said)) >= 4
+        )
+        praise = _PRAISE_EN.search(said) or _PRAISE_ZH.search(said)
+        if long_enough and not is_question(said) and (states_preference(said) or not praise):
+            kept.append(said if said.endswith(("。", "！", "？")) else f"{said} ")
+    return "".join(kept).strip()
+
+
 def is_instruction(text: str) -> bool:
     """Does the message tell the assistant how to answer from now on ("next time …", "please
     always …", "don't …", "以后…", "不要…", "别再…", "请总是…")? A clause that is asked
@@ -209,7 +230,7 @@ _GOALS_ZH = "目标 计划 打算 准备 备考 训练 正在学 在学 下一�
 _LIKES_EN = (  # with their third-person forms: a memory says "The user avoids …"
     r"prefer\w* likes? loves? enjoys? hates? dislikes? avoid\w* can'?t_stand don'?t doesn'?t never "
     r"always allergic intoleran\w* follows? vegan vegetarian fears? afraid refuses? wants? needs? "
-    r"favou?rite aversion rather only"
+    r"favou?rite aversion rather only my_thing my_kind_of"
 )
 _LIKES_ZH = "喜欢 爱 讨厌 避免 过敏 不吃 不喝 怕 希望 想要 偏好 宁愿 拒绝 从不 总是 只"
 _SELF = re.compile(rf"(?i)\b(?:{_either(_SELF_EN)})\b|我")

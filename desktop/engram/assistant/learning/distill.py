@@ -670,9 +670,10 @@ _SAID_CHARS = 240
 def told(
     episodes: Sequence[Episode], outcomes: Sequence[Outcome]
 ) -> list[tuple[str, str, tuple[int, ...]]]:
-    """What the user said when they corrected an answer or turned it down with a reason, each
-    with the question the answer was for and its sources (that question, the answer, the
-    user's words).
+    """What the user said when they corrected an answer or turned it down with a reason, or
+    praised it for a reason ("… Quick chickpea dishes are exactly my thing."; thanks alone say
+    nothing), each with the question the answer was for and its sources (that question, the
+    answer, the user's words).
 
     The user's words are the lesson, and the question its situation: as a sentence built around
     them ("When the user asks something like “…”, do as they said: …"), Qwen2.5-Coder-0.5B
@@ -681,13 +682,13 @@ def told(
     lessons = []
     for outcome in outcomes:
         answer = outcome.answer_episode_id
-        if outcome.kind in _POSITIVE or not (outcome.text or "").strip() or answer is None:
-            continue
-        before = [e for e in episodes if e.id < answer and e.role == "user"]
-        if not before:
+        text = " ".join((outcome.text or "").split())
+        words = intent.praised_for(text) if outcome.kind in _POSITIVE else intent.unframed(text)
+        before = [e for e in episodes if answer is not None and e.id < answer and e.role == "user"]
+        if answer is None or not words or not before:
             continue
         asked = " ".join(before[-1].content.split())
-        words = intent.unframed(" ".join(str(outcome.text).split()))[:_SAID_CHARS]
+        words = words[:_SAID_CHARS]
         sources = [before[-1].id, answer]
         sources += [e.id for e in episodes if e.role == "user" and e.content == outcome.text]
         lessons.append((words, asked, tuple(sorted(set(sources)))))
