@@ -202,6 +202,40 @@ def test_dates_from_a_fixed_day() -> None:
         clock.answer("the day my cat was born", friday)
 
 
+@pytest.mark.parametrize(
+    ("message", "query"),
+    [
+        ("How many days are there between 2026-01-01 and 2026-04-15?",
+         "days between 2026-01-01 and 2026-04-15"),
+        ("从2026-01-01到2026-04-15一共有多少天？", "days between 2026-01-01 and 2026-04-15"),
+        ("How many days until 2026-12-25?", "days until 2026-12-25"),
+        ("What day of the week was 2000-01-01?", "weekday of 2000-01-01"),
+        ("2026-03-14是星期几？", "weekday of 2026-03-14"),
+        ("What happened on 2026-01-01?", None),
+        ("How many days is a fortnight?", None),
+    ],
+)  # fmt: skip
+def test_the_date_tool_reads_what_a_message_asks_of_its_iso_dates(
+    message: str, query: str | None
+) -> None:
+    assert (clock.query_in(message) or {}).get("query") == query
+
+
+def test_the_days_between_two_dates_are_counted_from_the_users_words_not_subtracted() -> None:
+    """The real 0.5B called the date tool with the first date alone, then the calculator with
+    "2026-01-01 - 2026-04-15", and answered "-21 days"."""
+    model = ScriptedModel(["There are 104 days between them."])
+    toolbox = loop.Toolbox(_registry(clock.TOOL, calculator.TOOL))
+    message = "How many days are there between 2026-01-01 and 2026-04-15?"
+    events, steps = _run(model, toolbox, message)
+    assert [s.call.arguments for s in steps] == [
+        {"query": "days between 2026-01-01 and 2026-04-15"}
+    ]
+    assert next(e.text for e in events if isinstance(e, ToolResult)).startswith("104 days")
+    with pytest.raises(ToolError, match="2026-01-01 is a date"):
+        calculator.evaluate("2026-01-01 - 2026-04-15")
+
+
 def test_the_date_tool_reads_and_writes_english_days_whatever_the_locale(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -556,6 +590,12 @@ def test_an_expression_written_out_whole_is_calculated_from_the_users_own_words(
         ("What is 2+2 and 3*3?", None),  # two: the model chooses
         ("What is 5% of my salary?", None),
         ("I have 3 cats.", None),
+        # a number going up or down by a share (the 0.5B wrote "1180 + 1.180 * 4.5")
+        ("My rent is 1,180 a month and goes up 4.5%. What's the new rent?", "1,180 + 4.5%"),
+        ("我的房租每月3200元，要涨4.5%，涨完是多少？", "3200 + 4.5%"),
+        ("The jacket costs 80 and is 25% off. What do I pay?", "80 - 25%"),
+        ("Prices rose 3% in 2025 and 2% in 2026.", None),  # two of each: the model chooses
+        ("What's 1,234 times 5.6?", "1,234 * 5.6"),  # the s of "what's" is no second
     ],
 )
 def test_the_calculator_reads_an_expression_only_when_the_message_writes_one_out(

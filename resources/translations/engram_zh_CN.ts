@@ -1613,97 +1613,107 @@
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="35"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="36"/>
         <source>Use numbers, + - * / ^ %, sqrt(), parentheses and units of time.</source>
         <translation>请使用数字、+ - * / ^ %、sqrt()、括号和时间单位。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="72"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="73"/>
         <source>The calculator cannot read {text!r}.</source>
         <translation>计算器无法读取 {text!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="96"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="97"/>
         <source>The expression ends too early.</source>
         <translation>表达式提前结束了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="129"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="130"/>
         <source>Powers need a plain number and a whole exponent.</source>
         <translation>乘方需要普通数字和整数指数。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="131"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="132"/>
         <source>The exponent is beyond ±{limit}.</source>
         <translation>指数超出了 ±{limit}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="140"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="141"/>
         <source>A parenthesis is not closed.</source>
         <translation>有括号没有闭合。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="146"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="147"/>
         <source>The number {token} is too large.</source>
         <translation>数字 {token} 太大了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="151"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="152"/>
         <source>The calculator does not know {word!r}.</source>
         <translation>计算器不认识 {word!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="164"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="165"/>
         <source>A duration and a plain number cannot be added.</source>
         <translation>时长和普通数字不能相加。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="171"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="172"/>
         <source>Two durations cannot be multiplied.</source>
         <translation>两个时长不能相乘。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="181"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="182"/>
         <source>Division by zero.</source>
         <translation>除数为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="183"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="184"/>
         <source>A plain number cannot be divided by a duration.</source>
         <translation>普通数字不能除以时长。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="198"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="199"/>
         <source>A duration has no square root.</source>
         <translation>时长没有平方根。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="200"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="201"/>
         <source>A negative number has no real square root.</source>
         <translation>负数没有实数平方根。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="215"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="216"/>
         <source>The result would have more than {limit} digits.</source>
         <translation>结果会超过 {limit} 位数字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="260"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="261"/>
         <source>The expression is longer than {limit} characters.</source>
         <translation>表达式超过了 {limit} 个字符。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="272"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="265"/>
+        <source>{date} is a date: the date tool counts the days between dates.</source>
+        <translation>{date} 是日期：两个日期之间的天数请用日期工具计算。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="266"/>
+        <source>Ask the date tool for &apos;days between 2026-01-01 and 2026-04-15&apos;.</source>
+        <translation>向日期工具询问 &apos;days between 2026-01-01 and 2026-04-15&apos;。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="279"/>
         <source>Unexpected {token!r} in the expression.</source>
         <translation>表达式中出现了意外的 {token!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="277"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="284"/>
         <source>Only a duration can be converted to {unit}.</source>
         <translation>只有时长才能换算为 {unit}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="283"/>
+        <location filename="../../desktop/engram/assistant/tools/calculator.py" line="290"/>
         <source>The calculator cannot compute this ({error}).</source>
         <translation>计算器无法计算此表达式（{error}）。</translation>
     </message>
@@ -1713,22 +1723,22 @@
         <translation>可以问 &apos;today&apos;、&apos;now&apos;、星期几、ISO 日期（2026-03-01）、&apos;3 weeks from friday&apos;、&apos;10 days ago&apos;、&apos;in 2 months&apos;、&apos;days until 2026-12-25&apos; 或 &apos;weekday of 2026-07-04&apos;。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="44"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="51"/>
         <source>Unknown time zone {zone!r}.</source>
         <translation>未知的时区 {zone!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="45"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="52"/>
         <source>Use an IANA name such as Europe/Paris or Asia/Shanghai.</source>
         <translation>请使用 IANA 名称，例如 Europe/Paris 或 Asia/Shanghai。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="79"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="86"/>
         <source>The date tool cannot read {phrase!r}.</source>
         <translation>日期工具无法读取 {phrase!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/clock.py" line="91"/>
+        <location filename="../../desktop/engram/assistant/tools/clock.py" line="98"/>
         <source>The date tool does not know the unit {unit!r}.</source>
         <translation>日期工具不认识单位 {unit!r}。</translation>
     </message>
@@ -1798,12 +1808,12 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="177"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="178"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="196"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="197"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
@@ -4861,62 +4871,62 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="172"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="174"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="175"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="177"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="180"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="182"/>
         <source>Looking at this computer and its models…</source>
         <translation>正在查看这台电脑和它的模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="186"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="188"/>
         <source>You are chatting with {name}, the offline starter: quick on any computer, good at short answers and at using its tools. A larger model answers better.</source>
         <translation>你正在与离线入门模型 {name} 对话：在任何电脑上都很快，擅长简短回答和使用工具。更大的模型回答得更好。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="193"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="195"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="200"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="202"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="204"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="206"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="280"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="285"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="284"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="289"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="287"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="292"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="289"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="294"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="343"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="352"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

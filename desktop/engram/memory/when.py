@@ -19,6 +19,7 @@ _MONTHS = (
     "October", "November", "December",
 )  # fmt: skip
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+ISO_DAY = re.compile(r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")  # 2026-03-14
 _WEEKDAYS = {name.lower(): i for i, name in enumerate(DAYS)}
 _WEEKDAYS |= {name[:3].lower(): i for i, name in enumerate(DAYS)}
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}

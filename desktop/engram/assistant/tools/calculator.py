@@ -31,6 +31,7 @@ from typing import Any
 
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
 from engram.core.errors import tr
+from engram.memory.when import ISO_DAY
 
 HINT = tr("Use numbers, + - * / ^ %, sqrt(), parentheses and units of time.")
 SHOWN_DIGITS = 20
@@ -259,6 +260,12 @@ def evaluate(expression: str) -> str:
         raise ToolError(
             tr("The expression is longer than {limit} characters."), HINT, limit=MAX_CHARS
         )
+    if day := ISO_DAY.search(expression):  # "2026-01-01 - 2026-04-15" is no subtraction
+        raise ToolError(
+            tr("{date} is a date: the date tool counts the days between dates."),
+            tr("Ask the date tool for 'days between 2026-01-01 and 2026-04-15'."),
+            date=day.group(),
+        )
     tokens = _tokens(expression)
     target = None
     if len(tokens) >= 2 and tokens[-2] in ("in", "to") and tokens[-1] in SECONDS:
@@ -296,7 +303,7 @@ def evaluate(expression: str) -> str:
 _UNITS = "|".join(sorted(map(re.escape, SECONDS), key=len, reverse=True))
 _WRITTEN = re.compile(
     rf"(?:\s*(?:\d[\d.,]*(?:\s*%)?|[+*/×÷^()√]|\s-\s|-(?=\s*[\d(])|\b(?:of|sqrt)\b"
-    rf"|(?:\b(?:in|to)\s+)?(?<![A-Za-z])(?:{_UNITS})(?![A-Za-z])))+",
+    rf"|(?:\b(?:in|to)\s+)?(?<![A-Za-z'’])(?:{_UNITS})(?![A-Za-z])))+",
     re.IGNORECASE,
 )
 _OPERATION = re.compile(r"[+*/×÷^√-]|\b(?:of|sqrt|in|to)\b", re.IGNORECASE)
@@ -313,10 +320,34 @@ _SAYING = re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.esca
                               for w in _SAID), re.IGNORECASE)  # fmt: skip
 
 
+# A number raised or lowered by a percentage, said in words ("My rent is 1,180 a month and goes
+# up 4.5%", "账单是86.40元，加15%的服务费"): one number, one percentage and words of one direction.
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.,])\d[\d,]*(?:\.\d+)?(?![\d.,]*\s*%)")
+_PERCENT = re.compile(r"(?<![A-Za-z0-9_.,])(\d+(?:\.\d+)?)\s*%")
+_UP = re.compile(
+    r"(?i)\b(?:up|rises?|rose|increase[sd]?|raise[sd]?|grows?|grew|higher)\b|涨|增加|提高|上调|加"
+)
+_DOWN = re.compile(
+    r"(?i)\b(?:down|falls?|fell|drops?|dropped|decrease[sd]?|discount(?:ed)?|off|lower|cheaper)\b"
+    r"|降|减少|下调|便宜|减"
+)
+
+
+def _changed_by_percent(message: str) -> str | None:
+    """ "1,180 + 4.5%" for a number said to go up by a percentage (the calculator adds that
+    share of it), "… - …%" for one said to go down, or None. The 0.5B had written
+    "1180 + 1.180 * 4.5" for the rent."""
+    numbers, shares = _NUMBER.findall(message), _PERCENT.findall(message)
+    up, down = bool(_UP.search(message)), bool(_DOWN.search(message))
+    if len(numbers) != 1 or len(shares) != 1 or up == down:
+        return None
+    return f"{numbers[0]} {'+' if up else '-'} {shares[0]}%"
+
+
 def expression_in(message: str) -> dict[str, Any] | None:
     """The arguments of a call for the one expression ``message`` writes out whole (operations
-    said in words read as signs: "17.5 percent of 240", "12 乘以 7"), or None (no expression,
-    or more than one: the model chooses)."""
+    said in words read as signs: "17.5 percent of 240", "12 乘以 7"; a number going up or down
+    by a percentage), or None (no expression, or more than one: the model chooses)."""
     found = []
     written_out = _SAYING.sub(lambda m: _SAID[m.group().lower()], message)
     for match in _WRITTEN.finditer(written_out):
@@ -332,6 +363,8 @@ def expression_in(message: str) -> dict[str, Any] | None:
         except ToolError:
             continue
         found.append(written)
+    if not found and (changed := _changed_by_percent(message)):
+        found.append(changed)
     return {"expression": found[0]} if len(found) == 1 else None
 
 

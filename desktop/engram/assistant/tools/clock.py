@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engram.assistant.tools.base import Tool, ToolContext, ToolError
 from engram.core.errors import tr
-from engram.memory.when import DAYS
+from engram.memory.when import DAYS, ISO_DAY
 
 HINT = tr(
     "Ask for 'today', 'now', a weekday, an ISO date (2026-03-01), '3 weeks from friday', "
@@ -32,6 +32,13 @@ _SHIFT = re.compile(
 _UNTIL = re.compile(r"^days?\s+(?:until|till|to)\s+(?P<target>.+)$")
 _BETWEEN = re.compile(r"^days?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$")
 _WEEKDAY_OF = re.compile(r"^(?:weekday|day)\s+(?:of|on)\s+(?P<day>.+)$")
+# What a message asks of its ISO dates, in its own words (see :func:`query_in`).
+_COUNTS_DAYS = re.compile(r"(?i)\bhow\s+many\s+days\b|\bdays\s+(?:between|from)\b|多少天|几天")
+_DAYS_UNTIL = re.compile(r"(?i)\bdays?\s+(?:left\s+)?(?:until|till|before)\b|还有(?:多少|几)天")
+_ASKS_WEEKDAY = re.compile(
+    r"(?i)\bday\s+of\s+the\s+week\b|\bweekday\b|\bwhat\s+day\s+(?:is|was|will)\b"
+    r"|星期几|周几|礼拜几"
+)
 
 
 def _zone(name: str | None) -> ZoneInfo | None:
@@ -113,6 +120,23 @@ def answer(query: str, now: datetime) -> str:
     return _label(_day(text, today))
 
 
+def query_in(message: str) -> dict[str, Any] | None:
+    """The arguments of a call for what ``message`` asks of the ISO dates it writes: the days
+    between two ("How many days are there between 2026-01-01 and 2026-04-15?",
+    "从2026-01-01到2026-04-15一共有多少天？"), the days until one, or one's weekday ("What day of
+    the week was 2000-01-01?"); None for anything else (the model writes the call). The 0.5B
+    had called the date tool with the first date alone, then the calculator with
+    "2026-01-01 - 2026-04-15", and answered "-21 days"."""
+    days = ISO_DAY.findall(message)
+    if len(days) == 2 and _COUNTS_DAYS.search(message):
+        return {"query": f"days between {days[0]} and {days[1]}"}
+    if len(days) == 1 and _DAYS_UNTIL.search(message):
+        return {"query": f"days until {days[0]}"}
+    if len(days) == 1 and _ASKS_WEEKDAY.search(message):
+        return {"query": f"weekday of {days[0]}"}
+    return None
+
+
 def _run(arguments: dict[str, Any], ctx: ToolContext) -> str:
     zone = _zone(arguments.get("timezone"))
     now = datetime.fromtimestamp(ctx.now(), tz=zone).astimezone(zone)
@@ -124,12 +148,13 @@ TOOL = Tool(
     description=(
         "Today's date, the time now (optionally in an IANA time zone), weekdays and date "
         "arithmetic: 'today', 'now', '3 weeks from friday', '10 days ago', 'in 2 months', "
-        "'days until 2026-12-25', 'weekday of 2026-07-04'."
+        "'days until 2026-12-25', 'days between 2026-01-01 and 2026-04-15', "
+        "'weekday of 2026-07-04'."
     ),
     description_zh=(
         "今天的日期、现在的时间（可指定 IANA 时区）、星期几和日期计算：'today'、'now'、"
         "'3 weeks from friday'、'10 days ago'、'in 2 months'、'days until 2026-12-25'、"
-        "'weekday of 2026-07-04'。"
+        "'days between 2026-01-01 and 2026-04-15'、'weekday of 2026-07-04'。"
     ),
     schema={
         "type": "object",
@@ -142,4 +167,5 @@ TOOL = Tool(
     },
     run=_run,
     reads_outside=False,
+    arguments_in=query_in,
 )
