@@ -191,6 +191,52 @@ def test_only_the_lessons_condition_carries_the_lesson_to_a_later_task(
         assert image.size[0] > 200
 
 
+def test_without_a_lesson_stored_condition_4_takes_condition_3s_answers(
+    tmp_path: Path,
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    """PrefEval teaches preferences only: condition 4's prompts are condition 3's, and so were
+    its answers, at twice the time (the 1.5B distils every set-up again)."""
+    stated = _set(
+        {
+            "id": "diet-pref",
+            "kind": "diet",
+            "messages": ["I follow a strict gluten-free diet."],
+            "check": {"answer_matches": "."},
+            "setup": True,
+        },
+        {
+            "id": "diet-ask",
+            "kind": "diet",
+            "messages": ["Recommend a bakery in Rome."],
+            "check": {"answer_matches": "gluten"},
+        },
+    )
+    task_set = tasks.load(_write(tmp_path, stated))
+    distiller = ScriptedModel(memories_answer(("preference", "The user eats gluten-free.")))
+    chat = KmChat()
+    out = tmp_path / "out"
+    records = task_runner.TaskRunner(chat, ScriptedSource(distiller), embedder, out).run(
+        task_set, ("distilled", "lessons"), resume="run"
+    )
+    assert len(chat.prompts) == 2  # condition 3's two answers; none asked for condition 4
+    answers = {
+        c: [(r["task"], r["answer"], r["passed"]) for r in rows] for c, rows in records.items()
+    }
+    assert answers["lessons"] == answers["distilled"]
+    assert all(r["as_condition"] == "distilled" for r in records["lessons"])
+    assert (out / "stores" / "lessons.sqlite3").is_file()
+    text = report.tasks_markdown(records, "t")
+    assert "no lesson was ever stored, so its prompts, answers and memories are those of 3." in text
+    # With a lesson stored (the correction of SEQUENCE), condition 4 is asked anew.
+    again = KmChat()
+    lessons = ScriptedModel(memories_answer(("lesson", LESSON)))
+    task_runner.TaskRunner(again, ScriptedSource(lessons), embedder, tmp_path / "taught").run(
+        tasks.load(_write(tmp_path, SEQUENCE, "taught.json")), ("distilled", "lessons")
+    )
+    assert len(again.prompts) == 2 * 4  # three answers and the correction, in each condition
+
+
 def test_a_limit_keeps_the_first_tests_with_what_teaches_them(tmp_path: Path) -> None:
     def task(name: str, kind: str, teaches: bool = False) -> dict[str, Any]:
         return {

@@ -262,6 +262,11 @@ def _lessons_line(records: Records) -> list[str]:
             f"- {TASK_LABELS[c]}: {stored} lessons stored (each passed the lesson check); a lesson"
             f" was recalled into {len(given)} tests, {passed} of them passed."
         )
+        if any(r.get("as_condition") for r in rows):
+            out.append(
+                f"- {TASK_LABELS[c]}: no lesson was ever stored, so its prompts, answers and"
+                f" memories are those of {TASK_LABELS['distilled']} (taken, not asked again)."
+            )
         if recited := [r for r in rows if r.get("recited")]:
             out.append(
                 f"- {TASK_LABELS[c]}: {len(recited)} answers began by reciting their prompt and"

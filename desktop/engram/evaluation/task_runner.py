@@ -143,6 +143,12 @@ class TaskRunner:
             rows = records.setdefault(condition, [])
             if len(rows) >= len(chosen.tasks):
                 continue
+            if not rows and (same := self._as_without_lessons(condition, records, chosen)):
+                rows += same
+                self._save_records(records, resume)
+                done += len(same)
+                self.progress(done, total, f"{condition}: no lesson was stored, as without them")
+                continue
             store = self._store(condition, restored=bool(rows))
             try:
                 assistant = self._assistant(store, chosen, condition)
@@ -155,6 +161,24 @@ class TaskRunner:
             finally:
                 store.conn.close()
         return {c: records[c] for c, _s in plan}
+
+    def _as_without_lessons(
+        self, condition: str, records: Records, chosen: TaskSet
+    ) -> list[dict[str, Any]]:
+        """Condition 4's records when condition 3 ran the whole set and never stored a lesson
+        (PrefEval's preferences): its prompts were the same, so are its answers and its store,
+        which is copied rather than computed again; [] otherwise."""
+        before = records.get("distilled", [])
+        if condition != "lessons" or len(before) != len(chosen.tasks):
+            return []
+        if any(r.get("lessons_after", 1) or r["lessons_recalled"] for r in before):
+            return []
+        source, path = self._store_path("distilled"), self._store_path(condition)
+        copy = backup.backup(source, _copies(path), keep=1) if source.exists() else None
+        if copy is None:
+            return []
+        shutil.copyfile(copy, path)
+        return [{**r, "as_condition": "distilled"} for r in before]
 
     def _store_path(self, condition: str) -> Path:
         return self.out / "stores" / f"{condition}.sqlite3"
@@ -192,8 +216,12 @@ class TaskRunner:
             return
         path = self._store_path(condition)
         backup.backup(path, _copies(path), keep=1)
-        with atomic_write(self.out / SAVED) as handle:
-            json.dump({"run": resume, "records": records}, handle, ensure_ascii=False)
+        self._save_records(records, resume)
+
+    def _save_records(self, records: Records, resume: str | None) -> None:
+        if resume is not None:
+            with atomic_write(self.out / SAVED) as handle:
+                json.dump({"run": resume, "records": records}, handle, ensure_ascii=False)
 
     def _assistant(self, store: MemoryStore, task_set: TaskSet, condition: str) -> Assistant:
         count = self.small.count_tokens
