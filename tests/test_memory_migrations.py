@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engram.core import paths
 from engram.memory import db, embed, migrations
-from engram.memory.episode_index import EpisodeIndex
+from engram.memory.episode_index import EpisodeIndex, embed_missing
 from engram.memory.episodes import EpisodeLog
 from engram.memory.injections import Injections
 from engram.memory.jobs import JobQueue
@@ -109,4 +109,35 @@ def test_a_file_from_before_0014_keeps_its_writes_and_records_earlier_texts_from
     assert not any(w.undoable for w in old)
     store.update(5, "The user plays the cello and the piano.")
     assert store.writes(5)[-1].before == "The user plays the cello."
+    assert db.scalar(store.conn, "PRAGMA integrity_check") == "ok"
+
+
+def test_a_file_from_before_0016_gets_a_row_and_a_vector_per_situation(
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    path = paths.database_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    names = [name for name, _ in migrations.MIGRATIONS]
+    conn = db.connect(path, migrate=False)
+    migrations.apply(conn, path, migrations.MIGRATIONS[: names.index("0016_situations")])
+    rows = (
+        (5, "lesson", "Use bullet points.", '{"applies_to": ["lists", " lists of tips ", 3, ""]}'),
+        (6, "fact", "The user plays the cello.", "{}"),
+        (7, "preference", "The user is vegetarian.", '{"applies_to": "meals"}'),
+    )
+    for row in rows:
+        conn.execute(
+            "INSERT INTO memories(id, kind, content, created_at, updated_at, origin, meta)"
+            " VALUES (?, ?, ?, 0, 0, 'local', ?)",
+            row,
+        )
+    conn.close()
+
+    store = MemoryStore.open(path, embedder)
+    found = db.rows(store.conn, "SELECT memory_id, content FROM situations ORDER BY id")
+    assert [(r["memory_id"], r["content"]) for r in found] == [
+        (5, "lists"), (5, "lists of tips"), (7, "meals"),
+    ]  # fmt: skip
+    assert embed_missing(store.space, "situations") == 3  # what the backfill does on start
+    assert [h.memory.id for h in store.situated(store.query_vector("tips"), 8, ["lesson"])] == [5]
     assert db.scalar(store.conn, "PRAGMA integrity_check") == "ok"

@@ -223,3 +223,38 @@ def test_a_repeated_knn_is_answered_again_until_a_vector_is_written(store: Memor
     assert new in [i for i, _ in index.knn("memories", q, 5)]
     store.delete(new)
     assert index.knn("memories", q, 5) == first
+
+
+def test_a_lesson_is_found_by_its_closest_situation_and_keeps_them_through_edits(
+    store: MemoryStore,
+) -> None:
+    """Each situation a lesson applies to has a vector of its own: a question far from the
+    lesson's words and near one of its situations finds it; the rows follow the meta through
+    updates, an edit of the text keeps them, and deleting the memory deletes them."""
+    bullets = store.add(
+        "When you list things, use bullet points starting with '- ', no numbering.",
+        "lesson",
+        meta={"applies_to": ["List three ways to save energy at home", "tips"]},
+    )
+    store.add("Answer in kilometres.", "lesson", meta={"applies_to": ["How long is a marathon?"]})
+    store.add("The user lists birds they saw.", "fact", meta={"applies_to": ["List birds"]})
+    query = store.query_vector("Give me some ways to sleep better.")
+    assert store.index is not None and query is not None
+    whole = store.index.get("memories", [bullets.id])[bullets.id].reshape(-1)
+    found = store.situated(query, 8, ["lesson"])
+    assert found[0].memory.id == bullets.id and [h.memory.kind for h in found] == ["lesson"] * 2
+    assert found[0].similarity is not None
+    assert found[0].similarity > float(np.dot(query.reshape(-1), whole)) + 0.1
+
+    store.update(bullets.id, "Use bullet points when you list things.")  # an edit keeps them
+    assert store.situated(query, 8, ["lesson"])[0].memory.id == bullets.id
+    store.update(bullets.id, meta={"applies_to": ["How far is Paris from Berlin?"]})
+    assert store.situated(query, 8, ["lesson"])[0].memory.id != bullets.id
+    rows = db.rows(store.conn, "SELECT content FROM situations WHERE memory_id = ?", (bullets.id,))
+    assert [r["content"] for r in rows] == ["How far is Paris from Berlin?"]
+    store.update(bullets.id, status="archived")
+    assert bullets.id not in {h.memory.id for h in store.situated(query, 8, ["lesson"])}
+    store.delete(bullets.id)
+    assert db.scalar(store.conn, "SELECT COUNT(*) FROM situations WHERE memory_id = ?",
+                     (bullets.id,)) == 0  # fmt: skip
+    assert store.index.count("situations") == 2

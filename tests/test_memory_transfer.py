@@ -35,13 +35,14 @@ def test_jsonl_round_trip_keeps_memories_provenance_and_history(
     tmp_path: Path,
 ) -> None:
     _fill(store)
+    store.add("Use bullet points.", kind="lesson", meta={"applies_to": ["packing lists"]})
     out = io.StringIO()
-    assert transfer.export_jsonl(store, out, episodes=True) == 1 + 1 + 1 + 3
+    assert transfer.export_jsonl(store, out, episodes=True) == 1 + 1 + 1 + 4
     path = tmp_path / "export.jsonl"
     path.write_text(out.getvalue(), encoding="utf-8")
     assert "杭州" in out.getvalue()
     store.forget_all(episodes=True)
-    assert transfer.import_jsonl(store, path) == (3, 0)
+    assert transfer.import_jsonl(store, path) == (4, 0)
     memories = {m.content: m for m in store.memories(statuses=None)}
     old, new = memories["用户住在上海。"], memories["用户搬到了杭州。"]
     assert old.status == "superseded" and old.superseded_by == new.id
@@ -49,6 +50,9 @@ def test_jsonl_round_trip_keeps_memories_provenance_and_history(
     assert memories["Prefers answers in Chinese."].meta == {"by": "test"}
     assert [e.content for e in store.source_episodes(old.id)] == ["我上周去了杭州。"]
     assert store.search("杭州", k=1)[0].memory.id == new.id
+    # a lesson comes back with a vector for each situation it applies to
+    found = store.situated(store.query_vector("What should I pack?"), 4, ["lesson"])
+    assert [h.content for h in found] == ["Use bullet points."]
 
 
 @pytest.mark.parametrize(

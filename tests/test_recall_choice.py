@@ -212,6 +212,30 @@ def test_a_lesson_that_only_shares_a_word_with_the_message_stays_out(store: Memo
     assert dated in lessons("When did Apollo 11 land on the Moon?")  # "When", close enough
 
 
+def test_a_lesson_comes_to_the_questions_of_its_situations_and_not_to_others(
+    store: MemoryStore,
+) -> None:
+    """The bullet-point lesson the real 1.5B stored scored 0.13 against "What are the main
+    benefits of regular exercise?" by the one vector of its words and its question, and never
+    reached that answer; its question alone scores 0.35: each situation has its own vector."""
+    bullets = "When you list things, use bullet points starting with '- ', one per line."
+    places = ["List three ways to save energy at home", "When you list things"]
+    vector = store.space.embed([f"{bullets} ({'; '.join(places)})"])
+    lesson = store.add(
+        bullets, LESSON, origin="local", meta={"applies_to": places}, vector=vector
+    ).id
+    store.add("The user's sister lives in Lyon.", FACT, origin="local")
+
+    def lessons(message: str) -> set[int | None]:
+        found = Recall(store, _count).recall(message, 384)
+        return {i.memory_id for i in found if i.label == LESSON}
+
+    assert lesson in lessons("What are the main benefits of regular exercise?")
+    assert lesson in lessons("Give me some tips for better sleep.")
+    assert lesson not in lessons("What is the capital of Canada?")
+    assert lesson not in lessons("When did Apollo 11 land on the Moon?")
+
+
 def test_in_a_language_the_embedder_cannot_read_only_shared_words_count(
     store: MemoryStore, vectors: embed.FastEmbedder
 ) -> None:

@@ -12,7 +12,7 @@ import apsw
 from engram.core import log, priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import StoreError
-from engram.memory import db, faults
+from engram.memory import db, faults, migrations
 from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import EpisodeLog
 from engram.memory.records import EpisodeHit
@@ -111,8 +111,9 @@ def embed_missing(
     progress: Progress | None = None,
     newest: bool = False,
 ) -> int:
-    """Embed the rows of ``table`` ("memories" or "episodes") that have no vector yet, a batch
-    per transaction (at most ``limit``, oldest first, until ``cancel``); returns how many."""
+    """Embed the rows of ``table`` (one of ``migrations.VECTOR_SPACES``) that have no vector
+    yet, a batch per transaction (at most ``limit``, oldest first, until ``cancel``); returns
+    how many."""
     space.sync()
     if space.index is None:
         return 0
@@ -164,7 +165,7 @@ class Backfill:
             return
         try:
             space = EmbeddingSpace(conn, embedder)
-            for table in ("memories", "episodes"):
+            for table in migrations.VECTOR_SPACES:
                 self.done += embed_missing(space, table, cancel=self.cancel)
             _log.info("backfill embedded %d rows", self.done)
         except StoreError as exc:

@@ -6,7 +6,8 @@ literally, not built from constants that may change). Each runs in its own trans
 that records a migration this list does not hold was written by a newer Engram and is refused.
 
 Vector tables are per embedding model: ``vectors_<space>_g<generation>`` holds one generation's
-vectors for ``memories`` or ``episodes``. Migration 0005 creates the file's current generation;
+vectors for ``memories``, ``episodes`` or ``situations`` (what a memory applies to). Migration
+0005 creates the file's current generation (0016 its situations' table);
 re-embedding with another model (``memory.reembed``) creates the next one with
 ``create_vector_tables`` and drops the old one with ``drop_vector_tables``. Both live here, so
 this module is the one place that defines the schema.
@@ -30,7 +31,7 @@ from engram.core.errors import StoreError, tr
 _log = log.get("memory.migrations")
 
 Migration = tuple[str, Callable[[apsw.Connection], None]]
-VECTOR_SPACES = ("memories", "episodes")
+VECTOR_SPACES = ("memories", "episodes", "situations")
 # Bumped by deletes and out-of-order vector writes; search caches revalidate against it.
 BUMP_VECTOR_VERSION = (
     "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_version'"
@@ -178,7 +179,7 @@ def _vector_tables(conn: apsw.Connection) -> None:
     """
     conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('vector_generation', '1')")
     for (generation,) in conn.execute("SELECT value FROM meta WHERE key = 'vector_generation'"):
-        create_vector_tables(conn, int(generation))
+        create_vector_tables(conn, int(generation), ("memories", "episodes"))
 
 
 def _excluded_episodes(conn: apsw.Connection) -> None:
@@ -405,6 +406,32 @@ def _saved_memories_index(conn: apsw.Connection) -> None:
     )
 
 
+def _situations(conn: apsw.Connection) -> None:
+    """Each situation a preference or a lesson applies to (``meta.applies_to``, written by the
+    distiller) as a row of its own, with a vector of its own: recall takes a lesson's closest
+    situation, not only the one vector that embeds its text with all of them. The rows of the
+    memories already there are copied; their vectors are embedded by the backfill."""
+    conn.execute(
+        """
+        CREATE TABLE situations (
+            id INTEGER PRIMARY KEY,
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            content TEXT NOT NULL
+        );
+        CREATE INDEX situations_memory ON situations(memory_id);
+        INSERT INTO situations(memory_id, content)
+            SELECT m.id, trim(s.value)
+            FROM memories m,
+                 json_each(CASE WHEN json_valid(m.meta) THEN m.meta ELSE '{}' END,
+                           '$.applies_to') s
+            WHERE s.type = 'text' AND trim(s.value) != ''
+            ORDER BY m.id, s.key;
+        """
+    )
+    for (generation,) in conn.execute("SELECT value FROM meta WHERE key = 'vector_generation'"):
+        create_vector_tables(conn, int(generation), ("situations",))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -421,6 +448,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0013_memory_writes", _memory_writes),
     ("0014_writes_keep_the_earlier_text", _writes_keep_the_earlier_text),
     ("0015_saved_memories_index", _saved_memories_index),
+    ("0016_situations", _situations),
 )
 
 
@@ -469,19 +497,22 @@ def apply(
 
 
 def vector_table(space: str, generation: int) -> str:
-    """The table holding one generation's vectors of ``memories`` or ``episodes``."""
+    """The table holding one generation's vectors of one of :data:`VECTOR_SPACES`."""
     if space not in VECTOR_SPACES:
         raise ValueError(space)
     return f"vectors_{space}_g{int(generation)}"
 
 
-def create_vector_tables(conn: apsw.Connection, generation: int) -> None:
-    """Create one generation's vector tables and the triggers that delete with the base rows.
+def create_vector_tables(
+    conn: apsw.Connection, generation: int, spaces: Sequence[str] = VECTOR_SPACES
+) -> None:
+    """Create one generation's vector tables (of ``spaces``) and the triggers that delete with
+    the base rows.
 
     A vector row is ``id`` (the base row's), the float32 ``embedding`` and a 1-bit-per-dimension
     ``code`` for the coarse scan.
     """
-    for space in VECTOR_SPACES:
+    for space in spaces:
         name = vector_table(space, generation)
         conn.execute(
             f"""

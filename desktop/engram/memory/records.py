@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -26,6 +27,10 @@ Via = Literal["user", "tool", "import", "distiller", "hygiene", "earlier", "unkn
 STATUSES: tuple[str, ...] = get_args(Status)
 ORIGINS: tuple[str, ...] = get_args(Origin)
 VIAS: tuple[str, ...] = get_args(Via)
+
+# The meta key of the situations a preference or a lesson applies to (the distiller writes them;
+# the store keeps each as a row of ``situations`` with a vector of its own).
+SITUATIONS = "applies_to"
 
 MEMORY_COLUMNS = (
     "id, kind, content, importance, confidence, pinned, status, superseded_by, created_at,"
@@ -186,3 +191,12 @@ class EpisodeHit:
     @property
     def content(self) -> str:
         return self.episode.content
+
+
+def situations_in(meta: Mapping[str, Any]) -> list[str]:
+    """The situations a memory's ``meta`` says it applies to, each once, in order."""
+    listed = meta.get(SITUATIONS)
+    if not isinstance(listed, list):
+        return []
+    texts = (item.strip() for item in listed if isinstance(item, str))
+    return list(dict.fromkeys(t for t in texts if t))

@@ -31,6 +31,7 @@ from engram.memory.records import (
     Provenance,
     Source,
     Write,
+    situations_in,
 )
 from engram.memory.search import Candidate, Filters, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
@@ -207,6 +208,7 @@ class MemoryStore:
         _check_choice(kind, KINDS, _KIND)
         _check_choice(origin, ORIGINS, _ORIGIN)
         vec = self.space.embed([content]) if vector is None else vector
+        places = situations_in(meta or {})
         duplicate = self._duplicate(content, kind, vec)
         if duplicate is not None and (
             duplicate.content == content
@@ -214,6 +216,7 @@ class MemoryStore:
         ):
             return duplicate
         now = time.time()
+        place_vectors = self.space.embed(places) if places else None
         with db.transaction(self.conn):
             (new_id,) = self.next_ids(1)
             self.conn.execute(
@@ -236,6 +239,7 @@ class MemoryStore:
             )
             if vec is not None and self.index is not None:
                 self.index.put("memories", [new_id], vec)
+            self.put_situations(new_id, places, place_vectors)
             self._link_sources(new_id, source_episodes)
             self.record([new_id], "created", by, (meta or {}).get("job"))
             if duplicate is not None:
@@ -324,6 +328,44 @@ class MemoryStore:
             (memory_id, json.dumps(list(episode_ids)), memory_id),
         )
 
+    def put_situations(
+        self, memory_id: int, places: Sequence[str], vectors: Vectors | None = None
+    ) -> None:
+        """Replace the situations a memory applies to (call inside the write transaction of its
+        row); without ``vectors`` they are embedded later (``episode_index.embed_missing``)."""
+        self.conn.execute("DELETE FROM situations WHERE memory_id = ?", (memory_id,))
+        ids = []
+        for place in places:
+            self.conn.execute(
+                "INSERT INTO situations(memory_id, content) VALUES (?, ?)", (memory_id, place)
+            )
+            ids.append(self.conn.last_insert_rowid())
+        if vectors is not None and self.index is not None:
+            self.index.put("situations", ids, vectors)
+
+    def situated(self, vector: Vectors | None, k: int, kinds: Sequence[str]) -> list[Hit]:
+        """The active memories of ``kinds`` that apply to a situation among the ``k`` nearest
+        ``vector``, closest first, each with the cosine of its closest one as its similarity
+        (and score)."""
+        if vector is None or self.index is None:
+            return []
+        near = dict(self.index.knn("situations", vector, k))
+        if not near:
+            return []
+        best: dict[int, float] = {}
+        for situation, memory_id in self.conn.execute(
+            "SELECT s.id, s.memory_id FROM situations s JOIN memories m ON m.id = s.memory_id"
+            f" WHERE s.id IN {IN_IDS} AND m.status = 'active'"
+            " AND m.kind IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(near)), json.dumps(list(kinds))),
+        ):
+            best[memory_id] = max(best.get(memory_id, -1.0), near[situation])
+        found = {m.id: m for m in self._many(list(best))}
+        return sorted(
+            (Hit(found[i], sim, sim, None) for i, sim in best.items() if i in found),
+            key=lambda h: -h.score,
+        )
+
     def add_sources(self, memory_id: int, episode_ids: Sequence[int]) -> None:
         """Link more source episodes to an existing memory (links already there are kept once)."""
         self._get(memory_id)
@@ -349,10 +391,15 @@ class MemoryStore:
             else:
                 raise InputError(tr("A memory has no field {key!r} to update."), key=key)
         vec = self.space.embed([changes["content"]]) if "content" in changes else None
+        places = situations_in(fields.get("meta") or {})
+        moved = "meta" in fields and places != situations_in(current.meta)
+        place_vectors = self.space.embed(places) if moved and places else None
         with db.transaction(self.conn):
             self._set_fields(memory_id, changes)
             if vec is not None and self.index is not None:
                 self.index.put("memories", [memory_id], vec)
+            if moved:
+                self.put_situations(memory_id, places, place_vectors)
             if said := _changed(current, changes):
                 before = current.content if "content" in changes else None
                 self.record([memory_id], said, None, before=before)

@@ -12,7 +12,14 @@ from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
 from engram.memory.episode_index import Progress, embed_missing
 from engram.memory.kinds import FACT, KINDS
-from engram.memory.records import MEMORY_COLUMNS, ORIGINS, STATUSES, Provenance, plan_problem
+from engram.memory.records import (
+    MEMORY_COLUMNS,
+    ORIGINS,
+    STATUSES,
+    Provenance,
+    plan_problem,
+    situations_in,
+)
 from engram.memory.store import MemoryStore, check_content
 
 FORMAT = "engram-memories"
@@ -306,6 +313,7 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
             )
             ids[m["old_id"]] = new_id
             added.append(new_id)
+            store.put_situations(new_id, situations_in(json.loads(m["meta"])))
             for s in m["sources"]:
                 episode = episodes.get(s.get("episode_id"))
                 conn.execute(
@@ -328,4 +336,5 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
                     (ids[m["old_superseded_by"]], ids[m["old_id"]]),
                 )
     embed_missing(store.space, "memories", batch=IMPORT_BATCH, progress=progress)
+    embed_missing(store.space, "situations", batch=IMPORT_BATCH)
     return Imported(len(memories) - present, present)

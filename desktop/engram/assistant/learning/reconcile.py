@@ -47,7 +47,7 @@ from engram.assistant.learning.distill import (
 from engram.core import log, prompts, sanitize
 from engram.memory import changes
 from engram.memory.kinds import FACT, PLAN, PROFILE
-from engram.memory.records import Memory
+from engram.memory.records import SITUATIONS, Memory
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from engram.memory.text import normalized, query_terms
@@ -63,7 +63,6 @@ ACTIONS = ("add", "update", "supersede", "skip")
 # The kinds a candidate is compared with: its own (facts and profiles both say what is true
 # about the user; the distiller files "lives in Berlin" as either).
 FAMILY: dict[str, tuple[str, ...]] = {FACT: (FACT, PROFILE), PROFILE: (PROFILE, FACT)}
-SITUATIONS = "applies_to"  # meta key: the situations a memory applies to (recall reads it)
 TICKED = "plan_by_user"  # meta key: the user set the plan's steps or ticked one (plans.save)
 CORRECTED_COSINE = 0.45  # a correction of the same subject ("where the user lives") is this close
 UPDATE_COSINE = 0.6  # an update merges two statements of one thing, at least this close

@@ -21,7 +21,7 @@ from typing import get_args
 
 from engram.assistant.events import SignalKind
 from engram.assistant.intent import Intent
-from engram.memory.records import Memory
+from engram.memory.records import SITUATIONS, Memory
 from engram.memory.text import query_terms
 
 KINDS: tuple[SignalKind, ...] = get_args(SignalKind)
@@ -47,7 +47,6 @@ REPEAT_MIN_TERMS = 3
 # A lesson bore on an answer when the message shares a term with its situation, or (given a
 # similarity) when the message is this close to the situation.
 BEARS_COSINE = 0.35
-SITUATIONS = "applies_to"  # the meta key the distiller writes (reconcile.SITUATIONS)
 _CONDITION = re.compile(
     r"^\s*(?:when(?:ever)?|if|before|after|once)\b[^,;:，；：]*|^\s*(?:当|如果|每当)[^,，;；:：]*",
     re.I,
