@@ -582,3 +582,30 @@ def test_a_sentence_said_over_and_over_is_a_loop() -> None:
     loop = "用户要求署名小林。" + "助手的回复是正确的，但用户指出了错误。" * 4
     assert distill.is_garbage(loop)
     assert not distill.is_garbage("The user likes tea. The user likes tea in the morning.")
+
+
+def test_each_correction_of_a_job_gets_the_situations_the_model_drew_from_its_episodes() -> None:
+    """Two corrections in one job: each of the user's lessons is where the model's lesson from
+    the same messages applies, not also where the other one does (with a vector per situation,
+    a situation of the other lesson would bring it to the other lesson's questions)."""
+    km, bullets = "No, give distances in kilometres.", "Use bullet points when you list things."
+    episodes = said(
+        ("user", "How long is a half marathon?"), ("assistant", "13.1 miles."), ("user", km),
+        ("user", "List three ways to save energy at home."), ("assistant", "1. Turn off lights."),
+        ("user", bullets),
+    )  # fmt: skip
+    outcomes = [distill.Outcome(2, "correction", km), distill.Outcome(5, "correction", bullets)]
+    raw = answer()
+    raw["memories"] = [
+        {"kind": "lesson", "content": content, "applies_to": [place], "importance": 4,
+         "episodes": ids}
+        for content, place, ids in (
+            ("When asked for a distance, give it in kilometres.", "race distances", [1, 2, 3]),
+            ("When listing things, use bullet points.", "shopping lists", [4, 5, 6]),
+        )
+    ]  # fmt: skip
+    found = distill.parse(raw, episodes, "en", outcomes=outcomes).candidates
+    assert [(c.content, c.applies_to) for c in found] == [
+        ("Give distances in kilometres.", ("How long is a half marathon?", "race distances")),
+        (bullets, ("List three ways to save energy at home", "shopping lists")),
+    ]

@@ -617,12 +617,12 @@ def parse(
         # model's lessons only say where it applies (the real 1.5B turned "please give distances
         # in kilometres, not miles" into "When the user asks for distances in kilometres, give
         # them in kilometres", and "No emojis in anything you write for me" into a caption rule).
-        written = [place for c in found if c.kind == kinds.LESSON for place in c.applies_to]
+        written = [c for c in found if c.kind == kinds.LESSON]
         # a model's lesson that copied the user's words is no reason to drop those words
-        seen -= {normalized(c.content) for c in found if c.kind == kinds.LESSON}
+        seen -= {normalized(c.content) for c in written}
         found = [c for c in found if c.kind != kinds.LESSON]
         for said_words, asked, ids in own:
-            places = situations([asked, *written], language)
+            places = situations([asked, *_written_for(ids, written, len(own))], language)
             keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True)
     proposed = raw.get("plan")
     if isinstance(proposed, dict) and isinstance(proposed.get("goal"), str):
@@ -641,6 +641,15 @@ def parse(
             _log.info("a proposed plan was dropped: no real goal or no step")
             dropped += 1
     return Distillation(language, tuple(found), dropped)
+
+
+def _written_for(ids: Sequence[int], written: Sequence[Candidate], told: int) -> list[str]:
+    """The situations the model's lessons give for the user's words from episodes ``ids``: all
+    of them when the user told one thing, else those of the lessons drawn from the same
+    episodes. A situation of another correction of the job would bring these words to that
+    one's questions (recall takes a lesson's closest situation)."""
+    mine = [c for c in written if told == 1 or set(c.episode_ids) & set(ids)]
+    return [place for c in mine for place in c.applies_to]
 
 
 def set_right(episodes: Sequence[Episode], proposed: Sequence[Candidate]) -> list[Candidate]:
