@@ -82,6 +82,19 @@ def filler(n: int, rng: np.random.Generator) -> list[str]:
     return [f"note {i}: " + " ".join(words[j] for j in row) for i, row in enumerate(picks)]
 
 
+SITUATED_LESSONS = 2000
+
+
+def situated(store: MemoryStore, ids: list[int], rng: np.random.Generator) -> None:
+    """Six situations, each with a random unit vector, for each of the lessons ``ids``."""
+    vecs = rng.standard_normal((6 * len(ids), DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    with db.transaction(store.conn):
+        for n, memory_id in enumerate(ids):
+            places = [f"situation {memory_id}.{k}" for k in range(6)]
+            store.put_situations(memory_id, places, vecs[6 * n : 6 * n + 6])
+
+
 def build_store(path: Path, total: int, real: int = 300, seed: int = 7) -> None:
     """``total`` memories at ``path``: random unit vectors plus ``real`` embedded facts."""
     rng = np.random.default_rng(seed)
@@ -94,7 +107,9 @@ def build_store(path: Path, total: int, real: int = 300, seed: int = 7) -> None:
         vecs = rng.standard_normal((stop - start, DIM)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         kind = kinds[(start // 20_000) % len(kinds)]
-        store.add_many(contents[start:stop], kind, vectors=vecs)
+        ids = store.add_many(contents[start:stop], kind, vectors=vecs)
+        if kind == "lesson":  # ten times the most lesson situations hygiene keeps (200 x 6)
+            situated(store, ids[:SITUATED_LESSONS], rng)
     store.add_many(facts(real), "profile", importance=0.7)  # embedded by the real model
     store.checkpoint()
     store.conn.close()
