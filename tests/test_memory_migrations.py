@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import apsw
+
 from engram.core import paths
 from engram.memory import db, embed, migrations
 from engram.memory.episode_index import EpisodeIndex, embed_missing
@@ -82,14 +84,21 @@ def test_a_file_never_opened_by_a_store_gets_its_vector_tables() -> None:
     assert migrations.apply(conn, path) == []
 
 
-def test_a_file_from_before_0014_keeps_its_writes_and_records_earlier_texts_from_then_on(
-    embedder: embed.FastEmbedder,  # noqa: F811
-) -> None:
+def _file_before(migration: str) -> tuple[Path, apsw.Connection]:
+    """The test's database file with the migrations before ``migration`` applied, open."""
     path = paths.database_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     names = [name for name, _ in migrations.MIGRATIONS]
     conn = db.connect(path, migrate=False)
-    migrations.apply(conn, path, migrations.MIGRATIONS[: names.index("0013_memory_writes") + 1])
+    migrations.apply(conn, path, migrations.MIGRATIONS[: names.index(migration)])
+    return path, conn
+
+
+def test_a_file_from_before_0014_keeps_its_writes_and_records_earlier_texts_from_then_on(
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    path, conn = _file_before("0014_writes_keep_the_earlier_text")
+    names = [name for name, _ in migrations.MIGRATIONS]
     conn.execute(
         "INSERT INTO memories(id, kind, content, created_at, updated_at, origin)"
         " VALUES (5, 'fact', 'The user plays the cello.', 20, 20, 'local')"
@@ -115,11 +124,7 @@ def test_a_file_from_before_0014_keeps_its_writes_and_records_earlier_texts_from
 def test_a_file_from_before_0016_gets_a_row_and_a_vector_per_situation(
     embedder: embed.FastEmbedder,  # noqa: F811
 ) -> None:
-    path = paths.database_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    names = [name for name, _ in migrations.MIGRATIONS]
-    conn = db.connect(path, migrate=False)
-    migrations.apply(conn, path, migrations.MIGRATIONS[: names.index("0016_situations")])
+    path, conn = _file_before("0016_situations")
     rows = (
         (5, "lesson", "Use bullet points.", '{"applies_to": ["lists", " lists of tips ", 3, ""]}'),
         (6, "fact", "The user plays the cello.", "{}"),
