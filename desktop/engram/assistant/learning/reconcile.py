@@ -47,7 +47,7 @@ from engram.assistant.learning.distill import (
 from engram.core import log, prompts, sanitize
 from engram.memory import changes
 from engram.memory.kinds import FACT, PLAN, PROFILE
-from engram.memory.records import SITUATIONS, Memory
+from engram.memory.records import SITUATIONS, Memory, situations_in
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from engram.memory.text import normalized, query_terms
@@ -475,7 +475,7 @@ def apply(
             return None
         seen = [*old.meta.get(DISTILLED, ()), normalized(candidate.content)]
         merged = {**old.meta, DISTILLED: seen}
-        places = list(dict.fromkeys([*old.meta.get(SITUATIONS, ()), *candidate.applies_to]))
+        places = list(dict.fromkeys([*situations_in(old.meta), *candidate.applies_to]))
         if places:
             merged[SITUATIONS] = places[: 2 * MAX_SITUATIONS]
         status = {}

@@ -21,7 +21,7 @@ from typing import get_args
 
 from engram.assistant.events import SignalKind
 from engram.assistant.intent import Intent
-from engram.memory.records import SITUATIONS, Memory
+from engram.memory.records import Memory, situations_in
 from engram.memory.text import query_terms
 
 KINDS: tuple[SignalKind, ...] = get_args(SignalKind)
@@ -109,9 +109,7 @@ def situation(lesson: Memory) -> list[str]:
     """When a lesson applies: the situations the distiller listed, and its "When …" part
     (the whole lesson when it has none)."""
     found = _CONDITION.match(lesson.content)
-    places = lesson.meta.get(SITUATIONS)
-    listed = [str(p) for p in places] if isinstance(places, list) else []
-    return [*listed, found.group(0) if found else lesson.content]
+    return [*situations_in(lesson.meta), found.group(0) if found else lesson.content]
 
 
 def bears_on(
