@@ -698,6 +698,26 @@ def test_an_answer_that_leaves_the_calculators_result_out_is_given_it() -> None:
     assert "".join(e for e in events if isinstance(e, str)) == "12 乘以 7 等于 84。"
 
 
+def test_an_answer_that_leaves_the_count_of_days_out_is_given_it() -> None:
+    """Asked for the days between two dates, the real 0.5B read the date tool's "104 days …",
+    called the calculator as well and answered with the calculator's refusal; a date is no
+    count (a weekday answer is not given the date tool's line)."""
+    toolbox = loop.Toolbox(_registry(clock.TOOL, calculator.TOOL))
+    asked = "How many days are there between 2026-01-01 and 2026-04-15?"
+    refusal = '{"tool": "calculator", "arguments": {"expression": "2026-04-15 - 2026-01-01"}}'
+    model = ScriptedModel([refusal, "The calculator cannot count days between dates."])
+    events, steps = _run(model, toolbox, asked)
+    assert [s.call.name for s in steps] == ["datetime", "calculator"] and steps[1].output.is_error
+    counted = "104 days from 2026-01-01 (Thursday) to 2026-04-15 (Wednesday)"
+    answer = "".join(e for e in events if isinstance(e, str))
+    assert answer == f"The calculator cannot count days between dates.\n\n{counted}"
+    model = ScriptedModel(["There are 104 days between them."])
+    events, _steps = _run(model, toolbox, asked)
+    assert "".join(e for e in events if isinstance(e, str)) == "There are 104 days between them."
+    assert clock.days_in("2026-03-14 (Saturday)") is None
+    assert clock.days_in("-3 days from 2026-01-04 (Sunday) to 2026-01-01 (Thursday)") == "-3"
+
+
 def test_the_same_call_twice_is_not_run_again() -> None:
     call = '{"tool": "echo", "arguments": {"text": 1}}'  # an error: echo may be called again
     model = ScriptedModel([call, call, "Done."])

@@ -85,6 +85,9 @@ class Tool:
     # 12 / 4."): the call the message asks for is then made from their words, not generated
     # (the 0.5B dropped the parentheses). None: the model writes the arguments.
     arguments_in: Callable[[str], dict[str, Any] | None] | None = None
+    # The part of a result an answer must give (the calculator's number, the clock's count of
+    # days); an answer that leaves it out is followed by the result. None: no such part.
+    value: Callable[[str], str | None] | None = None
 
     def describe(self, language: str) -> str:
         return (

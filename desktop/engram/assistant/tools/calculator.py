@@ -387,4 +387,5 @@ TOOL = Tool(
     run=_run,
     reads_outside=False,
     arguments_in=expression_in,
+    value=lambda result: result.rpartition(" = ")[2],
 )

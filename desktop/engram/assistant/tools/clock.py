@@ -137,6 +137,15 @@ def query_in(message: str) -> dict[str, Any] | None:
     return None
 
 
+_DAYS = re.compile(r"^(-?\d+) days from ")
+
+
+def days_in(result: str) -> str | None:
+    """The count of days a result gives ("104 days from 2026-01-01 …"); None for a date."""
+    found = _DAYS.match(result)
+    return found.group(1) if found else None
+
+
 def _run(arguments: dict[str, Any], ctx: ToolContext) -> str:
     zone = _zone(arguments.get("timezone"))
     now = datetime.fromtimestamp(ctx.now(), tz=zone).astimezone(zone)
@@ -168,4 +177,5 @@ TOOL = Tool(
     run=_run,
     reads_outside=False,
     arguments_in=query_in,
+    value=days_in,
 )

@@ -284,8 +284,8 @@ def answer(
         if tail:
             yield tail
         if not call_text or cancelled():
-            if text_only and not cancelled():
-                yield from _result_left_out(made, "".join(preface) + tail)
+            if made and not cancelled():
+                yield from _result_left_out(toolbox.registry, made, "".join(preface) + tail)
             return
         call = calls.parse(call_text, fmt)
         key = _call_key(toolbox, call)
@@ -316,13 +316,17 @@ def answer(
 
 
 def _result_left_out(
-    made: Sequence[tuple[Message, str, ToolOutput, str]], said: str
+    registry: Registry, made: Sequence[tuple[Message, str, ToolOutput, str]], said: str
 ) -> Iterator[str]:
-    """The calculator's result, after an answer that left it out: asked for "帮我算一下 12 乘以
-    7。", the 0.5B computed 84 and then answered "好的，我记住了。", copied from the chat."""
+    """Each result whose :attr:`~.base.Tool.value` an answer left out, after it. Asked for
+    "帮我算一下 12 乘以 7。", the 0.5B computed 84 and then answered "好的，我记住了。", copied
+    from the chat; asked for the days between two dates, it read "104 days from 2026-01-01 …",
+    called the calculator too and answered with the calculator's refusal."""
     for _call, name, output, _shown in made:
-        value = _digits(output.text.rpartition(" = ")[2])
-        if name == "calculator" and not output.is_error and value and value not in _digits(said):
+        tool = registry.get(name)
+        read = tool.value if tool is not None and not output.is_error else None
+        value = _digits(read(output.text) or "") if read is not None else ""
+        if value and value not in _digits(said):
             yield f"\n\n{output.text}"
 
 
