@@ -16,6 +16,7 @@ from engram.assistant import events
 from engram.assistant.events import Finished, Recalling
 from engram.assistant.learning import distiller_backends
 from engram.assistant.learning.consolidation import run_job
+from engram.assistant.learning.distill import plan_text
 from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.turn import prompt
 from engram.assistant.turn.pipeline import Assistant
@@ -352,6 +353,34 @@ def test_a_later_message_advances_the_plan_in_place_and_finishes_it(store: Memor
     finished = store.get(plan.id)
     assert finished is not None and finished.status == "archived"
     assert finished.meta["plan"]["done"] is True and recall.plan() is None
+
+
+def test_the_answer_gets_the_plan_its_message_names(store: MemoryStore) -> None:
+    def plan(goal: str, steps: list[str], step: int) -> int:
+        spec = {"goal": goal, "steps": steps, "current_step": step}
+        text = plan_text(goal, steps, step, "en")
+        return store.add(text, "plan", origin="local", meta={"plan": spec}).id
+
+    spanish = plan("Learning Spanish", SPANISH, 2)
+    running = plan("Training for a 10 km race", ["week 1 run 3 km", "week 2 run 5 km"], 0)
+    recall = Recall(store, lambda text: len(text.split()))
+    for message, expected, shown_id in (
+        ("Remind me, what's my next step with Spanish?", "step 3/3: have a 30-minute", spanish),
+        ("How far should I run this week?", "step 1/2: week 1 run 3 km", running),
+        ("What should I do today?", "step 1/2", running),  # names neither: the newest
+    ):
+        shown = recall.plan(message)
+        assert shown is not None and expected in shown.content, message
+        assert shown.memory_id == shown_id
+    # a message that lists a plan of its own is answered with that one
+    assert recall.plan("I'm learning Italian. My plan: 1) an app, 2) a film, 3) a tutor.") is None
+
+
+SPANISH = [
+    "finish the Duolingo basics",
+    "watch one Spanish series with subtitles",
+    "have a 30-minute conversation with a tutor",
+]
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engram.assistant import intent
+from engram.assistant.learning import plan_words
 from engram.core import log, prompts, sanitize
 from engram.core.messages import Message
 from engram.memory import changes, kinds
@@ -335,7 +336,10 @@ class Said:
         self.only_asks = not self.instructs and not any(
             intent.about_self(t) for t in self.texts.values()
         )
-        self.sets_goal = any(intent.sets_goal(t) for t in self.texts.values())
+        # "Remind me, what's my next step with Spanish?" only asks: it sets no goal
+        self.sets_goal = any(
+            intent.sets_goal(t) and not intent.only_asks(t) for t in self.texts.values()
+        )
         self.states_preference = not self.only_asks and any(
             intent.about_self(t) and intent.states_preference(t) for t in self.texts.values()
         )
@@ -624,23 +628,44 @@ def parse(
         for said_words, asked, ids in own:
             places = situations([asked, *_written_for(ids, written, len(own))], language)
             keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True)
-    proposed = raw.get("plan")
-    if isinstance(proposed, dict) and isinstance(proposed.get("goal"), str):
-        goal = " ".join(proposed["goal"].split())
-        steps = list(dict.fromkeys(str(s).strip() for s in _listed(proposed.get("steps"))))
-        steps = [s for s in steps if s and normalized(s) not in _PLACEHOLDER_WORDS]
-        if goal and not is_garbage(goal) and steps:  # a real goal and at least one step
-            step = proposed.get("current_step")
-            current = min(max(0, step if isinstance(step, int) else 0), max(0, len(steps) - 1))
-            spec = {"goal": goal, "steps": steps, "current_step": current}
-            if isinstance(step, int) and step >= len(steps):  # past the last step: done
-                spec["done"] = True
-            content = plan_text(goal, steps, current, text_language(goal))
-            keep(kinds.PLAN, content, 0.7, everything, plan=spec)
-        elif goal:
-            _log.info("a proposed plan was dropped: no real goal or no step")
+    # A plan the user listed, or moved on in so many words, is kept as they said it.
+    spec = plan_words.said_plan(said.texts.values(), plan)
+    said_so = spec is not None
+    if spec is None:
+        spec, why = _proposed_plan(raw.get("plan"), plan, said)
+        if why:
+            _log.info("a proposed plan was dropped: %s", why)
             dropped += 1
+    if spec is not None:
+        goal, steps, current = spec["goal"], spec["steps"], spec["current_step"]
+        content = plan_text(goal, steps, current, text_language(goal))
+        keep(kinds.PLAN, content, 0.7, everything, own_words=said_so, plan=spec)
     return Distillation(language, tuple(found), dropped)
+
+
+def _proposed_plan(
+    proposed: Any, shown: dict[str, Any] | None, said: Said
+) -> tuple[dict[str, Any] | None, str]:
+    """The distiller's plan as ``meta.plan`` keeps it, or None with why it was dropped ('' when
+    it proposed none)."""
+    if not isinstance(proposed, dict) or not isinstance(proposed.get("goal"), str):
+        return None, ""
+    goal = " ".join(proposed["goal"].split())
+    if not goal:
+        return None, ""
+    if shown and not said.sets_goal and not any(map(plan_words.moves, said.texts.values())):
+        # the 1.5B moved the active plan to its end during "What is the capital of Australia?"
+        return None, "the user said nothing of a plan"
+    steps = list(dict.fromkeys(str(s).strip() for s in _listed(proposed.get("steps"))))
+    steps = [s for s in steps if s and normalized(s) not in _PLACEHOLDER_WORDS]
+    if is_garbage(goal) or not steps:
+        return None, "no real goal or no step"
+    step = proposed.get("current_step")
+    current = min(max(0, step if isinstance(step, int) else 0), len(steps) - 1)
+    spec: dict[str, Any] = {"goal": goal, "steps": steps, "current_step": current}
+    if isinstance(step, int) and step >= len(steps):  # past the last step: done
+        spec["done"] = True
+    return spec, ""
 
 
 def _written_for(ids: Sequence[int], written: Sequence[Candidate], told: int) -> list[str]:

@@ -454,7 +454,7 @@ class Assistant:
         model = model or self.model
         markers = prompt.markers_of(model)
         profile = self.recall.profile() if self.recall and system_memories else []
-        plan = self.recall.plan() if self.recall and system_memories else None
+        plan = self.recall.plan(text) if self.recall and system_memories else None
         in_system = [*profile, *([plan] if plan else [])]
         system = prompt.system_part(self.language, profile, plan, markers, self.custom)
         reserve = self.max_answer_tokens + self.memory_budget
