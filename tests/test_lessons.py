@@ -343,7 +343,7 @@ def test_a_later_message_advances_the_plan_in_place_and_finishes_it(store: Memor
     assert advanced.meta["plan"] == {"goal": "Learn Spanish", "steps": STEPS, "current_step": 1}
     assert "Currently on step 2" in advanced.content
     shown = recall.plan()
-    assert shown is not None and "step 2/3: Watch a series with subtitles" in shown.content
+    assert shown is not None and "should do next: Watch a series with subtitles" in shown.content
 
     list(assistant.turn(conversation, "What should I do today?"))  # the plan guides it: a use
     used = store.get(plan.id)
@@ -365,9 +365,9 @@ def test_the_answer_gets_the_plan_its_message_names(store: MemoryStore) -> None:
     running = plan("Training for a 10 km race", ["week 1 run 3 km", "week 2 run 5 km"], 0)
     recall = Recall(store, lambda text: len(text.split()))
     for message, expected, shown_id in (
-        ("Remind me, what's my next step with Spanish?", "step 3/3: have a 30-minute", spanish),
-        ("How far should I run this week?", "step 1/2: week 1 run 3 km", running),
-        ("What should I do today?", "step 1/2", running),  # names neither: the newest
+        ("Remind me, what's my next step with Spanish?", "next: have a 30-minute", spanish),
+        ("How far should I run this week?", "should do next: week 1 run 3 km", running),
+        ("What should I do today?", "week 1 run 3 km", running),  # names neither: the newest
     ):
         shown = recall.plan(message)
         assert shown is not None and expected in shown.content, message

@@ -310,7 +310,7 @@ def test_the_current_plan_step_goes_into_the_system_part(session: Session) -> No
     events = _run(session, 0, "What should I study today for machine learning?")
     recalling = _one(events, Recalling)
     assert isinstance(recalling, Recalling)
-    assert "step 2/3: gradient descent" in recalling.prompt.system
+    assert "What the user should do next: gradient descent" in recalling.prompt.system
     assert plan.id not in [item.memory_id for item in recalling.items]
 
 

@@ -150,7 +150,7 @@ class Recall:
         ]
 
     def plan(self, message: str = "") -> Recalled | None:
-        """The user's current plan, with the step they are on: of the newest :data:`PLANS`
+        """The user's current plan, as its goal and the step to do now: of the newest :data:`PLANS`
         active ones, the one ``message`` shares the most words with ("How far should I run this
         week?" gets the running plan, not the newer Spanish one), else the newest. None for a
         message that lists a plan of its own (the 0.5B answered a new running plan with a step
@@ -164,7 +164,7 @@ class Recall:
         spec = plan_of(memory)
         if spec is not None and spec[1]:
             goal, steps, current = spec
-            content = f"{goal} — step {current + 1}/{len(steps)}: {steps[current]}"
+            content = _step_to_do(goal.strip().rstrip("。."), steps[current])
         return Recalled(PLAN, content, 1.0, memory.created_at, memory_id=memory.id)
 
     def recall(
@@ -381,3 +381,14 @@ def _stable_order(item: Recalled) -> tuple[int, int]:
     if item.memory_id is not None:
         return (0, item.memory_id)
     return (1, item.episode_id or 0)
+
+
+def _step_to_do(goal: str, step: str) -> str:
+    """A plan as the answer is given it: the goal, and the step to do now as what the user
+    should do next. Asked "What should I work on next for my Spanish?" with "Learning Spanish —
+    step 2/3: watch one Spanish series with subtitles", the 0.5B answered "focus on learning
+    Spanish"; given the step in these words, 9 of 12 plan questions (English and Chinese) were
+    answered with it, against 3 of 12."""
+    if text_language(f"{goal}{step}") == "zh_CN":
+        return f"{goal}。下一步要做的：{step}"
+    return f"{goal}. What the user should do next: {step}"
