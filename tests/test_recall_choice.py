@@ -236,6 +236,25 @@ def test_a_lesson_comes_to_the_questions_of_its_situations_and_not_to_others(
     assert lesson not in lessons("When did Apollo 11 land on the Moon?")
 
 
+def test_a_lesson_comes_to_a_message_with_a_word_of_its_root(store: MemoryStore) -> None:
+    """ "Start every explanation …" shares no indexed word with "Explain what inflation is."
+    (the index stems "temperatures", not "explanation"): a word of the same root counts as a
+    shared word, with the same floor of meaning; a word of another root does not."""
+    tldr = "Start every explanation with a one-line 'TL;DR:' summary, then the details."
+    places = ["Explain what a VPN does"]
+    vector = store.space.embed([f"{tldr} ({'; '.join(places)})"])
+    lesson = store.add(tldr, LESSON, origin="local", meta={"applies_to": places}, vector=vector).id
+
+    def lessons(message: str) -> set[int | None]:
+        found = Recall(store, _count).recall(message, 384)
+        return {i.memory_id for i in found if i.label == LESSON}
+
+    assert lesson in lessons("Explain what inflation is.")
+    assert lesson in lessons("Explain how vaccines work.")
+    assert lesson not in lessons("What is the capital of Canada?")
+    assert lesson not in lessons("Every morning I start with a run: plan my week of training.")
+
+
 def test_in_a_language_the_embedder_cannot_read_only_shared_words_count(
     store: MemoryStore, vectors: embed.FastEmbedder
 ) -> None:

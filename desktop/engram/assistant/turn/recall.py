@@ -111,11 +111,42 @@ def relevant(
     return text_rank is not None and (similarity is None or similarity >= worded)
 
 
-def _relevant(hit: Hit, understood: bool = True) -> bool:
+def _relevant(hit: Hit, message: str, understood: bool = True) -> bool:
     similarity = hit.similarity if understood else None  # see :func:`reads`
     if hit.memory.kind == LESSON:
-        return relevant(similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY)
+        return relevant(
+            similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY
+        ) or _worded_alike(hit, message, understood)
     return relevant(similarity, hit.text_rank)
+
+
+# Two words of one root: the same first letters, at least ROOT_LETTERS and this share of the
+# shorter word. The word index stems inflections ("temperatures"), not derivations: "Start every
+# explanation with a one-line 'TL;DR:' summary" shared no word with "Explain what inflation is."
+# (cosine 0.17) and "Explain how vaccines work." (0.28) and went into neither.
+ROOT_LETTERS = 5
+ROOT_SHARE = 0.7
+
+
+def _worded_alike(hit: Hit, message: str, understood: bool) -> bool:
+    """Does a lesson share a word's root with the message, and is it not unrelated to it (the
+    floor of a lesson that shares a word, :data:`LESSON_WORDS_SIMILARITY`)?"""
+    if not understood or (hit.similarity or 0.0) < LESSON_WORDS_SIMILARITY:
+        return False
+    said = [w for w in query_terms(message) if w.isalpha() and len(w) >= ROOT_LETTERS]
+    return any(
+        _one_root(w, v)
+        for v in query_terms(hit.memory.content)
+        if v.isalpha() and len(v) >= ROOT_LETTERS
+        for w in said
+    )
+
+
+def _one_root(a: str, b: str) -> bool:
+    shared = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    return shared >= max(ROOT_LETTERS, ROOT_SHARE * min(len(a), len(b)))
 
 
 def reads(store: MemoryStore, query: str) -> bool:
@@ -194,9 +225,13 @@ class Recall:
             understood,
         )
         memories = [
-            h for h in hits if h.memory.id not in exclude_memories and _relevant(h, understood)
+            h
+            for h in hits
+            if h.memory.id not in exclude_memories and _relevant(h, query, understood)
         ][:SEARCH_K] + [
-            h for h in lessons if h.memory.id not in exclude_memories and _relevant(h, understood)
+            h
+            for h in lessons
+            if h.memory.id not in exclude_memories and _relevant(h, query, understood)
         ][:MAX_LESSONS]
         memories = self._preferences(query, vector, exclude_memories) + [
             h for h in memories if h.memory.kind != PREFERENCE
@@ -251,7 +286,7 @@ class Recall:
         return [
             h
             for h in hits + more
-            if h.memory.id not in exclude_memories and _relevant(h, understood)
+            if h.memory.id not in exclude_memories and _relevant(h, situation, understood)
         ][:MAX_LESSONS]
 
     def _situated(
