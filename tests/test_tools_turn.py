@@ -104,6 +104,30 @@ def test_remember_and_recall_tools_use_the_users_memory(session: Session) -> Non
     assert off.is_error and "Memory is off" in off.text
 
 
+def test_the_recall_tool_reads_back_what_the_user_told_not_lessons_or_its_own_answers(
+    session: Session,
+) -> None:
+    """As the turn's own recall: a lesson reaches an answer through its lessons block, and
+    Engram's earlier answer only when the user asks what it said (the real 0.5B, given both by
+    the recall tool, answered a plan question with an earlier answer behind "TL;DR:")."""
+    store = session.store
+    assert store is not None
+    log = session.assistant.log
+    earlier = log.new_conversation().id
+    log.append(earlier, "user", "Which bike should I buy for commuting in Amsterdam?")
+    log.append(earlier, "assistant", "A Dutch city bike with a chain guard suits commuting.")
+    store.add("Start every bike answer with a one-line 'TL;DR:' summary.", "lesson",
+              origin="local")  # fmt: skip
+    store.add("The user commutes by bike in Amsterdam.", origin="local")
+    ctx = ToolContext(store=store, conversation_id=0)
+    registry = builtins.registry()
+    found = registry.call("recall", {"query": "bike for commuting in Amsterdam"}, ctx).text
+    assert "commutes by bike" in found and "Which bike should I buy" in found
+    assert "TL;DR" not in found and "Dutch city bike" not in found
+    asked = registry.call("recall", {"query": "which bike did you recommend"}, ctx).text
+    assert "Dutch city bike" in asked
+
+
 @pytest.mark.slow
 def test_the_starter_model_runs_the_grammar_fallback_whatever_it_emits(session: Session) -> None:
     model = session.model

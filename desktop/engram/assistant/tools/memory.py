@@ -7,13 +7,15 @@ from typing import Any
 
 from engram.assistant.tools import permissions
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
-from engram.assistant.turn.recall import INDEX_PER_TURN
+from engram.assistant.turn.recall import INDEX_PER_TURN, readable
 from engram.core.errors import tr
 from engram.memory.episode_index import EpisodeIndex
-from engram.memory.kinds import FACT, PREFERENCE
+from engram.memory.kinds import FACT, KINDS, LESSON, PREFERENCE
 from engram.memory.records import Provenance
+from engram.memory.search import Filters
 
 RECALL_K = 6
+TOLD = tuple(k for k in KINDS if k != LESSON)  # the kinds the recall tool reads back
 SNIPPET_CHARS = 300
 MODEL_IMPORTANCE = 0.5  # what the remember tool keeps: the store's default, as the distiller's
 
@@ -38,7 +40,9 @@ def _recall(arguments: dict[str, Any], ctx: ToolContext) -> str:
     episodes.index_new(limit=INDEX_PER_TURN, newest=True)  # as a turn does; Backfill does the rest
     vector = store.query_vector(query)
     lines = []
-    for hit in store.search(query, k=RECALL_K, vector=vector):
+    # Lessons say how to answer, not what the user told: they reach an answer through its own
+    # lessons block, where they apply (read back here, "TL;DR:" opened an answer on a plan).
+    for hit in store.search(query, k=RECALL_K, vector=vector, filters=Filters(kinds=TOLD)):
         memory = hit.memory
         sources = sorted({s.conversation_id for s in hit.sources if s.conversation_id})
         origin = f", from conversation {', '.join(map(str, sources))}" if sources else ""
@@ -46,7 +50,7 @@ def _recall(arguments: dict[str, Any], ctx: ToolContext) -> str:
             f"[memory #{memory.id}, {memory.kind}, {_day(memory.updated_at)}, written by "
             f"{written_by(store, memory.id)}{origin}] {memory.content[:SNIPPET_CHARS]}"
         )
-    for found in episodes.search(query, k=RECALL_K, vector=vector):
+    for found in readable(store, episodes.search(query, k=RECALL_K, vector=vector), query):
         episode = found.episode
         if episode.conversation_id == ctx.conversation_id or not episode.content.strip():
             continue

@@ -240,16 +240,11 @@ class Recall:
             lessons = self._lessons(f"{query}\n{situation}", exclude_memories, understood)
             memories = [h for h in memories if h.memory.kind != LESSON] + lessons
         found = self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
-        wrong, accepted = Outcomes(self.store).judged([h.episode.id for h in found])
-        answers = intent.asks_about_answers(query)
         template = _Template(query)
         episodes = [
             h
-            for h in found
+            for h in readable(self.store, found, query)
             if h.episode.id not in exclude_episodes
-            and h.episode.id not in wrong
-            and (h.episode.role != "assistant" or answers or h.episode.id in accepted)
-            and h.episode.role != "tool"
             and not (h.episode.role == "user" and _another_question(h, understood))
             and not template.filled_otherwise(h.episode.content)
             and h.episode.content.strip()
@@ -333,6 +328,22 @@ class Recall:
         if chosen:
             self.injections.record(answer_episode_id, chosen)
         self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
+
+
+def readable(store: MemoryStore, found: Sequence[EpisodeHit], query: str) -> list[EpisodeHit]:
+    """The earlier messages a search found that may be read back for ``query``: no tool step,
+    no answer the user turned down, and none of Engram's own answers unless the user accepted it
+    or asks what the assistant said (given its earlier answers, the 0.5B repeats them, right or
+    wrong)."""
+    wrong, accepted = Outcomes(store).judged([h.episode.id for h in found])
+    answers = intent.asks_about_answers(query)
+    return [
+        h
+        for h in found
+        if h.episode.id not in wrong
+        and h.episode.role != "tool"
+        and (h.episode.role != "assistant" or answers or h.episode.id in accepted)
+    ]
 
 
 def _asked(excluded: Collection[int]) -> int:
