@@ -355,6 +355,47 @@ def test_a_later_message_advances_the_plan_in_place_and_finishes_it(store: Memor
     assert finished.meta["plan"]["done"] is True and recall.plan() is None
 
 
+def test_plans_the_user_lists_stay_as_said_and_apart(store: MemoryStore) -> None:
+    """In Chinese every text sits near every other for the embedder: the running plan was
+    judged against the IELTS one and never stored, and "涨完是多少？" (after the rise) let the
+    distiller move the IELTS plan on. Another goal is another plan; only the user's words move
+    a plan."""
+    queue, log = JobQueue(store.conn), EpisodeLog(store.conn)
+
+    def distill(said: str, step: int) -> None:
+        conversation = log.new_conversation().id
+        log.append(conversation, "user", said)
+        log.append(conversation, "assistant", "好的。")
+        job = queue.enqueue(conversation)
+        assert job is not None and queue.claim() is not None
+        goal = {"goal": "备考雅思", "steps": IELTS, "current_step": step}
+        model = ScriptedModel(lambda _messages: {"memories": [], "summary": "", "plan": goal})
+        assert run_job(job, store, queue, ScriptedSource(model), CancelToken()).outcome == "done"
+
+    distill("我在备考雅思。计划：1）背完核心词汇，2）每天做一套听力，3）每周写两篇作文。"
+            "我已经背完核心词汇了。", 1)  # fmt: skip
+    distill(
+        "我在准备半程马拉松。计划：第一周每次跑5公里，第二周每次8公里，第三周比赛。这周是第一周。",
+        1,
+    )
+    distill("我的房租每月3200元，要涨4.5%，涨完是多少？", 2)  # the model moves IELTS on
+    plans = {p.meta["plan"]["goal"]: p.meta["plan"] for p in store.memories(kinds=["plan"])}
+    assert plans == {
+        "备考雅思": {"goal": "备考雅思", "steps": IELTS, "current_step": 1},
+        "准备半程马拉松": {
+            "goal": "准备半程马拉松",
+            "steps": ["第一周每次跑5公里", "第二周每次8公里", "第三周比赛"],
+            "current_step": 0,
+        },
+    }
+    distill("雅思进度：听力我已经每天练了一个月，这一步算完成了。", 0)
+    [ielts] = [p for p in store.memories(kinds=["plan"]) if p.meta["plan"]["goal"] == "备考雅思"]
+    assert ielts.meta["plan"]["current_step"] == 2
+
+
+IELTS = ["背完核心词汇", "每天做一套听力", "每周写两篇作文"]
+
+
 def test_the_answer_gets_the_plan_its_message_names(store: MemoryStore) -> None:
     def plan(goal: str, steps: list[str], step: int) -> int:
         spec = {"goal": goal, "steps": steps, "current_step": step}

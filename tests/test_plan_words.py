@@ -118,6 +118,10 @@ def test_the_active_plan_moves_on_only_when_the_user_says_a_step_is_finished() -
     done = plan_words.said_plan(["听力我已经每天练了一个月，这一步算完成了。接下来呢？"], ielts)
     assert done == {**ielts, "current_step": 2}
     assert plan_words.said_plan(["提醒我一下，雅思下一步是什么？"], ielts) is None
+    # what may let the distiller move a plan: something of that plan finished or begun
+    assert plan_words.moves("听力练完了。", ielts)
+    assert not plan_words.moves("我的房租每月3200元，要涨4.5%，涨完是多少？", ielts)
+    assert not plan_words.moves("I finished a book about Rome.", _spanish(1))
 
 
 def test_the_users_listed_plan_replaces_the_distillers_reading() -> None:

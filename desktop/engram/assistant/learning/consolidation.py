@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engram.assistant.events import LargeModelState, Learned, Phase, Status
-from engram.assistant.learning import distill, reconcile
+from engram.assistant.learning import distill, plan_words, reconcile
 from engram.assistant.learning.distiller_backends import DistillerSource, DistillerUnavailableError
 from engram.core import log, priority
 from engram.core.cancel import CancelToken
@@ -104,8 +104,10 @@ def run_job(
             distill.Outcome(s.answer_episode_id, s.kind, s.text, s.replaced)
             for s in Outcomes(store).of_job(job.id)
         ]
-        plans = store.memories(kinds=[PLAN], limit=1)  # the distiller may advance it
-        plan = plans[0].meta.get("plan") if plans else None
+        # the plan the user's messages name: the distiller and their words may advance it
+        plans = store.memories(kinds=[PLAN], limit=plan_words.PLANS)
+        said = " ".join(e.content for e in episodes if e.role == "user")
+        plan = plan_words.named(plans, said).meta.get("plan") if plans else None
         result, raw = distill.distill(
             model, episodes, limits, outcomes, plan if isinstance(plan, dict) else None
         )

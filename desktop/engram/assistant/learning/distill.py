@@ -653,7 +653,11 @@ def _proposed_plan(
     goal = " ".join(proposed["goal"].split())
     if not goal:
         return None, ""
-    if shown and not said.sets_goal and not any(map(plan_words.moves, said.texts.values())):
+    if (
+        shown
+        and not said.sets_goal
+        and not any(plan_words.moves(t, shown) for t in said.texts.values())
+    ):
         # the 1.5B moved the active plan to its end during "What is the capital of Australia?"
         return None, "the user said nothing of a plan"
     steps = list(dict.fromkeys(str(s).strip() for s in _listed(proposed.get("steps"))))

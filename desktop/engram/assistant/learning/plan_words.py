@@ -13,10 +13,11 @@ plan stays for a plan told in prose.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engram.memory.records import Memory
 from engram.memory.text import query_terms
 
 _CN_NUMBERS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
@@ -108,9 +109,24 @@ def said_plan(texts: Iterable[str], shown: Mapping[str, Any] | None) -> dict[str
     return spec
 
 
-def moves(text: str) -> bool:
-    """Does the message say something was finished or begun (what may move a plan on)?"""
-    return bool(_FINISHED.search(text) or _STARTING.search(text))
+PLANS = 5  # the newest active plans a message may name one of
+
+
+def named(plans: Sequence[Memory], message: str) -> Memory:
+    """Of ``plans`` (newest first), the one ``message`` shares the most words with, else the
+    newest: "How far should I run this week?" names the running plan, not a newer Spanish one."""
+    said = set(query_terms(message))
+    return max(plans, key=lambda m: len(said & set(query_terms(m.content))))  # first wins
+
+
+def moves(text: str, plan: Mapping[str, Any]) -> bool:
+    """Does the message say something of ``plan`` was finished or begun (what may move it on)?
+    "涨完是多少？" (how much after the rise) finishes nothing of an IELTS plan."""
+    if not (_FINISHED.search(text) or _STARTING.search(text)):
+        return False
+    said = _words(_FINISHED.sub(" ", _STARTING.sub(" ", text)))
+    told = " ".join([str(plan.get("goal") or ""), *map(str, plan.get("steps") or [])])
+    return any(_has(w, said) for w in _words(told))
 
 
 def position(text: str, plan: Mapping[str, Any]) -> int | None:

@@ -346,6 +346,8 @@ def decide(
         if ticked(plan) and not moves_on(plan, candidate):
             return Decision("skip", plan.id, plan.content, "the user's plan is kept")
         return Decision("update", plan.id, candidate.content, "plan advanced")
+    if candidate.kind == PLAN:  # another goal is another plan (Chinese plans sit near each other)
+        return Decision("add", None, candidate.content, "a new goal")
     near = neighbours(store, candidate)
     if candidate.sets_right:  # the user's words of a correction: they replace, or nothing
         said = set(candidate.episode_ids)  # not what was just learned from these very words

@@ -63,7 +63,6 @@ PREFERENCES = 3
 # recalled there). The newest SAVED; older ones are recalled by relevance like any memory.
 SAVED = 8
 SAVED_KINDS = (FACT, PREFERENCE, PROFILE)
-PLANS = 5  # active plans the message may name one of
 # An earlier message that only asked something is a note when it asked the same ("How long is the
 # Golden Gate Bridge in kilometres?" against "How long is the Golden Gate Bridge?": 0.95; it says
 # how the user wants it), not another question of the same sort (0.24-0.38 for two sums or two
@@ -181,16 +180,13 @@ class Recall:
         ]
 
     def plan(self, message: str = "") -> Recalled | None:
-        """The user's current plan, as its goal and the step to do now: of the newest :data:`PLANS`
-        active ones, the one ``message`` shares the most words with ("How far should I run this
-        week?" gets the running plan, not the newer Spanish one), else the newest. None for a
-        message that lists a plan of its own (the 0.5B answered a new running plan with a step
-        of the Spanish one)."""
-        plans = self.store.memories(kinds=[PLAN], limit=PLANS)
+        """The user's current plan, as its goal and the step to do now: the active plan
+        ``message`` names (:func:`plan_words.named`). None for a message that lists a plan of
+        its own (the 0.5B answered a new running plan with a step of the Spanish one)."""
+        plans = self.store.memories(kinds=[PLAN], limit=plan_words.PLANS)
         if not plans or plan_words.listed(message) is not None:
             return None
-        said = set(query_terms(message))
-        memory = max(plans, key=lambda m: len(said & set(query_terms(m.content))))  # first wins
+        memory = plan_words.named(plans, message)
         content = memory.content
         spec = plan_of(memory)
         if spec is not None and spec[1]:
