@@ -714,6 +714,12 @@ def test_an_answer_that_leaves_the_count_of_days_out_is_given_it() -> None:
     model = ScriptedModel(["There are 104 days between them."])
     events, _steps = _run(model, toolbox, asked)
     assert "".join(e for e in events if isinstance(e, str)) == "There are 104 days between them."
+    # only the result the message asked for: not the calculator's "72 hours" it added
+    hours = '{"tool": "calculator", "arguments": {"expression": "3 days in hours"}}'
+    model = ScriptedModel([hours, "It is three days."])
+    events, steps = _run(model, toolbox, asked)
+    assert [s.output.text for s in steps][1:] == ["3 days in hours = 72 hours"]
+    assert "".join(e for e in events if isinstance(e, str)) == f"It is three days.\n\n{counted}"
     assert clock.days_in("2026-03-14 (Saturday)") is None
     assert clock.days_in("-3 days from 2026-01-04 (Sunday) to 2026-01-01 (Thursday)") == "-3"
 

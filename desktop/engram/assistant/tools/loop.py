@@ -276,7 +276,11 @@ def answer(
             if call_text and splitter.opened_with_call and not cancelled():
                 if not may_call:
                     _log.debug("step %d: a call nobody asked for; written as text", step + 1)
-                    yield from _as_text(model, prompt, max_tokens, cancelled, options)
+                    written: list[str] = []
+                    yield from _kept(
+                        _as_text(model, prompt, max_tokens, cancelled, options), written
+                    )
+                    yield from _result_left_out(toolbox.registry, made, routed.expected, written)
                     return
                 # A free call is generated again under the grammar of the tools still open.
                 call_text = _constrained(toolbox, model, prompt, open_tools, fmt, max_tokens,
@@ -284,18 +288,21 @@ def answer(
         if tail:
             yield tail
         if not call_text or cancelled():
-            if made and not cancelled():
-                yield from _result_left_out(toolbox.registry, made, "".join(preface) + tail)
+            if not cancelled():
+                answer = [*preface, tail]
+                yield from _result_left_out(toolbox.registry, made, routed.expected, answer)
             return
         call = calls.parse(call_text, fmt)
         key = _call_key(toolbox, call)
         if not may_call or call.name not in open_tools or key in done:
             _log.debug("step %d: a call not wanted here is dropped", step + 1)
+            written = list(preface)
             if preface:  # the answer ends with what it said; the user is told of the call
                 yield CallNotRead()
             else:
                 asked = [*fitted, note] if made else fitted
-                yield from _as_text(model, asked, max_tokens, cancelled, options)
+                yield from _kept(_as_text(model, asked, max_tokens, cancelled, options), written)
+            yield from _result_left_out(toolbox.registry, made, routed.expected, written)
             return
         done.add(key)
         yield ToolCalled(step + 1, call.name, call.arguments, call.error)
@@ -316,18 +323,31 @@ def answer(
 
 
 def _result_left_out(
-    registry: Registry, made: Sequence[tuple[Message, str, ToolOutput, str]], said: str
+    registry: Registry,
+    made: Sequence[tuple[Message, str, ToolOutput, str]],
+    expected: str | None,
+    said: Sequence[str],
 ) -> Iterator[str]:
-    """Each result whose :attr:`~.base.Tool.value` an answer left out, after it. Asked for
-    "帮我算一下 12 乘以 7。", the 0.5B computed 84 and then answered "好的，我记住了。", copied
-    from the chat; asked for the days between two dates, it read "104 days from 2026-01-01 …",
-    called the calculator too and answered with the calculator's refusal."""
+    """The result of the call the message asked for (``expected``), after an answer ``said``
+    that left its :attr:`~.base.Tool.value` out. Asked for "帮我算一下 12 乘以 7。", the 0.5B
+    computed 84 and then answered "好的，我记住了。", copied from the chat; asked for the days
+    between two dates, it read "104 days from 2026-01-01 …", called the calculator too and
+    answered with the calculator's refusal, or with "3 days in hours = 72 hours"."""
+    tool = registry.get(expected) if expected else None
     for _call, name, output, _shown in made:
-        tool = registry.get(name)
-        read = tool.value if tool is not None and not output.is_error else None
-        value = _digits(read(output.text) or "") if read is not None else ""
-        if value and value not in _digits(said):
+        if tool is None or tool.value is None or name != tool.name or output.is_error:
+            continue
+        value = _digits(tool.value(output.text) or "")
+        if value and value not in _digits("".join(said)):
             yield f"\n\n{output.text}"
+
+
+def _kept(stream: Iterator[str | CallNotRead], written: list[str]) -> Iterator[str | CallNotRead]:
+    """``stream`` as it is, its text also added to ``written``."""
+    for piece in stream:
+        if isinstance(piece, str):
+            written.append(piece)
+        yield piece
 
 
 def _digits(text: str) -> str:
