@@ -35,6 +35,12 @@ def _count(text: str) -> int:
     return len(text) // 4 + 1
 
 
+def lessons(store: MemoryStore, message: str) -> set[int | None]:
+    """The lessons recalled for ``message``."""
+    found = Recall(store, _count).recall(message, 384)
+    return {i.memory_id for i in found if i.label == LESSON}
+
+
 PREFERENCES = [
     ("I follow a strict gluten-free diet.", "food, restaurants, cafés, recipes, eating out"),
     ("I prefer to adopt pets from shelters.", "pets, dogs, cats, animals, adoption"),
@@ -202,14 +208,10 @@ def test_a_lesson_that_only_shares_a_word_with_the_message_stays_out(store: Memo
     vector = store.space.embed([f"{dates}\n{when}"])
     dated = store.add(dates, LESSON, origin="local", meta={"applies_to": [when]}, vector=vector).id
 
-    def lessons(message: str) -> set[int | None]:
-        found = Recall(store, _count).recall(message, 384)
-        return {i.memory_id for i in found if i.label == LESSON}
-
-    assert kept not in lessons("Explain how vaccines work.")
-    assert kept not in lessons("What should I work on next for my Spanish?")
-    assert kept in lessons("What's 12% of 950?")
-    assert dated in lessons("When did Apollo 11 land on the Moon?")  # "When", close enough
+    assert kept not in lessons(store, "Explain how vaccines work.")
+    assert kept not in lessons(store, "What should I work on next for my Spanish?")
+    assert kept in lessons(store, "What's 12% of 950?")
+    assert dated in lessons(store, "When did Apollo 11 land on the Moon?")  # "When", close enough
 
 
 def test_a_lesson_comes_to_the_questions_of_its_situations_and_not_to_others(
@@ -226,14 +228,10 @@ def test_a_lesson_comes_to_the_questions_of_its_situations_and_not_to_others(
     ).id
     store.add("The user's sister lives in Lyon.", FACT, origin="local")
 
-    def lessons(message: str) -> set[int | None]:
-        found = Recall(store, _count).recall(message, 384)
-        return {i.memory_id for i in found if i.label == LESSON}
-
-    assert lesson in lessons("What are the main benefits of regular exercise?")
-    assert lesson in lessons("Give me some tips for better sleep.")
-    assert lesson not in lessons("What is the capital of Canada?")
-    assert lesson not in lessons("When did Apollo 11 land on the Moon?")
+    assert lesson in lessons(store, "What are the main benefits of regular exercise?")
+    assert lesson in lessons(store, "Give me some tips for better sleep.")
+    assert lesson not in lessons(store, "What is the capital of Canada?")
+    assert lesson not in lessons(store, "When did Apollo 11 land on the Moon?")
 
 
 def test_a_lesson_comes_to_a_message_with_a_word_of_its_root(store: MemoryStore) -> None:
@@ -245,14 +243,12 @@ def test_a_lesson_comes_to_a_message_with_a_word_of_its_root(store: MemoryStore)
     vector = store.space.embed([f"{tldr} ({'; '.join(places)})"])
     lesson = store.add(tldr, LESSON, origin="local", meta={"applies_to": places}, vector=vector).id
 
-    def lessons(message: str) -> set[int | None]:
-        found = Recall(store, _count).recall(message, 384)
-        return {i.memory_id for i in found if i.label == LESSON}
-
-    assert lesson in lessons("Explain what inflation is.")
-    assert lesson in lessons("Explain how vaccines work.")
-    assert lesson not in lessons("What is the capital of Canada?")
-    assert lesson not in lessons("Every morning I start with a run: plan my week of training.")
+    assert lesson in lessons(store, "Explain what inflation is.")
+    assert lesson in lessons(store, "Explain how vaccines work.")
+    assert lesson not in lessons(store, "What is the capital of Canada?")
+    assert lesson not in lessons(
+        store, "Every morning I start with a run: plan my week of training."
+    )
 
 
 def test_in_a_language_the_embedder_cannot_read_only_shared_words_count(
