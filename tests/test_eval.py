@@ -134,7 +134,7 @@ def test_eval_answers_judges_on_resume_and_reports(
             else:
                 assert "plan_adherence" not in record
     # The plan memory goes into the system part of the consolidated condition only.
-    assert "step 3/3: Intervals" in answers["s/2"]["consolidated"]["plan_memory"]
+    assert "should do next: Intervals" in answers["s/2"]["consolidated"]["plan_memory"]
     assert all("plan_memory" not in answers["s/2"][c] for c in ("recent", "episodes", "large"))
 
     report = (out / "report.md").read_text("utf-8")
