@@ -81,6 +81,8 @@ def test_a_listed_plan_is_read_as_said(
         "1) eggs 2) milk",  # no goal before it
         "I'm learning Spanish and watching a series with subtitles.",  # prose: the distiller's
         "Week 1 went well.",  # one label, no list
+        "Please fix these in my essay: 1) the intro, 2) the conclusion.",  # a task, no plan
+        "Here are the results: 1. Ana 2. Ben 3. Chloe.",
     ],
 )
 def test_no_plan_where_none_is_listed(message: str) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engram.assistant import intent
 from engram.memory.records import Memory
 from engram.memory.text import query_terms
 
@@ -75,13 +76,17 @@ class Listed:
 
 
 def listed(text: str) -> Listed | None:
-    """The plan a message lists (two steps or more, numbered or labelled in order, after what
-    the user works towards), with the step it says the user is on; None when it lists none."""
+    """The plan a message lists (two steps or more, numbered or labelled in order, after words
+    that introduce a plan or say what the user works towards), with the step it says the user
+    is on; None when it lists none."""
     found = _run(text)
     if found is None:
         return None
     start, end, steps = found
-    goal = _goal(text[:start])
+    before = text[:start].strip()
+    if not (_INTRO.search(before) or intent.sets_goal(before)):
+        return None  # "Please fix these in my essay: 1) the intro, 2) the end." plans nothing
+    goal = _goal(before)
     if not goal or text[end : end + 1] in ("?", "？"):  # "What is 1) … and 2) …?" asks
         return None
     at = position(f"{text[:start]} {text[end:]}", {"steps": steps, "current_step": 0}) or 0
