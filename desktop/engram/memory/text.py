@@ -132,6 +132,22 @@ def without_words(text: str, words: Collection[str]) -> str:
     return " ".join(pattern.sub(" ", text).split())
 
 
+# Two words of one root: the same first letters, at least ROOT_LETTERS and this share of the
+# shorter word. The word index stems inflections ("temperatures"), not derivations
+# ("explanation" and "Explain").
+ROOT_LETTERS = 5
+ROOT_SHARE = 0.7
+
+
+def one_root(a: str, b: str) -> bool:
+    """Are two lower-case words of one root ("explain" and "explanation", "watch" and
+    "watched"; not "internet" and "interview")?"""
+    shared = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    return shared >= max(ROOT_LETTERS, ROOT_SHARE * min(len(a), len(b)))
+
+
 def fts_match(terms: list[str]) -> str:
     """An FTS5 MATCH expression that ORs the quoted terms ('' when there are none)."""
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)

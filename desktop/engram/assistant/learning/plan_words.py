@@ -19,7 +19,7 @@ from typing import Any
 
 from engram.assistant import intent
 from engram.memory.records import Memory
-from engram.memory.text import query_terms
+from engram.memory.text import one_root, query_terms
 
 _CN_NUMBERS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 # "1) ", "1. ", "1、", "1：", "(1)", "（1）", "①"
@@ -271,6 +271,4 @@ def _words(text: str) -> set[str]:
 
 def _has(term: str, said: set[str]) -> bool:
     """Is the term among ``said``, allowing for inflection ("watch" and "watched")?"""
-    if term in said or not term.isascii():
-        return term in said
-    return any(len(w) >= 4 and len(term) >= 4 and w[:4] == term[:4] for w in said)
+    return term in said or (term.isascii() and any(one_root(term, w) for w in said))

@@ -42,7 +42,7 @@ from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, plan_of
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
-from engram.memory.text import query_terms, text_language
+from engram.memory.text import ROOT_LETTERS, one_root, query_terms, text_language
 
 # Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
 MIN_SIMILARITY = 0.35
@@ -119,12 +119,9 @@ def _relevant(hit: Hit, message: str, understood: bool = True) -> bool:
     return relevant(similarity, hit.text_rank)
 
 
-# Two words of one root: the same first letters, at least ROOT_LETTERS and this share of the
-# shorter word. The word index stems inflections ("temperatures"), not derivations: "Start every
-# explanation with a one-line 'TL;DR:' summary" shared no word with "Explain what inflation is."
-# (cosine 0.17) and "Explain how vaccines work." (0.28) and went into neither.
-ROOT_LETTERS = 5
-ROOT_SHARE = 0.7
+# "Start every explanation with a one-line 'TL;DR:' summary" shared no indexed word with
+# "Explain what inflation is." (cosine 0.17) and "Explain how vaccines work." (0.28) and went
+# into neither: a word of the same root (:func:`~engram.memory.text.one_root`) counts too.
 
 
 def _worded_alike(hit: Hit, message: str, understood: bool) -> bool:
@@ -134,18 +131,11 @@ def _worded_alike(hit: Hit, message: str, understood: bool) -> bool:
         return False
     said = [w for w in query_terms(message) if w.isalpha() and len(w) >= ROOT_LETTERS]
     return any(
-        _one_root(w, v)
+        one_root(w, v)
         for v in query_terms(hit.memory.content)
         if v.isalpha() and len(v) >= ROOT_LETTERS
         for w in said
     )
-
-
-def _one_root(a: str, b: str) -> bool:
-    shared = next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
-    )
-    return shared >= max(ROOT_LETTERS, ROOT_SHARE * min(len(a), len(b)))
 
 
 def reads(store: MemoryStore, query: str) -> bool:
