@@ -146,3 +146,26 @@ def test_a_file_from_before_0016_gets_a_row_and_a_vector_per_situation(
     assert embed_missing(store.space, "situations") == 3  # what the backfill does on start
     assert [h.memory.id for h in store.situated(store.query_vector("tips"), 8, ["lesson"])] == [5]
     assert db.scalar(store.conn, "PRAGMA integrity_check") == "ok"
+
+
+def test_a_file_from_before_0017_finds_its_situations_by_their_words(
+    embedder: embed.FastEmbedder,  # noqa: F811
+) -> None:
+    path, conn = _file_before("0017_situations_fulltext")
+    conn.execute(
+        "INSERT INTO memories(id, kind, content, created_at, updated_at, origin, meta)"
+        " VALUES (5, 'lesson', '重量请用公斤说。', 0, 0, 'local', '{}')"
+    )
+    conn.execute("INSERT INTO situations(memory_id, content) VALUES (5, '一个大西瓜一般有多重？')")
+    conn.close()
+
+    store = MemoryStore.open(path, embedder)
+    found = store.situated_by_words("一只成年大熊猫有多重？", 8, ["lesson"])
+    assert [h.memory.id for h in found] == [5]
+    assert store.situated_by_words("北京奥运会是哪一天开幕的？", 8, ["lesson"]) == []
+    # Kept in step: a memory's new situations replace the old ones in the index too.
+    with db.transaction(store.conn):
+        store.put_situations(5, ["北京奥运会是哪一天开幕的？"])
+    assert [h.memory.id for h in store.situated_by_words("哪一天开幕", 8, ["lesson"])] == [5]
+    assert store.situated_by_words("一只成年大熊猫有多重？", 8, ["lesson"]) == []
+    assert db.scalar(store.conn, "PRAGMA integrity_check") == "ok"

@@ -281,6 +281,32 @@ def test_in_a_language_the_embedder_cannot_read_only_shared_words_count(
         vectors.languages = ()
 
 
+def test_in_a_language_the_embedder_cannot_read_a_lesson_comes_by_a_phrase_of_its_situation(
+    store: MemoryStore, vectors: embed.FastEmbedder
+) -> None:
+    """Chinese, which MiniLM cannot read: the weight lesson shares no word with "一只成年大熊猫有
+    多重？", its situation shares the phrase 有多重, and it comes; the summary lesson shares only a
+    word (一句, 加) with a birthday wish and a bill, and stays out of them."""
+    weight = "重量请用公斤说，不要用斤或者磅。"
+    heavy = store.add(
+        weight, LESSON, origin="local", meta={"applies_to": ["一个大西瓜一般有多重？"]},
+        vector=store.space.embed([f"{weight}\n一个大西瓜一般有多重？"]),
+    ).id  # fmt: skip
+    summary = "解释的时候第一行先写“总结：”加一句话概括，然后再展开。"
+    first = store.add(
+        summary, LESSON, origin="local", meta={"applies_to": ["解释一下什么是区块链"]},
+        vector=store.space.embed([f"{summary}\n解释一下什么是区块链"]),
+    ).id  # fmt: skip
+    vectors.languages = ("en",)
+    try:
+        assert lessons(store, "一只成年大熊猫有多重？") == {heavy}
+        assert lessons(store, "解释一下疫苗是怎么起作用的。") == {first}
+        assert lessons(store, "帮我给妹妹写一句生日祝福。") == set()
+        assert lessons(store, "账单是86.40元，加15%的服务费是多少钱？") == set()
+    finally:
+        vectors.languages = ()
+
+
 def test_a_question_asked_in_many_chats_leaves_room_for_the_message_that_answers_it(
     store: MemoryStore,
 ) -> None:

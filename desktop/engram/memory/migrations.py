@@ -137,26 +137,31 @@ def _memories(conn: apsw.Connection) -> None:
 def _fulltext(conn: apsw.Connection) -> None:
     """Contentless FTS5 indexes of memories and episodes, kept in step by triggers."""
     for table in ("memories", "episodes"):
-        conn.execute(
-            f"""
-            CREATE VIRTUAL TABLE {table}_fts USING fts5(
-                body, content='', contentless_delete=1,
-                tokenize='porter unicode61 remove_diacritics 2'
-            );
-            INSERT INTO {table}_fts({table}_fts, rank) VALUES ('secure-delete', 1);
-            INSERT INTO {table}_fts(rowid, body) SELECT id, engram_fts(content) FROM {table};
-            CREATE TRIGGER {table}_fts_insert AFTER INSERT ON {table} BEGIN
-                INSERT INTO {table}_fts(rowid, body) VALUES (new.id, engram_fts(new.content));
-            END;
-            CREATE TRIGGER {table}_fts_update AFTER UPDATE OF content ON {table} BEGIN
-                DELETE FROM {table}_fts WHERE rowid = old.id;
-                INSERT INTO {table}_fts(rowid, body) VALUES (new.id, engram_fts(new.content));
-            END;
-            CREATE TRIGGER {table}_fts_delete AFTER DELETE ON {table} BEGIN
-                DELETE FROM {table}_fts WHERE rowid = old.id;
-            END;
-            """
-        )
+        _fulltext_index(conn, table)
+
+
+def _fulltext_index(conn: apsw.Connection, table: str) -> None:
+    """A contentless FTS5 index of ``table``'s content, filled and kept in step by triggers."""
+    conn.execute(
+        f"""
+        CREATE VIRTUAL TABLE {table}_fts USING fts5(
+            body, content='', contentless_delete=1,
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO {table}_fts({table}_fts, rank) VALUES ('secure-delete', 1);
+        INSERT INTO {table}_fts(rowid, body) SELECT id, engram_fts(content) FROM {table};
+        CREATE TRIGGER {table}_fts_insert AFTER INSERT ON {table} BEGIN
+            INSERT INTO {table}_fts(rowid, body) VALUES (new.id, engram_fts(new.content));
+        END;
+        CREATE TRIGGER {table}_fts_update AFTER UPDATE OF content ON {table} BEGIN
+            DELETE FROM {table}_fts WHERE rowid = old.id;
+            INSERT INTO {table}_fts(rowid, body) VALUES (new.id, engram_fts(new.content));
+        END;
+        CREATE TRIGGER {table}_fts_delete AFTER DELETE ON {table} BEGIN
+            DELETE FROM {table}_fts WHERE rowid = old.id;
+        END;
+        """
+    )
 
 
 def _memory_browse_indexes(conn: apsw.Connection) -> None:
@@ -432,6 +437,13 @@ def _situations(conn: apsw.Connection) -> None:
         create_vector_tables(conn, int(generation), ("situations",))
 
 
+def _situations_fulltext(conn: apsw.Connection) -> None:
+    """The words of each situation a memory applies to, for a message in a language the
+    embedder cannot read: there a lesson is found by the words its situations share with the
+    message ("一只成年大熊猫有多重？" with "一个大西瓜一般有多重？"), not by their vectors."""
+    _fulltext_index(conn, "situations")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -449,6 +461,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0014_writes_keep_the_earlier_text", _writes_keep_the_earlier_text),
     ("0015_saved_memories_index", _saved_memories_index),
     ("0016_situations", _situations),
+    ("0017_situations_fulltext", _situations_fulltext),
 )
 
 

@@ -35,7 +35,7 @@ SITTING_GAP = 3600.0
 SESSION_LIFT = 0.3  # share of the sitting's best score added to each of its messages
 NEIGHBOUR_SHARE = 0.6  # share of a hit's score its previous and next message rank with
 # BM25 column weights: a message's words, then the previous message's (migration 0010).
-WEIGHTS = {"memories": "", "episodes": ", 1.0, 0.3"}
+WEIGHTS = {"memories": "", "episodes": ", 1.0, 0.3", "situations": ""}
 
 
 @dataclass(frozen=True)

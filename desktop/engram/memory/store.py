@@ -7,6 +7,7 @@ recorded by ``memory.injections``. All three share the file's ``vectors.Embeddin
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -33,7 +34,8 @@ from engram.memory.records import (
     Write,
     situations_in,
 )
-from engram.memory.search import Candidate, Filters, focus, hybrid
+from engram.memory.search import Candidate, Filters, focus, hybrid, text_candidates
+from engram.memory.text import query_terms
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
 _log = log.get("memory.store")
@@ -350,9 +352,21 @@ class MemoryStore:
         if vector is None or self.index is None:
             return []
         near = dict(self.index.knn("situations", vector, k))
+        return [Hit(m, sim, sim, None) for m, sim in self._applying(near, kinds)]
+
+    def situated_by_words(self, query: str, k: int, kinds: Sequence[str]) -> list[Hit]:
+        """The active memories of ``kinds`` that apply to a situation among the ``k`` that
+        share the most words with ``query`` (BM25), best first, each with that rank."""
+        near = dict(text_candidates(self.conn, "situations", query_terms(query), k, Filters()))
+        found = self._applying(near, kinds)
+        return [Hit(m, score, None, rank) for rank, (m, score) in enumerate(found, 1)]
+
+    def _applying(self, near: dict[int, float], kinds: Sequence[str]) -> list[tuple[Memory, float]]:
+        """The active memories of ``kinds`` the situations ``near`` (ids with their scores)
+        belong to, each with the best score of its situations, best first."""
+        best: dict[int, float] = {}
         if not near:
             return []
-        best: dict[int, float] = {}
         for situation, memory_id in self.conn.execute(
             # CROSS JOIN: the few situations by their ids first, not every memory of the kinds
             "SELECT s.id, s.memory_id FROM situations s CROSS JOIN memories m"
@@ -360,12 +374,9 @@ class MemoryStore:
             " AND m.kind IN (SELECT value FROM json_each(?))",
             (json.dumps(list(near)), json.dumps(list(kinds))),
         ):
-            best[memory_id] = max(best.get(memory_id, -1.0), near[situation])
-        found = {m.id: m for m in self._many(list(best))}
-        return sorted(
-            (Hit(found[i], sim, sim, None) for i, sim in best.items() if i in found),
-            key=lambda h: -h.score,
-        )
+            best[memory_id] = max(best.get(memory_id, -math.inf), near[situation])
+        found = self._many(list(best))
+        return sorted(((m, best[m.id]) for m in found), key=lambda pair: -pair[1])
 
     def add_sources(self, memory_id: int, episode_ids: Sequence[int]) -> None:
         """Link more source episodes to an existing memory (links already there are kept once)."""
@@ -494,7 +505,7 @@ class MemoryStore:
         could not be truncated yet (see :meth:`checkpoint`).
         """
         with db.transaction(self.conn):
-            for table in ("memories_fts", "episodes_fts"):
+            for table in ("memories_fts", "episodes_fts", "situations_fts"):
                 self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
         return self.checkpoint()
 

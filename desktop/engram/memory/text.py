@@ -148,6 +148,21 @@ def one_root(a: str, b: str) -> bool:
     return shared >= max(ROOT_LETTERS, ROOT_SHARE * min(len(a), len(b)))
 
 
+# Chinese writes no spaces and most of its words are two characters long: two texts in it say
+# the same thing when they share a run of this many characters ("有多重", "多少钱", "是哪一天"),
+# not when they share a word ("帮我", "一句", "多少").
+PHRASE_CHARS = 3
+
+
+def shares_phrase(a: str, b: str, chars: int = PHRASE_CHARS) -> bool:
+    """Do two texts share a run of ``chars`` CJK characters (within a run, not across
+    punctuation or other letters)?"""
+    ours = {run[i : i + chars] for run in _CJK.findall(a) for i in range(len(run) - chars + 1)}
+    return any(
+        run[i : i + chars] in ours for run in _CJK.findall(b) for i in range(len(run) - chars + 1)
+    )
+
+
 def fts_match(terms: list[str]) -> str:
     """An FTS5 MATCH expression that ORs the quoted terms ('' when there are none)."""
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)

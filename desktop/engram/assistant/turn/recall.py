@@ -39,10 +39,16 @@ from engram.memory.injections import Injections
 from engram.memory.kinds import FACT, LESSON, PLAN, PREFERENCE, PROFILE
 from engram.memory.outcomes import Outcomes
 from engram.memory.packing import pack
-from engram.memory.records import EpisodeHit, Hit, plan_of
+from engram.memory.records import EpisodeHit, Hit, plan_of, situations_in
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
-from engram.memory.text import ROOT_LETTERS, one_root, query_terms, text_language
+from engram.memory.text import (
+    ROOT_LETTERS,
+    one_root,
+    query_terms,
+    shares_phrase,
+    text_language,
+)
 
 # Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
 MIN_SIMILARITY = 0.35
@@ -113,10 +119,25 @@ def relevant(
 def _relevant(hit: Hit, message: str, understood: bool = True) -> bool:
     similarity = hit.similarity if understood else None  # see :func:`reads`
     if hit.memory.kind == LESSON:
+        if not understood:
+            return _phrased_alike(hit, message)
         return relevant(
             similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY
         ) or _worded_alike(hit, message, understood)
     return relevant(similarity, hit.text_rank)
+
+
+def _phrased_alike(hit: Hit, message: str) -> bool:
+    """In a language the embedder cannot read, does a lesson or a situation it applies to share
+    a phrase with the message (:func:`~engram.memory.text.shares_phrase`)? On the Chinese task
+    set a shared word brought lessons to answers they had nothing to do with (the "总结：" lesson
+    to a birthday wish on 一句, to a bill on 加) and the weight lesson to none of the three
+    weight questions; a phrase of its situations ("一个大西瓜一般有多重？") finds it for "一只成年
+    大熊猫有多重？", and 18 of the 20 lessons' other pairs with the tests stay apart."""
+    return any(
+        shares_phrase(message, text)
+        for text in (hit.memory.content, *situations_in(hit.memory.meta))
+    )
 
 
 # "Start every explanation with a one-line 'TL;DR:' summary" shared no indexed word with
@@ -184,6 +205,15 @@ class Recall:
             content = _step_to_do(goal.strip().rstrip("。."), steps[current])
         return Recalled(PLAN, content, 1.0, memory.created_at, memory_id=memory.id)
 
+    def told(self, plan: Recalled | None) -> set[int]:
+        """The messages the plan given in the system part was distilled from. The plan says
+        where they stand now; given the message that listed the IELTS plan and the one that
+        finished its listening step beside "目标。下一步要做的：每周写两篇作文", the 0.5B answered
+        "提醒我一下，雅思下一步是什么？" with the listening step."""
+        if plan is None or plan.memory_id is None:
+            return set()
+        return {s.episode_id for s in self.store.sources(plan.memory_id) if s.episode_id}
+
     def recall(
         self,
         query: str,
@@ -207,6 +237,7 @@ class Recall:
         understood = reads(self.store, query)
         hits, lessons = self._situated(
             self.store.search(query, k=_asked(exclude_memories), vector=vector),
+            query,
             vector,
             understood,
         )
@@ -263,7 +294,7 @@ class Recall:
         found = self.store.search(
             situation, k=SEARCH_K, filters=Filters(kinds=(LESSON,)), vector=vector
         )
-        hits, more = self._situated(found, vector, understood)
+        hits, more = self._situated(found, situation, vector, understood)
         return [
             h
             for h in hits + more
@@ -271,12 +302,16 @@ class Recall:
         ][:MAX_LESSONS]
 
     def _situated(
-        self, hits: Sequence[Hit], vector: Vectors | None, understood: bool
+        self, hits: Sequence[Hit], query: str, vector: Vectors | None, understood: bool
     ) -> tuple[list[Hit], list[Hit]]:
         """``hits`` with each lesson as close as its closest situation, and the lessons only a
-        situation found (closest first, scored as that share of the best hit's score)."""
+        situation found (closest first, scored as that share of the best hit's score). In a
+        language the embedder cannot read, situations are found by the words they share with
+        ``query``."""
         if not understood:
-            return list(hits), []
+            seen = {h.memory.id for h in hits}
+            worded = self.store.situated_by_words(query, SITUATIONS_K, (LESSON,))
+            return list(hits), [h for h in worded if h.memory.id not in seen]
         near = self.store.situated(vector, SITUATIONS_K, (LESSON,))
         closest = {h.memory.id: h.score for h in near}
         raised = [
