@@ -478,13 +478,12 @@ class Assistant:
         history = fitted.messages[1:-1]
         window = {e.id for e in earlier[len(earlier) - len(history) :]} if history else set()
         hidden = {p.memory_id for p in in_system if p.memory_id is not None}
-        told, plans = self.recall.aside(plan) if self.recall else (set(), set())
         items = (
             self.recall.recall(
                 query_for(text, earlier),
                 self.memory_budget,
-                exclude_episodes=window | told,
-                exclude_memories=hidden | plans | set(exclude_memories),
+                exclude_episodes=window | self.recall.told(plan),
+                exclude_memories=hidden | set(exclude_memories),
                 situation=self._tools_used(earlier),
             )
             if self.recall
