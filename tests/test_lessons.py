@@ -417,37 +417,6 @@ def test_the_answer_gets_the_plan_its_message_names(store: MemoryStore) -> None:
     assert recall.plan("I'm learning Italian. My plan: 1) an app, 2) a film, 3) a tutor.") is None
 
 
-def test_the_messages_a_plan_was_told_in_are_no_notes_beside_it(store: MemoryStore) -> None:
-    """The plan in the system part says where the user's plan stands now; the messages that
-    listed it and moved it on are its earlier states, and stay out of the notes (given them, the
-    0.5B answered a question of the next step with a step already done). A message about the
-    plan that it was not distilled from is still a note."""
-    log = EpisodeLog(store.conn)
-    chat = log.new_conversation("Spanish").id
-    listed = log.append(
-        chat, "user", "I'm learning Spanish. My plan: 1) finish the Duolingo basics, 2) watch "
-        "one Spanish series with subtitles, 3) have a 30-minute conversation with a tutor.",
-    ).id  # fmt: skip
-    moved = log.append(chat, "user", "Spanish update: I watched La Casa de Papel, step done.").id
-    other = log.append(chat, "user", "My Spanish tutor is called Lucía.").id
-    spec = {"goal": "Learning Spanish", "steps": SPANISH, "current_step": 2}
-    store.add(
-        plan_text("Learning Spanish", SPANISH, 2, "en"), "plan", origin="local",
-        meta={"plan": spec}, source_episodes=[listed, moved],
-    )  # fmt: skip
-    chat_model = KmChat()
-    assistant = Assistant(log, chat_model, recall=Recall(store, chat_model.count_tokens))
-    prepared = assistant.prepare("Remind me, what's my next step with Spanish?", [])
-    assert "What the user should do next: have a 30-minute" in prepared.parts.system
-    noted = {item.episode_id for item in prepared.items}
-    assert other in noted and not noted & {listed, moved}
-    # Without the plan in the system part, what the user said of it is a note as before.
-    bare = assistant.prepare(
-        "Remind me, what's my next step with Spanish?", [], system_memories=False
-    )
-    assert moved in {item.episode_id for item in bare.items}
-
-
 SPANISH = [
     "finish the Duolingo basics",
     "watch one Spanish series with subtitles",

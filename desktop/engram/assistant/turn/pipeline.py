@@ -482,7 +482,7 @@ class Assistant:
             self.recall.recall(
                 query_for(text, earlier),
                 self.memory_budget,
-                exclude_episodes=window | self.recall.told(plan),
+                exclude_episodes=window,
                 exclude_memories=hidden | set(exclude_memories),
                 situation=self._tools_used(earlier),
             )
