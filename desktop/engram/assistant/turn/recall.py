@@ -205,15 +205,6 @@ class Recall:
             content = _step_to_do(goal.strip().rstrip("。."), steps[current])
         return Recalled(PLAN, content, 1.0, memory.created_at, memory_id=memory.id)
 
-    def told(self, plan: Recalled | None) -> set[int]:
-        """The messages the plan given in the system part was distilled from. The plan says
-        where they stand now; given the message that listed the IELTS plan and the one that
-        finished its listening step beside "目标。下一步要做的：每周写两篇作文", the 0.5B answered
-        "提醒我一下，雅思下一步是什么？" with the listening step."""
-        if plan is None or plan.memory_id is None:
-            return set()
-        return {s.episode_id for s in self.store.sources(plan.memory_id) if s.episode_id}
-
     def recall(
         self,
         query: str,
