@@ -100,9 +100,13 @@ def vector_candidates(
     filters: Filters,
 ) -> list[tuple[int, float]]:
     """Nearest rows that pass the filters; falls back to a search among the rows that pass
-    (:meth:`VectorIndex.among`) if too few of the nearest do."""
+    (:meth:`VectorIndex.among`) if too few of the nearest do. A filtered search looks at every
+    candidate the coarse scan rescored (:data:`KNN_CANDIDATES`, read once for both of a turn's
+    searches): at 100k memories a fifth of them stated preferences, enough of those pass that the
+    scan among the 20k preferences (3.6 ms of a 17 ms turn) is not needed."""
     where, params = filters.where(space)
-    near = index.knn(space, query, pool * 2)
+    asked = pool * 2 if where == "1" else max(pool * 2, KNN_CANDIDATES)
+    near = index.knn(space, query, asked)
     if where == "1":
         return near[:pool]
     allowed = {
@@ -114,7 +118,7 @@ def vector_candidates(
     }
     kept = [(i, s) for i, s in near if i in allowed][:pool]
     # Fewer nearest than asked for are every row there is: those that pass are all that do.
-    cut = len(near) == pool * 2 or pool * 2 > KNN_CANDIDATES
+    cut = len(near) == asked or asked > KNN_CANDIDATES
     if len(kept) < pool and cut:
         return index.among(space, query, pool, where, params)
     return kept

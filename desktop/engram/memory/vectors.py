@@ -98,9 +98,10 @@ class VectorIndex:
         self.conn = conn
         self.generation = generation
         self.dim = dim
-        # The last search's answer: a turn asks the same question of the same space twice (all
-        # memories, then the stated preferences among them), which is then one scan and one read
-        # of the candidates' float vectors instead of two.
+        # The last search's candidates, every one rescored, best first: a turn asks the same
+        # question of the same space twice (all memories, then the stated preferences among
+        # them), which is then one scan and one read of the candidates' float vectors, whatever
+        # number of them each asks for.
         self._last: tuple[tuple[object, ...], list[tuple[int, float]]] | None = None
 
     def put(self, space: str, ids: Sequence[int], vectors: Vectors) -> None:
@@ -185,17 +186,17 @@ class VectorIndex:
         ids, codes, stamp = self._codes(space)
         if len(ids) == 0:
             return []
-        key = (space, stamp, n, candidates, q.tobytes())
+        key = (space, stamp, candidates, q.tobytes())
         last = self._last
         if last is not None and last[0] == key:
-            return list(last[1])
+            return last[1][:n]
         if len(ids) > candidates:
             chosen = ids[_nearest_codes(codes, encode(q[None, :])[0], candidates)]
         else:
             chosen = ids
-        found = self._rescore(space, q, [int(i) for i in chosen], n)
+        found = self._rescore(space, q, [int(i) for i in chosen], len(chosen))
         self._last = (key, found)
-        return list(found)
+        return found[:n]
 
     def _rescore(self, space: str, q: Vectors, ids: list[int], n: int) -> list[tuple[int, float]]:
         keys, matrix = self._matrix(space, ids)
