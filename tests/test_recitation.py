@@ -157,3 +157,28 @@ def test_an_answer_that_says_an_earlier_question_back_is_asked_again(
     assert any(i.role == "user" for i in recalling[0].items), recalling  # the question was a note
     shown = "".join(e.text for e in events if isinstance(e, Token))
     assert shown == "About 2.7 km." and len(model.prompts) == 2
+
+
+def test_an_answer_that_says_nothing_but_a_tag_is_asked_again(session: Session) -> None:  # noqa: F811
+    """Given notes, the 0.5B answered a price question with "<response>" and nothing else: no
+    answer, so it is asked again without memory, and the tag is never shown."""
+    model = ScriptedModel(["<response>\n", "Roast them at 200 °C for about 30 minutes."])
+    events = list(_with_lesson(session, model).turn(0, ROAST))
+    shown = "".join(e.text for e in events if isinstance(e, Token))
+    assert shown == "Roast them at 200 °C for about 30 minutes."
+    assert len(model.prompts) == 2 and model.prompts[1][-1]["content"] == ROAST
+    # Without notes there is nothing to leave out: what was said stands.
+    bare = ScriptedModel(["<response>\n"])
+    plain = Assistant(session.assistant.log, bare)  # type: ignore[arg-type]
+    finished = next(e for e in plain.turn(0, "Hello there") if isinstance(e, Finished))
+    assert isinstance(finished, Finished)
+    assert len(bare.prompts) == 1 and finished.text.strip() == "<response>"
+
+
+def test_the_holder_tells_an_answer_of_tags_alone() -> None:
+    held = Holder(Guard.of([CELSIUS]))
+    assert held.feed("<response>") == [] and held.said_nothing()
+    spoke = Holder(Guard.of([CELSIUS]))
+    assert spoke.feed("<note>") == [] and spoke.feed("Ottawa.") == ["<note>", "Ottawa."]
+    assert not spoke.said_nothing()
+    assert not Holder(None).said_nothing()

@@ -201,8 +201,8 @@ class Assistant:
         steps: list[tool_loop.Step] = []  # tool calls made for this answer, with their results
         shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
         # An answer that opens by reciting a lesson, a header, a memory rule, the message or an
-        # earlier question is held back and asked again without the memory block
-        # (:mod:`.recitation`).
+        # earlier question, or that ends having said nothing but a tag, is held back and asked
+        # again without the memory block (:mod:`.recitation`).
         guard = (
             recitation.Guard.of(_suspects(items, parts), [text, *_asked(items)])
             if parts.block and noted is None
@@ -229,14 +229,14 @@ class Assistant:
                 else:
                     rest = shown.finish()
                     ready = holder.feed(rest) if rest else []
-                    if ready is not None:
+                    if ready is not None and not holder.said_nothing():
                         yield from _shown([*ready, *holder.release()], pieces)
                         break
                 if isinstance(stream, Generator):
                     stream.close()  # stops generating
                 if cancelled():
                     break
-                _log.info("an answer recited its prompt; answering again without memory")
+                _log.info("an answer recited its prompt or said nothing; again without memory")
                 items, guard, shown = [], None, StreamFilter()
                 parts = dataclasses.replace(parts, block="").counted(model.count_tokens)
                 yield Recalling((), parts, tuple(prepared.in_system))

@@ -8,7 +8,8 @@ in a test that failed both ways).
 
 While the opening of an answer could still be the start of a lesson, a header or the message, it
 is held back; an ordinary answer parts from all of them within a few words and is shown at once.
-Once it has copied enough of one, the turn answers again without the memory block. A recalled
+Once it has copied enough of one, the turn answers again without the memory block, as it does
+when an answer given notes ends having said nothing but a tag ("<response>"). A recalled
 fact or earlier message is no suspect: quoting "The wifi password is hunter2" is an answer.
 """
 
@@ -29,6 +30,8 @@ _TAG = re.compile(r"</?[A-Za-z][\w-]{0,23}>")
 _LABEL = re.compile(r"^[^\W\d_][\w ]{0,18}[:：]")
 # A lone first word may yet become such a label: held until the next piece (one token).
 _LONE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{0,18}")
+# So may an opening of tags whose last is still being written ("<res" of "<response>").
+_PART_TAG = re.compile(r"(?:</?[A-Za-z][\w-]{0,23}>\s*)*</?[A-Za-z]?[\w-]{0,23}")
 # Copied from a suspect's start, this share of it (and at least MIN_CHARS letters or digits,
 # spaces and punctuation left out) is a recitation: "Temperatures in Cels" of the lesson above,
 # the first six characters of "重量请用公斤说，不要用斤或者磅"; of a long one (a header) MAX_CHARS
@@ -87,7 +90,8 @@ class Guard:
 
     def verdict(self, opening: str) -> Verdict:
         said = normalised(opening)
-        if not said or _LONE_WORD.fullmatch(opening.strip()):
+        stripped = opening.strip()
+        if not said or _LONE_WORD.fullmatch(stripped) or _PART_TAG.fullmatch(stripped):
             return Verdict.HOLD
         alive = False
         for suspect, enough in self.suspects:
@@ -124,6 +128,12 @@ class Holder:
         if verdict is Verdict.RECITED:
             return None
         return [] if verdict is Verdict.HOLD else self.release()
+
+    def said_nothing(self) -> bool:
+        """Is what is still held at the answer's end nothing but tags and punctuation? Given
+        notes, the 0.5B answered "东京一晚普通商务酒店大概多少钱？" with "<response>" and nothing
+        else (twice in tasks-zh): no answer, asked again without memory like a recitation."""
+        return self.guard is not None and not normalised("".join(self._held))
 
     def release(self) -> list[str]:
         """Everything held (the answer ended, or called a tool), and no more holding."""
