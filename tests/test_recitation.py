@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from engram.assistant.events import Finished, Recalling, Token
 from engram.assistant.session import Session
+from engram.assistant.tools import loop
 from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recitation import Guard, Holder, Verdict, sentences
 from engram.core import prompts
 from engram.memory.injections import Injections
 from engram.memory.kinds import LESSON
-from test_tools import ScriptedModel
+from test_tools import ECHO, ScriptedModel, _registry
 from test_tools_turn import session  # noqa: F401  (a session on the tiny model)
 
 CELSIUS = "Temperatures in Celsius, please. My oven only shows °C."
@@ -182,3 +183,18 @@ def test_the_holder_tells_an_answer_of_tags_alone() -> None:
     assert spoke.feed("<note>") == [] and spoke.feed("Ottawa.") == ["<note>", "Ottawa."]
     assert not spoke.said_nothing()
     assert not Holder(None).said_nothing()
+
+
+def test_a_tag_then_a_call_nobody_reads_is_asked_again(session: Session) -> None:  # noqa: F811
+    """With tools, the 0.5B wrote "<response>" and then a made-up call (a question as the tool's
+    name), which is not run: an answer of nothing but the tag, asked again without memory."""
+    model = ScriptedModel(
+        ['<response>\n{"tool": "nope", "arguments": {}}', "Roast them at 200 °C, please."]
+    )
+    tools = loop.Toolbox(_registry(ECHO))
+    assistant = _with_lesson(session, model)
+    assistant.tools = tools
+    events = list(assistant.turn(0, ROAST))
+    shown = "".join(e.text for e in events if isinstance(e, Token))
+    assert shown == "Roast them at 200 °C, please."
+    assert [len(e.items) for e in events if isinstance(e, Recalling)][1:] == [0]

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from engram.assistant import events, intent
 from engram.assistant.events import (
+    CallNotRead,
     Cancelled,
     Failed,
     Finished,
@@ -219,6 +220,8 @@ class Assistant:
                     )
                 )
                 for piece in stream:
+                    if isinstance(piece, CallNotRead) and holder.said_nothing():
+                        break  # nothing but a tag, then a call nobody reads: no answer
                     if not isinstance(piece, str):  # a tool ran: the answer stands as it is
                         yield from _shown(holder.release(), pieces)
                         yield piece
