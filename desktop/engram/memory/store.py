@@ -364,9 +364,9 @@ class MemoryStore:
     def _applying(self, near: dict[int, float], kinds: Sequence[str]) -> list[tuple[Memory, float]]:
         """The active memories of ``kinds`` the situations ``near`` (ids with their scores)
         belong to, each with the best score of its situations, best first."""
-        best: dict[int, float] = {}
         if not near:
             return []
+        best: dict[int, float] = {}
         for situation, memory_id in self.conn.execute(
             # CROSS JOIN: the few situations by their ids first, not every memory of the kinds
             "SELECT s.id, s.memory_id FROM situations s CROSS JOIN memories m"
