@@ -183,6 +183,8 @@ def test_the_holder_tells_an_answer_of_tags_alone() -> None:
     assert spoke.feed("<note>") == [] and spoke.feed("Ottawa.") == ["<note>", "Ottawa."]
     assert not spoke.said_nothing()
     assert not Holder(None).said_nothing()
+    stars = Holder(Guard.of([CELSIUS]))  # a symbol is something said
+    assert stars.feed("🌟\n🌟") == [] and not stars.said_nothing()
 
 
 def test_a_tag_then_a_call_nobody_reads_is_asked_again(session: Session) -> None:  # noqa: F811

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 import math
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -132,8 +133,12 @@ class Holder:
     def said_nothing(self) -> bool:
         """Is what is still held at the answer's end nothing but tags and punctuation? Given
         notes, the 0.5B answered "东京一晚普通商务酒店大概多少钱？" with "<response>" and nothing
-        else (twice in tasks-zh): no answer, asked again without memory like a recitation."""
-        return self.guard is not None and not normalised("".join(self._held))
+        else (twice in tasks-zh): no answer, asked again without memory like a recitation. A
+        symbol is something said ("👍", or the 135M model's row of stars)."""
+        if self.guard is None:
+            return False
+        left = _TAG.sub("", "".join(self._held))
+        return all(c.isspace() or unicodedata.category(c).startswith("P") for c in left)
 
     def release(self) -> list[str]:
         """Everything held (the answer ended, or called a tool), and no more holding."""
