@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -298,3 +299,82 @@ def test_a_filtered_search_takes_what_passes_among_every_rescored_candidate(
     assert scanned == [] and all(hit.memory.kind == "preference" for hit in found)
     preferences = {h.memory.id for h in found}
     assert preferences <= {i for i, _ in every}
+
+
+def test_a_filtered_search_scans_only_when_fewer_pass_than_it_keeps(
+    store: MemoryStore,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A search that keeps k rows of a kind takes those among the rescored candidates when at
+    least k of them are of that kind, however many fewer than its pool; only with fewer than k
+    are the rows of that kind scanned (bench/turn.py: four of fourteen messages had 24-31
+    preferences among their 400 candidates, each turn keeping three)."""
+    monkeypatch.setattr(vectors, "EXACT_ROWS", 50)
+    rng = np.random.default_rng(11)
+    dim = store.space.index.dim if store.space.index is not None else 0
+    rows = rng.standard_normal((3000, dim)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    kinds = ["preference" if i % 30 == 0 else "fact" for i in range(3000)]  # 100 preferences
+    for kind in ("fact", "preference"):
+        chosen = [i for i, k in enumerate(kinds) if k == kind]
+        store.add_many([f"{kind} {i}" for i in chosen], kind, vectors=rows[chosen])
+    query = rows[4][None, :]
+    preferences = Filters(kinds=("preference",))
+    scanned: list[str] = []
+    among = vectors.VectorIndex.among
+    monkeypatch.setattr(
+        vectors.VectorIndex, "among",
+        lambda self, *a, **k: scanned.append("among") or among(self, *a, **k),
+    )  # fmt: skip
+
+    index = store.space.index
+    assert index is not None
+    ids = [i for i, _ in index.knn("memories", query, vectors.KNN_CANDIDATES)]
+    passing = sum(kind == "preference" for (kind,) in store.conn.execute(
+        "SELECT kind FROM memories WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
+    ))  # fmt: skip
+    assert 5 <= passing < 50  # fewer than the pool of 50, enough for five
+    found = store.search("", k=5, vector=query, filters=preferences)
+    assert scanned == [] and len(found) == 5
+    assert all(hit.memory.kind == "preference" for hit in found)
+
+    found = store.search("", k=passing + 1, vector=query, filters=preferences)
+    assert scanned == ["among"] and len(found) == passing + 1
+
+
+def test_the_vectors_of_the_last_search_are_not_read_again_until_they_change(
+    store: MemoryStore,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hits of a search are told apart by their vectors, which the search has just read:
+    asked for them, the index gives its copy while the file's vectors are unchanged, and reads
+    them again once they are not."""
+    rng = np.random.default_rng(2)
+    dim = store.space.index.dim if store.space.index is not None else 0
+    rows = rng.standard_normal((600, dim)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    ids = store.add_many([f"fact {i}" for i in range(600)], "fact", vectors=rows)
+    index = store.space.index
+    assert index is not None
+    read: list[int] = []
+    matrix = vectors.VectorIndex._matrix
+
+    def counted(self: vectors.VectorIndex, space: str, wanted: list[int]) -> object:
+        read.append(len(wanted := list(wanted)))
+        return matrix(self, space, wanted)
+
+    monkeypatch.setattr(vectors.VectorIndex, "_matrix", counted)
+    near = [i for i, _ in index.knn("memories", rows[3][None, :], 20)]
+    assert read == [vectors.KNN_CANDIDATES]
+    got = index.get("memories", near)
+    assert read == [vectors.KNN_CANDIDATES] and set(got) == set(near)
+    np.testing.assert_allclose(got[ids[3]], rows[3], atol=1e-6)
+    outside = [i for i in ids if i not in {j for j, _ in index._last.found}][:2]  # type: ignore[union-attr]
+    assert set(index.get("memories", [near[0], *outside])) == {near[0], *outside}
+    assert read[1:] == [2]  # only the two it had not rescored
+
+    moved = rows[5][None, :]
+    with db.transaction(store.conn):
+        index.put("memories", [ids[3]], moved)  # an older row rewritten: the vectors changed
+    np.testing.assert_allclose(index.get("memories", [ids[3]])[ids[3]], moved[0], atol=1e-6)
+    assert read[2:] == [1]

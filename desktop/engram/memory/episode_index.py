@@ -83,19 +83,26 @@ class EpisodeIndex:
             filters or Filters(statuses=None),
             max(50, k * 3),
             use_text=mode != "vector",
+            need=k,
         )
-        episodes = EpisodeLog(self.space.conn).by_id([c.id for c in found])
+        # Whole rows are read a head at a time: the next head only while repeats and missing
+        # rows leave fewer than k (a turn keeps a fifth of the candidates with their neighbours).
+        log = EpisodeLog(self.space.conn)
         hits: list[EpisodeHit] = []
         said: set[str] = set()
-        for c in found:
-            episode = episodes.get(c.id)
-            words = " ".join(episode.content.split()).casefold() if episode else ""
-            if episode is None or words in said:
-                continue
-            said.add(words)
-            hits.append(EpisodeHit(episode, c.score, c.similarity, c.text_rank, c.beside))
-            if len(hits) == k:
-                break
+        head = max(k * 2, 1)
+        for start in range(0, len(found), head):
+            chunk = found[start : start + head]
+            episodes = log.by_id([c.id for c in chunk])
+            for c in chunk:
+                episode = episodes.get(c.id)
+                words = " ".join(episode.content.split()).casefold() if episode else ""
+                if episode is None or words in said:
+                    continue
+                said.add(words)
+                hits.append(EpisodeHit(episode, c.score, c.similarity, c.text_rank, c.beside))
+                if len(hits) == k:
+                    return hits
         return hits
 
 

@@ -98,12 +98,15 @@ def vector_candidates(
     query: Vectors,
     pool: int,
     filters: Filters,
+    need: int | None = None,
 ) -> list[tuple[int, float]]:
-    """Nearest rows that pass the filters; falls back to a search among the rows that pass
-    (:meth:`VectorIndex.among`) if too few of the nearest do. A filtered search looks at every
+    """The ``pool`` nearest rows that pass the filters, or as many as pass among the nearest
+    when that is at least ``need`` (the rows the caller keeps; default ``pool``); else a search
+    among the rows that pass (:meth:`VectorIndex.among`). A filtered search looks at every
     candidate the coarse scan rescored (:data:`KNN_CANDIDATES`, read once for both of a turn's
-    searches): at 100k memories a fifth of them stated preferences, enough of those pass that the
-    scan among the 20k preferences (3.6 ms of a 17 ms turn) is not needed."""
+    searches): at 100k memories a fifth of them stated preferences, so the scan among the 20k
+    preferences (3 ms) is left for the messages near fewer of them than a turn keeps (24-31 of
+    400 for four of the fourteen messages of bench/turn.py, each keeping three)."""
     where, params = filters.where(space)
     asked = pool * 2 if where == "1" else max(pool * 2, KNN_CANDIDATES)
     near = index.knn(space, query, asked)
@@ -119,7 +122,7 @@ def vector_candidates(
     kept = [(i, s) for i, s in near if i in allowed][:pool]
     # Fewer nearest than asked for are every row there is: those that pass are all that do.
     cut = len(near) == asked or asked > KNN_CANDIDATES
-    if len(kept) < pool and cut:
+    if len(kept) < min(pool, pool if need is None else need) and cut:
         return index.among(space, query, pool, where, params)
     return kept
 
@@ -266,11 +269,13 @@ def hybrid(
     filters: Filters,
     pool: int = 50,
     use_text: bool = True,
+    need: int | None = None,
 ) -> list[Candidate]:
     """Candidates from both retrievers (either may be skipped): memories by reciprocal rank,
-    messages by score fusion within their sittings, with their neighbours."""
+    messages by score fusion within their sittings, with their neighbours (``need``: see
+    :func:`vector_candidates`)."""
     near = (
-        vector_candidates(conn, index, space, vector, pool, filters)
+        vector_candidates(conn, index, space, vector, pool, filters, need)
         if index is not None and vector is not None
         else []
     )

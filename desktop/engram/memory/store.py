@@ -629,7 +629,14 @@ class MemoryStore:
         vec = self.space.query_vector(query, vector)
         terms = focus(self.conn, "memories", query)
         found = hybrid(
-            self.conn, self.index, "memories", terms, vec, filters or Filters(), max(50, k * 3)
+            self.conn,
+            self.index,
+            "memories",
+            terms,
+            vec,
+            filters or Filters(),
+            max(50, k * 3),
+            need=k,
         )
         if not found:
             return []

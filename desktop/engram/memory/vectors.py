@@ -98,11 +98,12 @@ class VectorIndex:
         self.conn = conn
         self.generation = generation
         self.dim = dim
-        # The last search's candidates, every one rescored, best first: a turn asks the same
-        # question of the same space twice (all memories, then the stated preferences among
-        # them), which is then one scan and one read of the candidates' float vectors, whatever
-        # number of them each asks for.
-        self._last: tuple[tuple[object, ...], list[tuple[int, float]]] | None = None
+        # The last search's candidates, every one rescored, best first, and their vectors: a
+        # turn asks the same question of the same space twice (all memories, then the stated
+        # preferences among them), which is then one scan and one read of the candidates' float
+        # vectors, whatever number of them each asks for; the vectors its hits are told apart by
+        # (:meth:`get`) are among them.
+        self._last: _Rescored | None = None
 
     def put(self, space: str, ids: Sequence[int], vectors: Vectors) -> None:
         """Insert or replace vectors (call inside the write transaction of the base rows)."""
@@ -120,9 +121,16 @@ class VectorIndex:
             self.conn.execute(BUMP_VECTOR_VERSION)
 
     def get(self, space: str, ids: Iterable[int]) -> dict[int, Vectors]:
-        """The float vectors of ``ids`` that have one."""
-        keys, matrix = self._matrix(space, ids)
-        return dict(zip(keys, matrix, strict=True))
+        """The float vectors of ``ids`` that have one (those the last search rescored, while
+        the file's vectors are unchanged, without reading them again)."""
+        wanted = list(ids)
+        last = self._last
+        known = last.vectors if last is not None and last.key[:2] == self._stamp(space) else {}
+        found = {i: known[i] for i in wanted if i in known}
+        if rest := [i for i in wanted if i not in found]:
+            keys, matrix = self._matrix(space, rest)
+            found.update(zip(keys, matrix, strict=True))
+        return found
 
     def _matrix(self, space: str, ids: Iterable[int]) -> tuple[list[int], Vectors]:
         """The ids among ``ids`` that have a vector, and their vectors as one (n, dim) array."""
@@ -188,23 +196,19 @@ class VectorIndex:
             return []
         key = (space, stamp, candidates, q.tobytes())
         last = self._last
-        if last is not None and last[0] == key:
-            return last[1][:n]
+        if last is not None and last.key == key:
+            return last.found[:n]
         if len(ids) > candidates:
             chosen = ids[_nearest_codes(codes, encode(q[None, :])[0], candidates)]
         else:
             chosen = ids
-        found = self._rescore(space, q, [int(i) for i in chosen], len(chosen))
-        self._last = (key, found)
+        keys, matrix = self._matrix(space, [int(i) for i in chosen])
+        found = _ranked(keys, matrix, q, len(keys))
+        self._last = _Rescored(key, found, dict(zip(keys, matrix, strict=True)))
         return found[:n]
 
-    def _rescore(self, space: str, q: Vectors, ids: list[int], n: int) -> list[tuple[int, float]]:
-        keys, matrix = self._matrix(space, ids)
-        if not keys:
-            return []
-        scores = np.einsum("nd,d->n", matrix, q)  # no BLAS threads (see ranking.collapse)
-        order = np.argsort(-scores)[:n]
-        return [(keys[i], float(scores[i])) for i in order]
+    def _stamp(self, space: str) -> tuple[str, tuple[int, int]]:
+        return space, self._codes(space)[2]
 
     def among(
         self,
@@ -238,7 +242,26 @@ class VectorIndex:
         if len(positions) > candidates:
             nearest = _nearest_codes(codes[:, positions], encode(q[None, :])[0], candidates)
             positions = positions[nearest]
-        return self._rescore(space, q, [int(i) for i in ids[positions]], n)
+        return _ranked(*self._matrix(space, [int(i) for i in ids[positions]]), q, n)
+
+
+@dataclass(frozen=True)
+class _Rescored:
+    """A search's candidates as :meth:`VectorIndex.knn` rescored them: ``key`` (space, the
+    vectors' stamp, how many candidates, the query), best first, and their float vectors."""
+
+    key: tuple[object, ...]
+    found: list[tuple[int, float]]
+    vectors: dict[int, Vectors]
+
+
+def _ranked(keys: list[int], matrix: Vectors, q: Vectors, n: int) -> list[tuple[int, float]]:
+    """The ``n`` of ``keys`` whose vectors (rows of ``matrix``) are nearest ``q``, best first."""
+    if not keys:
+        return []
+    scores = np.einsum("nd,d->n", matrix, q)  # no BLAS threads (see ranking.collapse)
+    order = np.argsort(-scores)[:n]
+    return [(keys[i], float(scores[i])) for i in order]
 
 
 class EmbeddingSpace:
