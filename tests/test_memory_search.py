@@ -267,6 +267,17 @@ def test_a_filtered_search_over_many_rows_finds_the_nearest_of_them(
     assert all(hit.memory.kind == "preference" for hit in found)
 
 
+def _scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each search among the rows that pass a filter (``VectorIndex.among``), as it happens."""
+    scanned: list[str] = []
+    among = vectors.VectorIndex.among
+    monkeypatch.setattr(
+        vectors.VectorIndex, "among",
+        lambda self, *a, **k: scanned.append("among") or among(self, *a, **k),
+    )  # fmt: skip
+    return scanned
+
+
 def test_a_filtered_search_takes_what_passes_among_every_rescored_candidate(
     store: MemoryStore,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -289,12 +300,7 @@ def test_a_filtered_search_takes_what_passes_among_every_rescored_candidate(
     every = index.knn("memories", query, vectors.KNN_CANDIDATES)
     assert index.knn("memories", query, 5) == every[:5]  # one rescoring, any number of them
 
-    scanned: list[str] = []
-    among = vectors.VectorIndex.among
-    monkeypatch.setattr(
-        vectors.VectorIndex, "among",
-        lambda self, *a, **k: scanned.append("among") or among(self, *a, **k),
-    )  # fmt: skip
+    scanned = _scans(monkeypatch)
     found = store.search("", k=5, vector=query, filters=Filters(kinds=("preference",)))
     assert scanned == [] and all(hit.memory.kind == "preference" for hit in found)
     preferences = {h.memory.id for h in found}
@@ -320,12 +326,7 @@ def test_a_filtered_search_scans_only_when_fewer_pass_than_it_keeps(
         store.add_many([f"{kind} {i}" for i in chosen], kind, vectors=rows[chosen])
     query = rows[4][None, :]
     preferences = Filters(kinds=("preference",))
-    scanned: list[str] = []
-    among = vectors.VectorIndex.among
-    monkeypatch.setattr(
-        vectors.VectorIndex, "among",
-        lambda self, *a, **k: scanned.append("among") or among(self, *a, **k),
-    )  # fmt: skip
+    scanned = _scans(monkeypatch)
 
     index = store.space.index
     assert index is not None
