@@ -486,6 +486,29 @@ def test_a_tool_asks_the_front_end_with_its_answers_token_also_after_tools_are_t
 # -- without a session: the user's memories --------------------------------------------------------
 
 
+def test_editing_a_lessons_words_drops_the_example_of_the_old_ones() -> None:
+    settings = tiny.settings()
+    example = {"asked": "List ways to save energy.", "answer": "- Turn off lights"}
+    store = open_store(settings)
+    try:
+        lesson = store.add(
+            "Use bullet points starting with '- '.", "lesson",
+            meta={"applies_to": ["List ways to save energy."], "example": example},
+        )  # fmt: skip
+    finally:
+        store.conn.close()
+    mine = open_memories(settings)
+    try:
+        mine.save(lesson.id, "Use bullet points starting with '- '.", 0.9)  # the same words
+        assert mine.get(lesson.id).meta["example"] == example  # type: ignore[union-attr]
+        mine.save(lesson.id, "Number every list: '1.', '2.', '3.'.", 0.9)
+        edited = mine.get(lesson.id)
+        assert edited is not None and "example" not in edited.meta
+        assert edited.meta["applies_to"] == ["List ways to save energy."]
+    finally:
+        mine.close()
+
+
 def test_an_export_to_a_file_is_written_whole_or_refused_before_anything_is_written(
     tmp_path: Path,
 ) -> None:

@@ -64,12 +64,14 @@ class ScriptedModel:
         reconcile_answer: Answer | None = None,
         fail: Exception | None = None,
         untrue_answer: Answer | None = None,
+        example_answer: Answer | None = None,
     ) -> None:
         self.distill_answer = distill_answer
         self.reconcile_answer = reconcile_answer or (
             lambda _m: {"decision": "add", "target_id": 0, "content": ""}
         )
         self.untrue_answer = untrue_answer or (lambda _m: {"memory": "still true"})
+        self.example_answer = example_answer or (lambda _m: {"lines": [""]})
         self.fail = fail
         self.calls: list[tuple[str, list[Message]]] = []
 
@@ -82,11 +84,14 @@ class ScriptedModel:
             "reconcile": self.reconcile_answer,
             "untrue": self.untrue_answer,
             "distill": self.distill_answer,
+            "example": self.example_answer,
         }
         if json_schema is reconcile.SCHEMA:
             kind = "reconcile"
         elif json_schema is reconcile.UNTRUE_SCHEMA:
             kind = "untrue"
+        elif json_schema is distill.EXAMPLE_SCHEMA:
+            kind = "example"
         else:
             kind = "distill"
             assert json_schema == distill.schema(distill.Limits())

@@ -18,7 +18,7 @@ import pytest
 from engram.assistant.events import Plan
 from engram.assistant.learning import distill, plans, reconcile, signals
 from engram.assistant.learning.distill import Candidate
-from engram.core import paths, prompts
+from engram.core import errors, paths, prompts
 from engram.memory import db, embed
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.store import MemoryStore
@@ -331,6 +331,61 @@ def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_a
     assert [c.content for c in found] == [LESSONS[language][0]]
 
 
+SIGN_OFF = "Sign messages you write for me with 'Best regards, Mia'. Mia is my name."
+LANDLORD = "Write a short message to my landlord saying the heating is broken."
+
+
+def test_the_texts_a_user_quoted_are_found_and_an_apostrophe_is_no_quote() -> None:
+    assert distill.quoted(SIGN_OFF) == ["Best regards, Mia"]
+    assert distill.quoted("When you list things, use bullet points starting with '- '.") == ["- "]
+    assert distill.quoted("解释的时候第一行先写“总结：”加一句话概括。") == ["总结："]
+    assert distill.quoted("Write dates as YYYY-MM-DD. That's how I file everything, isn't it") == []
+    assert distill.quoted("Use ' ' or \"\" for nothing.") == []
+
+
+def _signed(example: Any) -> tuple[distill.Distillation, ScriptedModel]:
+    episodes = said(("user", LANDLORD), ("assistant", "Dear landlord, the heating is broken."),
+                    ("user", SIGN_OFF))  # fmt: skip
+    model = ScriptedModel(lambda _m: answer(), example_answer=example)
+    outcome = distill.Outcome(2, "correction", SIGN_OFF)
+    return distill.distill(model, episodes, outcomes=[outcome])[0], model
+
+
+def test_a_lesson_quoting_a_text_comes_with_its_question_answered_the_way_the_user_asked() -> None:
+    """Qwen2.5-Coder-0.5B follows a form it is shown more often than one it is told (the
+    lesson-following lab: English 5 -> 9 of 18 with examples of the quoted forms): the distiller
+    answers the question again the user's way, and the example is kept when it holds the text
+    the user quoted."""
+    lines = ["Dear landlord,", "", "The heating in my flat is broken.", "Best regards, Mia"]
+    result, model = _signed(lambda _m: {"lines": lines})
+    (lesson,) = result.candidates
+    assert lesson.content == SIGN_OFF and "asked" not in lesson.meta
+    assert lesson.meta["example"] == {"asked": LANDLORD, "answer": "\n".join(lines)}
+    kind, request = model.calls[-1]
+    assert kind == "example" and request[0]["content"] == prompts.text("demonstrate", "en")
+    assert all(text in request[1]["content"] for text in (LANDLORD, SIGN_OFF, "heating is broken"))
+    # one that leaves the quoted text out shows nothing the user asked for: no example
+    result, _ = _signed(lambda _m: {"lines": ["Dear landlord,", "The heating is broken.", "Mia"]})
+    assert [c.meta for c in result.candidates] == [{}]
+
+    # a model that fails here costs the lesson nothing
+    def failing(_m: Any) -> dict[str, Any]:
+        raise errors.EngramError("The model stopped.")
+
+    result, _ = _signed(failing)
+    assert [(c.content, c.meta) for c in result.candidates] == [(SIGN_OFF, {})]
+
+
+def test_a_lesson_quoting_nothing_asks_for_no_example() -> None:
+    words = "Please give distances in kilometres, not miles."
+    episodes = said(("user", "How long is a half marathon?"), ("assistant", "13.1 miles."),
+                    ("user", words))  # fmt: skip
+    model = ScriptedModel(lambda _m: answer())
+    found = distill.distill(model, episodes, outcomes=[distill.Outcome(2, "correction", words)])
+    assert [(c.content, c.meta) for c in found[0].candidates] == [(words, {})]
+    assert [kind for kind, _ in model.calls] == ["distill"]
+
+
 @pytest.mark.parametrize(
     ("praise", "words"),
     [
@@ -555,6 +610,22 @@ def test_situations_are_stored_in_meta_and_embedded_with_the_content(store: Memo
     stored = store.index.get("memories", [written.id])[written.id].reshape(-1)
     (expected,) = store.embedder.embed([distill.situated(updated.content, [*places, "sailing"])])
     assert float(np.dot(stored, expected)) > 0.99
+
+
+def test_a_lesson_keeps_the_newest_example_the_user_asked_for(store: MemoryStore) -> None:
+    first = {"asked": "Write a note to my landlord.", "answer": "Hello,\nBest regards, Mia"}
+    candidate = cand(SIGN_OFF, "lesson", applies_to=("notes",), meta={"example": first})
+    decision = reconcile.Decision("add", None, SIGN_OFF, "new")
+    written = reconcile.apply(store, decision, candidate, origin="local", conversation_id=None,
+                              job_id=5)  # fmt: skip
+    assert written is not None and written.meta["example"] == first
+    again = {"asked": "Write to my dentist.", "answer": "Thank you.\nBest regards, Mia"}
+    for meta, kept in (({"example": again}, again), ({}, again)):
+        updated = reconcile.apply(
+            store, reconcile.Decision("update", written.id, SIGN_OFF, "same text"),
+            cand(SIGN_OFF, "lesson", meta=meta), origin="local", conversation_id=None, job_id=6,
+        )  # fmt: skip
+        assert updated is not None and updated.meta["example"] == kept  # none given: kept
 
 
 # -- 6. credit only where the lesson bore on the answer -----------------------------------------

@@ -13,7 +13,7 @@ import pytest
 
 import tiny
 from engram.assistant import events
-from engram.assistant.events import Finished, Recalling
+from engram.assistant.events import Finished, Recalled, Recalling
 from engram.assistant.learning import distiller_backends
 from engram.assistant.learning.consolidation import run_job
 from engram.assistant.learning.distill import plan_text
@@ -487,3 +487,21 @@ def test_engram_chat_sends_thumbs_on_the_last_answer(
     assert ("outcome",) in _db_rows("SELECT reason FROM consolidation_jobs")
     users = _db_rows("SELECT content FROM episodes WHERE role = 'user'")
     assert users == [("How long is a marathon?",)]  # the commands never reached the model
+
+
+def test_the_examples_of_the_best_lessons_are_given_while_they_fit() -> None:
+    def lesson(score: float, answer: str) -> Recalled:
+        return Recalled("lesson", f"lesson {score}", score, 0.0, example=(f"asked {score}", answer))
+
+    items = [
+        lesson(0.5, "short answer"),
+        Recalled("fact", "The user has a dog.", 0.9, 0.0),
+        lesson(0.9, "a longer answer of seven words here"),
+        lesson(0.7, "word " * 300),
+    ]
+    shown = prompt.examples(items, lambda text: len(text.split()), budget=14)
+    assert [m["content"] for m in shown] == [
+        "asked 0.9", "a longer answer of seven words here", "asked 0.5", "short answer",
+    ]  # fmt: skip
+    assert [m["role"] for m in shown] == ["user", "assistant", "user", "assistant"]
+    assert prompt.examples(items[1:2], len) == ()

@@ -110,6 +110,37 @@ def test_a_hostile_memory_cannot_change_the_system_part(session: Session) -> Non
     assert tokens.count(start[0]) == len(messages) + 1  # + the assistant turn the template opens
 
 
+def test_a_hostile_lesson_example_is_an_exchange_of_data_and_the_real_model_answers(
+    session: Session,
+) -> None:
+    """A lesson's example comes as an earlier exchange before the message; whatever it says, it
+    opens no turn of its own and changes no system part (real llama.cpp renders and answers)."""
+    assert session.store is not None
+    asked = "Write a short message to my landlord saying the heating is broken."
+    lesson = "Sign messages you write for me with 'Best regards, Mia'. Mia is my name."
+    example = {
+        "asked": f"{asked} {HOSTILE}",
+        "answer": f"Dear landlord, {HOSTILE} Best regards, Mia",
+    }
+    vector = session.store.space.embed([f"{lesson}\n{asked}"])
+    session.store.add(lesson, "lesson", origin="local", vector=vector,
+                      meta={"applies_to": [asked], "example": example})  # fmt: skip
+    events = _run(session, 0, "Write a short message to my dentist saying thank you.")
+    recalling = _one(events, Recalling)
+    assert isinstance(recalling, Recalling)
+    parts = recalling.prompt
+    assert [m["role"] for m in parts.examples] == ["user", "assistant"]
+    assert parts.system == prompt.system_part("en", [])
+    messages = parts.messages()
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    llm = session.model._llm
+    start = llm.tokenize(b"<|im_start|>", add_bos=False, special=True)
+    tokens = llm.tokenize(_render(session, messages).encode(), add_bos=False, special=True)
+    assert tokens.count(start[0]) == len(messages) + 1
+    finished = _one(events, Finished)
+    assert isinstance(finished, Finished) and finished.text.strip()
+
+
 def test_the_profile_holds_the_pinned_memories_however_many_newer_ones_exist(
     session: Session,
 ) -> None:

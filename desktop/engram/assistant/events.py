@@ -32,6 +32,8 @@ class Recalled:
     memory_id: int | None = None
     episode_id: int | None = None
     role: str | None = None
+    # A lesson's example: the question it was learnt from, answered the way the user asked.
+    example: tuple[str, str] | None = None
 
     def line(self, markers: frozenset[str] = frozenset()) -> str:
         """As the prompt gives it: a bullet with the text on one line, and nothing else.
@@ -59,23 +61,30 @@ class PromptParts:
     user: str
     tokens: dict[str, int] = field(default_factory=dict)
     tools: str = ""  # the tool list a chat template renders beside the system part (JSON)
+    # The given lessons' examples, as an earlier exchange right before the message (data, like
+    # the history): Qwen2.5-Coder-0.5B follows a form it is shown more often than one it is told.
+    examples: tuple[Message, ...] = ()
 
     def messages(self) -> list[Message]:
         return [
             {"role": "system", "content": self.system},
             *self.history,
+            *self.examples,
             {"role": "user", "content": user_message(self.block, self.user)},
         ]
 
     def counted(self, count: Callable[[str], int]) -> PromptParts:
+        memory = count(self.block) if self.block else 0
         tokens = {
             "system": count(self.system),
             "history": sum(count(m["content"]) for m in self.history),
-            "memory": count(self.block) if self.block else 0,
+            "memory": memory + sum(count(m["content"]) for m in self.examples),
             "user": count(self.user),
             "tools": count(self.tools) if self.tools else 0,
         }
-        return PromptParts(self.system, self.history, self.block, self.user, tokens, self.tools)
+        return PromptParts(
+            self.system, self.history, self.block, self.user, tokens, self.tools, self.examples
+        )
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,16 @@ from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.injections import Injections
 from engram.memory.kinds import KINDS, PLAN, POLICIES
 from engram.memory.outcomes import LessonRecord, Outcomes
-from engram.memory.records import STATUSES, EpisodeHit, Hit, Memory, Provenance, Source, Write
+from engram.memory.records import (
+    EXAMPLE,
+    STATUSES,
+    EpisodeHit,
+    Hit,
+    Memory,
+    Provenance,
+    Source,
+    Write,
+)
 from engram.memory.search import Filters
 from engram.memory.store import DUPLICATE_SIMILARITY, MemoryStore
 
@@ -138,8 +147,13 @@ class Memories:
     # -- changing ----------------------------------------------------------------------------
 
     def save(self, memory_id: int, content: str, importance: float) -> None:
-        """The user's edit of a memory's text and importance (re-embedded)."""
-        self._store.update(memory_id, content, importance=importance)
+        """The user's edit of a memory's text and importance (re-embedded). A lesson's example,
+        which shows what its old words asked for, goes when the words change."""
+        memory = self._store.get(memory_id)
+        fields: dict[str, Any] = {}
+        if memory is not None and EXAMPLE in memory.meta and memory.content != content:
+            fields["meta"] = {k: v for k, v in memory.meta.items() if k != EXAMPLE}
+        self._store.update(memory_id, content, importance=importance, **fields)
 
     def pin(self, memory_id: int, pinned: bool) -> None:
         self._store.pin(memory_id, pinned)

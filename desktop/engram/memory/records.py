@@ -31,6 +31,9 @@ VIAS: tuple[str, ...] = get_args(Via)
 # The meta key of the situations a preference or a lesson applies to (the distiller writes them;
 # the store keeps each as a row of ``situations`` with a vector of its own).
 SITUATIONS = "applies_to"
+# A lesson's example: the question it was learnt from, answered the way the user asked
+# (``{"asked": …, "answer": …}``, written by the distiller).
+EXAMPLE = "example"
 
 MEMORY_COLUMNS = (
     "id, kind, content, importance, confidence, pinned, status, superseded_by, created_at,"
@@ -200,3 +203,14 @@ def situations_in(meta: Mapping[str, Any]) -> list[str]:
         return []
     texts = (item.strip() for item in listed if isinstance(item, str))
     return list(dict.fromkeys(t for t in texts if t))
+
+
+def example_in(meta: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The (question, answer) of a lesson's example in its ``meta``, or None."""
+    example = meta.get(EXAMPLE)
+    if not isinstance(example, dict):
+        return None
+    asked, answer = example.get("asked"), example.get("answer")
+    if not isinstance(asked, str) or not isinstance(answer, str) or not asked or not answer:
+        return None
+    return asked, answer

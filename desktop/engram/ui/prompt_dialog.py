@@ -32,7 +32,13 @@ class PromptDialog(QDialog):
                 tokens.get("history", 0),
                 "\n\n".join(f"[{m['role']}] {m['content']}" for m in parts.history),
             ),
-            (self.tr("Memory block"), tokens.get("memory", 0), parts.block),
+            (
+                self.tr("Memory block"),
+                tokens.get("memory", 0),
+                "\n\n".join(
+                    [parts.block, *(f"[{m['role']}] {m['content']}" for m in parts.examples)]
+                ).strip(),
+            ),
             (self.tr("Message"), tokens.get("user", 0), parts.user),
         ]
         text = "\n\n".join(

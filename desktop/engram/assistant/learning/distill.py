@@ -7,6 +7,7 @@ contents are dropped, and everything is written in the user's language (detected
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -17,9 +18,11 @@ from typing import Any, Protocol
 from engram.assistant import intent
 from engram.assistant.learning import plan_words
 from engram.core import log, prompts, sanitize
+from engram.core.errors import EngramError
 from engram.core.messages import Message
 from engram.memory import changes, kinds
 from engram.memory.episodes import Episode
+from engram.memory.records import EXAMPLE
 from engram.memory.text import normalized, query_terms, text_language
 
 MAX_CONTENT_CHARS = 400
@@ -242,6 +245,109 @@ class Outcome:
 _POSITIVE = frozenset({"thumbs_up", "praise", "tool_accepted"})  # signals.POSITIVE
 _OUTCOMES_HEADING = {"en": "Outcome signals:", "zh_CN": "结果信号："}
 _PLAN_HEADING = {"en": "The user's active plan:", "zh_CN": "用户当前的计划："}
+
+
+# A text the user quoted in what they told the assistant ('- ', 'Best regards, Mia', “总结：”):
+# a quote opens after a space or the start and closes before one (not the apostrophe of "That's").
+_QUOTED = re.compile(
+    r"(?<!\w)'([^'\n]+)'(?!\w)|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|「([^」\n]+)」"
+)
+_ASKED = "asked"  # meta key of a lesson candidate until its example is written
+EXAMPLE_LINES, EXAMPLE_LINE_CHARS, EXAMPLE_TOKENS = 8, 240, 480
+_EXAMPLE_HEADINGS = {
+    "en": ("QUESTION:", "ANSWER:", "USER SAID:"),
+    "zh_CN": ("问题：", "回答：", "用户说："),
+}
+
+
+def quoted(words: str) -> list[str]:
+    """The texts the user quoted in ``words``, as an answer must contain them ("- " of "use
+    bullet points starting with '- '"); none is blank."""
+    found = (next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(words))
+    return [text for text in found if text.strip()]
+
+
+# An example answer as its lines (one-line strings: a grammar's plain string lets raw newlines
+# through, which JSON does not).
+EXAMPLE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "lines": {
+            "type": "array",
+            "items": line_schema(EXAMPLE_LINE_CHARS),
+            "minItems": 1,
+            "maxItems": EXAMPLE_LINES,
+        }
+    },
+    "required": ["lines"],
+    "additionalProperties": False,
+}
+
+
+def demonstration(
+    model: StructuredModel, asked: str, answer: str, words: str, language: str
+) -> str | None:
+    """``asked`` answered again the way the user's ``words`` about ``answer`` say, written by the
+    distilling model, or None: only for words that quote a text to use, and only an answer that
+    holds every quoted text and is not the old one (an example must show the form it teaches:
+    the 1.5B's examples of a unit or a date were as wrong as the answers they corrected, while
+    Qwen2.5-Coder-0.5B, shown an example of a quoted form, followed it: bench lab in
+    docs/evaluation.md)."""
+    literals = quoted(words)
+    if not literals or not answer.strip():
+        return None
+    headings = _EXAMPLE_HEADINGS.get(language, _EXAMPLE_HEADINGS["en"])
+    said = "\n\n".join(
+        f"{heading}\n{sanitize.clean(text)}"
+        for heading, text in zip(headings, (asked, answer, words), strict=True)
+    )
+    request: list[Message] = [
+        {"role": "system", "content": prompts.text("demonstrate", language)},
+        {"role": "user", "content": said},
+    ]
+    try:
+        raw = model.structured(request, EXAMPLE_SCHEMA, EXAMPLE_TOKENS)
+    except EngramError as exc:  # the lesson is kept without an example
+        _log.info("no example for a lesson: %s", exc.message)
+        return None
+    lines = [str(line).rstrip() for line in _listed(raw.get("lines"))]
+    text = "\n".join(lines).strip()
+    if not text or is_garbage(text) or normalized(text) == normalized(answer):
+        return None
+    if not all(literal in text for literal in literals):
+        _log.info("an example for a lesson was dropped: it leaves out a text the user quoted")
+        return None
+    return text
+
+
+def demonstrated(
+    model: StructuredModel,
+    candidates: Sequence[Candidate],
+    episodes: Sequence[Episode],
+    language: str,
+) -> tuple[Candidate, ...]:
+    """``candidates`` with an example (:func:`demonstration`, ``meta.example``: the question and
+    its new answer) on each lesson in the user's words that quotes a text to use."""
+    said = {e.id: e for e in episodes}
+    found = []
+    for candidate in candidates:
+        asked = candidate.meta.get(_ASKED)
+        if candidate.kind != kinds.LESSON or not isinstance(asked, str):
+            found.append(candidate)
+            continue
+        meta = {k: v for k, v in candidate.meta.items() if k != _ASKED}
+        answer = next(
+            (
+                said[i].content
+                for i in candidate.episode_ids
+                if i in said and said[i].role == "assistant"
+            ),
+            "",
+        )
+        if example := demonstration(model, asked, answer, candidate.content, language):
+            meta[EXAMPLE] = {"asked": asked, "answer": example}
+        found.append(dataclasses.replace(candidate, meta=meta))
+    return tuple(found)
 
 
 def messages(
@@ -627,7 +733,8 @@ def parse(
         found = [c for c in found if c.kind != kinds.LESSON]
         for said_words, asked, ids in own:
             places = situations([asked, *_written_for(ids, written, len(own))], language)
-            keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True)
+            asked_then = {_ASKED: asked} if quoted(said_words) else {}
+            keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True, **asked_then)
     # A plan the user listed, or moved on in so many words, is kept as they said it.
     spec = plan_words.said_plan(said.texts.values(), plan)
     said_so = spec is not None
@@ -779,4 +886,6 @@ def distill(
     language = detect_language(episodes)
     request = messages(episodes, language, outcomes, plan)
     raw = model.structured(request, schema(limits), limits.max_tokens)
-    return parse(raw, episodes, language, outcomes, plan), raw
+    result = parse(raw, episodes, language, outcomes, plan)
+    shown = demonstrated(model, result.candidates, episodes, language)
+    return dataclasses.replace(result, candidates=shown), raw

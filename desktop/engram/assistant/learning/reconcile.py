@@ -47,7 +47,7 @@ from engram.assistant.learning.distill import (
 from engram.core import log, prompts, sanitize
 from engram.memory import changes
 from engram.memory.kinds import FACT, PLAN, PROFILE
-from engram.memory.records import SITUATIONS, Memory, situations_in
+from engram.memory.records import EXAMPLE, SITUATIONS, Memory, situations_in
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from engram.memory.text import normalized, query_terms
@@ -480,6 +480,8 @@ def apply(
         places = list(dict.fromkeys([*situations_in(old.meta), *candidate.applies_to]))
         if places:
             merged[SITUATIONS] = places[: 2 * MAX_SITUATIONS]
+        if EXAMPLE in candidate.meta:  # the newest way the user asked for it
+            merged[EXAMPLE] = candidate.meta[EXAMPLE]
         status = {}
         if candidate.kind == PLAN and "plan" in candidate.meta:  # the structure follows the text
             merged["plan"] = candidate.meta["plan"]

@@ -205,7 +205,10 @@ class Assistant:
         # earlier question, or that ends having said nothing but a tag, is held back and asked
         # again without the memory block (:mod:`.recitation`).
         guard = (
-            recitation.Guard.of(_suspects(items, parts), [text, *_asked(items)])
+            recitation.Guard.of(
+                _suspects(items, parts),
+                [text, *_asked(items), *(m["content"] for m in parts.examples)],
+            )
             if parts.block and noted is None
             else None
         )
@@ -241,7 +244,9 @@ class Assistant:
                     break
                 _log.info("an answer recited its prompt or said nothing; again without memory")
                 items, guard, shown = [], None, StreamFilter()
-                parts = dataclasses.replace(parts, block="").counted(model.count_tokens)
+                parts = dataclasses.replace(parts, block="", examples=()).counted(
+                    model.count_tokens
+                )
                 yield Recalling((), parts, tuple(prepared.in_system))
         except EngramError as exc:
             with contextlib.suppress(StoreError):  # the answer's failure is the one to report
@@ -424,7 +429,12 @@ class Assistant:
             old_items, self.language, prompt.markers_of(self.model), intent.asks_when(text)
         )
         kept = events.PromptParts(
-            old_parts.system, parts.history, block, parts.user, tools=parts.tools
+            old_parts.system,
+            parts.history,
+            block,
+            parts.user,
+            tools=parts.tools,
+            examples=old_parts.examples,
         )
         return old_items, kept.counted(self.model.count_tokens)
 
@@ -461,6 +471,8 @@ class Assistant:
         in_system = [*profile, *([plan] if plan else [])]
         system = prompt.system_part(self.language, profile, plan, markers, self.custom)
         reserve = self.max_answer_tokens + self.memory_budget
+        if self.recall:
+            reserve += prompt.EXAMPLE_BUDGET
         rendered = ""  # the tool list the chat template renders (shown in the prompt viewer)
         routed = self._route(model, text, kept)
         if (names := routed.allowed) and self.tools is not None:
@@ -496,7 +508,12 @@ class Assistant:
             prompt.best_lessons(items), model, intent.asks_when(text)
         )
         parts = events.PromptParts(
-            system, history, block, fitted.messages[-1]["content"], tools=rendered
+            system,
+            history,
+            block,
+            fitted.messages[-1]["content"],
+            tools=rendered,
+            examples=prompt.examples(items, model.count_tokens, markers),
         )
         return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window, routed)
 

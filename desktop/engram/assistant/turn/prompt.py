@@ -14,12 +14,13 @@ special-token parsing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from engram.assistant.events import Recalled
 from engram.core import prompts
 from engram.core import sanitize as sanitize_
+from engram.core.messages import Message
 from engram.memory import when
 from engram.memory.kinds import HEADERS, LESSON, header_of
 
@@ -86,6 +87,29 @@ def system_part(
 
 
 MAX_LESSONS = 3  # lessons given to one answer as guidance
+# Tokens the given lessons' examples may take beside the memory block (a short letter or list).
+EXAMPLE_BUDGET = 256
+
+
+def examples(
+    items: Sequence[Recalled],
+    count: Callable[[str], int],
+    markers: frozenset[str] = NO_MARKERS,
+    budget: int = EXAMPLE_BUDGET,
+) -> tuple[Message, ...]:
+    """The examples of the given lessons (best first, while they fit ``budget`` tokens), each
+    as an earlier exchange: the user's question, then the answer the way they asked for it.
+    Their text is data like the history's, cleaned of control markers."""
+    found: list[Message] = []
+    left = budget
+    given = [(i.score, i.example) for i in items if i.example is not None]
+    for _, example in sorted(given, key=lambda pair: -pair[0]):
+        asked, answer = (sanitize(text, markers) for text in example)
+        cost = count(asked) + count(answer)
+        if cost <= left:
+            found += [{"role": "user", "content": asked}, {"role": "assistant", "content": answer}]
+            left -= cost
+    return tuple(found)
 
 
 def memory_block(

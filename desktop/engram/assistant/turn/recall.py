@@ -40,7 +40,7 @@ from engram.memory.injections import Injections
 from engram.memory.kinds import FACT, LESSON, PLAN, PREFERENCE, PROFILE
 from engram.memory.outcomes import Outcomes
 from engram.memory.packing import pack
-from engram.memory.records import EpisodeHit, Hit, plan_of, situations_in
+from engram.memory.records import EpisodeHit, Hit, example_in, plan_of, situations_in
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from engram.memory.text import (
@@ -392,7 +392,14 @@ def _normalized(scores: Sequence[float]) -> list[float]:
 def _from_memories(hits: Sequence[Hit]) -> list[Recalled]:
     scores = _normalized([h.score for h in hits])
     return [
-        Recalled(h.memory.kind, h.memory.content, s, h.memory.created_at, memory_id=h.memory.id)
+        Recalled(
+            h.memory.kind,
+            h.memory.content,
+            s,
+            h.memory.created_at,
+            memory_id=h.memory.id,
+            example=example_in(h.memory.meta) if h.memory.kind == LESSON else None,
+        )
         for h, s in zip(hits, scores, strict=True)
     ]
 
