@@ -7,13 +7,17 @@ can govern (units, format, preferences; no tools, no plan), the small model answ
 - ``none``: no memory;
 - ``lessons``: a store holding what a perfect learner would have kept from the set's teaching
   tasks: each correction or reason the user gave, as a lesson in their words applied to the
-  question it followed (what ``distill.told`` keeps), and two unrelated facts.
+  question it followed (what ``distill.told`` keeps), and two unrelated facts;
+- ``examples`` (with ``--large``): the same, and each lesson that quotes a text to use comes with
+  its example, written as learning writes it (``distill.demonstration`` by the large model, from
+  the small model's answer to the lesson's question without memory).
 
 The tests' own checks score the answers. A third count is the statements about the user (ten
 each in English and Chinese) that the model answered by reciting its system part. Nothing here is
 a distiller: a gap between ``lessons`` and ``none`` is the prompt's, not learning's.
 
     .venv/bin/python bench/lesson_following.py [--language en|zh_CN] [--model ID] [--show]
+        [--large qwen2.5-coder-1.5b-instruct]
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 
 from engram.assistant import intent
 from engram.assistant.events import Finished
+from engram.assistant.learning import distill
 from engram.assistant.session import embedder_for
 from engram.assistant.turn import prompt
 from engram.assistant.turn.pipeline import Assistant
@@ -39,6 +44,7 @@ from engram.memory.episodes import EpisodeLog
 from engram.memory.kinds import FACT, LESSON
 from engram.memory.store import MemoryStore
 from engram.models import roles
+from engram.models.local import LocalModel
 
 KINDS = ("units", "format", "preferences")
 ANSWER_TOKENS = 96  # as engram eval's task runner
@@ -84,15 +90,45 @@ def lessons_of(task_set: tasks.TaskSet) -> list[tuple[str, str, str]]:
     ]
 
 
-def seeded(path: Path, task_set: tasks.TaskSet, store_embedder: object) -> MemoryStore:
-    """A store with the set's lessons (their questions embedded beside them) and two facts."""
+def seeded(
+    path: Path,
+    task_set: tasks.TaskSet,
+    store_embedder: object,
+    examples: dict[str, str] | None = None,
+) -> MemoryStore:
+    """A store with the set's lessons (their questions embedded beside them; with ``examples``,
+    a lesson's words -> its example answer, those it has) and two facts."""
     store = MemoryStore.open(path, store_embedder)  # type: ignore[arg-type]
     for _kind, words, question in lessons_of(task_set):
         vector = store.space.embed([f"{words}\n{question}"])
-        store.add(words, LESSON, origin="local", meta={"applies_to": [question]}, vector=vector)
+        meta: dict[str, object] = {"applies_to": [question]}
+        if examples and words in examples:
+            meta["example"] = {"asked": question, "answer": examples[words]}
+        store.add(words, LESSON, origin="local", meta=meta, vector=vector)
     for fact in UNRELATED[language_of(task_set.language)]:
         store.add(fact, FACT, origin="local")
     return store
+
+
+def written_examples(
+    task_set: tasks.TaskSet, small: LocalModel, settings: settings_mod.Settings, large_id: str
+) -> dict[str, str]:
+    """Each quoting lesson's example as learning writes it: the large model answers the lesson's
+    question again the user's way, from the small model's answer without memory."""
+    language = language_of(task_set.language)
+    large = roles.load_local(dataclasses.replace(settings, large_model=large_id), "large")
+    found = {}
+    try:
+        for _kind, words, question in lessons_of(task_set):
+            if not distill.quoted(words):
+                continue
+            asked = [{"role": "user", "content": question}]
+            first = "".join(small.stream_chat(asked, max_tokens=ANSWER_TOKENS))
+            if example := distill.demonstration(large, question, first, words, language):
+                found[words] = example
+    finally:
+        large.close()
+    return found
 
 
 def answer(assistant: Assistant, text: str) -> str:
@@ -113,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--language", default="en", choices=("en", "zh_CN"))
     parser.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
     parser.add_argument("--show", action="store_true", help="print every answer")
+    parser.add_argument("--large", help="write examples with this model (a third condition)")
     args = parser.parse_args(argv)
     name = "tasks_en.json" if args.language == "en" else "tasks_zh.json"
     task_set = tasks.load(Path(str(resources.path("eval", name))))
@@ -126,11 +163,14 @@ def main(argv: list[str] | None = None) -> int:
     small.temperature = 0.0
     embedder = embedder_for(settings)
     start = time.perf_counter()
+    examples = written_examples(task_set, small, settings, args.large) if args.large else {}
+    conditions = ("none", "lessons", "examples") if args.large else ("none", "lessons")
     with tempfile.TemporaryDirectory() as folder:
         rows: dict[str, int] = {}
-        for condition in ("none", "lessons"):
-            store = seeded(Path(folder) / f"{condition}.sqlite3", task_set, embedder)
-            recall = Recall(store, small.count_tokens) if condition == "lessons" else None
+        for condition in conditions:
+            shown = examples if condition == "examples" else None
+            store = seeded(Path(folder) / f"{condition}.sqlite3", task_set, embedder, shown)
+            recall = Recall(store, small.count_tokens) if condition != "none" else None
             assistant = Assistant(
                 EpisodeLog(store.conn),
                 small,
@@ -160,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     for condition, passed in rows.items():
         print(f"| {condition} | {passed}/{len(tests)} |")
     print(f"lessons - none: {rows['lessons'] - rows['none']:+d} tests")
+    if args.large:
+        print(f"examples written: {len(examples)} of the lessons that quote a text")
     print(f"statements about the user answered with the system part: {bad}/10")
     return 0
 
