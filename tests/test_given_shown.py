@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 import tiny
 from engram.assistant.app import LoadedModels
+from engram.assistant.events import PromptParts
 from engram.assistant.memories import open_store
 from engram.assistant.tools import builtins, loop
 from engram.assistant.turn.pipeline import Assistant
@@ -90,3 +91,17 @@ def test_without_a_template_the_tool_list_is_in_the_system_part(qtbot: QtBot) ->
     qtbot.addWidget(dialog)
     shown = dialog.view.toPlainText()
     assert "Tools (the chat template" not in shown and "calculator" in shown
+
+
+def test_the_prompt_viewer_shows_a_lessons_example_with_the_memory_block(qtbot: QtBot) -> None:
+    asked = "Write a short message to my landlord saying the heating is broken."
+    signed = "Dear Mr Weber,\nThe heating is broken.\nBest regards, Mia"
+    example = ({"role": "user", "content": asked}, {"role": "assistant", "content": signed})
+    block = "<memory>\n- Sign messages you write for me with 'Best regards, Mia'.\n</memory>"
+    parts = PromptParts("You are Engram.", [], block, "Write to my dentist.", examples=example)
+    dialog = PromptDialog(parts.counted(lambda text: len(text.split())))
+    qtbot.addWidget(dialog)
+    shown = dialog.view.toPlainText()
+    memory = shown.split("=== Memory block")[1].split("=== Message")[0]
+    assert block in memory and f"[user] {asked}" in memory
+    assert f"[assistant] {signed}" in memory

@@ -35,8 +35,9 @@ class PromptDialog(QDialog):
             (
                 self.tr("Memory block"),
                 tokens.get("memory", 0),
+                # in the prompt's order: the lessons' examples, then the block in the message
                 "\n\n".join(
-                    [parts.block, *(f"[{m['role']}] {m['content']}" for m in parts.examples)]
+                    [*(f"[{m['role']}] {m['content']}" for m in parts.examples), parts.block]
                 ).strip(),
             ),
             (self.tr("Message"), tokens.get("user", 0), parts.user),
