@@ -122,7 +122,8 @@ def vector_candidates(
     kept = [(i, s) for i, s in near if i in allowed][:pool]
     # Fewer nearest than asked for are every row there is: those that pass are all that do.
     cut = len(near) == asked or asked > KNN_CANDIDATES
-    if len(kept) < min(pool, pool if need is None else need) and cut:
+    enough = pool if need is None else min(pool, need)
+    if len(kept) < enough and cut:
         return index.among(space, query, pool, where, params)
     return kept
 

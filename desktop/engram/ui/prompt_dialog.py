@@ -8,6 +8,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout, QWidget
 
 from engram.assistant.events import PromptParts
+from engram.core.messages import Message
 
 
 class PromptDialog(QDialog):
@@ -30,15 +31,13 @@ class PromptDialog(QDialog):
             (
                 self.tr("Conversation"),
                 tokens.get("history", 0),
-                "\n\n".join(f"[{m['role']}] {m['content']}" for m in parts.history),
+                _said(parts.history),
             ),
             (
                 self.tr("Memory block"),
                 tokens.get("memory", 0),
                 # in the prompt's order: the lessons' examples, then the block in the message
-                "\n\n".join(
-                    [*(f"[{m['role']}] {m['content']}" for m in parts.examples), parts.block]
-                ).strip(),
+                "\n\n".join(filter(None, [_said(parts.examples), parts.block])),
             ),
             (self.tr("Message"), tokens.get("user", 0), parts.user),
         ]
@@ -69,3 +68,8 @@ class PromptDialog(QDialog):
             return []
         title = self.tr("Tools (the chat template lists them)")
         return [(title, parts.tokens.get("tools", 0), parts.tools)]
+
+
+def _said(messages: Sequence[Message]) -> str:
+    """Messages as the viewer lists them: each with its role in front."""
+    return "\n\n".join(f"[{m['role']}] {m['content']}" for m in messages)
