@@ -386,6 +386,25 @@ def test_a_lesson_quoting_nothing_asks_for_no_example() -> None:
     assert [kind for kind, _ in model.calls] == ["distill"]
 
 
+def test_a_piece_of_the_lessons_own_words_is_no_situation() -> None:
+    """The 1.5B gave the sign-off lesson the situation "Best regards, Mia": a short text at
+    0.33 from "Remind me, what's my next step with Spanish?", which brought the lesson and its
+    letter to that question."""
+    episodes = said(("user", LANDLORD), ("assistant", "Dear landlord, the heating is broken."),
+                    ("user", SIGN_OFF))  # fmt: skip
+    outcome = distill.Outcome(2, "correction", SIGN_OFF)
+    sign = "When the user asks for a letter, sign it with their name."
+    written = answer(("lesson", sign, ["Best regards, Mia", "writing a letter"]))
+    (lesson,) = distill.parse(written, episodes, "en", outcomes=[outcome]).candidates
+    asked = LANDLORD[: distill.SITUATION_CHARS].strip()
+    assert (lesson.content, lesson.applies_to) == (SIGN_OFF, (asked, "writing a letter"))
+    # the model's own lesson is checked against its own words the same way
+    tip = "When the user asks for a letter, end it with the sender's name."
+    (lesson,) = distill.parse(answer(("lesson", tip, ["asks for a letter", "emails"])), episodes,
+                              "en").candidates  # fmt: skip
+    assert lesson.applies_to == ("emails",)
+
+
 @pytest.mark.parametrize(
     ("praise", "words"),
     [

@@ -568,15 +568,22 @@ def _names(content: str) -> list[str]:
     return names
 
 
-def situations(value: Any, language: str = "en") -> tuple[str, ...]:
-    """The situations a memory applies to, as the distiller listed them, cleaned: neither the
-    prompt's own example (small models copy it) nor a sentence about the user."""
+def situations(value: Any, language: str = "en", words: str = "") -> tuple[str, ...]:
+    """The situations a memory in ``words`` applies to, as the distiller listed them, cleaned:
+    neither the prompt's own example (small models copy it), nor a sentence about the user, nor
+    a piece of the memory's own words (its vector embeds those already; the 1.5B gave "Sign
+    messages you write for me with 'Best regards, Mia'" the situation "Best regards, Mia",
+    which sits at 0.33 from "Remind me, what's my next step with Spanish?" and brought the
+    lesson and its letter to that question)."""
     example = _prompt_text(language)
+    own = normalized(words)
     found: dict[str, str] = {}
     for item in _listed(value):
         text = " ".join(str(item).split()).strip(" .,;:。，；")[:SITUATION_CHARS]
         key = normalized(text)
         if not key or key in _PLACEHOLDER_WORDS or key in found or f'"{key}"' in example:
+            continue
+        if key in own:
             continue
         if re.match(r"(?i)the user\b|用户", text) or (
             len(_LETTER.findall(text)) < 3 and not _CJK.search(text)
@@ -705,7 +712,7 @@ def parse(
             str(item.get("content", "")),
             importance,
             _listed(item.get("episodes")),
-            situations(item.get("applies_to"), language),
+            situations(item.get("applies_to"), language, str(item.get("content", ""))),
         )
     summary = raw.get("summary")
     if isinstance(summary, str) and summary.strip() and len(said.texts) >= SUMMARY_AFTER:
@@ -732,7 +739,9 @@ def parse(
         seen -= {normalized(c.content) for c in written}
         found = [c for c in found if c.kind != kinds.LESSON]
         for said_words, asked, ids in own:
-            places = situations([asked, *_written_for(ids, written, len(own))], language)
+            places = situations(
+                [asked, *_written_for(ids, written, len(own))], language, said_words
+            )
             asked_then = {_ASKED: asked} if quoted(said_words) else {}
             keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True, **asked_then)
     # A plan the user listed, or moved on in so many words, is kept as they said it.
