@@ -37,6 +37,9 @@ No emojis in anything you write for me.
 价格请换算成人民币（元）告诉我，我对美元没概念。
 解释的时候第一行先写“总结：”加一句话概括，然后再展开。
 列举的时候，请用“- ”开头的项目符号，每行一条，不要编号。
+以后列举的时候用“- ”开头。
+帮我写的消息最后请署名“此致，小林”，小林是我的名字。
+下次写邮件的时候署名都写小林。
 """.strip().splitlines()
 CORRECTIONS = """
 Actually I moved to Berlin.
@@ -60,6 +63,9 @@ What is actually in a croissant?
 为什么不要用微波炉加热鸡蛋？
 不要紧吧？
 我以后想当医生。
+以后再说吧。
+以后我每天都要跑步。
+以后的事情谁也说不准。
 其实这个问题很简单吗？
 推荐一个20分钟能做好的素食晚餐。
 帮我给房东写条消息，说家里的热水器坏了。
@@ -154,3 +160,35 @@ def test_a_message_that_only_asks_is_told_from_one_that_also_says_something(
     text: str, asks_only: bool
 ) -> None:
     assert intent.only_asks(text) is asks_only
+
+
+@pytest.mark.parametrize(
+    ("text", "requests_only"),
+    [
+        ("Write a note to my colleague Tom asking to swap shifts on Friday.", True),
+        ("List three ways to save energy at home.", True),
+        ("Give me some tips for better sleep.", True),
+        ("解释一下什么是区块链。", True),
+        ("帮我给房东写条消息，说家里的热水器坏了。", True),
+        # the user says something of themselves, or more than one thing, or for later
+        ("Help me plan a trip to Japan, I have two weeks in May.", False),
+        ("Recommend a dinner for tonight. I'm vegan.", False),
+        ("怎样才能睡得更好？给我一些建议。", False),
+        ("帮我写的消息最后请署名“此致，小林”，小林是我的名字。", False),
+        ("Next time, list things with bullet points.", False),
+        ("Write it shorter\nand in French", False),
+        ("I went to Paris last week.", False),
+    ],
+)
+def test_a_message_that_only_requests_is_told_from_one_that_also_says_something(
+    text: str, requests_only: bool
+) -> None:
+    assert intent.only_requests(text) is requests_only
+
+
+def test_a_chinese_message_asking_for_several_things_is_told_apart() -> None:
+    lists = ["列出三个提高工作效率的方法。", "经常运动有哪些好处？", "怎样才能睡得更好？给我一些建议。",
+             "你去过哪些国家？", "学英语有什么好方法？"]  # fmt: skip
+    others = ["加拿大的首都是哪里？", "现在几点？", "你有几个孩子？", "帮我给妹妹写一句生日祝福。"]
+    assert [intent.asks_for_list(t) for t in lists] == [True] * len(lists)
+    assert [intent.asks_for_list(t) for t in others] == [False] * len(others)

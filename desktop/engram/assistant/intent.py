@@ -91,9 +91,13 @@ _LATER_ZH = "以后 今后 下次 下回 从现在起 从现在开始 往后"
 _THEN_ZH = "请 要 都 也 就 用 别 不要 不用 记得 给 写 说 回答 把 直接 只 一律 统一 先 换 改"
 _CJK_CHAR = r"[\u4e00-\u9fff]"
 _INSTRUCTION_ZH = re.compile(
-    rf"^\s*(?:那|那么|还有|另外|而且|也)?\s*(?:(?:{_either(_LATER_ZH)})\s*(?:{_either(_THEN_ZH)})"
+    # "以后请用公斤", or when: "以后列举的时候用“- ”开头"
+    rf"^\s*(?:那|那么|还有|另外|而且|也)?\s*(?:(?:{_either(_LATER_ZH)})\s*"
+    rf"(?:(?:(?!我)[^，。！？,.!?]){{1,10}}?(?:的时候|时)[，,\s]*)?(?:{_either(_THEN_ZH)})"
     rf"|请?(?:不要|别再|别|不许|不准|禁止)\s*{_CJK_CHAR}"
     rf"|请?(?:总是|一直|始终|每次都?|一律|务必|记得|一定要)\s*{_CJK_CHAR}"
+    # what the assistant writes for the user: "帮我写的消息最后请署名“此致，小林”"
+    rf"|(?:帮|给|替)我写的{_CJK_CHAR}{{0,8}}?(?:请|都|要|不要|别|一律|统一)"
     # "重量请用公斤", "日期请写成 YYYY-MM-DD", "价格请换算成人民币"
     rf"|{_CJK_CHAR}{{1,6}}请(?:用|写成|写|换算成|换成|改成|按|以|都))"
 )
@@ -284,6 +288,54 @@ def only_asks(text: str) -> bool:
         and not _SENTENCE_END.search(said[:-1])
         and len(_ASKED.findall(said)) == 1
     )
+
+
+# What opens a request for the assistant to do something ("Write a short note to my dentist …",
+# "List three ways …", "帮我给房东写条消息…", "解释一下什么是区块链。").
+_REQUEST_EN = re.compile(
+    r"(?i)^\s*(?:please\s+)?(?:write|draft|compose|list|name|explain|describe|summari[sz]e"
+    r"|suggest|recommend|translate|define|compare|calculate|convert|find|create"
+    r"|(?:give|tell|show|help|find|make)\s+me)\b"
+)
+_REQUEST_ZH = re.compile(
+    r"^\s*(?:请|麻烦)?你?(?:帮我|帮忙|给我|替我|写|列出|列举|解释|介绍|推荐|翻译|总结|概括|说说"
+    r"|讲讲|告诉我|算一下|计算|比较)"
+)
+
+
+# The user as who does or is something ("I have two weeks", "小林是我的名字"), not as whom a
+# request is for ("give me", "帮我", "my dentist").
+_SAYS_OF_SELF = re.compile(
+    r"(?i)\b(?:I|I'm|I've|I'd|I'll|we|we're|we've)\b|(?<![帮给替诉为])我(?!的)"
+)
+
+
+def only_requests(text: str) -> bool:
+    """Does the message only ask the assistant to do something, in one sentence on one line,
+    saying nothing of the user and giving no instruction for later ("Write a short note to my
+    colleague Tom asking to swap shifts on Friday.", "解释一下什么是区块链。")?"""
+    said = text.strip()
+    return (
+        bool(_REQUEST_EN.match(said) or _REQUEST_ZH.match(said))
+        and "\n" not in said
+        and not _SENTENCE_END.search(said[:-1])
+        and not _ASKED.search(said[:-1])
+        and not _SAYS_OF_SELF.search(said)
+        and not is_instruction(said)
+    )
+
+
+# A Chinese message that asks for several things ("经常运动有哪些好处？", "给我一些建议"): the
+# embedder reads no Chinese, and a list question shares no phrase with another one.
+_LIST_ZH = re.compile(r"列出|列举|哪些|一些建议|几条建议|有什么(?:好处|方法|建议|办法|技巧)")
+# The words :data:`_LIST_ZH` looks for, as a keyword search for the texts that ask for a list.
+LIST_WORDS_ZH = "列出 列举 哪些 建议 好处 方法 办法 技巧"
+
+
+def asks_for_list(text: str) -> bool:
+    """Does a Chinese message ask for several things ("列出三个提高工作效率的方法",
+    "经常运动有哪些好处？", "怎样才能睡得更好？给我一些建议。")?"""
+    return bool(_LIST_ZH.search(text[:HEAD_CHARS]))
 
 
 # Not "how long": it asks for a duration ("4 years"), and with days in its notes the 0.5B
