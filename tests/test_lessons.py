@@ -28,6 +28,7 @@ from engram.memory import db, embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
 from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
+from engram.memory.records import EXAMPLE, SITUATIONS
 from engram.memory.store import MemoryStore
 from test_chat_cli import _db_rows, _engram
 from test_consolidation_support import ScriptedModel, ScriptedSource, episode_ids
@@ -422,6 +423,56 @@ SPANISH = [
     "watch one Spanish series with subtitles",
     "have a 30-minute conversation with a tutor",
 ]
+
+
+def test_a_plan_is_given_in_the_system_part_only_never_as_a_note(store: MemoryStore) -> None:
+    """Another plan matched "step" in "Remind me, what's my next step with Spanish?" and went
+    into the notes beside the plan the message names."""
+    spec = {"goal": "Learning Spanish", "steps": SPANISH, "current_step": 2}
+    store.add(plan_text("Learning Spanish", SPANISH, 2, "en"), "plan", origin="local",
+              meta={"plan": spec})  # fmt: skip
+    running = ["week 1 run 3 km", "week 2 run 5 km"]
+    store.add(plan_text("Training for a 10 km race", running, 0, "en"), "plan", origin="local",
+              meta={"plan": {"goal": "Training for a 10 km race", "steps": running}})  # fmt: skip
+    aside = store.add("The user's Spanish teacher is called Lucia.", origin="local")
+    chat = KmChat()
+    assistant = Assistant(EpisodeLog(store.conn), chat, recall=Recall(store, chat.count_tokens))
+    parts = assistant.prepare("Remind me, what's my next step with Spanish?", []).parts
+    assert "should do next: have a 30-minute conversation with a tutor" in parts.system
+    assert aside.content in parts.block  # the other memories are still recalled
+    assert "10 km" not in parts.block + parts.system
+    # a message that lists a plan of its own gets no plan, and still none as a note
+    parts = assistant.prepare("I'm learning Italian. My plan: 1) an app, 2) a tutor.", []).parts
+    assert "Steps:" not in parts.block + parts.system
+
+
+SIGN = "Sign messages you write for me with 'Best regards, Mia'. Mia is my name."
+BULLETS = "When you list things, use bullet points starting with '- ', one per line, no numbering."
+
+
+def test_a_lessons_example_comes_where_its_situation_or_its_words_came_back(
+    store: MemoryStore,
+) -> None:
+    """Given the letter the sign-off lesson shows (the lesson's words at 0.33 from the
+    question), the 0.5B said it had no access to the user's Spanish plan."""
+    letter = ("Write a short message to my landlord saying the heating is broken.",
+              "Dear landlord,\nThe heating is broken.\nBest regards, Mia")  # fmt: skip
+    energy = ("List three ways to save energy at home.", "- Turn off lights\n- Insulate")
+    for words, (asked, shown) in ((SIGN, letter), (BULLETS, energy)):
+        example = {"asked": asked, "answer": shown}
+        store.add(words, "lesson", origin="local",
+                  meta={SITUATIONS: [asked], EXAMPLE: example})  # fmt: skip
+    recall = Recall(store, lambda text: len(text.split()))
+
+    def given(message: str) -> dict[str, bool]:
+        found = recall.recall(message, 500)
+        return {i.content: i.example is not None for i in found if i.label == "lesson"}
+
+    # the lesson is told where its words are near, but its answer is not shown
+    assert given("Remind me, what's my next step with Spanish?") == {SIGN: False}
+    # a message that shares a word with it ("write") or is near its question gets the example
+    assert given("Write a short thank-you note to my dentist for fitting me in.")[SIGN]
+    assert given("What are the main benefits of regular exercise?") == {BULLETS: True}
 
 
 @pytest.mark.slow

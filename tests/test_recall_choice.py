@@ -124,6 +124,23 @@ def test_a_tools_result_and_another_bare_question_are_no_notes(store: MemoryStor
     assert question in recalled("What was the square root of 7569 by calculation?")
 
 
+def test_another_bare_request_is_no_note(store: MemoryStore) -> None:
+    """Given "Write a short message to my landlord …" and "Write a note to my colleague Tom …"
+    as notes for a thank-you note to the dentist, the 0.5B wrote of the heating and the shifts."""
+    log = EpisodeLog(store.conn)
+    earlier = log.new_conversation("notes").id
+    landlord = log.append(earlier, "user", "Write a short note to my landlord saying the "
+                          "heating in my flat is broken.").id  # fmt: skip
+    told = log.append(earlier, "user", "My dentist fitted me in last week, which was kind.").id
+    same = log.append(earlier, "user", "Write a thank-you note to my dentist, please.").id
+    found = {
+        i.episode_id
+        for i in Recall(store, _count).recall("Write a short thank-you note to my dentist.", 384)
+    }
+    assert told in found and same in found  # what the user said; the same request made
+    assert landlord not in found
+
+
 _OPTIONS = (
     "I'm trying to decide on this and here are 4 options for my query:\n{options}\n"
     "Pick the one option that best fits me as your top recommendation. Reply with its letter"
@@ -303,6 +320,29 @@ def test_in_a_language_the_embedder_cannot_read_a_lesson_comes_by_a_phrase_of_it
         assert lessons(store, "解释一下疫苗是怎么起作用的。") == {first}
         assert lessons(store, "帮我给妹妹写一句生日祝福。") == set()
         assert lessons(store, "账单是86.40元，加15%的服务费是多少钱？") == set()
+    finally:
+        vectors.languages = ()
+
+
+def test_in_chinese_a_lesson_for_a_list_question_comes_to_another_list_question(
+    store: MemoryStore, vectors: embed.FastEmbedder
+) -> None:
+    """"经常运动有哪些好处？" and "怎样才能睡得更好？给我一些建议。" share no phrase with "列出三个
+    提高工作效率的方法": the bullet-point lesson reached neither list question of tasks-zh."""
+    words = "列举的时候请用“- ”开头的项目符号，每行一条，不要编号。"
+    bullets = store.add(
+        words, LESSON, origin="local", meta={"applies_to": ["列出三个提高工作效率的方法"]},
+        vector=store.space.embed([f"{words}\n列出三个提高工作效率的方法"]),
+    ).id  # fmt: skip
+    short = "太长了。简单的事实问题，用一句短话回答就行。"
+    store.add(short, LESSON, origin="local", meta={"applies_to": ["澳大利亚的首都是哪里？"]},
+              vector=store.space.embed([f"{short}\n澳大利亚的首都是哪里？"]))  # fmt: skip
+    vectors.languages = ("en",)
+    try:
+        assert lessons(store, "经常运动有哪些好处？") == {bullets}
+        assert lessons(store, "怎样才能睡得更好？给我一些建议。") == {bullets}
+        assert bullets not in lessons(store, "北京奥运会是哪一天开幕的？")
+        assert bullets not in lessons(store, "帮我给妹妹写一句生日祝福。")
     finally:
         vectors.languages = ()
 

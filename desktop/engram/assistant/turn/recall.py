@@ -122,7 +122,7 @@ def _relevant(hit: Hit, message: str, understood: bool = True) -> bool:
     similarity = hit.similarity if understood else None  # see :func:`reads`
     if hit.memory.kind == LESSON:
         if not understood:
-            return _phrased_alike(hit, message)
+            return _phrased_alike(hit, message) or _listed_alike(hit, message)
         return relevant(
             similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY
         ) or _worded_alike(hit, message, understood)
@@ -141,6 +141,15 @@ def _phrased_alike(hit: Hit, message: str) -> bool:
     return any(
         shares_phrase(message, text)
         for text in (hit.memory.content, *situations_in(hit.memory.meta))
+    )
+
+
+def _listed_alike(hit: Hit, message: str) -> bool:
+    """In Chinese, does the message ask for a list as a situation of the lesson did? "经常运动有
+    哪些好处？" and "怎样才能睡得更好？给我一些建议。" share no phrase with "列出三个提高工作效率的
+    方法", and the bullet-point lesson reached neither list question of tasks-zh."""
+    return intent.asks_for_list(message) and any(
+        intent.asks_for_list(s) for s in situations_in(hit.memory.meta)
     )
 
 
@@ -242,16 +251,21 @@ class Recall:
         vector = self.episodes.query_vector(terms)
         # Ask each search for enough hits that its excluded ones cannot crowd out the rest.
         understood = reads(self.store, query)
-        hits, lessons = self._situated(
+        hits, lessons, situated = self._situated(
             self.store.search(query, k=_asked(exclude_memories), vector=vector),
             query,
             vector,
             understood,
         )
+        # A plan is given in the system part, the one the message names (:meth:`plan`), never
+        # as a note: "The user's goal: Training for a 10 km race. Steps: …" matched "step" in
+        # "Remind me, what's my next step with Spanish?".
         memories = [
             h
             for h in hits
-            if h.memory.id not in exclude_memories and _relevant(h, query, understood)
+            if h.memory.id not in exclude_memories
+            and h.memory.kind != PLAN
+            and _relevant(h, query, understood)
         ][:SEARCH_K] + [
             h
             for h in lessons
@@ -261,8 +275,19 @@ class Recall:
             h for h in memories if h.memory.kind != PREFERENCE
         ]
         if situation:
-            lessons = self._lessons(f"{query}\n{situation}", exclude_memories, understood)
+            lessons, situated = self._lessons(f"{query}\n{situation}", exclude_memories, understood)
             memories = [h for h in memories if h.memory.kind != LESSON] + lessons
+        # A lesson's example (an answer to its own question, which the 0.5B imitates) comes with
+        # it only where the message is close to one of its situations or shares a word with it,
+        # not where the lesson's words are merely near in meaning: "Sign messages you write for
+        # me with 'Best regards, Mia'" sits at 0.33 from "Remind me, what's my next step with
+        # Spanish?", and given its letter the 0.5B said it had no access to the plan.
+        shown = {
+            h.memory.id
+            for h in memories
+            if h.memory.kind == LESSON
+            and (not understood or h.memory.id in situated or _worded_alike(h, query, True))
+        }
         found = self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
         template = _Template(query)
         episodes = [
@@ -278,7 +303,7 @@ class Recall:
         # for "Name a colour" because the answer after it (no note itself) said "name".
         kept = {h.episode.id for h in episodes}
         episodes = [h for h in episodes if h.beside is None or h.beside in kept][:SEARCH_K]
-        candidates = _from_memories(memories) + _from_episodes(episodes)
+        candidates = _from_memories(memories, shown) + _from_episodes(episodes)
         chosen = pack(candidates, budget, self.count_tokens)
         return sorted(chosen, key=_stable_order)
 
@@ -295,30 +320,36 @@ class Recall:
 
     def _lessons(
         self, situation: str, exclude_memories: Collection[int], understood: bool
-    ) -> list[Hit]:
-        """The lessons closest to a situation (at most :data:`MAX_LESSONS`)."""
+    ) -> tuple[list[Hit], set[int]]:
+        """The lessons closest to a situation (at most :data:`MAX_LESSONS`), and those of them
+        one of whose own situations is close to it."""
         vector = self.store.query_vector(situation)
         found = self.store.search(
             situation, k=SEARCH_K, filters=Filters(kinds=(LESSON,)), vector=vector
         )
-        hits, more = self._situated(found, situation, vector, understood)
+        hits, more, situated = self._situated(found, situation, vector, understood)
         return [
             h
             for h in hits + more
             if h.memory.id not in exclude_memories and _relevant(h, situation, understood)
-        ][:MAX_LESSONS]
+        ][:MAX_LESSONS], situated
 
     def _situated(
         self, hits: Sequence[Hit], query: str, vector: Vectors | None, understood: bool
-    ) -> tuple[list[Hit], list[Hit]]:
-        """``hits`` with each lesson as close as its closest situation, and the lessons only a
-        situation found (closest first, scored as that share of the best hit's score). In a
-        language the embedder cannot read, situations are found by the words they share with
-        ``query``."""
+    ) -> tuple[list[Hit], list[Hit], set[int]]:
+        """``hits`` with each lesson as close as its closest situation, the lessons only a
+        situation found (closest first, scored as that share of the best hit's score), and the
+        lessons a situation of which is :data:`LESSON_SIMILARITY` close. In a language the
+        embedder cannot read, situations are found by the words they share with ``query``."""
         if not understood:
             seen = {h.memory.id for h in hits}
             worded = self.store.situated_by_words(query, SITUATIONS_K, (LESSON,))
-            return list(hits), [h for h in worded if h.memory.id not in seen]
+            if intent.asks_for_list(query):  # and the lessons for questions that did
+                worded += self.store.situated_by_words(
+                    intent.LIST_WORDS_ZH, SITUATIONS_K, (LESSON,)
+                )
+            more = list({h.memory.id: h for h in worded if h.memory.id not in seen}.values())
+            return list(hits), more, {h.memory.id for h in worded}
         near = self.store.situated(vector, SITUATIONS_K, (LESSON,))
         closest = {h.memory.id: h.score for h in near}
         raised = [
@@ -334,7 +365,7 @@ class Recall:
             for h in near
             if h.memory.id not in seen
         ]
-        return raised, more
+        return raised, more, {m for m, score in closest.items() if score >= LESSON_SIMILARITY}
 
     def injected(self, answer_episode_ids: Collection[int]) -> dict[int, list[Recalled]]:
         """The memories recorded as given to each of these answers (for showing history)."""
@@ -389,7 +420,8 @@ def _normalized(scores: Sequence[float]) -> list[float]:
     return [1.0 if not math.isfinite(s) else s / top for s in scores]
 
 
-def _from_memories(hits: Sequence[Hit]) -> list[Recalled]:
+def _from_memories(hits: Sequence[Hit], shown: Collection[int]) -> list[Recalled]:
+    """The memories as recalled, a lesson with its example when it is among ``shown``."""
     scores = _normalized([h.score for h in hits])
     return [
         Recalled(
@@ -398,17 +430,20 @@ def _from_memories(hits: Sequence[Hit]) -> list[Recalled]:
             s,
             h.memory.created_at,
             memory_id=h.memory.id,
-            example=example_in(h.memory.meta) if h.memory.kind == LESSON else None,
+            example=example_in(h.memory.meta) if h.memory.id in shown else None,
         )
         for h, s in zip(hits, scores, strict=True)
     ]
 
 
 def _another_question(hit: EpisodeHit, understood: bool) -> bool:
-    """A message of the user's that only asked something, about something else than the query
-    (or in a language the embedder cannot read)."""
+    """A message of the user's that only asked something or asked for something, about
+    something else than the query (or in a language the embedder cannot read). Given "Write a
+    short message to my landlord …" and "Write a note to my colleague Tom …" as notes for "Write
+    a short thank-you note to my dentist …", the 0.5B wrote of the heating and the shifts."""
     same = understood and (hit.similarity or 0.0) >= SAME_QUESTION_SIMILARITY
-    return not same and intent.only_asks(hit.episode.content)
+    said = hit.episode.content
+    return not same and (intent.only_asks(said) or intent.only_requests(said))
 
 
 class _Template:
