@@ -21,6 +21,8 @@ From now on, keep answers short.
 Stop adding disclaimers to every answer.
 When you list things, use bullet points starting with '- ', one per line, no numbering.
 Use the calculator tool for any arithmetic instead of working it out in your head.
+Please use bullet points starting with '- ', one per line, no numbering.
+Keep it to one sentence, no lists.
 Sign messages you write for me with 'Best regards, Mia'. Mia is my name.
 Write dates as YYYY-MM-DD, for example 1989-11-09. That's how I file everything.
 Temperatures in Celsius, please. My oven only shows °C.
@@ -56,6 +58,9 @@ I follow a strict gluten-free and dairy-free diet due to severe intolerances.
 Write a short message to my landlord saying the heating in my flat is broken.
 List three ways to save energy at home.
 Give me some tips for better sleep.
+Write a short story about a cat, no dragons.
+I have two cats, no dogs.
+Use the calculator for this one.
 Stop the timer
 What is actually in a croissant?
 以后会下雨吗？
@@ -187,8 +192,10 @@ def test_a_message_that_only_requests_is_told_from_one_that_also_says_something(
 
 
 def test_a_chinese_message_asking_for_several_things_is_told_apart() -> None:
-    lists = ["列出三个提高工作效率的方法。", "经常运动有哪些好处？", "怎样才能睡得更好？给我一些建议。",
-             "你去过哪些国家？", "学英语有什么好方法？"]  # fmt: skip
+    lists = [
+        "列出三个提高工作效率的方法。", "经常运动有哪些好处？", "怎样才能睡得更好？给我一些建议。",
+        "你去过哪些国家？", "学英语有什么好方法？",
+    ]  # fmt: skip
     others = ["加拿大的首都是哪里？", "现在几点？", "你有几个孩子？", "帮我给妹妹写一句生日祝福。"]
     assert [intent.asks_for_list(t) for t in lists] == [True] * len(lists)
     assert [intent.asks_for_list(t) for t in others] == [False] * len(others)

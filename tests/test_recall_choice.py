@@ -327,8 +327,9 @@ def test_in_a_language_the_embedder_cannot_read_a_lesson_comes_by_a_phrase_of_it
 def test_in_chinese_a_lesson_for_a_list_question_comes_to_another_list_question(
     store: MemoryStore, vectors: embed.FastEmbedder
 ) -> None:
-    """"经常运动有哪些好处？" and "怎样才能睡得更好？给我一些建议。" share no phrase with "列出三个
-    提高工作效率的方法": the bullet-point lesson reached neither list question of tasks-zh."""
+    """The list questions "经常运动有哪些好处？" and "怎样才能睡得更好？给我一些建议。"
+    share no phrase with "列出三个提高工作效率的方法": the bullet-point lesson reached
+    neither in tasks-zh."""
     words = "列举的时候请用“- ”开头的项目符号，每行一条，不要编号。"
     bullets = store.add(
         words, LESSON, origin="local", meta={"applies_to": ["列出三个提高工作效率的方法"]},

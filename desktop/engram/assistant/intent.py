@@ -84,6 +84,13 @@ _BEYOND = (
     "any_time you_write that'?s_how_I I_always I_only I_usually"
 )
 _IMPERATIVE_EN = re.compile(rf"^\s*(?:please\s+)?(?:{_either(_IMPERATIVES)})\b", re.IGNORECASE)
+# How an answer looks, told with what it must not have: "Please use bullet points starting with
+# '- ', one per line, no numbering." (not "Write a short story, no dragons.": a request).
+_FORM_EN = re.compile(
+    rf"^\s*(?:please\s+)?(?:{_either('use keep format answer reply respond start end sign')})\b",
+    re.IGNORECASE,
+)
+_WITHOUT_EN = re.compile(r",\s*(?:and\s+)?no\s+[a-z]", re.IGNORECASE)
 _GENERAL_EN = re.compile(rf"\b(?:{_either(_BEYOND)})\b", re.IGNORECASE)
 # "Temperatures in Celsius, please."
 _UNITS_PLEASE_EN = re.compile(r"\bin\s+[^\W\d_]+\s*,?\s*please\b", re.IGNORECASE)
@@ -215,6 +222,8 @@ def is_instruction(text: str) -> bool:
             return True
         if _IMPERATIVE_EN.match(clause) and _GENERAL_EN.search(seen):
             return True
+        if _FORM_EN.match(clause) and _WITHOUT_EN.search(seen):
+            return True
     if _ASKED.search(seen):
         return False
     return bool(_UNITS_PLEASE_EN.search(seen) or _WHEN_ZH.search(seen))
@@ -327,7 +336,9 @@ def only_requests(text: str) -> bool:
 
 # A Chinese message that asks for several things ("经常运动有哪些好处？", "给我一些建议"): the
 # embedder reads no Chinese, and a list question shares no phrase with another one.
-_LIST_ZH = re.compile(r"列出|列举|哪些|一些建议|几条建议|有什么(?:好处|方法|建议|办法|技巧)")
+_LIST_ZH = re.compile(
+    r"列出|列举|哪些|一些建议|几条建议|有什么(?:好的?)?(?:好处|方法|建议|办法|技巧)"
+)
 # The words :data:`_LIST_ZH` looks for, as a keyword search for the texts that ask for a list.
 LIST_WORDS_ZH = "列出 列举 哪些 建议 好处 方法 办法 技巧"
 
