@@ -376,6 +376,25 @@ def test_a_lesson_quoting_a_text_comes_with_its_question_answered_the_way_the_us
     assert [(c.content, c.meta) for c in result.candidates] == [(SIGN_OFF, {})]
 
 
+def test_an_example_without_the_quoted_text_is_asked_for_once_more_naming_it() -> None:
+    """For "以后列举的时候用“- ”开头，不要编号。" the real 1.5B listed the items bare,
+    then, told the text to use, as "- " lines."""
+
+    def lines(messages: list[dict[str, str]]) -> dict[str, Any]:
+        named = "word for word: “Best regards, Mia”" in messages[-1]["content"]
+        return {"lines": ["Dear landlord,", "The heating is broken.",
+                          "Best regards, Mia" if named else "Mia"]}  # fmt: skip
+
+    result, model = _signed(lines)
+    (lesson,) = result.candidates
+    assert lesson.meta["example"]["answer"].endswith("\nBest regards, Mia")
+    assert [kind for kind, _ in model.calls] == ["distill", "example", "example"]
+    # once, not more: still without it, no example
+    result, model = _signed(lambda _m: {"lines": ["Dear landlord,", "It is broken.", "Mia"]})
+    assert [c.meta for c in result.candidates] == [{}]
+    assert [kind for kind, _ in model.calls] == ["distill", "example", "example"]
+
+
 def test_a_lesson_quoting_nothing_asks_for_no_example() -> None:
     words = "Please give distances in kilometres, not miles."
     episodes = said(("user", "How long is a half marathon?"), ("assistant", "13.1 miles."),

@@ -258,6 +258,11 @@ _EXAMPLE_HEADINGS = {
     "en": ("QUESTION:", "ANSWER:", "USER SAID:"),
     "zh_CN": ("问题：", "回答：", "用户说："),
 }
+# Said once more when an example left out a text the user quoted (then the texts, quoted).
+_EXAMPLE_MUST_HOLD = {
+    "en": "The new answer must contain, word for word: ",
+    "zh_CN": "新的回答必须原样用上：",
+}
 
 
 def quoted(words: str) -> list[str]:
@@ -296,11 +301,26 @@ def demonstration(
     literals = quoted(words)
     if not literals or not answer.strip():
         return None
-    headings = _EXAMPLE_HEADINGS.get(language, _EXAMPLE_HEADINGS["en"])
+    language = language if language in _EXAMPLE_HEADINGS else "en"
     said = "\n\n".join(
         f"{heading}\n{sanitize.clean(text)}"
-        for heading, text in zip(headings, (asked, answer, words), strict=True)
+        for heading, text in zip(_EXAMPLE_HEADINGS[language], (asked, answer, words), strict=True)
     )
+    text = _example(model, said, answer, language)
+    if text is not None and not all(literal in text for literal in literals):
+        # Asked once more, naming the quoted texts: for "以后列举的时候用“- ”开头，不要编号。" the
+        # 1.5B listed "登山鞋\n相机\n水杯", then, told to use “- ”, "- 登山鞋\n- 相机\n- 水杯".
+        named = ", ".join(f"“{sanitize.clean(literal)}”" for literal in literals)
+        text = _example(model, f"{said}\n\n{_EXAMPLE_MUST_HOLD[language]}{named}", answer, language)
+    if text is not None and not all(literal in text for literal in literals):
+        _log.info("an example for a lesson was dropped: it leaves out a text the user quoted")
+        return None
+    return text
+
+
+def _example(model: StructuredModel, said: str, answer: str, language: str) -> str | None:
+    """The distilling model's new answer for ``said`` (the question, its answer and what the
+    user said of it), or None: a model error, garbage, or the old ``answer`` again."""
     request: list[Message] = [
         {"role": "system", "content": prompts.text("demonstrate", language)},
         {"role": "user", "content": said},
@@ -313,9 +333,6 @@ def demonstration(
     lines = [str(line).rstrip() for line in _listed(raw.get("lines"))]
     text = "\n".join(lines).strip()
     if not text or is_garbage(text) or normalized(text) == normalized(answer):
-        return None
-    if not all(literal in text for literal in literals):
-        _log.info("an example for a lesson was dropped: it leaves out a text the user quoted")
         return None
     return text
 
