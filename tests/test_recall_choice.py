@@ -298,22 +298,24 @@ def test_in_a_language_the_embedder_cannot_read_only_shared_words_count(
         vectors.languages = ()
 
 
+def _lesson(store: MemoryStore, words: str, situation: str) -> int:
+    """A lesson that applies to ``situation``, its vector embedding both, as learning stores it."""
+    return store.add(
+        words, LESSON, origin="local", meta={"applies_to": [situation]},
+        vector=store.space.embed([f"{words}\n{situation}"]),
+    ).id  # fmt: skip
+
+
 def test_in_a_language_the_embedder_cannot_read_a_lesson_comes_by_a_phrase_of_its_situation(
     store: MemoryStore, vectors: embed.FastEmbedder
 ) -> None:
     """Chinese, which MiniLM cannot read: the weight lesson shares no word with "一只成年大熊猫有
     多重？", its situation shares the phrase 有多重, and it comes; the summary lesson shares only a
     word (一句, 加) with a birthday wish and a bill, and stays out of them."""
-    weight = "重量请用公斤说，不要用斤或者磅。"
-    heavy = store.add(
-        weight, LESSON, origin="local", meta={"applies_to": ["一个大西瓜一般有多重？"]},
-        vector=store.space.embed([f"{weight}\n一个大西瓜一般有多重？"]),
-    ).id  # fmt: skip
-    summary = "解释的时候第一行先写“总结：”加一句话概括，然后再展开。"
-    first = store.add(
-        summary, LESSON, origin="local", meta={"applies_to": ["解释一下什么是区块链"]},
-        vector=store.space.embed([f"{summary}\n解释一下什么是区块链"]),
-    ).id  # fmt: skip
+    heavy = _lesson(store, "重量请用公斤说，不要用斤或者磅。", "一个大西瓜一般有多重？")
+    first = _lesson(
+        store, "解释的时候第一行先写“总结：”加一句话概括，然后再展开。", "解释一下什么是区块链"
+    )
     vectors.languages = ("en",)
     try:
         assert lessons(store, "一只成年大熊猫有多重？") == {heavy}
@@ -331,13 +333,8 @@ def test_in_chinese_a_lesson_for_a_list_question_comes_to_another_list_question(
     share no phrase with "列出三个提高工作效率的方法": the bullet-point lesson reached
     neither in tasks-zh."""
     words = "列举的时候请用“- ”开头的项目符号，每行一条，不要编号。"
-    bullets = store.add(
-        words, LESSON, origin="local", meta={"applies_to": ["列出三个提高工作效率的方法"]},
-        vector=store.space.embed([f"{words}\n列出三个提高工作效率的方法"]),
-    ).id  # fmt: skip
-    short = "太长了。简单的事实问题，用一句短话回答就行。"
-    store.add(short, LESSON, origin="local", meta={"applies_to": ["澳大利亚的首都是哪里？"]},
-              vector=store.space.embed([f"{short}\n澳大利亚的首都是哪里？"]))  # fmt: skip
+    bullets = _lesson(store, words, "列出三个提高工作效率的方法")
+    _lesson(store, "太长了。简单的事实问题，用一句短话回答就行。", "澳大利亚的首都是哪里？")
     vectors.languages = ("en",)
     try:
         assert lessons(store, "经常运动有哪些好处？") == {bullets}
