@@ -304,7 +304,7 @@ def only_asks(text: str) -> bool:
 _REQUEST_EN = re.compile(
     r"(?i)^\s*(?:please\s+)?(?:write|draft|compose|list|name|explain|describe|summari[sz]e"
     r"|suggest|recommend|translate|define|compare|calculate|convert|find|create"
-    r"|(?:give|tell|show|help|find|make)\s+me)\b"
+    r"|(?:give|tell|show|help|make)\s+me)\b"
 )
 _REQUEST_ZH = re.compile(
     r"^\s*(?:请|麻烦)?你?(?:帮我|帮忙|给我|替我|写|列出|列举|解释|介绍|推荐|翻译|总结|概括|说说"

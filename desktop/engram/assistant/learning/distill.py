@@ -312,9 +312,9 @@ def demonstration(
         # 1.5B listed "登山鞋\n相机\n水杯", then, told to use “- ”, "- 登山鞋\n- 相机\n- 水杯".
         named = ", ".join(f"“{sanitize.clean(literal)}”" for literal in literals)
         text = _example(model, f"{said}\n\n{_EXAMPLE_MUST_HOLD[language]}{named}", answer, language)
-    if text is not None and not all(literal in text for literal in literals):
-        _log.info("an example for a lesson was dropped: it leaves out a text the user quoted")
-        return None
+        if text is not None and not all(literal in text for literal in literals):
+            _log.info("an example for a lesson was dropped: it leaves out a text the user quoted")
+            return None
     return text
 
 
@@ -598,9 +598,13 @@ def situations(value: Any, language: str = "en", words: str = "") -> tuple[str, 
     for item in _listed(value):
         text = " ".join(str(item).split()).strip(" .,;:。，；")[:SITUATION_CHARS]
         key = normalized(text)
-        if not key or key in _PLACEHOLDER_WORDS or key in found or f'"{key}"' in example:
-            continue
-        if key in own:
+        if (
+            not key
+            or key in _PLACEHOLDER_WORDS
+            or key in found
+            or f'"{key}"' in example
+            or key in own
+        ):
             continue
         if re.match(r"(?i)the user\b|用户", text) or (
             len(_LETTER.findall(text)) < 3 and not _CJK.search(text)

@@ -349,7 +349,7 @@ class Recall:
                     intent.LIST_WORDS_ZH, SITUATIONS_K, (LESSON,)
                 )
             more = list({h.memory.id: h for h in worded if h.memory.id not in seen}.values())
-            return list(hits), more, {h.memory.id for h in worded}
+            return list(hits), more, set()  # no closeness here: every example comes
         near = self.store.situated(vector, SITUATIONS_K, (LESSON,))
         closest = {h.memory.id: h.score for h in near}
         raised = [
