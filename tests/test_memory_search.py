@@ -370,7 +370,7 @@ def test_the_vectors_of_the_last_search_are_not_read_again_until_they_change(
     got = index.get("memories", near)
     assert read == [vectors.KNN_CANDIDATES] and set(got) == set(near)
     np.testing.assert_allclose(got[ids[3]], rows[3], atol=1e-6)
-    outside = [i for i in ids if i not in {j for j, _ in index._last.found}][:2]  # type: ignore[union-attr]
+    outside = [i for i in ids if i not in {j for j, _ in index._last["memories"].found}][:2]
     assert set(index.get("memories", [near[0], *outside])) == {near[0], *outside}
     assert read[1:] == [2]  # only the two it had not rescored
 
@@ -379,3 +379,34 @@ def test_the_vectors_of_the_last_search_are_not_read_again_until_they_change(
         index.put("memories", [ids[3]], moved)  # an older row rewritten: the vectors changed
     np.testing.assert_allclose(index.get("memories", [ids[3]])[ids[3]], moved[0], atol=1e-6)
     assert read[2:] == [1]
+
+
+def test_a_search_of_another_space_between_keeps_the_memories_rescoring(
+    store: MemoryStore,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A turn searches the memories, then the lessons' situations, then the stated preferences
+    among the memories with the same vector: the memories' candidates are scanned and read once
+    (each space keeps its own last search; a single one made the third search read again)."""
+    rng = np.random.default_rng(5)
+    dim = store.space.index.dim if store.space.index is not None else 0
+    rows = rng.standard_normal((600, dim)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    store.add_many([f"fact {i}" for i in range(500)], "fact", vectors=rows[:500])
+    index = store.space.index
+    assert index is not None
+    with db.transaction(store.conn):
+        index.put("situations", list(range(1, 101)), rows[500:])
+    read: list[str] = []
+    matrix = vectors.VectorIndex._matrix
+
+    def counted(self: vectors.VectorIndex, space: str, wanted: list[int]) -> object:
+        read.append(space)
+        return matrix(self, space, wanted)
+
+    monkeypatch.setattr(vectors.VectorIndex, "_matrix", counted)
+    query = rows[7][None, :]
+    first = index.knn("memories", query, 20)
+    near = index.knn("situations", query, 5)
+    assert index.knn("memories", query, 20) == first and len(near) == 5
+    assert read == ["memories", "situations"]

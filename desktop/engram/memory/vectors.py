@@ -98,12 +98,12 @@ class VectorIndex:
         self.conn = conn
         self.generation = generation
         self.dim = dim
-        # The last search's candidates, every one rescored, best first, and their vectors: a
-        # turn asks the same question of the same space twice (all memories, then the stated
-        # preferences among them), which is then one scan and one read of the candidates' float
-        # vectors, whatever number of them each asks for; the vectors its hits are told apart by
-        # (:meth:`get`) are among them.
-        self._last: _Rescored | None = None
+        # Each space's last search: its candidates, every one rescored, best first, and their
+        # vectors. A turn asks the same question of the memories twice (all of them, then the
+        # stated preferences among them) with a search of the situations between, which is
+        # then one scan and one read of the candidates' float vectors, whatever number of them
+        # each asks for; the vectors its hits are told apart by (:meth:`get`) are among them.
+        self._last: dict[str, _Rescored] = {}
 
     def put(self, space: str, ids: Sequence[int], vectors: Vectors) -> None:
         """Insert or replace vectors (call inside the write transaction of the base rows)."""
@@ -124,7 +124,7 @@ class VectorIndex:
         """The float vectors of ``ids`` that have one (those the last search rescored, while
         the file's vectors are unchanged, without reading them again)."""
         wanted = list(ids)
-        last = self._last
+        last = self._last.get(space)
         known = last.vectors if last is not None and last.key[:2] == self._stamp(space) else {}
         found = {i: known[i] for i in wanted if i in known}
         if rest := [i for i in wanted if i not in found]:
@@ -195,7 +195,7 @@ class VectorIndex:
         if len(ids) == 0:
             return []
         key = (space, stamp, candidates, q.tobytes())
-        last = self._last
+        last = self._last.get(space)
         if last is not None and last.key == key:
             return last.found[:n]
         if len(ids) > candidates:
@@ -204,7 +204,7 @@ class VectorIndex:
             chosen = ids
         keys, matrix = self._matrix(space, [int(i) for i in chosen])
         found = _ranked(keys, matrix, q, len(keys))
-        self._last = _Rescored(key, found, dict(zip(keys, matrix, strict=True)))
+        self._last[space] = _Rescored(key, found, dict(zip(keys, matrix, strict=True)))
         return found[:n]
 
     def _stamp(self, space: str) -> tuple[str, tuple[int, int]]:
