@@ -36,6 +36,22 @@ def test_search_finds_titles_and_message_text_in_both_languages() -> None:
     conn.close()
 
 
+def test_the_tools_called_in_a_conversation_are_named_without_its_other_messages() -> None:
+    conn, log = _log()
+    chat = log.new_conversation("Sums")
+    log.append(chat.id, "user", "calculator is what I use; what is 2 + 2?")
+    log.append(chat.id, "tool", 'calculator {"expression": "2 + 2"}\n→ 4')
+    log.append(chat.id, "tool", 'memory_search {"query": "tax"}\n→ error: no match')
+    log.append(chat.id, "tool", 'calculator {"expression": "3 * 3"}\n→ 9')
+    other = log.new_conversation("Weather")
+    log.append(other.id, "tool", 'weather {"city": "Oslo"}\n→ rain')
+
+    assert log.tools_called(chat.id) == {"calculator", "memory_search"}
+    assert log.tools_called(other.id) == {"weather"}
+    assert log.tools_called(log.new_conversation("Empty").id) == set()
+    conn.close()
+
+
 def test_rename_and_delete_keep_memories_with_provenance_marked(starter_models: Path) -> None:
     conn, log = _log()
     store = MemoryStore(conn, embedder_for(tiny.settings()))

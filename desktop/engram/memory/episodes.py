@@ -219,6 +219,18 @@ class EpisodeLog:
             )
         }
 
+    def tools_called(self, conversation_id: int) -> set[str]:
+        """The names of the tools called in a conversation (a tool episode starts with its
+        tool's name: ``tools.loop.Step.text``), read without the conversation's messages."""
+        return {
+            str(name)
+            for (name,) in self.conn.execute(
+                "SELECT DISTINCT substr(content, 1, instr(content || ' ', ' ') - 1) FROM episodes"
+                " WHERE conversation_id = ? AND role = 'tool'",
+                (conversation_id,),
+            )
+        }
+
     def episodes(self, conversation_id: int) -> list[Episode]:
         """A conversation's messages in order."""
         return [

@@ -518,12 +518,10 @@ class Assistant:
         return Prepared(fitted, items, parts.counted(model.count_tokens), in_system, window, routed)
 
     def _tools_used(self, earlier: list[Episode]) -> str:
-        """The names of the tools called in the conversation so far, sorted (a tool episode
-        starts with the tool's name: ``tool_loop.Step.text``)."""
+        """The names of the tools called in the conversation so far, sorted."""
         if not earlier:
             return ""
-        steps = self.log.episodes(earlier[0].conversation_id)
-        return " ".join(sorted({e.content.split(" ", 1)[0] for e in steps if e.role == "tool"}))
+        return " ".join(sorted(self.log.tools_called(earlier[0].conversation_id)))
 
     def _within_budget(
         self, items: list[events.Recalled], model: ChatModel, dated: bool
