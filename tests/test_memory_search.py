@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engram.memory import db, vectors
+from engram.memory import db, search, vectors
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.search import Filters, focus, fuse_scores, text_candidates
@@ -341,6 +341,46 @@ def test_a_filtered_search_scans_only_when_fewer_pass_than_it_keeps(
 
     found = store.search("", k=passing + 1, vector=query, filters=preferences)
     assert scanned == ["among"] and len(found) == passing + 1
+
+
+def test_a_filtered_search_checks_the_nearest_a_few_at_a_time_until_enough_pass(
+    store: MemoryStore,  # noqa: F811
+) -> None:
+    """The search of every active memory checks the nearest ``2 * pool`` candidates against
+    its filter, not all 400 the coarse scan rescored; a filter few pass reads on, in order, and
+    keeps what checking them all at once kept."""
+    rng = np.random.default_rng(13)
+    dim = store.space.index.dim if store.space.index is not None else 0
+    rows = rng.standard_normal((1000, dim)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    liked = set(
+        store.add_many([f"preference {i}" for i in range(100)], "preference", vectors=rows[:100])
+    )
+    store.add_many([f"fact {i}" for i in range(900)], "fact", vectors=rows[100:])
+    index = store.space.index
+    assert index is not None
+    checked: list[int] = []
+
+    def traced(_cursor: object, sql: str, bindings: object) -> bool:
+        if "json_each" in sql and "CROSS JOIN memories" in sql and isinstance(bindings, tuple):
+            checked.append(len(json.loads(bindings[0])))
+        return True
+
+    query = rows[109][None, :]
+    near = index.knn("memories", query, vectors.KNN_CANDIDATES)
+    store.conn.exec_trace = traced
+    try:
+        found = search.vector_candidates(store.conn, index, "memories", query, 50, Filters())
+        assert checked == [100] and found == near[:50]  # every memory is active
+        checked.clear()
+        preferences = search.vector_candidates(
+            store.conn, index, "memories", query, 50, Filters(kinds=("preference",)), need=3
+        )
+    finally:
+        store.conn.exec_trace = None
+    every = [i for i, _ in near if i in liked]
+    assert checked[0] == 100 and len(checked) > 1  # a tenth pass: it read on
+    assert [i for i, _ in preferences] == every[:50]
 
 
 def test_the_vectors_of_the_last_search_are_not_read_again_until_they_change(
