@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from engram.assistant.session import embedder_for
+from engram.core.atomic import atomic_write
 from engram.core.settings import Settings
 from engram.evaluation import dataset, locomo, metrics
 from engram.memory.embed import normalize
@@ -57,7 +58,8 @@ def rewrites(
         )
         done["seconds"][q.key] = time.perf_counter() - start
         done["rewrites"][q.key] = str(reply["choices"][0]["message"]["content"]).strip()
-        cache.write_text(json.dumps(done, ensure_ascii=False, indent=0))
+        with atomic_write(cache) as handle:  # a stop mid-write leaves the last whole file
+            json.dump(done, handle, ensure_ascii=False, indent=0)
     return done
 
 
