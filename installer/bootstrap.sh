@@ -13,6 +13,18 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
 python="${PYTHON:-python3}"
 
+# A developer's checkout gets the commit-msg check (installer/commit_msg_check.py), unless it
+# has a commit-msg hook of its own.
+hook="$root/.git/hooks/commit-msg"
+if [ "$mode" = "test" ] && [ -d "$root/.git" ] && [ ! -e "$hook" ]; then
+    mkdir -p "$root/.git/hooks"
+    printf '%s\n' '#!/bin/sh' '# Installed by installer/bootstrap.sh: subjects of at most 72 characters, no final period.' \
+        'check="$(git rev-parse --show-toplevel)/installer/commit_msg_check.py"' \
+        '[ -f "$check" ] || exit 0' 'exec python3 "$check" "$1"' > "$hook"
+    chmod +x "$hook"
+    echo "engram: installed the commit-msg check as $hook"
+fi
+
 if [ ! -x "$venv/bin/python" ]; then
     echo "engram: creating the virtual environment in $venv"
     "$python" -m venv "$venv"

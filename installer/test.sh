@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up (first time only) and run every check: ruff, mypy, the layer contracts and the test suite.
+# Set up (first time only) and run every check: ruff, the commit subjects (check_commits.sh),
+# mypy, the layer contracts and the test suite.
 # Arguments go to pytest: `installer/test.sh -m "not slow"` is the fast lane (no real-model run
 # of more than a few seconds), `ENGRAM_TEST_WORKERS=0 installer/test.sh tests/test_turn.py -x`
 # one file in one process.
@@ -14,6 +15,7 @@ export QT_QPA_PLATFORM=offscreen
 cd "$root"
 bin="$root/.venv/bin"
 echo "engram: ruff";  "$bin/ruff" check . && "$bin/ruff" format --check .
+echo "engram: commit subjects"; PYTHON="$bin/python" "$root/installer/check_commits.sh"
 echo "engram: mypy";  "$bin/mypy"
 echo "engram: layer contracts"; "$bin/lint-imports"
 # The tests run on every core, up to four workers (each loads its own models);
