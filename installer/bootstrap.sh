@@ -5,7 +5,7 @@
 #
 # Usage: installer/bootstrap.sh [app|test]
 # Environment: PYTHON (the interpreter to build the venv from, default python3),
-#              ENGRAM_HOME / ENGRAM_MODELS_DIR (where models go; see README).
+#              ENGRAM_HOME / ENGRAM_MODELS_DIR (where models go; see docs/using.md).
 set -euo pipefail
 
 mode="${1:-app}"
