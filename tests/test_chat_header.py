@@ -5,7 +5,7 @@ too narrow for a name, and never over the buttons."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -180,4 +180,33 @@ def test_before_any_answer_the_numbers_take_no_room(
     _settle()
     assert header.stats.isVisible()
     assert all(header.combos[role].width() <= width for role, width in widths.items())
+    window.close()
+
+
+def test_a_new_chat_shows_no_numbers_of_the_last_answer(
+    qtbot: QtBot, loaded_models: LoadedModels
+) -> None:
+    prefs = tiny.settings(language="en", max_answer_tokens=8)
+    window = MainWindow(prefs, loaded_models)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    header = window.header
+    window.submit("Name a colour.")
+    qtbot.waitUntil(lambda: not window._busy, timeout=60_000)
+    assert "tokens/s" in header.stats.text()  # the answer's speed and context use
+    answered = window.conversation_id
+
+    qtbot.mouseClick(window.sidebar.new_button, Qt.MouseButton.LeftButton)
+    _settle()
+    assert window.chat.bubbles() == []
+    assert header.stats.text() == "" and not header.stats.isVisible()
+    assert header.stats.toolTip() == ""
+
+    window.submit("Name a fruit.")  # a second chat answered, then the first one opened again
+    qtbot.waitUntil(lambda: not window._busy, timeout=60_000)
+    assert "tokens/s" in header.stats.text()
+    window.open_conversation(answered)
+    _settle()
+    assert header.stats.text() == "" and not header.stats.isVisible()
     window.close()

@@ -320,8 +320,13 @@ class AnswerView(QObject):
     # -- a stored chat -------------------------------------------------------------------
 
     def clear(self) -> None:
+        """No chat shown: no messages, and no numbers in the header (they were another
+        chat's last answer's)."""
         self.chat.clear()
         self.answers = {}
+        self._finished = None
+        self.stats.setText("")
+        self.stats.setToolTip("")
 
     def show_stored(self, episodes: list[Episode]) -> None:
         """A chat opened again: its messages, tool steps inside the answer after them, which
