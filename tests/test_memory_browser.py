@@ -115,6 +115,33 @@ def test_edit_pin_restore_and_delete(
     qtbot.waitUntil(lambda: seeded["trip"] not in _shown(browser), timeout=WAIT_MS)
 
 
+def test_after_delete_the_editor_is_empty_and_its_buttons_are_off(
+    qtbot: QtBot,
+    browser: MemoryBrowser,
+    seeded: dict[str, int],
+    store: MemoryStore,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _select(browser, seeded["trip"])
+    assert browser.editor.toPlainText() == "用户上周去了杭州旅行。"
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    qtbot.mouseClick(browser.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: seeded["trip"] not in _shown(browser), timeout=WAIT_MS)
+    assert store.get(seeded["trip"]) is None
+    assert browser.current() is None
+    assert browser.editor.toPlainText() == ""  # the deleted text is gone from the window too
+    for button in (browser.save_button, browser.pin_button, browser.delete_button):
+        assert not button.isEnabled()
+    assert not browser.editor.isEnabled()
+
+    _select(browser, seeded["dog"])  # a search that leaves the shown memory out: the same
+    assert browser.save_button.isEnabled()
+    _type_with_input_method(browser.search, "杭州")
+    qtbot.waitUntil(lambda: browser.current() is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: browser.editor.toPlainText() == "", timeout=WAIT_MS)
+    assert not browser.save_button.isEnabled()
+
+
 def test_the_details_say_who_wrote_the_memory_last(
     qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int], store: MemoryStore
 ) -> None:

@@ -219,6 +219,9 @@ class MemoryBrowser(QMainWindow):
         self.kind.currentIndexChanged.connect(self.refresh)
         self.status.currentIndexChanged.connect(self.refresh)
         self.table.selectionModel().selectionChanged.connect(self._on_selected)
+        # A new list (filters, a search, a change) selects nothing and says no selectionChanged:
+        # the pane shows nothing either, not the text of a memory no longer selected (or gone).
+        self.model.modelReset.connect(lambda: self._show(self.current()))
         self.save_button.clicked.connect(self._save)
         self.pin_button.toggled.connect(self._pin)
         self.delete_button.clicked.connect(self._delete)
