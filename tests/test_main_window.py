@@ -591,6 +591,39 @@ def test_hover_buttons_copy_and_thumb_an_answer_cut_at_its_limit_with_its_number
     window.close()
 
 
+def test_the_answer_that_replaces_a_regenerated_one_starts_with_its_thumbs_unpressed(
+    qtbot: QtBot, loaded_models: LoadedModels
+) -> None:
+    window = _open(qtbot, tiny.settings(max_answer_tokens=4), models=loaded_models)
+    _answer(qtbot, window, "Name a colour.")
+    first = window.chat.bubbles()[-1]
+    qtbot.mouseMove(first)
+    qtbot.waitUntil(first.actions_row.isVisible, timeout=2_000)
+    qtbot.mouseClick(first.buttons["thumbs_up"], Qt.MouseButton.LeftButton)
+    assert first.buttons["thumbs_up"].isChecked()
+    regenerate = first.buttons["regenerate"]
+    clicked_at = regenerate.geometry().center()  # where the pointer stays, in the row
+
+    with qtbot.waitSignal(window.worker.busy_changed, check_params_cb=lambda busy: not busy,
+                          timeout=ANSWER_TIMEOUT_MS):  # fmt: skip
+        qtbot.mouseClick(regenerate, Qt.MouseButton.LeftButton)
+        assert window._busy
+        answer = window.chat.bubbles()[-1]
+        assert answer is not first
+        answer.actions_row.show()  # the pointer is over the new answer while it is written
+        QCoreApplication.processEvents()
+        for name in ("thumbs_up", "thumbs_down"):
+            button = answer.buttons[name]
+            assert not button.isChecked()
+            assert not button.geometry().contains(clicked_at)  # not hovered: never looks pressed
+    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    answer = window.chat.bubbles()[-1]
+    assert answer.vote == 0
+    assert not answer.buttons["thumbs_up"].isChecked()
+    assert not answer.buttons["thumbs_down"].isChecked()
+    window.close()
+
+
 def test_the_header_switches_between_installed_models_and_names_a_separate_large_one(
     qtbot: QtBot, loaded_models: LoadedModels
 ) -> None:

@@ -111,10 +111,13 @@ class MessageBubble(Retranslating, QFrame):
         """Each hover button's label (short words, readable in any font) and what it does."""
         texts = {"copy": (self.tr("Copy"), self.tr("Copy this message"))}
         if self.role == "assistant":
+            # The thumbs before the buttons that come and go (Regenerate, Prompt): they never
+            # move, so the answer that replaces a regenerated one never has its Good under the
+            # pointer that clicked Regenerate (hovered, it looked pressed).
             texts |= {
-                "regenerate": (self.tr("Regenerate"), self.tr("Answer this message again")),
                 "thumbs_up": (self.tr("Good"), self.tr("A good answer: Engram learns from it")),
                 "thumbs_down": (self.tr("Bad"), self.tr("A bad answer: Engram learns from it")),
+                "regenerate": (self.tr("Regenerate"), self.tr("Answer this message again")),
                 "prompt": (self.tr("Prompt"), self.tr("Show the prompt of this answer")),
             }
         elif self.role == "user":
