@@ -65,6 +65,25 @@ def test_the_empty_plan_panel_has_its_title_at_the_top(qtbot: QtBot, window: Mai
     assert panel.empty.alignment() & Qt.AlignmentFlag.AlignTop  # its words at its top
 
 
+def test_the_sidebar_gets_its_width_back_when_the_plan_closes(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    _settle()
+    sidebar, chat = window.sidebar.width(), window.chat.width()
+    qtbot.mouseClick(window.plan_button, Qt.MouseButton.LeftButton)
+    _settle()
+    assert window.plan_panel.isVisible()
+    assert window.sidebar.width() < sidebar  # at 900 px the sidebar lends the plan some room
+    qtbot.mouseClick(window.plan_button, Qt.MouseButton.LeftButton)
+    _settle()
+    assert not window.plan_panel.isVisible()
+    assert (window.sidebar.width(), window.chat.width()) == (sidebar, chat)
+    for _ in range(2):  # and again: it never creeps narrower
+        window.plan_button.toggle()
+        _settle()
+    assert window.sidebar.width() == sidebar
+
+
 def test_the_message_box_shows_its_whole_placeholder_when_narrow(
     qtbot: QtBot, window: MainWindow
 ) -> None:

@@ -56,6 +56,7 @@ class ChatActions(QObject):
         self.temporary_button = header.add_button(checkable=True)
         self.plan_button = header.add_button(checkable=True)
         self.plan_button.toggled.connect(self._toggle_plan)
+        self._sidebar_lent = 0  # how much narrower the sidebar is while the plan is open
         header.model_chosen.connect(self._choose_model)
         self.temporary_marker = QLabel()
         self.temporary_marker.setObjectName("temporary_marker")
@@ -101,20 +102,27 @@ class ChatActions(QObject):
     def _toggle_plan(self, on: bool) -> None:
         """The plan opens beside the chat, taking its room from the chat while the chat keeps
         CHAT_MIN_WIDTH; in a smaller window the plan narrows, then the sidebar, each to its
-        minimum, before the chat gives more."""
+        minimum, before the chat gives more. Closed, its room goes back to the chat, and the
+        sidebar gets back the width it lent."""
+        sidebar, chat, plan = self.splitter.sizes()
         self.plan_panel.setVisible(on)
-        if on:
-            sidebar, chat, _plan = self.splitter.sizes()
-            chat -= self.splitter.handleWidth()  # the plan's handle, about to show
-            plan = PLAN_WIDTH
-            short = max(0, CHAT_MIN_WIDTH - (chat - plan))
-            for_plan = min(short, plan - self.plan_panel.minimumWidth())
-            for_sidebar = max(0, min(short - for_plan, sidebar - SIDEBAR_MIN_WIDTH))
-            plan -= for_plan
-            self.splitter.setSizes(
-                [sidebar - for_sidebar, chat - PLAN_WIDTH + for_plan + for_sidebar, plan]
-            )
-            self.plan_requested.emit()
+        if not on:  # the chat takes the plan's room and gives the sidebar back what it lent
+            if plan:
+                chat += plan + self.splitter.handleWidth()
+                lent, self._sidebar_lent = self._sidebar_lent, 0
+                self.splitter.setSizes([sidebar + lent, chat - lent, 0])
+            return
+        chat -= self.splitter.handleWidth()  # the plan's handle, about to show
+        plan = PLAN_WIDTH
+        short = max(0, CHAT_MIN_WIDTH - (chat - plan))
+        for_plan = min(short, plan - self.plan_panel.minimumWidth())
+        for_sidebar = max(0, min(short - for_plan, sidebar - SIDEBAR_MIN_WIDTH))
+        plan -= for_plan
+        self.splitter.setSizes(
+            [sidebar - for_sidebar, chat - PLAN_WIDTH + for_plan + for_sidebar, plan]
+        )
+        self._sidebar_lent = for_sidebar
+        self.plan_requested.emit()
 
     def export_chat(self, path: str = "") -> Path | None:
         """Save the chat shown as Markdown (asks where when no ``path``); returns the file."""
