@@ -237,7 +237,9 @@ def test_forget_that_archives_with_an_undo_and_what_stays_forgotten_is_deleted(
     app.undo_forget(forgotten)
     memory = store.get(forgotten.memory_id)
     assert memory is not None and memory.status == "active"
-    assert isinstance(app.forget_last(chat), NothingToForget)  # "that" was forgotten once
+    again = app.forget_last(chat)  # "that" is still what the undo brought back
+    assert isinstance(again, Forgotten) and again.memory_id == forgotten.memory_id
+    app.undo_forget(again)
 
     _chat, kept = app.remember(chat, "/remember my car is green", "my car is green")
     assert isinstance(kept, Remembered)

@@ -159,6 +159,25 @@ def test_commands_are_handled_locally_and_chats_are_titled_listed_and_resumed(
     assert _db_rows("SELECT COUNT(*) FROM conversations") == [(1,)]  # no new chat was started
 
 
+def test_forget_right_after_undo_forgets_the_memory_brought_back(
+    starter_models: Path, engram_home: Path
+) -> None:
+    said = "/remember my bike is blue\n/forget\n/undo\n/forget\n/undo\nforget that\n"
+    result = _engram("chat", stdin=said, env_home=engram_home)
+    assert result.returncode == 0, result.stderr
+    assert "nothing to forget" not in result.stdout
+    lines = [line for line in result.stdout.splitlines() if line.startswith("[")]
+    assert lines == [
+        "[remembered: my bike is blue]",
+        "[forgot: my bike is blue] (/undo brings it back)",
+        "[brought back: my bike is blue]",
+        "[forgot: my bike is blue] (/undo brings it back)",  # "that" is what the undo brought
+        "[brought back: my bike is blue]",
+        "[forgot: my bike is blue] (/undo brings it back)",  # the message means the same
+    ]
+    assert _db_rows("SELECT COUNT(*) FROM memories") == [(0,)]  # forgotten when the chat ended
+
+
 def _on_a_terminal(typed: bytes, *args: str) -> tuple[str, str]:
     """``engram chat ARGS`` with a terminal as its input (ENGRAM_HOME from the environment)."""
     import pty

@@ -57,14 +57,17 @@ def remember(
 
 
 class LastMentioned:
-    """What "that" can mean in each chat: the memory last remembered in it, until the next turn."""
+    """What "that" can mean in each chat: the memory last remembered in it, or last forgotten
+    and brought back by an undo, until the next turn."""
 
     def __init__(self) -> None:
         self._remembered: dict[int, int] = {}
+        self._forgotten: dict[int, int] = {}  # what "forget that" archived, until the next turn
 
     def turn(self, conversation_id: int) -> None:
         """A new message in the chat: "that" now means what it brings."""
         self._remembered.pop(conversation_id, None)
+        self._forgotten.pop(conversation_id, None)
 
     def remembered(self, conversation_id: int, memory_id: int) -> None:
         self._remembered[conversation_id] = memory_id
@@ -73,6 +76,10 @@ class LastMentioned:
         """The memory "forget that" means in this conversation, or None."""
         if (remembered := self._remembered.get(conversation_id)) is not None:
             return remembered
+        if (forgotten := self._forgotten.get(conversation_id)) is not None:
+            memory = recall.store.get(forgotten)
+            if memory is not None and memory.status == "active":  # an undo brought it back
+                return forgotten
         answer = next(
             (e for e in reversed(log.episodes(conversation_id)) if e.role == "assistant"), None
         )
@@ -90,6 +97,7 @@ class LastMentioned:
             return None
         recall.store.update(memory.id, status="archived")
         self._remembered.pop(conversation_id, None)
+        self._forgotten[conversation_id] = memory.id
         return Forgotten(memory.id, memory.content)
 
 
