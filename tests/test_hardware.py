@@ -12,11 +12,12 @@ from engram.cli.main import main
 from engram.models import catalogue, hardware, speed
 
 GB = hardware.GB
+FAST = 200 * GB  # a measured decode speed at which every model is quick: the RAM decides
 
 
 def _machine(ram_gb: float, free_gb: float | None = None, disk_gb: float = 500) -> hardware.Machine:
     free = free_gb if free_gb is not None else ram_gb * 0.6
-    return hardware.Machine(int(ram_gb * GB), int(free * GB), int(disk_gb * GB), 4)
+    return hardware.Machine(int(ram_gb * GB), int(free * GB), int(disk_gb * GB), 4, None, FAST)
 
 
 def test_probe_measures_this_machine() -> None:
@@ -115,7 +116,7 @@ def test_the_decode_speed_is_measured_from_answers_long_enough_to_time() -> None
 def test_a_slow_machine_is_recommended_the_pair_it_can_run() -> None:
     cat = catalogue.load()
     big = _machine(24)
-    assert hardware.recommend(cat, big).ram_gb == 16  # RAM alone
+    assert hardware.recommend(cat, big).ram_gb == 16  # quick enough for anything: the RAM
     # 2 cores measured at ~22 tokens/s with the 0.5B: a 4B would answer at ~4 tokens/s.
     slow = dataclasses.replace(big, decode_bytes_per_s=491_400_064 * 22)
     pair = hardware.recommend(cat, slow)
@@ -125,6 +126,47 @@ def test_a_slow_machine_is_recommended_the_pair_it_can_run() -> None:
     assert hardware.recommend(cat, crawling) == cat.pairs[0]  # nothing is quick: the smallest
     fast = dataclasses.replace(big, decode_bytes_per_s=200_000_000_000)
     assert hardware.recommend(cat, fast).ram_gb == 16
+
+
+def test_without_a_measured_speed_the_cores_decide_before_the_ram() -> None:
+    """Issue 48's first run: 24 GB and 2 cores, nothing measured yet. RAM alone offered a 4B +
+    7B pair "at interactive speed" that answers at ~4 tokens/s there; the cores' estimate
+    offers the starter pair, and never a small model it expects below 8 tokens/s."""
+    cat = catalogue.load()
+    starter = cat.pairs[0]
+    unmeasured = dataclasses.replace(_machine(24), decode_bytes_per_s=None)
+    two_cores = dataclasses.replace(unmeasured, cores=2)
+    assert hardware.recommend(cat, two_cores) == starter
+    assert not two_cores.measured
+    for simd in ("", "avx2", "avx512", "neon"):  # this 2-core EPYC has AVX-512: the same pair
+        assert hardware.recommend(cat, dataclasses.replace(two_cores, simd=simd)) == starter
+    offered = set()
+    for cores in (1, 2, 4, 8, 16, 64):
+        for simd in ("", "avx2", "avx512"):
+            machine = dataclasses.replace(unmeasured, cores=cores, simd=simd)
+            pair = hardware.recommend(cat, machine)
+            assert pair is not None
+            offered.add(pair.ram_gb)
+            if pair != starter:  # the smallest pair is the floor, whatever its speed
+                rate = machine.tokens_per_second(cat.get(pair.small))
+                assert rate is not None and rate >= hardware.ANSWER_TOKENS_PER_S, (cores, simd)
+                assert not hardware.too_slow(cat, pair, machine)
+    assert offered > {4}  # more cores, more model: the cores count
+    # A speed measured here replaces the estimate, up or down.
+    quick = dataclasses.replace(two_cores, decode_bytes_per_s=491_400_064 * 22)
+    assert quick.measured and hardware.recommend(cat, quick).ram_gb == 8
+    many = dataclasses.replace(unmeasured, cores=16, simd="avx2")
+    crawling = dataclasses.replace(many, decode_bytes_per_s=1 * GB)
+    assert hardware.recommend(cat, many) != starter
+    assert hardware.recommend(cat, crawling) == starter
+
+
+def test_the_cpu_s_vector_instructions_are_read() -> None:
+    assert hardware.detect_simd() in hardware.THREAD_BYTES_PER_S
+    machine = hardware.probe(gpu=False)
+    assert machine.simd == hardware.detect_simd()
+    said = str(machine.describe_speed())
+    assert ("measured here" in said) == machine.measured and "GB of model weights" in said
 
 
 def test_a_real_answer_records_the_speed_of_this_machine(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import shutil
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyle
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.assistant import model_admin
 from engram.core import settings
 from engram.evaluation import tasks
 from engram.evaluation.app import dataset_path
@@ -35,6 +37,7 @@ pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
 
 REPO = "engram-test/tiny-GGUF"
 MB = 1024 * 1024
+GB = hardware.GB
 WAIT_MS = 15_000
 USER_CATALOGUE = """schema_version = 1
 """ + "".join(
@@ -218,8 +221,15 @@ def test_import_of_a_damaged_file_shows_the_problem(
 
 
 def test_every_action_is_visible_at_the_default_size_and_the_pair_says_its_cost(
-    qtbot: QtBot, ui_language: str, starter_models: Path
+    qtbot: QtBot, ui_language: str, starter_models: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    probe = model_admin.probe
+
+    def quick(gpu: bool = True) -> hardware.Machine:  # the 16 GB pair, not installed here
+        machine = probe(gpu=gpu)
+        return dataclasses.replace(machine, ram_total=16 * GB, decode_bytes_per_s=200 * GB)
+
+    monkeypatch.setattr(model_admin, "probe", quick)
     window = ModelManager(tiny.settings(language=ui_language))
     qtbot.addWidget(window)
     window.show()
@@ -235,7 +245,7 @@ def test_every_action_is_visible_at_the_default_size_and_the_pair_says_its_cost(
                 corner = button.mapTo(table.viewport(), button.rect().bottomRight())
                 assert viewport.right() >= corner.x(), (row.entry.id, button.text())
     assert shown >= len(window.rows)  # every row offers at least one action
-    offer = hardware.offer(catalogue.load(), hardware.probe(gpu=False))
+    offer = hardware.offer(catalogue.load(), quick(gpu=False))
     assert offer is not None and offer.missing
     gigabytes = human_bytes(offer.download_bytes)
     minutes = round(offer.download_seconds() / 60)

@@ -50,7 +50,7 @@
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="148"/>
+        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="150"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -85,12 +85,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="165"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="166"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="165"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="166"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -162,13 +162,13 @@
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="126"/>
         <location filename="../../desktop/engram/cli/memory.py" line="190"/>
-        <location filename="../../desktop/engram/memory/store.py" line="483"/>
+        <location filename="../../desktop/engram/memory/store.py" line="542"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="126"/>
-        <location filename="../../desktop/engram/memory/store.py" line="484"/>
+        <location filename="../../desktop/engram/memory/store.py" line="543"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
@@ -208,32 +208,32 @@
         <translation>它可以用作：{roles}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="114"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="118"/>
         <source>{name} is not installed.</source>
         <translation>{name} 未安装。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="115"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="119"/>
         <source>engram models download {id} fetches it.</source>
         <translation>engram models download {id} 可以下载它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="129"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="133"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="130"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="134"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="152"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="156"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="153"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="157"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -293,22 +293,22 @@
         <translation>请检查该文件夹是否存在且可写。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="222"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="228"/>
         <source>The episodes table of this database has an unexpected schema.</source>
         <translation>此数据库的 episodes 表结构与预期不符。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="223"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="229"/>
         <source>Back up the file and report it; Engram will not change it.</source>
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="439"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="480"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="442"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="483"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -349,194 +349,194 @@
         <translation>向量全为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="44"/>
+        <location filename="../../desktop/engram/memory/store.py" line="47"/>
         <source>memory kind</source>
         <translation>记忆类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="45"/>
+        <location filename="../../desktop/engram/memory/store.py" line="48"/>
         <source>memory origin</source>
         <translation>记忆来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="46"/>
+        <location filename="../../desktop/engram/memory/store.py" line="49"/>
         <source>memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="54"/>
+        <location filename="../../desktop/engram/memory/store.py" line="57"/>
         <source>A memory cannot be empty.</source>
         <translation>记忆不能为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="54"/>
+        <location filename="../../desktop/engram/memory/store.py" line="57"/>
         <source>Write what should be remembered.</source>
         <translation>请写下要记住的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="57"/>
+        <location filename="../../desktop/engram/memory/store.py" line="60"/>
         <source>A memory of {length:,} characters is too long (at most {limit:,}).</source>
         <translation>这条记忆有 {length:,} 个字符，太长了（最多 {limit:,} 个）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="58"/>
+        <location filename="../../desktop/engram/memory/store.py" line="61"/>
         <source>Split it into shorter facts, or keep the long text in a conversation.</source>
         <translation>请拆分成几条较短的事实，或把长文本留在对话中。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="68"/>
+        <location filename="../../desktop/engram/memory/store.py" line="71"/>
         <source>Unknown {what} {value!r}.</source>
         <translation>未知的{what}：{value!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="69"/>
+        <location filename="../../desktop/engram/memory/store.py" line="72"/>
         <source>Use one of: {allowed}.</source>
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="152"/>
+        <location filename="../../desktop/engram/memory/store.py" line="155"/>
         <source>Memory #{id} has no change of Engram&apos;s to undo there.</source>
         <translation>记忆 #{id} 在那里没有可撤销的 Engram 改动。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="153"/>
+        <location filename="../../desktop/engram/memory/store.py" line="156"/>
         <source>Edit the memory&apos;s text instead.</source>
         <translation>请直接编辑这条记忆的文字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="350"/>
+        <location filename="../../desktop/engram/memory/store.py" line="404"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="412"/>
+        <location filename="../../desktop/engram/memory/store.py" line="471"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="661"/>
+        <location filename="../../desktop/engram/memory/store.py" line="727"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="79"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="86"/>
         <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
         <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="80"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="87"/>
         <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
         <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="90"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="97"/>
         <source>{key} must be a number from {low} to {high}</source>
         <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="100"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="107"/>
         <source>{key} must be a date in seconds since 1970 (a number), not {value}</source>
         <translation>{key} 必须是自 1970 年起的秒数（数字）表示的日期，而不是 {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="110"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="117"/>
         <source>content must be text</source>
         <translation>content 必须是文本</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="112"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="119"/>
         <source>content is empty</source>
         <translation>content 为空</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
         <source>{key} must be one of {allowed}</source>
         <translation>{key} 必须是以下之一：{allowed}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="132"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="139"/>
         <source>pinned must be true or false</source>
         <translation>pinned 必须是 true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="140"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
         <source>meta must be an object</source>
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="154"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="169"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="176"/>
         <source>a superseded memory needs superseded_by, the id of its replacement</source>
         <translation>已被取代的记忆需要 superseded_by，即取代它的记忆的 id</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="175"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="182"/>
         <source>{key} must be an integer</source>
         <translation>{key} 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="184"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="191"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="190"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="197"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="192"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="199"/>
         <location filename="../../desktop/engram/models/cloud.py" line="166"/>
         <location filename="../../desktop/engram/models/local.py" line="626"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="197"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="204"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="204"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="211"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="211"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="218"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="215"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="222"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="223"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="230"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="226"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="233"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="245"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="252"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="246"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="253"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="251"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="258"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -1412,22 +1412,22 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="139"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="139"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="145"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="149"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="146"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="150"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -1548,67 +1548,82 @@
         <translation>{path} 不是 LoCoMo 文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="53"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="94"/>
+        <source>{rate:.1f} GB of model weights a second, measured here</source>
+        <translation>每秒读取 {rate:.1f} GB 模型权重（在本机实测）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="97"/>
+        <source>no AVX2</source>
+        <translation>无 AVX2</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="100"/>
+        <source>about {rate:.1f} GB of model weights a second, estimated from {cores} cores ({simd}); not measured yet</source>
+        <translation>每秒约读取 {rate:.1f} GB 模型权重，按 {cores} 个核心（{simd}）估算；尚未实测</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/hardware.py" line="112"/>
         <source>{ram:.1f} GB RAM ({free:.1f} GB free), {disk:.1f} GB free disk, {cores} cores{gpu}</source>
         <translation>内存 {ram:.1f} GB（可用 {free:.1f} GB），磁盘可用 {disk:.1f} GB，{cores} 核{gpu}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="117"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="208"/>
         <source>needs {size:.1f} GB of disk, {free:.1f} GB free</source>
         <translation>需要 {size:.1f} GB 磁盘空间，可用 {free:.1f} GB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="127"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="218"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="136"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="227"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM; close other programs while it runs</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；运行时请关闭其他程序</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="145"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="236"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM, but only {free:.1f} GB are free now</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB），但目前只有 {free:.1f} GB 可用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="153"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="244"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="198"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="301"/>
         <source>together need {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="204"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="307"/>
         <source>together need {need:g} GB of {total:.1f} GB RAM</source>
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="139"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="142"/>
         <source>The tool name {name!r} is not usable or is taken.</source>
         <translation>工具名 {name!r} 不可用或已被占用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="140"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="143"/>
         <source>Rename the MCP server so its tools get distinct names.</source>
         <translation>请重命名该 MCP 服务器，使其工具名称互不相同。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="170"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="173"/>
         <source>There is no tool named {name!r}; the tools are: {names}.</source>
         <translation>没有名为 {name!r} 的工具；可用的工具有：{names}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="175"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="178"/>
         <source>The arguments of {name} must be a JSON object.</source>
         <translation>{name} 的参数必须是一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/base.py" line="179"/>
+        <location filename="../../desktop/engram/assistant/tools/base.py" line="182"/>
         <source>The arguments of {name} do not fit its schema: {problems}.</source>
         <translation>{name} 的参数不符合其模式：{problems}。</translation>
     </message>
@@ -1818,12 +1833,12 @@
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="24"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="26"/>
         <source>Memory is off, so there is nothing to search or keep.</source>
         <translation>记忆已关闭，因此无法搜索或保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/memory.py" line="25"/>
+        <location filename="../../desktop/engram/assistant/tools/memory.py" line="27"/>
         <source>Check the embedding model in Settings.</source>
         <translation>请在设置中检查嵌入模型。</translation>
     </message>
@@ -2057,22 +2072,22 @@
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/records.py" line="80"/>
+        <location filename="../../desktop/engram/memory/records.py" line="88"/>
         <source>plan must be an object</source>
         <translation>plan 必须是一个对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/records.py" line="83"/>
+        <location filename="../../desktop/engram/memory/records.py" line="91"/>
         <source>plan goal must be text</source>
         <translation>plan 的 goal 必须是文本</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/records.py" line="85"/>
+        <location filename="../../desktop/engram/memory/records.py" line="93"/>
         <source>plan steps must be a list of texts</source>
         <translation>plan 的 steps 必须是文本列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/records.py" line="89"/>
+        <location filename="../../desktop/engram/memory/records.py" line="97"/>
         <source>plan current_step must be a step number from 0 to {last}</source>
         <translation>plan 的 current_step 必须是 0 到 {last} 之间的步骤编号</translation>
     </message>
@@ -2448,32 +2463,32 @@
         <translation>思考中：正在阅读对话（{tokens} 个词元）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="377"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="382"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="382"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="387"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="382"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="387"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="396"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="401"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="397"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="402"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="405"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="410"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2481,67 +2496,67 @@
 <context>
     <name>ChatActions</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="72"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="73"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="68"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="69"/>
         <source>Save this chat as a Markdown file</source>
         <translation>将此对话保存为 Markdown 文件</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="73"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="74"/>
         <source>Temporary</source>
         <translation>临时</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="69"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="70"/>
         <source>A chat that is not remembered and is deleted when you leave it</source>
         <translation>不会被记住、离开后即删除的对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="74"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="75"/>
         <source>Plan</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="70"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="71"/>
         <source>Show your plan: goal, steps and where you are</source>
         <translation>显示你的计划：目标、步骤和当前进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="77"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="78"/>
         <source>Temporary chat: nothing here is remembered; it is deleted when you leave it.</source>
         <translation>临时对话：这里的内容不会被记住，离开后即删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="125"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="133"/>
         <source>There is nothing to export in this chat.</source>
         <translation>此对话中没有可导出的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="131"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="139"/>
         <source>Export chat</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="133"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="141"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="137"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="145"/>
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="144"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="152"/>
         <source>Could not save {path}: {error}</source>
         <translation>无法保存 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_actions.py" line="147"/>
+        <location filename="../../desktop/engram/ui/chat_actions.py" line="155"/>
         <source>Saved {path}</source>
         <translation>已保存 {path}</translation>
     </message>
@@ -2577,7 +2592,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="299"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="302"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -2957,47 +2972,47 @@
     <name>MemoryBrowser</name>
     <message>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="76"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="233"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="234"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="235"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="245"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="249"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
         <source>No memories yet.
 
 Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
@@ -3006,259 +3021,259 @@ Engram learns what matters from your chats in the background (with a large model
 Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="255"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="258"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="256"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="257"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="259"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="260"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="263"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="266"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="264"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="267"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="265"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="268"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="266"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="269"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="258"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="261"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="259"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="262"/>
         <source>History of this memory</source>
         <translation>这条记忆的历史</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="260"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="263"/>
         <source>History (newest first):</source>
         <translation>历史（最新的在前）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="261"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="264"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="269"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="270"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="273"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="271"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="274"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="275"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="273"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="276"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="274"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="277"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="329"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="332"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="366"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="369"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="376"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="379"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="434"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="437"/>
         <source>{day} · {who}: {change}</source>
         <translation>{day} · {who}：{change}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="439"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="442"/>
         <source>Before: {text}</source>
         <translation>之前：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="451"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="454"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="452"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="455"/>
         <source>Put back the text as it was before this change</source>
         <translation>恢复这次改动之前的文字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="453"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="456"/>
         <source>Undo this change of Engram&apos;s</source>
         <translation>撤销 Engram 的这次改动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="463"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="466"/>
         <source>memory #{old} replaced by #{new}</source>
         <translation>记忆 #{old} 被 #{new} 取代</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="470"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="473"/>
         <source>created</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="471"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
         <source>changed the text</source>
         <translation>修改了文字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="472"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="475"/>
         <source>changed the importance</source>
         <translation>修改了重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="473"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="476"/>
         <source>changed the confidence</source>
         <translation>修改了可信度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
         <source>pinned</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="475"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="478"/>
         <source>unpinned</source>
         <translation>取消置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="476"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="479"/>
         <source>kind → {value}</source>
         <translation>类型 → {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="480"/>
         <source>status → {value}</source>
         <translation>状态 → {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="482"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="485"/>
         <source>(undo)</source>
         <translation>（撤销）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="495"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="498"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="500"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="503"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="513"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="516"/>
         <source>{speaker}: {text}</source>
         <translation>{speaker}：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="519"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="522"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="542"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="545"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="543"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="546"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="561"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="564"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="563"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="566"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="571"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="574"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="573"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="576"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="580"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="583"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="580"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="583"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="592"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="609"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="595"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="612"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="595"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="598"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="601"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="604"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="644"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="647"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="396"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="399"/>
         <source>Last written: {who}, {day}</source>
         <translation>最近写入：{who}，{day}</translation>
     </message>
@@ -3415,65 +3430,65 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>复制这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="120"/>
         <source>Answer this message again</source>
         <translation>重新回答这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="116"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
         <source>Good</source>
         <translation>好</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="116"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
         <source>A good answer: Engram learns from it</source>
         <translation>好回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="117"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="119"/>
         <source>Bad</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="117"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="119"/>
         <source>A bad answer: Engram learns from it</source>
         <translation>差回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
         <source>Show the prompt of this answer</source>
         <translation>显示这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="124"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="231"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="234"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="236"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="239"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="253"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="256"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="255"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="120"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="258"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
@@ -3483,13 +3498,13 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="257"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="260"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="259"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="124"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="262"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -3588,57 +3603,57 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="258"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="265"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="262"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="269"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="290"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="297"/>
         <source>Search Hugging Face for GGUF models beyond the catalogue</source>
         <translation>在 Hugging Face 上搜索目录之外的 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="265"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="272"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="266"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="273"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="267"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="274"/>
         <source>What does memory add?…</source>
         <translation>记忆带来了什么？…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="269"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="276"/>
         <source>Measure what Engram&apos;s memory adds with your own models</source>
         <translation>用你自己的模型测一测 Engram 的记忆带来了多少提升</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="285"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="292"/>
         <source>Back to the catalogue</source>
         <translation>返回目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="288"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="295"/>
         <source>Find on the hub…</source>
         <translation>在模型中心查找…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="306"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="313"/>
         <source>What does memory add?</source>
         <translation>记忆带来了什么？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="310"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="317"/>
         <source>Engram can measure what its memory adds with your models: 40 tasks answered with no memory, with earlier messages, with learned memories and with lessons, then a report with the score of each and its interval.
 
 Run this in a terminal (about an hour on two cores; a stopped run resumes):
@@ -3651,133 +3666,133 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 {command}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="317"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="324"/>
         <source>Copy the command</source>
         <translation>复制命令</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="360"/>
-        <source>This machine: {machine}</source>
-        <translation>本机：{machine}</translation>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="378"/>
+        <source>This machine: {machine}. Decode speed: {speed}.</source>
+        <translation>本机：{machine}。解码速度：{speed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="375"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="390"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="379"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="394"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="382"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="397"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="387"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="402"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="391"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="406"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="409"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="424"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="411"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="426"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="413"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="428"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="446"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="491"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="461"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="506"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="476"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="491"/>
         <source>Adding {file}…</source>
         <translation>正在添加 {file}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="487"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="502"/>
         <source>Downloading {file} as {name}; it is in the catalogue too.</source>
         <translation>正在下载 {file}，名为 {name}；它也已加入目录。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="495"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="510"/>
         <source>Downloaded {name}.</source>
         <translation>已下载 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="512"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="527"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="520"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="535"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="521"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="536"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="531"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="546"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="536"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="551"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="536"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="551"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="561"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="576"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="575"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="590"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="579"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="594"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="597"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="612"/>
         <source>Cancelled {name}; Download continues where it stopped.</source>
         <translation>已取消 {name}；再点“下载”会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="607"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="622"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="615"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="630"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>
@@ -3976,47 +3991,47 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>PromptDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="24"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="25"/>
         <source>Prompt of this answer</source>
         <translation>这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="28"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="29"/>
         <source>System part</source>
         <translation>系统部分</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="31"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="32"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="35"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="37"/>
         <source>Memory block</source>
         <translation>记忆块</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="36"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="42"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="39"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="45"/>
         <source>=== {title} ({tokens} tokens) ===</source>
         <translation>=== {title}（{tokens} 个词元）===</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="44"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="50"/>
         <source>=== Tool call {step}: {name} ===</source>
         <translation>=== 工具调用 {step}：{name} ===</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="51"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="57"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="63"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="69"/>
         <source>Tools (the chat template lists them)</source>
         <translation>工具（由对话模板列出）</translation>
     </message>
@@ -4871,62 +4886,62 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="174"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="175"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="177"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="178"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="182"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="183"/>
         <source>Looking at this computer and its models…</source>
         <translation>正在查看这台电脑和它的模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="188"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="189"/>
         <source>You are chatting with {name}, the offline starter: quick on any computer, good at short answers and at using its tools. A larger model answers better.</source>
         <translation>你正在与离线入门模型 {name} 对话：在任何电脑上都很快，擅长简短回答和使用工具。更大的模型回答得更好。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="195"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="196"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="202"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="203"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="206"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="207"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="285"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="286"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="289"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="290"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="292"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="293"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="294"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="295"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="352"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="353"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

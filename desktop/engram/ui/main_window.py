@@ -21,7 +21,7 @@ from engram.assistant.tools import permissions
 from engram.core import log, paths
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
-from engram.ui import errors
+from engram.ui import errors, screen_fit
 from engram.ui.answer_view import AnswerView
 from engram.ui.chat_actions import ChatActions
 from engram.ui.chat_header import ChatHeader
@@ -69,6 +69,7 @@ class MainWindow(Retranslating, QMainWindow):
         super().__init__()
         self.setWindowTitle("Engram")
         self.resize(900, 700)
+        screen_fit.fit(self)  # smaller on a small screen, never past its edge
         self.settings = store_of(settings)
         self._chats: Chats | None = None
         problem: Problem | None = None

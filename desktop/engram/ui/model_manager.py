@@ -178,6 +178,7 @@ class ModelManager(QMainWindow):
     delete_requested = Signal(object)
     add_requested = Signal(object)  # a GgufFile found on the hub
     shutdown_requested = Signal()
+    speed_measured = Signal()  # a decode speed was measured here (emitted by the timing thread)
 
     def __init__(self, settings: Settings | SettingsStore, options: Options | None = None) -> None:
         """``settings``: the app's store (plain settings get one of their own); the models
@@ -198,12 +199,18 @@ class ModelManager(QMainWindow):
         self._thread = worker_thread(self, self.worker, "engram-model-manager")
         self._connect_worker()
         self._thread.start()
+        # A measured speed changes the machine's state: the recommendation is worked out again
+        # (by the same function as the welcome panel's and the terminal's).
+        self.speed_measured.connect(self._show_machine, Qt.ConnectionType.QueuedConnection)
+        self._stop_hearing_speed = models.on_speed_measured(self.speed_measured.emit)
+        self.destroyed.connect(self._stop_hearing_speed)
         self.retranslate()
 
     # -- layout --------------------------------------------------------------------------------
 
     def _build(self) -> None:
         self.machine_label = QLabel()
+        self.machine_label.setWordWrap(True)
         self.pair_label = QLabel()
         self.pair_label.setWordWrap(True)
         self.pair_button = QPushButton()
@@ -355,17 +362,25 @@ class ModelManager(QMainWindow):
         except EngramError as exc:
             self._on_failed(exc.problem)
             return
-        machine = models.probe(gpu=False)
-        self.machine_label.setText(
-            self.tr("This machine: {machine}").format(machine=errors.text(machine.describe()))
-        )
-        self._show_pair(models.offer(self._catalogue, machine))
+        machine = self._show_machine()
         busy = self.worker.active()
         self.table.setRowCount(len(self._catalogue.models))
         self.rows = {}
         for row, entry in enumerate(self._catalogue.models):
             self.rows[entry.id] = _Row(self, entry, row)
             self._fill(row, entry, machine, entry.id in busy)
+
+    def _show_machine(self) -> models.Machine:
+        """This machine and the pair recommended for it (worked out again when a speed is
+        measured here)."""
+        machine = models.probe(gpu=False)
+        self.machine_label.setText(
+            self.tr("This machine: {machine}. Decode speed: {speed}.").format(
+                machine=errors.text(machine.describe()), speed=errors.text(machine.describe_speed())
+            )
+        )
+        self._show_pair(models.offer(self._catalogue, machine))
+        return machine
 
     def _show_pair(self, offer: models.Offer | None) -> None:
         pair = offer.pair if offer is not None else None
@@ -629,6 +644,7 @@ class ModelManager(QMainWindow):
             self.import_files(paths)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
+        self._stop_hearing_speed()
         self.settings_signals.close()
         stop_thread(self._thread, self.shutdown_requested)
         super().closeEvent(event)

@@ -1,5 +1,6 @@
 """The windows the main window opens: the settings dialog, the model manager and the memory
-browser (one of each at a time, raised when already open)."""
+browser (one of each at a time, raised when already open), each sized to the main window's
+screen and centred on it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import QMainWindow
 
 from engram.assistant import model_admin
 from engram.core.settings import SettingsStore
+from engram.ui import screen_fit
 from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.model_manager import ModelManager
 from engram.ui.settings_dialog import SettingsDialog
@@ -40,6 +42,7 @@ class OtherWindows(QObject):
         """Open (or raise) the model manager; models it assigns take effect at once."""
         if self.model_manager is None or not self.model_manager.isVisible():
             self.model_manager = ModelManager(self.store)
+            screen_fit.fit(self.model_manager, self._window.screen())
         self.model_manager.show()
         self.model_manager.raise_()
         return self.model_manager
@@ -48,6 +51,7 @@ class OtherWindows(QObject):
         """Open (or raise) the memory browser, showing one memory when given."""
         if self.memory_browser is None or not self.memory_browser.isVisible():
             self.memory_browser = MemoryBrowser(self.store)
+            screen_fit.fit(self.memory_browser, self._window.screen())
             self.memory_browser.open_conversation.connect(self.open_conversation)
         self.memory_browser.show()
         self.memory_browser.raise_()

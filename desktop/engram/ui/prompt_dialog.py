@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLa
 
 from engram.assistant.events import PromptParts
 from engram.core.messages import Message
+from engram.ui import screen_fit
 
 
 class PromptDialog(QDialog):
@@ -24,6 +25,7 @@ class PromptDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Prompt of this answer"))
         self.resize(760, 560)
+        screen_fit.fit(self, parent.screen() if parent is not None else None, centre=False)
         tokens = parts.tokens
         sections = [
             (self.tr("System part"), tokens.get("system", 0), parts.system),

@@ -7,11 +7,12 @@ It also offers the starter download when the starter model is missing. Everythin
 set in :meth:`WelcomePanel.refresh`, so a language change retranslates it. What it says is read
 (catalogue, machine, the large model's GGUF header: 17-26 ms warm, more from a cold disk) by a
 :class:`WelcomeCheck` on a thread of its own that lives while a check is pending; until the first
-answer the panel shows a placeholder line. The recommendation is worked out again whenever a
-decode speed is measured here (the build check's short benchmark at the first load, or an answer
-long enough to time): on a truly first start it is based on RAM alone until then, and a slow
-computer is then offered the pair it can run, without a restart (read at once while the chat
-is empty, else once it is empty again).
+answer the panel shows a placeholder line. The recommendation is the one the model manager and
+``engram models recommend`` show (``model_admin.offer``: on a first start the decode speed is
+estimated from the cores, low on purpose); it is worked out again, by the same function,
+whenever a decode speed is measured here (the build check's short benchmark at the first load, or
+an answer long enough to time), without a restart (read at once while the chat is empty, else
+once it is empty again).
 """
 
 from __future__ import annotations
