@@ -8,12 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QInputMethodEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 import tiny
+from engram.assistant.remembering import USER_IMPORTANCE
 from engram.assistant.session import embedder_for
 from engram.core import paths, settings
 from engram.memory import db
@@ -140,6 +141,40 @@ def test_after_delete_the_editor_is_empty_and_its_buttons_are_off(
     qtbot.waitUntil(lambda: browser.current() is None, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: browser.editor.toPlainText() == "", timeout=WAIT_MS)
     assert not browser.save_button.isEnabled()
+
+
+def test_add_memory_keeps_the_users_words_and_shows_them_at_once(
+    qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int], store: MemoryStore
+) -> None:
+    browser.kind.setCurrentIndex(browser.kind.findData("lesson"))  # a filter that hides it
+    browser.search.setText("dog")
+    said = "Bullet points, not numbered lists, please."
+
+    def write_it() -> None:
+        dialog = browser.add_dialog
+        assert not dialog.add_button.isEnabled()  # nothing written yet
+        qtbot.keyClicks(dialog.editor, said)
+        dialog.choose("preference")
+        qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(0, write_it)
+    browser.add_action.trigger()
+    qtbot.waitUntil(lambda: browser.current() is not None, timeout=WAIT_MS)
+    added = browser.current()
+    assert added is not None and added.content == said
+    stored = store.get(added.id)
+    assert stored is not None and stored.kind == "preference" and stored.origin == "user"
+    assert stored.importance == USER_IMPORTANCE and stored.status == "active"
+    assert added.id in _shown(browser) and seeded["dog"] in _shown(browser)  # the whole list
+    assert browser.search.text() == ""
+    assert browser.editor.toPlainText() == said and browser.save_button.isEnabled()
+
+    def cancel() -> None:  # the dialog opened next
+        browser.add_dialog.reject()
+
+    QTimer.singleShot(0, cancel)  # Cancel adds nothing
+    browser.add_action.trigger()
+    assert len(store.memories(statuses=None)) == 5
 
 
 def test_the_details_say_who_wrote_the_memory_last(

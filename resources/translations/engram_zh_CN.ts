@@ -2362,6 +2362,49 @@
     </message>
 </context>
 <context>
+    <name>AddMemoryDialog</name>
+    <message>
+        <location filename="../../desktop/engram/ui/add_memory.py" line="26"/>
+        <source>Add memory</source>
+        <translation>添加记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/add_memory.py" line="29"/>
+        <source>Write it in your own words, as Engram should remember it. Engram recalls it when a chat needs it.</source>
+        <translation>用你自己的话写下来，写成 Engram 应当记住的样子。对话需要时，Engram 会想起它。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/add_memory.py" line="35"/>
+        <source>Memory text</source>
+        <translation>记忆内容</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/add_memory.py" line="36"/>
+        <source>e.g. My daughter Lily is 7 and loves dinosaurs.</source>
+        <translation>例如：我女儿莉莉 7 岁，喜欢恐龙。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/add_memory.py" line="39"/>
+        <source>Something true about you or your world</source>
+        <translation>关于你或你身边的事实</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/add_memory.py" line="40"/>
+        <source>How you like things done or answered</source>
+        <translation>你希望事情怎样做、问题怎样回答</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/add_memory.py" line="48"/>
+        <source>{kind}: {what}</source>
+        <translation>{kind}：{what}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/add_memory.py" line="58"/>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+</context>
+<context>
     <name>AnswerView</name>
     <message>
         <location filename="../../desktop/engram/ui/answer_view.py" line="274"/>
@@ -2933,37 +2976,37 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="307"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="308"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="360"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="361"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="386"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="387"/>
         <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Retry answers it.</source>
         <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重试”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="393"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="394"/>
         <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Retry answers your message.</source>
         <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重试”即可回答你的消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="437"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
         <source>Memory was paused elsewhere: Engram learns nothing new until you resume it.</source>
         <translation>记忆已在别处暂停：在你恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="439"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="440"/>
         <source>Memory was resumed elsewhere: Engram learns from your chats again.</source>
         <translation>记忆已在别处恢复：Engram 会重新从你的对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="293"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="294"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -2971,309 +3014,319 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="76"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="236"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="78"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="237"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="241"/>
         <source>Search memories (words or meaning)…</source>
         <translation>搜索记忆（关键词或意思）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="238"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="239"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="242"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="246"/>
         <source>All kinds</source>
         <translation>所有类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="244"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="243"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="247"/>
         <source>Any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="248"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="252"/>
-        <source>No memories yet.
-
-Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
-        <translation>还没有记忆。
-
-Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="258"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="262"/>
         <source>Memory text</source>
         <translation>记忆内容</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="259"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="260"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="263"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="264"/>
         <source>Importance</source>
         <translation>重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="266"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="270"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="267"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="271"/>
         <source>Pin</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="268"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="269"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="273"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="261"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="265"/>
         <source>Where this memory came from</source>
         <translation>这条记忆的来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="262"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="256"/>
+        <source>No memories yet.
+
+Engram learns what matters from your chats in the background (with a large model of at least 1B parameters). To add one yourself, click Add memory, or start a message with “remember this:”. Memories appear here, where you can edit, pin, restore or delete them.</source>
+        <translation>还没有记忆。
+
+Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数的大模型）。想自己添加一条，可以点击“添加记忆”，或在消息开头写“记住：”。记忆会显示在这里，你可以编辑、置顶、恢复或删除它们。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="266"/>
         <source>History of this memory</source>
         <translation>这条记忆的历史</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="263"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="267"/>
         <source>History (newest first):</source>
         <translation>历史（最新的在前）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="264"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="268"/>
         <source>Learned from (double-click to open the chat):</source>
         <translation>学自（双击打开对话）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="272"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="276"/>
         <source>Memory actions</source>
         <translation>记忆操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="273"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="277"/>
+        <source>Add memory…</source>
+        <translation>添加记忆…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="278"/>
+        <source>Add a memory in your own words</source>
+        <translation>用你自己的话添加一条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="279"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="274"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="280"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="275"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="281"/>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="276"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="282"/>
         <source>While paused, Engram learns no new memories</source>
         <translation>暂停期间，Engram 不会学习新的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="277"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="283"/>
         <source>Forget everything…</source>
         <translation>全部遗忘…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="332"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="340"/>
         <source>{count} memories</source>
         <translation>{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="369"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="377"/>
         <source>Select a memory to see and change it.</source>
         <translation>选择一条记忆以查看和修改。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="379"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="387"/>
         <source>{kind} · {status} · from {origin} · created {day} · used {uses}×</source>
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="437"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="445"/>
         <source>{day} · {who}: {change}</source>
         <translation>{day} · {who}：{change}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="442"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="450"/>
         <source>Before: {text}</source>
         <translation>之前：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="454"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="462"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="455"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="463"/>
         <source>Put back the text as it was before this change</source>
         <translation>恢复这次改动之前的文字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="456"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="464"/>
         <source>Undo this change of Engram&apos;s</source>
         <translation>撤销 Engram 的这次改动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="466"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
         <source>memory #{old} replaced by #{new}</source>
         <translation>记忆 #{old} 被 #{new} 取代</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="473"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="481"/>
         <source>created</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="482"/>
         <source>changed the text</source>
         <translation>修改了文字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="475"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="483"/>
         <source>changed the importance</source>
         <translation>修改了重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="476"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="484"/>
         <source>changed the confidence</source>
         <translation>修改了可信度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="477"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="485"/>
         <source>pinned</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="478"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="486"/>
         <source>unpinned</source>
         <translation>取消置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="479"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="487"/>
         <source>kind → {value}</source>
         <translation>类型 → {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="480"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="488"/>
         <source>status → {value}</source>
         <translation>状态 → {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="485"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="493"/>
         <source>(undo)</source>
         <translation>（撤销）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="498"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="506"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="503"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="511"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="516"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="524"/>
         <source>{speaker}: {text}</source>
         <translation>{speaker}：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="522"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="530"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="545"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="553"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="546"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="554"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="564"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="572"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="566"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="574"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="574"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="594"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="576"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="596"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="583"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="603"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="583"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="603"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="595"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="612"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="615"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="632"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="598"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="618"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="604"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="624"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="647"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="689"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="399"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="407"/>
         <source>Last written: {who}, {day}</source>
         <translation>最近写入：{who}，{day}</translation>
     </message>
@@ -3377,47 +3430,57 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryWorker</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="47"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="50"/>
+        <source>Added; it updates an earlier memory: {before} → {after}.</source>
+        <translation>已添加；它更新了一条较早的记忆：{before} → {after}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="54"/>
+        <source>Added.</source>
+        <translation>已添加。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="60"/>
         <source>Saved.</source>
         <translation>已保存。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="52"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="65"/>
         <source>Pinned.</source>
         <translation>已置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="52"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="65"/>
         <source>Unpinned.</source>
         <translation>已取消置顶。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="57"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="70"/>
         <source>Deleted; its text is gone from the database file.</source>
         <translation>已删除；它的文字已从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="62"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="75"/>
         <source>Restored.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="67"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="80"/>
         <source>Undone: the earlier version is back.</source>
         <translation>已撤销：之前的版本已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="73"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="86"/>
         <source>Exported to {path} ({count} entries).</source>
         <translation>已导出到 {path}（{count} 条）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="79"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="92"/>
         <source>Imported {count} memories.</source>
         <translation>已导入 {count} 条记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_worker.py" line="84"/>
+        <location filename="../../desktop/engram/ui/memory_worker.py" line="97"/>
         <source>Forgot {count} memories.</source>
         <translation>已遗忘 {count} 条记忆。</translation>
     </message>
@@ -3991,47 +4054,47 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>PromptDialog</name>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="25"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="26"/>
         <source>Prompt of this answer</source>
         <translation>这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="29"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="31"/>
         <source>System part</source>
         <translation>系统部分</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="32"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="34"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="37"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="39"/>
         <source>Memory block</source>
         <translation>记忆块</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="42"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="44"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="45"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="47"/>
         <source>=== {title} ({tokens} tokens) ===</source>
         <translation>=== {title}（{tokens} 个词元）===</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="50"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="52"/>
         <source>=== Tool call {step}: {name} ===</source>
         <translation>=== 工具调用 {step}：{name} ===</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="57"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="59"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="69"/>
+        <location filename="../../desktop/engram/ui/prompt_dialog.py" line="71"/>
         <source>Tools (the chat template lists them)</source>
         <translation>工具（由对话模板列出）</translation>
     </message>

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from engram.assistant import remembering
+from engram.assistant.events import Remembered
 from engram.assistant.session import USER, embedder_for
 from engram.core import paths
 from engram.core.atomic import atomic_write, output_file
@@ -22,7 +24,7 @@ from engram.memory import backup, db, pause, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.injections import Injections
-from engram.memory.kinds import KINDS, PLAN, POLICIES
+from engram.memory.kinds import FACT, KINDS, PLAN, POLICIES, PREFERENCE
 from engram.memory.outcomes import LessonRecord, Outcomes
 from engram.memory.records import (
     EXAMPLE,
@@ -39,6 +41,7 @@ from engram.memory.store import DUPLICATE_SIMILARITY, MemoryStore
 
 __all__ = [
     "KINDS",
+    "OWN_KINDS",
     "PLAN",
     "STATUSES",
     "Memories",
@@ -54,6 +57,9 @@ __all__ = [
     "restore_backup",
     "write_sample",
 ]
+
+# What the user adds in their own words is one of these (the rest Engram learns or keeps).
+OWN_KINDS = (FACT, PREFERENCE)
 
 
 def open_store(settings: Settings, by: Provenance = USER) -> MemoryStore:
@@ -145,6 +151,13 @@ class Memories:
         return Outcomes(self._store).lesson_record(memory.id)
 
     # -- changing ----------------------------------------------------------------------------
+
+    def add(self, content: str, kind: str = FACT) -> Remembered:
+        """A memory in the user's own words (one of OWN_KINDS), kept as ``/remember`` keeps
+        it: origin user, the importance of what the user asks to remember. The same memory
+        again is the one already there; one that changes a number, date or name replaces it
+        (``replaced_id`` and ``change`` say so)."""
+        return remembering.remember(self._store, 0, None, content, kind)
 
     def save(self, memory_id: int, content: str, importance: float) -> None:
         """The user's edit of a memory's text and importance (re-embedded). A lesson's example,

@@ -41,6 +41,7 @@ from engram.core import log
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
 from engram.ui import errors, labels, markdown
+from engram.ui.add_memory import AddMemoryDialog
 from engram.ui.memory_model import MemoryTableModel
 from engram.ui.memory_worker import MemoryWorker
 from engram.ui.settings_signals import SettingsSignals
@@ -57,6 +58,7 @@ class MemoryBrowser(QMainWindow):
 
     open_conversation = Signal(int)
     search_requested = Signal(int, str, object, object)
+    add_requested = Signal(str, str)  # text, kind
     provenance_requested = Signal(int)
     save_requested = Signal(int, str, float)
     pin_requested = Signal(int, bool)
@@ -203,6 +205,8 @@ class MemoryBrowser(QMainWindow):
         self.toolbar = QToolBar()
         self.toolbar.setMovable(False)
         self.addToolBar(self.toolbar)
+        self.add_action = self.toolbar.addAction("", self.ask_add)
+        self.toolbar.addSeparator()
         self.export_action = self.toolbar.addAction("", self.ask_export)
         self.import_action = self.toolbar.addAction("", self.ask_import)
         self.pause_action = self.toolbar.addAction("")
@@ -250,9 +254,9 @@ class MemoryBrowser(QMainWindow):
         self.empty_state.setText(
             self.tr(
                 "No memories yet.\n\nEngram learns what matters from your chats in the background "
-                "(with a large model of at least 1B parameters). To add one yourself, start a "
-                "message with “remember this:”. Memories appear here, where you can edit, pin, "
-                "restore or delete them."
+                "(with a large model of at least 1B parameters). To add one yourself, click Add "
+                "memory, or start a message with “remember this:”. Memories appear here, where "
+                "you can edit, pin, restore or delete them."
             )
         )
         self.editor.setAccessibleName(self.tr("Memory text"))
@@ -270,6 +274,8 @@ class MemoryBrowser(QMainWindow):
         ):
             button.setText(text)
         self.toolbar.setWindowTitle(self.tr("Memory actions"))
+        self.add_action.setText(self.tr("Add memory…"))
+        self.add_action.setToolTip(self.tr("Add a memory in your own words"))
         self.export_action.setText(self.tr("Export…"))
         self.import_action.setText(self.tr("Import…"))
         self.pause_action.setText(self.tr("Pause memory"))
@@ -287,6 +293,7 @@ class MemoryBrowser(QMainWindow):
     def _connect_worker(self) -> None:
         w = self.worker
         self.search_requested.connect(w.search)
+        self.add_requested.connect(w.add)
         self.provenance_requested.connect(w.load_provenance)
         self.save_requested.connect(w.save)
         self.pin_requested.connect(w.pin)
@@ -300,6 +307,7 @@ class MemoryBrowser(QMainWindow):
         w.searched.connect(self._on_searched)
         w.provenance.connect(self._on_provenance)
         w.changed.connect(self._on_changed)
+        w.added.connect(self._on_added)
         w.failed.connect(self._on_failed)
 
     # -- browsing and searching ----------------------------------------------------------------
@@ -568,6 +576,18 @@ class MemoryBrowser(QMainWindow):
 
     # -- whole-store actions -------------------------------------------------------------------
 
+    def ask_add(self) -> None:
+        """Ask for a memory in the user's words and its kind, and add it."""
+        dialog = AddMemoryDialog(self)
+        self.add_dialog = dialog
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.add_memory(dialog.text(), dialog.kind())
+
+    def add_memory(self, content: str, kind: str) -> None:
+        """Add a memory (on the worker); it is shown and selected once it is stored."""
+        if content.strip():
+            self.add_requested.emit(content.strip(), kind)
+
     def ask_export(self) -> None:
         path, chosen = QFileDialog.getSaveFileName(
             self,
@@ -634,6 +654,28 @@ class MemoryBrowser(QMainWindow):
             self.select_memory(after)  # an undone replacement: the memory it had replaced
         elif selected is not None and self.memories.get(selected.id) is not None:
             self._reselect(selected.id)
+
+    def _on_added(self, memory_id: int, message: str) -> None:
+        """The added memory at once in the list (no search, filters that show it), selected."""
+        if self._closed:
+            return
+        self.statusBar().showMessage(message, 8000)
+        memory = self.memories.get(memory_id)
+        kind = memory.kind if memory is not None else None
+        for combo, keep in ((self.kind, (kind, None)), (self.status, ("active", None))):
+            if combo.currentData() not in keep:
+                combo.blockSignals(True)
+                combo.setCurrentIndex(0 if combo is self.kind else combo.findData("active"))
+                combo.blockSignals(False)
+        self.search.blockSignals(True)
+        self.search.clear()
+        self.search.blockSignals(False)
+        self._debounce.stop()
+        self.refresh()
+        self._reselect(memory_id)
+        if self.current() is None:  # beyond the first page (many pinned memories)
+            self.select_memory(memory_id)
+        self.table.scrollTo(self.table.currentIndex())
 
     def _reselect(self, memory_id: int) -> None:
         for row, memory in enumerate(self.model.rows):

@@ -21,6 +21,7 @@ class MemoryWorker(Worker):
     searched = Signal(int, object)  # request number, [Memory]
     provenance = Signal(int, object)  # memory id, [Episode]
     changed = Signal(str)  # what happened, for the status line
+    added = Signal(int, str)  # the memory the user added (or the one already there), what happened
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -40,6 +41,18 @@ class MemoryWorker(Worker):
     @worker_slot(int)
     def load_provenance(self, memory_id: int) -> None:
         self.provenance.emit(memory_id, self._open().source_episodes(memory_id))
+
+    @worker_slot(str, str)
+    def add(self, content: str, kind: str) -> None:
+        remembered = self._open().add(content, kind)
+        if remembered.change is not None:
+            before, after = remembered.change
+            said = self.tr("Added; it updates an earlier memory: {before} → {after}.").format(
+                before=before, after=after
+            )
+        else:
+            said = self.tr("Added.")
+        self.added.emit(remembered.memory_id, said)
 
     @worker_slot(int, str, float)
     def save(self, memory_id: int, content: str, importance: float) -> None:
