@@ -177,6 +177,39 @@ def test_recommended_pair_is_shown(manager: ModelManager) -> None:
     assert manager.pair_button.isVisible()
 
 
+def test_use_this_pair_is_off_and_says_why_when_it_is_the_pair_in_use(
+    qtbot: QtBot, starter_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 48: "Use this pair" on the pair in use said it was switching models."""
+    pair = Pair(1.0, tiny.MODEL, tiny.MODEL, tiny.EMBEDDER, "The tests' tiny pair.")
+
+    def offer(cat: catalogue.Catalogue, machine: hardware.Machine) -> hardware.Offer:
+        chosen = hardware.pair_models(cat, pair)  # installed: nothing to download
+        return hardware.Offer(pair, chosen, (), hardware.pair_fit(cat, pair, machine))
+
+    monkeypatch.setattr(model_admin, "offer", offer)
+    store = settings.SettingsStore(tiny.settings(language="en", embedding_model=tiny.EMBEDDER))
+    window = ModelManager(store)
+    qtbot.addWidget(window)
+    window.show()
+    button = window.pair_button
+    assert button.isVisible() and button.text() == "Use this pair"
+    assert not button.isEnabled()
+    assert "pair in use" in button.toolTip()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # a click does nothing
+    assert "switches" not in window.status_label.text()
+
+    store.update(large_model="qwen2.5-coder-1.5b-instruct")  # chosen elsewhere: another pair
+    qtbot.waitUntil(button.isEnabled)
+    assert "pair in use" not in button.toolTip()
+    with qtbot.waitSignal(window.changed, timeout=WAIT_MS):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert store.current.large_model == tiny.MODEL
+    assert "switches" in window.status_label.text()
+    qtbot.waitUntil(lambda: not button.isEnabled())  # the pair in use again
+    window.close()
+
+
 def test_dropped_gguf_is_imported_and_can_be_chosen(
     qtbot: QtBot, manager: ModelManager, starter_models: Path, tmp_path: Path
 ) -> None:

@@ -208,32 +208,32 @@
         <translation>它可以用作：{roles}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="118"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="123"/>
         <source>{name} is not installed.</source>
         <translation>{name} 未安装。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="119"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="124"/>
         <source>engram models download {id} fetches it.</source>
         <translation>engram models download {id} 可以下载它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="133"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="138"/>
         <source>{name} is a starter model that Engram falls back to.</source>
         <translation>{name} 是 Engram 的后备入门模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="134"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="139"/>
         <source>Keep it installed.</source>
         <translation>请保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="156"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="161"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="157"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="162"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -1412,22 +1412,22 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="139"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="144"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="139"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="144"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="149"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="154"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="150"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="155"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -3739,123 +3739,134 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
         <translation>本机：{machine}。解码速度：{speed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="390"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="391"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="394"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="399"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="397"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="402"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="402"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="394"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="407"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="406"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="396"/>
+        <source>This is the pair in use.</source>
+        <translation>这就是正在使用的组合。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="408"/>
+        <source>Engram switches to these models at once.</source>
+        <translation>Engram 会立即切换到这些模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="412"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="424"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="430"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="426"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="432"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="428"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="434"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="461"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="506"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="467"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="512"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="491"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="497"/>
         <source>Adding {file}…</source>
         <translation>正在添加 {file}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="502"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="508"/>
         <source>Downloading {file} as {name}; it is in the catalogue too.</source>
         <translation>正在下载 {file}，名为 {name}；它也已加入目录。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="510"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="516"/>
         <source>Downloaded {name}.</source>
         <translation>已下载 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="527"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="533"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="535"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="541"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="536"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="542"/>
         <source>Delete {name} ({size}) from this computer?</source>
         <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="546"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="552"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="551"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="557"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="551"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="557"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="576"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="582"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="590"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="596"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="594"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="600"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="612"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="618"/>
         <source>Cancelled {name}; Download continues where it stopped.</source>
         <translation>已取消 {name}；再点“下载”会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="622"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="628"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="630"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="636"/>
         <source>Deleted {id}.</source>
         <translation>已删除 {id}。</translation>
     </message>

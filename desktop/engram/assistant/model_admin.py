@@ -98,6 +98,11 @@ def installed_chat_models() -> list[tuple[str, str, tuple[str, ...]]]:
     ]
 
 
+def pair_in_use(pair: Pair, prefs: Settings) -> bool:
+    """Whether ``prefs`` already use each model of ``pair`` in its role (nothing to switch)."""
+    return all(prefs.model_for(role) == getattr(pair, role) for role in ROLES)
+
+
 def import_gguf(
     path: Path, model_roles: tuple[str, ...] = ("small", "large"), model_id: str | None = None
 ) -> tuple[ModelEntry, GgufInfo]:

@@ -386,10 +386,15 @@ class ModelManager(QMainWindow):
         pair = offer.pair if offer is not None else None
         self._pair = pair
         self.pair_button.setVisible(pair is not None)
+        self.pair_button.setEnabled(True)
         if offer is None or pair is None:
             self.pair_label.setText(self.tr("The catalogue recommends no models."))
             return
-        if offer.missing:
+        if models.pair_in_use(pair, self.settings.current):  # nothing to switch to
+            self.pair_button.setText(self.tr("Use this pair"))
+            self.pair_button.setEnabled(False)
+            self.pair_button.setToolTip(self.tr("This is the pair in use."))
+        elif offer.missing:
             self.pair_button.setText(
                 self.tr("Download and use this pair ({cost})").format(cost=labels.offer_cost(offer))
             )
@@ -400,6 +405,7 @@ class ModelManager(QMainWindow):
             )
         else:
             self.pair_button.setText(self.tr("Use this pair"))
+            self.pair_button.setToolTip(self.tr("Engram switches to these models at once."))
         names = {role: self._catalogue.get(getattr(pair, role)).name for role in ROLES}
         self.pair_label.setText(
             self.tr(
