@@ -4,11 +4,15 @@ things in the same words."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
+import tiny
 from engram.assistant import model_admin
+from engram.assistant.model_admin import ModelEntry
 from engram.cli.main import main
 from engram.core import settings
 from engram.core.errors import InputError
@@ -22,14 +26,31 @@ def gguf(small_model_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     return small_model_path
 
 
-def test_removing_refuses_a_starter_and_one_being_downloaded_and_forgets_an_import(
-    gguf: Path, capsys: pytest.CaptureFixture[str]
+def link_installed(entry: ModelEntry, shared: Path) -> None:
+    """Put a model of the shared test models folder into this test's own (hard links)."""
+    for spec in entry.files:
+        source, target = shared / entry.id / spec.path, entry.folder() / spec.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
+
+
+def test_removing_refuses_a_model_in_use_and_one_being_downloaded_and_forgets_an_import(
+    gguf: Path, starter_models: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    starter = model_admin.catalogue().starters()[0]
-    with pytest.raises(InputError, match="starter model that Engram falls back to") as window:
-        model_admin.remove(starter)  # what the model manager's Delete calls
-    assert main(["models", "remove", starter.id]) == 2  # and the terminal
-    assert window.value.message in capsys.readouterr().err
+    starter = model_admin.catalogue().get(tiny.EMBEDDER)  # a starter model, installed here
+    assert starter.starter
+    link_installed(starter, starter_models)
+    settings.save(tiny.settings(embedding_model=starter.id))  # the model that finds memories
+    assert main(["models", "remove", starter.id]) == 2  # the terminal cannot ask: refused
+    said = capsys.readouterr().err
+    assert f"{starter.name} is in use" in said and "Choose another" in said
+    assert model_admin.installed(starter)
+    settings.save(settings.load().choosing(embedding="paraphrase-multilingual-minilm-l12-v2-q"))
+    assert main(["models", "remove", starter.id]) == 0  # a starter, no longer in use
+    assert not starter.folder().exists() and not model_admin.installed(starter)
 
     entry, info = model_admin.import_gguf(gguf, ("small",), "mine")
     assert model_admin.installed(entry) and info.architecture

@@ -32,6 +32,7 @@ from engram.ui.model_manager import (
     ModelManager,
 )
 from hub_server import HubServer
+from test_model_admin import link_installed
 
 pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
 
@@ -97,7 +98,7 @@ def _publish(hub: HubServer, model_id: str, size: int, ext: str = "gguf") -> byt
 
 
 def test_download_shows_progress_installs_and_deletes(
-    qtbot: QtBot, manager: ModelManager, hub: HubServer, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, manager: ModelManager, hub: HubServer
 ) -> None:
     content = _publish(hub, "tiny-a", 3 * MB)
     seen: list[Progress] = []
@@ -117,11 +118,72 @@ def test_download_shows_progress_installs_and_deletes(
     assert len(seen) > 1 and dones == sorted(dones) and 0 < dones[1] < dones[-1] == len(content)
     assert manager.rows["tiny-a"].use_small.isEnabled()
 
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    said = answer_box("Remove")
     with qtbot.waitSignal(manager.changed, timeout=WAIT_MS):
         qtbot.mouseClick(manager.rows["tiny-a"].delete_button, Qt.MouseButton.LeftButton)
+    assert said and "Tiny tiny-a" in said[0]
     assert not entry.folder().exists()
     assert _state(manager, "tiny-a") == "not installed"
+
+
+def answer_box(click: str) -> list[str]:
+    """Answer the next message box with its button ``click`` (else close it); returns a list
+    that gets the box's text."""
+    said: list[str] = []
+
+    def answer(tries: int = 50) -> None:
+        shown = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
+        box = next((w for w in shown if isinstance(w, QMessageBox)), None)
+        if box is None:
+            if tries:
+                QTimer.singleShot(20, lambda: answer(tries - 1))
+            return
+        said.append(box.text())
+        button = next((b for b in box.buttons() if b.text().replace("&", "") == click), None)
+        if button is None:
+            box.reject()
+        else:
+            button.click()
+
+    QTimer.singleShot(0, answer)
+    return said
+
+
+def test_remove_is_offered_for_every_installed_model_and_says_when_it_is_in_use(
+    qtbot: QtBot, hub: HubServer, starter_models: Path
+) -> None:
+    """Issue 48: installed models had no Remove (a starter model none at all), and a model in
+    use was deleted without a word."""
+    cat = catalogue.load()
+    starter = cat.get(tiny.EMBEDDER)
+    link_installed(starter, starter_models)
+    mine = cat.get("tiny-a")
+    mine.main_file().parent.mkdir(parents=True, exist_ok=True)
+    mine.main_file().write_bytes(b"GGUF" + bytes(4096))
+    store = settings.SettingsStore(tiny.settings(small_model="tiny-a", embedding_model="tiny-emb"))
+    window = ModelManager(store)
+    qtbot.addWidget(window)
+    window.show()
+    for model_id in (starter.id, mine.id):
+        button = window.rows[model_id].delete_button
+        assert button.isVisible() and button.isEnabled() and button.text() == "Remove"
+
+    said = answer_box("Remove")  # a starter model, not in use
+    with qtbot.waitSignal(window.changed, timeout=WAIT_MS):
+        qtbot.mouseClick(window.rows[starter.id].delete_button, Qt.MouseButton.LeftButton)
+    assert starter.name in said[0] and "in use" not in said[0]
+    assert not starter.folder().exists() and _state(window, starter.id) == "not installed"
+    assert window.rows[starter.id].download_button.isVisible()  # the list follows
+
+    said = answer_box("Cancel")  # the model that answers: the box says so
+    qtbot.mouseClick(window.rows[mine.id].delete_button, Qt.MouseButton.LeftButton)
+    assert "answers with it" in said[0], said
+    assert hardware.installed(mine)  # cancelled: kept
+    said = answer_box("Remove")
+    with qtbot.waitSignal(window.changed, timeout=WAIT_MS):
+        qtbot.mouseClick(window.rows[mine.id].delete_button, Qt.MouseButton.LeftButton)
+    assert not mine.folder().exists() and _state(window, mine.id) == "not installed"
+    window.close()
 
 
 def test_cancel_midway_then_resume(qtbot: QtBot, manager: ModelManager, hub: HubServer) -> None:
@@ -357,7 +419,7 @@ def test_the_actions_line_up_and_offer_only_what_can_be_done(
         assert len(places) == 1, (name, places)  # the same column on every row
     for row in window.rows.values():
         installed = hardware.installed(row.entry)
-        assert row.delete_button.isVisible() == (installed and not row.entry.starter)
+        assert row.delete_button.isVisible() == installed
         assert row.download_button.isVisible() == (not installed)
     window.close()
 

@@ -218,22 +218,12 @@
         <translation>engram models download {id} 可以下载它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="138"/>
-        <source>{name} is a starter model that Engram falls back to.</source>
-        <translation>{name} 是 Engram 的后备入门模型。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="139"/>
-        <source>Keep it installed.</source>
-        <translation>请保留它。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="161"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="171"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="162"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="172"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -1412,22 +1402,32 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="144"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="146"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="144"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="146"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="154"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="151"/>
+        <source>{name} is in use as the {roles} model.</source>
+        <translation>{name} 正被用作 {roles} 模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="152"/>
+        <source>Choose another model for it first (engram models use, or Settings).</source>
+        <translation>请先为它选定另一个模型（engram models use，或在“设置”中）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="164"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="155"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="165"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -3630,93 +3630,109 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="153"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="173"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="128"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="155"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="148"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="175"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="124"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="144"/>
         <source>Download progress of {name}</source>
         <translation>{name} 的下载进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="129"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="149"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="130"/>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="131"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="151"/>
         <source>Use as small</source>
         <translation>用作小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="132"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="152"/>
         <source>Use as large</source>
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="265"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="284"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="269"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="288"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="297"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="316"/>
         <source>Search Hugging Face for GGUF models beyond the catalogue</source>
         <translation>在 Hugging Face 上搜索目录之外的 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="272"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="291"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="273"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="90"/>
+        <source>Engram answers with it now: after this it cannot answer until you choose another model with Use as small.</source>
+        <translation>Engram 正在用它回答：移除后，在你用“用作小模型”选定另一个模型之前，Engram 无法回答。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="95"/>
+        <source>Engram learns with it now: learning stops until you choose another model with Use as large.</source>
+        <translation>Engram 正在用它学习：在你用“用作大模型”选定另一个模型之前，学习会停止。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="100"/>
+        <source>Engram finds your memories with it now: choose another embedding model in Settings before you chat again.</source>
+        <translation>Engram 正在用它查找你的记忆：再次聊天之前，请在“设置”中选定另一个嵌入模型。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="150"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="573"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="292"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="274"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="293"/>
         <source>What does memory add?…</source>
         <translation>记忆带来了什么？…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="276"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="295"/>
         <source>Measure what Engram&apos;s memory adds with your own models</source>
         <translation>用你自己的模型测一测 Engram 的记忆带来了多少提升</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="292"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="311"/>
         <source>Back to the catalogue</source>
         <translation>返回目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="295"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="314"/>
         <source>Find on the hub…</source>
         <translation>在模型中心查找…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="313"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="332"/>
         <source>What does memory add?</source>
         <translation>记忆带来了什么？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="317"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="336"/>
         <source>Engram can measure what its memory adds with your models: 40 tasks answered with no memory, with earlier messages, with learned memories and with lessons, then a report with the score of each and its interval.
 
 Run this in a terminal (about an hour on two cores; a stopped run resumes):
@@ -3729,146 +3745,151 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 {command}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="324"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="343"/>
         <source>Copy the command</source>
         <translation>复制命令</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="378"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="397"/>
         <source>This machine: {machine}. Decode speed: {speed}.</source>
         <translation>本机：{machine}。解码速度：{speed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="391"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="410"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="399"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="418"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="402"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="421"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="394"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="407"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="560"/>
+        <source>Remove {name} ({size}) from this computer? Its files are deleted.</source>
+        <translation>要从这台电脑上移除 {name}（{size}）吗？它的文件会被删除。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="565"/>
+        <source>It is an offline starter model: Download brings it back.</source>
+        <translation>这是离线入门模型：点“下载”即可取回。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="568"/>
+        <source>Remove model</source>
+        <translation>移除模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="666"/>
+        <source>Removed {id}.</source>
+        <translation>已移除 {id}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="413"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="426"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="396"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="415"/>
         <source>This is the pair in use.</source>
         <translation>这就是正在使用的组合。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="408"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="427"/>
         <source>Engram switches to these models at once.</source>
         <translation>Engram 会立即切换到这些模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="412"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="431"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="430"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="449"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="432"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="451"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="434"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="453"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="467"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="512"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="486"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="531"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="497"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="516"/>
         <source>Adding {file}…</source>
         <translation>正在添加 {file}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="508"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="527"/>
         <source>Downloading {file} as {name}; it is in the catalogue too.</source>
         <translation>正在下载 {file}，名为 {name}；它也已加入目录。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="516"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="535"/>
         <source>Downloaded {name}.</source>
         <translation>已下载 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="533"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="552"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="541"/>
-        <source>Delete model</source>
-        <translation>删除模型</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="542"/>
-        <source>Delete {name} ({size}) from this computer?</source>
-        <translation>要从这台电脑上删除 {name}（{size}）吗？</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="552"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="582"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="557"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="587"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="557"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="587"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="582"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="612"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="596"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="626"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="600"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="630"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="618"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="648"/>
         <source>Cancelled {name}; Download continues where it stopped.</source>
         <translation>已取消 {name}；再点“下载”会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="628"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="658"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="636"/>
-        <source>Deleted {id}.</source>
-        <translation>已删除 {id}。</translation>
     </message>
 </context>
 <context>

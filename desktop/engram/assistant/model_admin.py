@@ -129,19 +129,29 @@ def choose(store: SettingsStore, model_id: str, role: str) -> ModelEntry:
     return entry
 
 
-def remove(entry: ModelEntry, downloading: bool = False) -> bool:
+def uses(entry: ModelEntry, prefs: Settings) -> tuple[str, ...]:
+    """The roles ``prefs`` give ``entry`` (small answers, large learns, embedding finds
+    memories); empty when Engram does not use it."""
+    return tuple(role for role in ROLES if prefs.model_for(role) == entry.id)
+
+
+def remove(entry: ModelEntry, downloading: bool = False, prefs: Settings | None = None) -> bool:
     """Delete a model's folder (partial downloads too) and forget it if it was imported;
-    True when it was imported. Refuses a starter model, one being downloaded and one that is
-    not there."""
-    if entry.starter:
-        raise InputError(
-            tr("{name} is a starter model that Engram falls back to."),
-            tr("Keep it installed."),
-            name=entry.name,
-        )
+    True when it was imported. Refuses one being downloaded, one that is not there and, given
+    the settings ``prefs`` (the terminal, which cannot ask), one they use; the model manager
+    asks the user first, saying when Engram uses it. A starter model may go too: its download
+    (or ``engram models fetch-starter``) brings it back."""
     if downloading:
         raise InputError(
             tr("{name} is being downloaded."), tr("Cancel the download first."), name=entry.name
+        )
+    roles_in_use = uses(entry, prefs) if prefs is not None else ()
+    if roles_in_use:
+        raise InputError(
+            tr("{name} is in use as the {roles} model."),
+            tr("Choose another model for it first (engram models use, or Settings)."),
+            name=entry.name,
+            roles=", ".join(roles_in_use),
         )
     folder = entry.folder()
     try:

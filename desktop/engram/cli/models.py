@@ -135,7 +135,7 @@ def _use(args: argparse.Namespace) -> int:
 
 def _remove(args: argparse.Namespace) -> int:
     entry = models.catalogue().get(args.model_id)
-    forgotten = models.remove(entry)
+    forgotten = models.remove(entry, prefs=settings_mod.load())  # never one in use
     print(f"Removed {entry.id}" + (" and forgot the import." if forgotten else "."))
     return 0
 

@@ -85,6 +85,26 @@ def bytes_on_disk(entry: ModelEntry) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+# What removing a model in use stops, by the role it plays (the removal box says it first).
+IN_USE = {
+    "small": QT_TRANSLATE_NOOP(
+        "ModelManager",
+        "Engram answers with it now: after this it cannot answer until you choose another model "
+        "with Use as small.",
+    ),
+    "large": QT_TRANSLATE_NOOP(
+        "ModelManager",
+        "Engram learns with it now: learning stops until you choose another model with Use as "
+        "large.",
+    ),
+    "embedding": QT_TRANSLATE_NOOP(
+        "ModelManager",
+        "Engram finds your memories with it now: choose another embedding model in Settings "
+        "before you chat again.",
+    ),
+}
+
+
 def _strip(kept: tuple[QWidget, ...], passing: tuple[QWidget, ...]) -> QWidget:
     """Widgets side by side in one table cell. The ``kept`` keep their place while hidden, so
     every row puts the same action in the same place (a model that cannot be the large one
@@ -127,7 +147,7 @@ class _Row:
         )
         self.download_button = QPushButton(QCoreApplication.translate("ModelManager", "Download"))
         self.cancel_button = QPushButton(QCoreApplication.translate("ModelManager", "Cancel"))
-        self.delete_button = QPushButton(QCoreApplication.translate("ModelManager", "Delete"))
+        self.delete_button = QPushButton(QCoreApplication.translate("ModelManager", "Remove"))
         self.use_small = QPushButton(QCoreApplication.translate("ModelManager", "Use as small"))
         self.use_large = QPushButton(QCoreApplication.translate("ModelManager", "Use as large"))
         self.download_button.clicked.connect(lambda: manager.download(entry.id))
@@ -154,13 +174,12 @@ class _Row:
             if on_disk and not is_installed
             else QCoreApplication.translate("ModelManager", "Download")
         )
-        # One of Download / Resume / Delete, where the model is in its life (a starter model,
-        # which Engram falls back to, is never deleted here: the place stays empty).
-        deletable = is_installed and not self.entry.starter
+        # One of Download / Resume / Remove, where the model is in its life (any installed
+        # model may be removed, a starter too: its Download brings it back).
         self.slot.setCurrentWidget(self.delete_button if is_installed else self.download_button)
         self.download_button.setVisible(can_fetch and not busy)
-        self.delete_button.setVisible(deletable and not busy)
-        self.delete_button.setEnabled(deletable and on_disk > 0)
+        self.delete_button.setVisible(is_installed and not busy)
+        self.delete_button.setEnabled(is_installed and on_disk > 0)
         self.slot.setVisible(not busy)
         self.cancel_button.setVisible(busy)
         self.progress.setVisible(busy)
@@ -534,16 +553,27 @@ class ModelManager(QMainWindow):
         self.changed.emit()  # the rows follow through the settings signal
 
     def delete(self, model_id: str) -> None:
-        """Delete a model's files after the user confirms."""
+        """Remove a model's files after the user confirms; the box says first when Engram uses
+        the model (answers, learns or finds memories with it) and what stops."""
         entry = self._catalogue.get(model_id)
-        answer = QMessageBox.question(
-            self,
-            self.tr("Delete model"),
-            self.tr("Delete {name} ({size}) from this computer?").format(
-                name=entry.name, size=human_bytes(bytes_on_disk(entry))
-            ),
+        roles_in_use = models.uses(entry, self.settings.current)
+        text = self.tr("Remove {name} ({size}) from this computer? Its files are deleted.").format(
+            name=entry.name, size=human_bytes(bytes_on_disk(entry))
         )
-        if answer == QMessageBox.StandardButton.Yes:
+        said = [QCoreApplication.translate("ModelManager", str(IN_USE[r])) for r in roles_in_use]
+        if entry.starter:
+            said.append(self.tr("It is an offline starter model: Download brings it back."))
+        box = QMessageBox(
+            QMessageBox.Icon.Warning if roles_in_use else QMessageBox.Icon.Question,
+            self.tr("Remove model"),
+            "\n\n".join([text, *said]),
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        remove = box.addButton(self.tr("Remove"), QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)  # Enter keeps the model
+        box.exec()
+        if box.clickedButton() is remove:
             self.delete_requested.emit(entry)
 
     def import_files(self, paths: list[str]) -> None:
@@ -633,7 +663,7 @@ class ModelManager(QMainWindow):
         self.changed.emit()
 
     def _on_deleted(self, model_id: str) -> None:
-        self.status_label.setText(self.tr("Deleted {id}.").format(id=model_id))
+        self.status_label.setText(self.tr("Removed {id}.").format(id=model_id))
         self.refresh()
         self.changed.emit()
 
