@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 import tiny
 from engram.assistant.app import LoadedModels, MemoryState
-from engram.assistant.events import Learned, Status, Token, Truncated
+from engram.assistant.events import Forgotten, Learned, Status, Token, Truncated
 from engram.core import paths, settings
 from engram.memory import db, pause
 from engram.memory.episodes import EpisodeLog
@@ -536,6 +536,69 @@ def test_memory_updated_toast_names_what_was_learned_and_manage_shows_only_those
     assert browser is not None and browser.isVisible()
     shown = [browser.model.memory(row) for row in range(browser.model.rowCount())]
     assert [m.id for m in shown if m is not None] == [cat, city]
+
+
+LILY = (
+    "The user's daughter Lily turns seven in May; for her party the user recommends bringing "
+    "a new favourite toy or a book about dinosaurs, which she loves."
+)
+GARDEN = " ".join(
+    f"In spring {n} the user planted tomatoes, basil and beans along the south fence"
+    for n in range(2020, 2026)
+)
+
+
+def test_what_learning_wrote_stays_until_read_and_is_named_whole(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(toast, "TOAST_MS", 50)
+    lily, garden = _seed_memory(LILY), _seed_memory(GARDEN)
+    learned = (Learned(lily, "add", LILY), Learned(garden, "add", GARDEN))
+    window.worker.learning_status.emit(Status("idle", learned=learned))
+    text = window.notice.text()
+    assert text.startswith("Memory updated: 2 new, 0 changed")
+    assert f"+ {LILY}\n" in text  # whole, not cut mid-word at 120 characters
+    line = text.splitlines()[-1]  # a very long memory: cut after a whole word, whole on hover
+    assert len(GARDEN) > len(line) and line.endswith("…")
+    kept = line.removeprefix("+ ").removesuffix("…")
+    assert GARDEN.startswith(kept) and GARDEN[len(kept)] == " "
+    assert GARDEN in window.notice.label.toolTip() and LILY in window.notice.label.toolTip()
+
+    qtbot.wait(300)  # six toast lifetimes: it waits to be read
+    assert window.notice.isVisible() and window.notice.text() == text
+    window.notices.toast("Thanks: Engram will learn from this.")  # a passing toast over it
+    assert window.notice.text().startswith("Thanks")
+    qtbot.waitUntil(lambda: window.notice.text() == text, timeout=2_000)  # back once it passed
+    window.new_conversation()  # another chat: what learning wrote is not about the chat
+    assert window.notice.isVisible() and window.notice.text() == text
+    window.notice.label.linkActivated.emit("manage")  # read
+    assert not window.notice.isVisible()
+    browser = window.memory_browser
+    assert browser is not None and {m.id for m in browser.model.rows} == {lily, garden}
+    browser.close()
+
+
+def test_forgot_keeps_its_undo_until_closed_or_the_chat_changes(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(toast, "TOAST_MS", 50)
+    purged: list[bool] = []
+    window.notices.purge_forgotten_requested.connect(lambda: purged.append(True))
+    lily = _seed_memory(LILY)
+    window.notices.forgotten(Forgotten(lily, LILY))
+    qtbot.wait(300)
+    assert window.notice.isVisible() and window.notice.text() == f"Forgot: {LILY}"
+    assert '<a href="undo">' in window.notice.label.text() and not purged
+    with qtbot.waitSignal(window.notices.undo_forget_requested, timeout=1_000) as undone:
+        window.notice.label.linkActivated.emit("undo")
+    assert undone.args == [Forgotten(lily, LILY)]
+    assert window.notice.text() == "Brought back."
+    qtbot.waitUntil(lambda: not window.notice.isVisible(), timeout=2_000)  # that one passes
+    assert not purged
+
+    window.notices.forgotten(Forgotten(lily, LILY))
+    window.new_conversation()  # the undo goes with its chat: deleted for good
+    assert not window.notice.isVisible() and purged == [True]
 
 
 def _signals() -> list[tuple[int, str, str | None]]:

@@ -1,5 +1,9 @@
 """What the main window says above the chat: problems, and toasts about memory ("Memory updated"
-with Manage, "Forgot: …" with Undo, Remember's feedback)."""
+with Manage, "Forgot: …" with Undo, Remember's feedback).
+
+What learning wrote stays until the user closes it or clicks Manage (another result while it
+is unread joins it); each memory is named whole, or shortened at a word with the whole of it
+in the tooltip. "Forgot: …" keeps its Undo while its chat is shown."""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ from engram.ui.memory_browser import MemoryBrowser
 from engram.ui.toast import Notice
 
 LEARNED_SHOWN = 3  # memories named in the "Memory updated" toast
+LEARNED_CHARS = 240  # a longer memory is shortened there (at a word), whole in the tooltip
+LEARNED, FORGOTTEN = "learned", "forgotten"  # the toasts' keys
 
 
 class Notices(QObject):
@@ -29,6 +35,7 @@ class Notices(QObject):
         self.notice = notice
         self.show_memories = show_memories
         self._learned: tuple[Learned, ...] = ()
+        self._learned_unread = False  # its toast is shown, or waits under a newer message
         self._forgotten: Forgotten | None = None  # while its undo is offered
         # After Remember, until learning ends in a result: (work seen, memories learned)
         self._remembering: tuple[bool, int] | None = None
@@ -86,23 +93,38 @@ class Notices(QObject):
             self._remembering = (worked, learned)
 
     def learned(self, learned: tuple[Learned, ...]) -> None:
-        """A toast saying what learning just added or changed, with a way to review it."""
+        """A toast saying what learning just added or changed, with a way to review it; it
+        stays until the user closes it or clicks Manage (a result still unread joins it)."""
+        if self._learned_unread:
+            known = {item.memory_id for item in learned}
+            learned = (*[i for i in self._learned if i.memory_id not in known], *learned)
         self._learned = learned
+
+        def lines(limit: int | None) -> list[str]:
+            return [
+                ("+ " if item.action == "add" else "~ ")
+                + (shortened(item.content, limit) if limit else " ".join(item.content.split()))
+                for item in learned[:LEARNED_SHOWN]
+            ]
 
         def text() -> str:
             added = sum(1 for item in learned if item.action == "add")
-            lines = [
-                ("+ " if item.action == "add" else "~ ") + " ".join(item.content.split())[:120]
-                for item in learned[:LEARNED_SHOWN]
-            ]
+            shown = lines(LEARNED_CHARS)
             if len(learned) > LEARNED_SHOWN:
-                lines.append(self.tr("… and %n more", "", len(learned) - LEARNED_SHOWN))
+                shown.append(self.tr("… and %n more", "", len(learned) - LEARNED_SHOWN))
             head = self.tr("Memory updated: {added} new, {changed} changed").format(
                 added=added, changed=len(learned) - added
             )
-            return "\n".join([head, *lines])
+            return "\n".join([head, *shown])
 
-        self.notice.show_toast(text, {"manage": lambda: self.tr("Manage")})
+        def tip() -> str:
+            whole = lines(None)
+            return "\n".join(whole) if whole != lines(LEARNED_CHARS) else ""
+
+        self.notice.show_toast(
+            text, {"manage": lambda: self.tr("Manage")}, until="closed", key=LEARNED, tip=tip
+        )
+        self._learned_unread = True
 
     def forgotten(self, forgotten: Forgotten | None) -> None:
         """After "forget that": what went, with an undo (or that nothing could go)."""
@@ -114,20 +136,29 @@ class Notices(QObject):
         self.notice.show_toast(
             lambda: self.tr("Forgot: {text}").format(text=forgotten.content),
             {"undo": lambda: self.tr("Undo")},
+            until="chat",
+            key=FORGOTTEN,
         )
         self._forgotten = forgotten  # after showing: the toast it replaced took its own along
 
     def _on_link(self, key: str) -> None:
         if key == "manage" and self._learned:
             self.show_memories().show_only([item.memory_id for item in self._learned])
+            if self.notice.key() == LEARNED:  # read: its toast is done
+                self.notice.dismiss()
         elif key == "undo" and self._forgotten is not None:
             self.undo_forget_requested.emit(self._forgotten)
             self._forgotten = None
+            if self.notice.key() == FORGOTTEN:
+                self.notice.dismiss()
             self.toast(lambda: self.tr("Brought back."))
 
-    def _on_hidden(self) -> None:
-        """The undo is gone with its toast: what was forgotten is deleted for good."""
-        if self._forgotten is not None:
+    def _on_hidden(self, key: str) -> None:
+        """A toast is gone for good. With the Forgot toast its undo goes: what was forgotten
+        is deleted for good."""
+        if key == LEARNED:
+            self._learned_unread = False
+        elif key == FORGOTTEN and self._forgotten is not None:
             self._forgotten = None
             self.purge_forgotten_requested.emit()
 
@@ -135,3 +166,16 @@ class Notices(QObject):
 def _text(message: Problem | Text) -> str:
     """A message as shown, in the current language: a Problem translated and filled in."""
     return errors.text(message) if isinstance(message, Problem) else said(message)
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` on one line, and when longer than ``limit`` characters cut after its last whole
+    word that fits (or at ``limit`` in a text without spaces, e.g. Chinese), with "…"."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[:limit]
+    space = cut.rfind(" ")
+    if space >= limit * 2 // 3:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.，、；：。") + "…"
