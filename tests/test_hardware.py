@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import statistics
 from pathlib import Path
 
 import pytest
@@ -106,8 +107,9 @@ def test_the_decode_speed_is_measured_from_answers_long_enough_to_time() -> None
     assert speed.samples() == []
     for rate in (20.0, 22.0, 200.0):  # one outlier: the median holds
         speed.record(500_000_000, tokens=64, tokens_per_s=rate)
-    assert speed.bytes_per_second() == 11_000_000_000
-    assert speed.tokens_per_second(1_100_000_000) == pytest.approx(10.0)
+    assert statistics.median(speed.samples()) == 11_000_000_000
+    assert speed.bytes_per_second() == 10_000_000_000  # within a quarter of the first: steady
+    assert speed.tokens_per_second(1_000_000_000) == pytest.approx(10.0)
     for _ in range(speed.KEPT + 3):
         speed.record(500_000_000, tokens=64, tokens_per_s=30.0)
     assert len(speed.samples()) == speed.KEPT
@@ -159,6 +161,32 @@ def test_without_a_measured_speed_the_cores_decide_before_the_ram() -> None:
     crawling = dataclasses.replace(many, decode_bytes_per_s=1 * GB)
     assert hardware.recommend(cat, many) != starter
     assert hardware.recommend(cat, crawling) == starter
+
+
+def test_the_recommendation_does_not_flip_with_the_jitter_of_a_shared_machine() -> None:
+    """Three fresh data folders on this 2-core VM timed the 0.5B at 11.8, 9.1 and 7.2 GB/s: the
+    1.5B answers at 8 tokens/s from 7.9 GB/s, so a median that follows every timing offered
+    the 8 GB pair, then the starter pair, then the 8 GB pair again. The speed the
+    recommendation uses moves only when the timings do, clearly."""
+    cat = catalogue.load()
+    two_cores = dataclasses.replace(_machine(24), decode_bytes_per_s=None, cores=2)
+    small = cat.get("qwen2.5-coder-0.5b-instruct").download_bytes()
+
+    def recommended() -> float:
+        machine = dataclasses.replace(two_cores, decode_bytes_per_s=speed.bytes_per_second())
+        pair = hardware.recommend(cat, machine)
+        assert pair is not None
+        return pair.ram_gb
+
+    shown = []
+    for gb_per_s in (9.1, 7.2, 8.4, 7.0, 9.5, 7.4, 8.8):  # answers while other work runs
+        speed.record(small, 64, gb_per_s * GB / small)
+        shown.append(recommended())
+    assert shown == [8] * len(shown)
+    for _ in range(speed.KEPT):  # the machine really is slower now (on battery, say)
+        speed.record(small, 64, 4 * GB / small)
+    assert speed.bytes_per_second() == pytest.approx(4 * GB, rel=0.01)
+    assert recommended() == 4
 
 
 def test_the_cpu_s_vector_instructions_are_read() -> None:

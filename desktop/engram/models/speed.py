@@ -5,10 +5,11 @@ a number of model bytes per second: a model of twice the size decodes about half
 per second. Each answer long enough to time (``MIN_TOKENS``) of a local model that is not a tiny
 demo (``MIN_MODEL_BYTES``), and the timed tokens of the first build check, add one sample each:
 its tokens/s times the size of its GGUF; the median of the newest ``KEPT`` samples, in
-``<data>/speed.json``, estimates the tokens/s of any other model here. The first sample usually
-comes from the build check (32 timed tokens of the small model, once per install, and again
-for a data folder with none yet); until there is one the recommendations use RAM alone. Whoever
-shows a recommendation can :func:`subscribe` to hear of each new sample and work it out again.
+``<data>/speed.json``, held steady within ``STEADY_BAND``, estimates the tokens/s of any other
+model here. The first sample usually comes from the build check (32 timed tokens of the small
+model, once per install, and again for a data folder with none yet); until there is one the
+recommendations estimate the speed from the cores (``hardware.Machine``). Whoever shows a
+recommendation can :func:`subscribe` to hear of each new sample and work it out again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ MIN_TOKENS = 24  # an answer shorter than this times its first tokens more than 
 # would promise a 4B model a third of its real speed.
 MIN_MODEL_BYTES = 250_000_000
 KEPT = 9
+# The speed recommendations use (the "steady" rate) follows the median only once the median
+# has moved more than this share away from it: a machine shared with other work times its
+# answers far apart (11.8, 9.1 and 7.2 GB/s on this project's 2-core VM), and the pair shown
+# on screen must not change back and forth with them.
+STEADY_BAND = 0.25
 _lock = threading.Lock()
 _listeners: list[Callable[[], None]] = []
 
@@ -37,20 +43,45 @@ def _path() -> Path:
     return paths.data_dir() / FILE
 
 
-def samples() -> list[float]:
-    """The kept samples, in model bytes decoded per second (oldest first)."""
+def _read() -> dict[str, object]:
     try:
         data = json.loads(_path().read_text(encoding="utf-8"))
-        values = data.get("bytes_per_s", []) if isinstance(data, dict) else []
-        return [float(v) for v in values if isinstance(v, (int, float)) and v > 0][-KEPT:]
     except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _samples_of(data: dict[str, object]) -> list[float]:
+    values = data.get("bytes_per_s", [])
+    if not isinstance(values, list):
         return []
+    return [float(v) for v in values if isinstance(v, (int, float)) and v > 0][-KEPT:]
+
+
+def samples() -> list[float]:
+    """The kept samples, in model bytes decoded per second (oldest first)."""
+    return _samples_of(_read())
 
 
 def bytes_per_second() -> float | None:
-    """Model bytes this machine decodes per second (the median of the samples), or None."""
-    kept = samples()
-    return statistics.median(kept) if kept else None
+    """Model bytes this machine decodes per second, or None before any sample: the median of
+    the samples, held steady (it moves only when the median leaves ``STEADY_BAND`` of it)."""
+    data = _read()
+    kept = _samples_of(data)
+    if not kept:
+        return None
+    steady = data.get("steady")
+    if isinstance(steady, (int, float)) and steady > 0:
+        return float(steady)
+    return statistics.median(kept)  # a file written before the steady rate was kept
+
+
+def _steady(previous: object, median: float) -> float:
+    """The steady rate after a new median: the one held while the median stays near it."""
+    if not isinstance(previous, (int, float)) or previous <= 0:
+        return median
+    held = float(previous)
+    return held if abs(median - held) <= STEADY_BAND * held else median
 
 
 def record(model_bytes: int, tokens: int, tokens_per_s: float) -> None:
@@ -59,10 +90,14 @@ def record(model_bytes: int, tokens: int, tokens_per_s: float) -> None:
     if tokens < MIN_TOKENS or tokens_per_s <= 0 or model_bytes < MIN_MODEL_BYTES:
         return
     with _lock:
-        kept = [*samples(), model_bytes * tokens_per_s][-KEPT:]
+        data = _read()
+        kept = [*_samples_of(data), model_bytes * tokens_per_s][-KEPT:]
+        steady = _steady(data.get("steady"), statistics.median(kept))
         try:
             with atomic_write(_path()) as handle:
-                json.dump({"bytes_per_s": [round(v) for v in kept]}, handle)
+                json.dump(
+                    {"bytes_per_s": [round(v) for v in kept], "steady": round(steady)}, handle
+                )
         except OSError as exc:  # a read-only data folder: speed stays unmeasured
             _log.warning("could not record the decode speed (%s)", type(exc).__name__)
             return
