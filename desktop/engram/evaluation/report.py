@@ -280,7 +280,7 @@ def _lessons_line(records: Records) -> list[str]:
         found = sum(bool(r["signal_detected"]) for r in said)
         out.append(
             f"- Feedback said in words (conditions 3 and 4): Engram's own detection found {found}"
-            f" of {len(said)} (the rest were sent as the signal the data says was meant)."
+            f" of {len(said)}; a missed one teaches nothing (nothing is sent in its place)."
         )
     return out
 

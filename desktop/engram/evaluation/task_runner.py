@@ -277,12 +277,12 @@ class TaskRunner:
         if task.feedback is not None:
             signal = Signal(task.feedback.kind, said.episode_id, task.feedback.text or None)
             record["signal"] = signal.kind
-            detected = False
-            if task.feedback.said:  # the turn looks for the signal in the message
+            if task.feedback.said:
+                # Only the user's next message: what the turn does not read in it is a lesson
+                # missed, never filled in from what the data says was meant.
                 self._say(assistant, said.conversation_id, task.feedback.text)
-                detected = bool(Outcomes(store).kinds_on(said.episode_id))
-                record["signal_detected"] = detected
-            if not detected:  # a thumb as the window sends it, or what the data says was meant
+                record["signal_detected"] = bool(Outcomes(store).kinds_on(said.episode_id))
+            else:  # a thumb, sent as the window sends a click
                 assistant.signal(said.episode_id, signal.kind, signal.text)
         if condition in DISTILLED:
             reason = "outcome" if task.feedback is not None else "turns"
