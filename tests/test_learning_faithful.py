@@ -683,7 +683,7 @@ def test_only_the_lessons_that_bore_on_the_answer_are_credited(store: MemoryStor
     assert signals.credited(lessons, "水的沸点是多少温度？") == [celsius]
     assert signals.credited(lessons, "明天的天气怎么样？") == [celsius]
     assert signals.credited(lessons, "Write a birthday wish for my sister.") == []
-    close = lambda a, b: 0.9 if "birthday" in b else 0.0  # noqa: E731
+    close = lambda a, b: "birthday" in b  # noqa: E731
     assert signals.credited([bullets], "Write a birthday wish.", close) == [bullets]
 
 

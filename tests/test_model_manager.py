@@ -397,8 +397,12 @@ def test_every_cell_is_readable_at_the_default_size(
     for row in window.rows.values():
         for button in (row.download_button, row.delete_button, row.use_small, row.use_large):
             if button.isVisible():
+                top = button.mapTo(table.viewport(), button.rect().topLeft())
                 corner = button.mapTo(table.viewport(), button.rect().bottomRight())
-                assert viewport.contains(corner), (row.entry.id, button.text())
+                # Never cut at the side; rows below the fold scroll into view whole.
+                assert corner.x() <= viewport.right(), (row.entry.id, button.text())
+                if top.y() < viewport.bottom() - table.verticalHeader().defaultSectionSize():
+                    assert viewport.contains(corner), (row.entry.id, button.text())
     window.close()
 
 

@@ -66,7 +66,7 @@ def test_the_closest_preferences_go_in_whatever_their_similarity(store: MemorySt
     # The diet shares no word with the question and is far from it by plain similarity...
     plain = store.search(query, k=10)
     diet = next(h for h in plain if h.memory.id == ids[PREFERENCES[0][0]])
-    assert diet.text_rank is None and (diet.similarity or 0) < recall_mod.MIN_SIMILARITY
+    assert diet.text_rank is None and (diet.similarity or 0) < store.floors(query).relevant
     # ...yet it is recalled, with at most PREFERENCES preferences, the unrelated fact left out.
     found = Recall(store, _count).recall(query, budget=384)
     chosen = [i for i in found if i.label == PREFERENCE]

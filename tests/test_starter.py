@@ -17,7 +17,8 @@ def test_starter_models_are_in_the_catalogue_with_checksums(starter_models: Path
     cat = catalogue.load()
     ids = {e.id for e in cat.starters()}
     assert ids == {
-        "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct", "all-minilm-l6-v2-int8"
+        "qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct", "all-minilm-l6-v2-int8",
+        "use-multilingual-v3",
     }  # fmt: skip
     for entry in [*cat.starters(), cat.get("smollm2-135m-instruct")]:
         assert all(spec.sha256 for spec in entry.files)

@@ -11,8 +11,10 @@ from engram.core import settings as stored
 from engram.core.settings import Settings
 
 MODEL = "smollm2-135m-instruct"
+# The suite embeds with MiniLM (its floors are the reference ones); tests of the default
+# multilingual embedder name it (test_bilingual.py).
 EMBEDDER = "all-minilm-l6-v2-int8"
-CHOICES = {"small_model": MODEL, "large_model": MODEL}
+CHOICES = {"small_model": MODEL, "large_model": MODEL, "embedding_model": EMBEDDER}
 # What one distillation by the tiny model may write: it rambles to the limits it is given.
 LIMITS = distill.Limits(memories=3, chars=80)
 

@@ -75,12 +75,12 @@
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="50"/>
-        <source>{name} has no fastembed_name/embedding_dim in the catalogue.</source>
-        <translation>模型目录中 {name} 缺少 fastembed_name/embedding_dim。</translation>
+        <location filename="../../desktop/engram/assistant/session.py" line="56"/>
+        <source>{name} is not described as an embedding model in the catalogue.</source>
+        <translation>目录中没有把 {name} 描述为嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/session.py" line="51"/>
+        <location filename="../../desktop/engram/assistant/session.py" line="57"/>
         <source>Choose another embedding model in Settings.</source>
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
@@ -162,13 +162,13 @@
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="126"/>
         <location filename="../../desktop/engram/cli/memory.py" line="190"/>
-        <location filename="../../desktop/engram/memory/store.py" line="542"/>
+        <location filename="../../desktop/engram/memory/store.py" line="559"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="126"/>
-        <location filename="../../desktop/engram/memory/store.py" line="543"/>
+        <location filename="../../desktop/engram/memory/store.py" line="560"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
@@ -303,108 +303,114 @@
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="71"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="139"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="202"/>
         <source>Cannot load the embedding model from {folder} ({error}).</source>
         <translation>无法从 {folder} 加载嵌入模型（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="72"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="140"/>
         <source>Fetch the starter models again (`engram models fetch-starter`).</source>
         <translation>请重新获取入门模型（`engram models fetch-starter`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="106"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="203"/>
+        <source>Download it again in the model manager (`engram models fetch-starter`).</source>
+        <translation>请在模型管理器中重新下载（`engram models fetch-starter`）。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/memory/embed.py" line="237"/>
         <source>A vector has shape {shape}, but the store uses {dim} dimensions.</source>
         <translation>向量的形状为 {shape}，但记忆库使用 {dim} 维。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="107"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="238"/>
         <source>Embed with the store&apos;s embedding model, or re-embed the store for the new one.</source>
         <translation>请使用记忆库的嵌入模型，或用新模型重新嵌入整个记忆库。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="113"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="244"/>
         <source>A vector contains NaN or infinity.</source>
         <translation>向量中含有 NaN 或无穷大。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="113"/>
-        <location filename="../../desktop/engram/memory/embed.py" line="117"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="244"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="248"/>
         <source>Check the embedding model output.</source>
         <translation>请检查嵌入模型的输出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="117"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="248"/>
         <source>A vector is all zeros.</source>
         <translation>向量全为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="47"/>
+        <location filename="../../desktop/engram/memory/store.py" line="50"/>
         <source>memory kind</source>
         <translation>记忆类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="48"/>
+        <location filename="../../desktop/engram/memory/store.py" line="51"/>
         <source>memory origin</source>
         <translation>记忆来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="49"/>
+        <location filename="../../desktop/engram/memory/store.py" line="52"/>
         <source>memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="57"/>
+        <location filename="../../desktop/engram/memory/store.py" line="60"/>
         <source>A memory cannot be empty.</source>
         <translation>记忆不能为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="57"/>
+        <location filename="../../desktop/engram/memory/store.py" line="60"/>
         <source>Write what should be remembered.</source>
         <translation>请写下要记住的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="60"/>
+        <location filename="../../desktop/engram/memory/store.py" line="63"/>
         <source>A memory of {length:,} characters is too long (at most {limit:,}).</source>
         <translation>这条记忆有 {length:,} 个字符，太长了（最多 {limit:,} 个）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="61"/>
+        <location filename="../../desktop/engram/memory/store.py" line="64"/>
         <source>Split it into shorter facts, or keep the long text in a conversation.</source>
         <translation>请拆分成几条较短的事实，或把长文本留在对话中。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="71"/>
+        <location filename="../../desktop/engram/memory/store.py" line="74"/>
         <source>Unknown {what} {value!r}.</source>
         <translation>未知的{what}：{value!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="72"/>
+        <location filename="../../desktop/engram/memory/store.py" line="75"/>
         <source>Use one of: {allowed}.</source>
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="155"/>
+        <location filename="../../desktop/engram/memory/store.py" line="166"/>
         <source>Memory #{id} has no change of Engram&apos;s to undo there.</source>
         <translation>记忆 #{id} 在那里没有可撤销的 Engram 改动。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="156"/>
+        <location filename="../../desktop/engram/memory/store.py" line="167"/>
         <source>Edit the memory&apos;s text instead.</source>
         <translation>请直接编辑这条记忆的文字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="404"/>
+        <location filename="../../desktop/engram/memory/store.py" line="421"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="471"/>
+        <location filename="../../desktop/engram/memory/store.py" line="488"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="727"/>
+        <location filename="../../desktop/engram/memory/store.py" line="749"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
@@ -541,248 +547,258 @@
         <translation>以 GB 为单位的正数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="153"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="156"/>
         <source>Unknown model id {id!r}.</source>
         <translation>未知的模型 ID {id!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="153"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="156"/>
         <source>Known models: {known}.</source>
         <translation>已知模型：{known}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="192"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="195"/>
         <source>{file}:{line}: model id {id!r} is already defined in {other}.</source>
         <translation>{file}:{line}：模型 ID {id!r} 已在 {other} 中定义。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="193"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="196"/>
         <source>Give one of them another id.</source>
         <translation>请为其中一个换一个 ID。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="217"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="220"/>
         <source>Model catalogue {path} is missing.</source>
         <translation>找不到模型目录 {path}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="220"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="223"/>
         <source>Model catalogue {path} cannot be read ({error}).</source>
         <translation>无法读取模型目录 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="226"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="229"/>
         <source>{path}: tables or lists are nested too deeply to read.</source>
         <translation>{path}：表或列表嵌套过深，无法读取。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="227"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="230"/>
         <source>Fix the syntax of the catalogue; a model entry needs only a few levels.</source>
         <translation>请修正目录的语法；一个模型条目只需要几层嵌套。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="234"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="237"/>
         <source>{where}: invalid TOML ({why}).</source>
         <translation>{where}：TOML 格式无效（{why}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="235"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="238"/>
         <source>Fix the syntax at that line.</source>
         <translation>请修正该行的语法。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="243"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="246"/>
         <source>{file}:{line}: schema_version {version!r} is not supported (this Engram reads up to {supported}).</source>
         <translation>{file}:{line}：不支持 schema_version {version!r}（当前 Engram 最高支持 {supported}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="246"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="249"/>
         <source>Update Engram, or remove the entries this version cannot read.</source>
         <translation>请更新 Engram，或删除当前版本无法读取的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="265"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="268"/>
         <source>model {id!r}</source>
         <translation>模型 {id!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="267"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="270"/>
         <source>model #{number}</source>
         <translation>第 {number} 个模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="278"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="281"/>
         <source>{file}:{line}: {model}: {problem}</source>
         <translation>{file}:{line}：{model}：{problem}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="279"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="282"/>
         <source>Fix that entry (the schema is described at the top of models.toml).</source>
         <translation>请修正该条目（格式说明见 models.toml 开头）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="298"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="301"/>
         <source>{key!r} must be {what}</source>
         <translation>{key!r} 必须是：{what}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="327"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="330"/>
         <source>must be a table</source>
         <translation>必须是表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="330"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="333"/>
         <source>unknown key {key!r}</source>
         <translation>未知的键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="334"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="337"/>
         <source>&apos;id&apos; must be lowercase letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;</source>
         <translation>&apos;id&apos; 只能包含小写字母、数字、&apos;.&apos;、&apos;_&apos; 或 &apos;-&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="336"/>
-        <source>&apos;gguf&apos; or &apos;onnx&apos;</source>
-        <translation>&apos;gguf&apos; 或 &apos;onnx&apos;</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="338"/>
-        <source>&apos;format&apos; must be &apos;gguf&apos; or &apos;onnx&apos;</source>
-        <translation>&apos;format&apos; 必须是 &apos;gguf&apos; 或 &apos;onnx&apos;</translation>
-    </message>
-    <message>
         <location filename="../../desktop/engram/models/catalogue.py" line="339"/>
+        <source>&apos;gguf&apos;, &apos;onnx&apos; or &apos;npz&apos;</source>
+        <translation>“gguf”、“onnx” 或 “npz”</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="341"/>
+        <source>&apos;format&apos; must be &apos;gguf&apos;, &apos;onnx&apos; or &apos;npz&apos;</source>
+        <translation>“format”必须是 “gguf”、“onnx” 或 “npz”</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="342"/>
         <source>a table with repo and revision</source>
         <translation>包含 repo 和 revision 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="340"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="343"/>
         <source>a table with package and version</source>
         <translation>包含 package 和 version 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="343"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="346"/>
         <source>hf &apos;repo&apos; must look like &apos;owner/name&apos;</source>
         <translation>hf 的 &apos;repo&apos; 必须形如 &apos;owner/name&apos;</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="344"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="347"/>
         <source>a positive integer</source>
         <translation>正整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="349"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="352"/>
         <source>{key!r} must be positive</source>
         <translation>{key!r} 必须是正数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="353"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="356"/>
         <source>a list of small/large/embedding</source>
         <translation>由 small/large/embedding 组成的列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="359"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="362"/>
         <source>a list of language codes</source>
         <translation>语言代码列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="364"/>
-        <location filename="../../desktop/engram/models/catalogue.py" line="365"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="367"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="368"/>
         <source>true or false</source>
         <translation>true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="371"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="374"/>
         <source>an integer</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="375"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="379"/>
         <source>a path</source>
         <translation>路径</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="383"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="387"/>
+        <source>a table of languages</source>
+        <translation>一个按语言分的表</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="388"/>
+        <source>a table per language of cosines between -1 and 1</source>
+        <translation>每种语言一个表，值为 -1 到 1 之间的余弦相似度</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/models/catalogue.py" line="402"/>
         <source>needs at least one [[model.files]] table</source>
         <translation>至少需要一个 [[model.files]] 表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="387"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="406"/>
         <source>each file must be a table</source>
         <translation>每个文件都必须是表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="390"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="409"/>
         <source>unknown file key {key!r}</source>
         <translation>未知的文件键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="391"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="410"/>
         <source>a relative file path</source>
         <translation>相对文件路径</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="395"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="414"/>
         <source>file path {path!r} must stay inside the model folder</source>
         <translation>文件路径 {path!r} 必须位于模型文件夹内</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="397"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="416"/>
         <source>a number of bytes</source>
         <translation>字节数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="398"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="417"/>
         <source>64 lowercase hex digits</source>
         <translation>64 位小写十六进制数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="402"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="421"/>
         <source>sha256 of {path!r} must be 64 lowercase hex digits</source>
         <translation>{path!r} 的 sha256 必须是 64 位小写十六进制数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="419"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="438"/>
         <source>a table with package, version, member and count</source>
         <translation>一个包含 package、version、member 和 count 的表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="429"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="448"/>
         <source>&apos;count&apos; must be between 1 and {most}</source>
         <translation>&apos;count&apos; 必须在 1 到 {most} 之间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="434"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="453"/>
         <source>{path!r} comes in chunks, so it needs its sha256</source>
         <translation>{path!r} 分块下载，因此必须给出它的 sha256</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="444"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="463"/>
         <source>&apos;package&apos; and &apos;member&apos; may use only {{n}} ({error})</source>
         <translation>&apos;package&apos; 和 &apos;member&apos; 只能使用 {{n}}（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="449"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="468"/>
         <source>&apos;package&apos; must contain {marker}: each chunk is a package</source>
         <translation>&apos;package&apos; 必须包含 {marker}：每个分块是一个包</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="458"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="477"/>
         <source>{file}:{line}: pair #{number} needs exactly {keys} (and may have {optional}).</source>
         <translation>{file}:{line}：第 {number} 组模型搭配必须恰好包含 {keys}（还可以有 {optional}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="469"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="488"/>
         <source>{file}:{line}: pair #{number}: ram_gb is a number, the rest text.</source>
         <translation>{file}:{line}：第 {number} 组模型搭配：ram_gb 必须是数字，其余必须是文本。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="493"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="512"/>
         <source>{file}: the {ram_gb:g} GB pair names {id!r} as its {role} model, but no catalogue entry with that role has this id.</source>
         <translation>{file}：{ram_gb:g} GB 的模型搭配把 {id!r} 指定为 {role} 模型，但模型目录中没有具有该角色且 ID 相同的条目。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/catalogue.py" line="496"/>
+        <location filename="../../desktop/engram/models/catalogue.py" line="515"/>
         <source>Fix the pair&apos;s model id.</source>
         <translation>请修正这组搭配中的模型 ID。</translation>
     </message>
@@ -1497,27 +1513,27 @@
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="95"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="96"/>
         <source>--limit must be at least 1.</source>
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="104"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="105"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="104"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="105"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="190"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="191"/>
         <source>{conditions}: not a condition of {path}.</source>
         <translation>{conditions}：不是 {path} 的评测条件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="191"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="192"/>
         <source>Choose from {known}.</source>
         <translation>请从以下条件中选择：{known}。</translation>
     </message>
@@ -3895,12 +3911,12 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>Notice</name>
     <message>
-        <location filename="../../desktop/engram/ui/toast.py" line="54"/>
+        <location filename="../../desktop/engram/ui/toast.py" line="80"/>
         <source>Close this notice</source>
         <translation>关闭此提示</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/toast.py" line="55"/>
+        <location filename="../../desktop/engram/ui/toast.py" line="81"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
@@ -3908,59 +3924,59 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>Notices</name>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="55"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="62"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="58"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="65"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="73"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="80"/>
         <source>Engram could not learn from this chat: {error}</source>
         <translation>Engram 没能从这个对话中学习：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="82"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="89"/>
         <source>Nothing new to learn from this chat: your memories are up to date.</source>
         <translation>这个对话里没有新的可学内容：你的记忆已是最新。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/notices.py" line="99"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="114"/>
         <source>… and %n more</source>
         <translation>
             <numerusform>…还有 %n 条</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="100"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="115"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="105"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="125"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="111"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="133"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="115"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="137"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="116"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="138"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="126"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="154"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>

@@ -63,7 +63,7 @@ from engram.core.errors import EngramError, Problem, tr
 from engram.core.held import Held
 from engram.core.settings import Settings, ToolSettings
 from engram.memory import pause
-from engram.memory.embed import FastEmbedder
+from engram.memory.embed import Embedder
 from engram.memory.episodes import Episode
 from engram.memory.jobs import Job, JobQueue
 from engram.memory.records import Memory, Provenance
@@ -183,7 +183,7 @@ class LoadedModels:
     Engram uses them and leaves them open, their owner closes them."""
 
     small: LocalModel
-    embedder: FastEmbedder | None = None
+    embedder: Embedder | None = None
 
     def suit(self, old: Settings, new: Settings) -> bool:
         """Were models that suited ``old`` loaded for ``new`` too? Not when the small or the

@@ -37,7 +37,7 @@ from engram.memory.records import (
     Write,
 )
 from engram.memory.search import Filters
-from engram.memory.store import DUPLICATE_SIMILARITY, MemoryStore
+from engram.memory.store import MemoryStore
 
 __all__ = [
     "KINDS",
@@ -109,9 +109,10 @@ class Memories:
         k: int = 10,
         kinds: Sequence[str] | None = None,
         statuses: Sequence[str] | None = ("active",),
-        dedupe: float = DUPLICATE_SIMILARITY,
+        dedupe: float | None = None,
     ) -> list[Hit]:
-        """Hybrid search (meaning and words), near-duplicates above ``dedupe`` collapsed."""
+        """Hybrid search (meaning and words), near-duplicates at ``dedupe`` (by default the
+        embedder's duplicate floor) collapsed."""
         return self._store.search(query, k, Filters(kinds=kinds, statuses=statuses), dedupe=dedupe)
 
     def search_messages(self, query: str, k: int = 10) -> list[EpisodeHit]:

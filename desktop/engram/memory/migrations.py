@@ -539,6 +539,22 @@ def create_vector_tables(
         )
 
 
+def drop_older_generations(conn: apsw.Connection, current: int) -> None:
+    """Drop the vector tables of every generation before ``current``. A switch of models leaves
+    the old ones in place, so that a search that read the old generation's number just before
+    the switch still finds its tables; they go at the next start."""
+    names = [
+        str(name)
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vectors\\_%' "
+            "ESCAPE '\\'"
+        )
+    ]
+    for generation in {int(n.rsplit("_g", 1)[1]) for n in names if n.rsplit("_g", 1)[-1].isdigit()}:
+        if generation < current:
+            drop_vector_tables(conn, generation)
+
+
 def drop_vector_tables(conn: apsw.Connection, generation: int) -> None:
     """Drop one generation's vector tables and their triggers."""
     for space in VECTOR_SPACES:

@@ -1,20 +1,31 @@
 """Switching the embedding model: re-embed everything in batches into a new vector generation.
 
 Search keeps using the current generation until the new one is complete; the swap (catch-up of rows
-written meanwhile, meta update, dropping the old tables) happens in one transaction.
+written meanwhile, meta update) happens in one transaction. The old generation's tables stay until
+the next start (``migrations.drop_older_generations``): a search that read the old generation's
+number just before the swap still finds them. A run that
+stops (the app closed, the machine went down) leaves the rows it embedded in the new generation
+and the next run for the same model carries on from there; a run for another model starts over.
+Vectors of two models are never compared: the new generation is searched only once it is whole.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from pathlib import Path
 
-from engram.core import log
+from engram.core import log, priority
+from engram.core.cancel import CancelToken
+from engram.core.errors import StoreError
 from engram.memory import db, migrations, vectors
 from engram.memory.embed import Embedder
 from engram.memory.store import MemoryStore
 
 _log = log.get("memory.reembed")
 Progress = Callable[[int, int], None]
+# meta key: the model a re-embedding under way is for, and its generation ("model@generation").
+TARGET = "reembed_target"
 
 
 def reembed(
@@ -24,7 +35,8 @@ def reembed(
     cancel: Callable[[], bool] | None = None,
     batch: int = 64,
 ) -> bool:
-    """Re-embed all memories and episodes with ``embedder``; False if cancelled (nothing changes).
+    """Re-embed all memories and episodes with ``embedder``; False if cancelled (the rows done
+    so far are kept for the next run with the same model; search is unchanged).
 
     Run it on a background thread with that thread's own store; ``progress(done, total)`` is
     called after every batch and ``cancel()`` is checked before each one.
@@ -32,18 +44,22 @@ def reembed(
     conn = store.conn
     old = store.space.generation
     new = old + 1
+    target = f"{embedder.model_id}@{new}"
     with db.transaction(conn):
-        migrations.drop_vector_tables(conn, new)
+        migrations.drop_older_generations(conn, old)
+        if db.scalar(conn, "SELECT value FROM meta WHERE key = ?", (TARGET,)) != target:
+            migrations.drop_vector_tables(conn, new)
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (TARGET, target))
         migrations.create_vector_tables(conn, new)
     index = vectors.VectorIndex(conn, new, embedder.dim)
     total = sum(int(db.scalar(conn, f"SELECT COUNT(*) FROM {s}")) for s in migrations.VECTOR_SPACES)
-    done = 0
+    done = sum(index.count(s) for s in migrations.VECTOR_SPACES)
+    if progress is not None:
+        progress(min(done, total), total)
     for space in migrations.VECTOR_SPACES:
         while todo := index.missing(space, batch):
             if cancel is not None and cancel():
-                with db.transaction(conn):
-                    migrations.drop_vector_tables(conn, new)
-                _log.info("re-embedding with %s cancelled", embedder.model_id)
+                _log.info("re-embedding stopped at %d of %d rows", done, total)
                 return False
             vecs = embedder.embed([text or " " for _, text in todo])
             with db.transaction(conn):
@@ -55,8 +71,56 @@ def reembed(
         for space in migrations.VECTOR_SPACES:
             while todo := index.missing(space, batch):
                 index.put(space, [i for i, _ in todo], embedder.embed([t or " " for _, t in todo]))
-        migrations.drop_vector_tables(conn, old)
+        conn.execute("DELETE FROM meta WHERE key = ?", (TARGET,))
         conn.execute(migrations.BUMP_VECTOR_VERSION)
         store.space.bind(embedder, new)
     _log.info("re-embedded %d rows with %s", done, embedder.model_id)
     return True
+
+
+class Reembedding:
+    """Re-embeds a file's memories and messages with a new model on its own thread and
+    connection, when the file's vectors are another model's.
+
+    Until it is done, search uses the file's current vectors through ``old`` (the embedder of
+    their model, when this machine has it; else by words alone). ``progress`` is (done, total);
+    ``close()`` stops it between batches and waits; the next start carries on.
+    """
+
+    def __init__(self, path: Path, embedder: Embedder, old: Embedder | None) -> None:
+        if old is not None:
+            vectors.register(old)  # every store in this process searches the old space meanwhile
+        self.cancel = CancelToken()
+        self.progress: tuple[int, int] = (0, 0)
+        self.finished = False
+        self._thread = threading.Thread(
+            target=self._run, args=(path, embedder), name="engram-reembed", daemon=True
+        )
+        self._thread.start()
+
+    def _report(self, done: int, total: int) -> None:
+        self.progress = (done, total)
+
+    def _run(self, path: Path, embedder: Embedder) -> None:
+        priority.lower_this_thread()
+        try:
+            conn = db.connect(path)
+        except StoreError as exc:
+            _log.warning("re-embedding not started: %s", type(exc).__name__)
+            return
+        try:
+            store = MemoryStore(conn, embedder)
+            self.finished = reembed(store, embedder, self._report, self.cancel)
+        except StoreError as exc:
+            _log.warning("re-embedding stopped: %s", type(exc).__name__)
+        finally:
+            conn.close()
+
+    def wait(self) -> bool:
+        """Wait for the end; True when the new vectors are in place."""
+        self._thread.join()
+        return self.finished
+
+    def close(self) -> None:
+        self.cancel.cancel()
+        self._thread.join()

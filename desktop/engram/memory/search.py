@@ -1,7 +1,7 @@
 """Hybrid retrieval: vector KNN and FTS5 BM25, fused, under SQL filters.
 
-Memories fuse the two lists by reciprocal rank (their ranking adds importance, pinning and
-recency). Raw messages go further, as measured on real conversations (bench/recall_lab.py,
+Both fuse the two lists by their z-scored scores (memories' ranking adds importance, pinning
+and recency). Raw messages go further, as measured on real conversations (bench/recall_lab.py,
 docs/evaluation.md): words found in a quarter of the messages leave both queries (a speaker's
 name says nothing about which of their messages is meant); the keyword side also reads the
 previous message at 0.3 of the weight (an answer holds few of its question's words); the two
@@ -26,8 +26,9 @@ from engram.memory import text as textmod
 from engram.memory.embed import Vectors
 from engram.memory.vectors import KNN_CANDIDATES, VectorIndex
 
-RRF_K = 60
 # A word in more than this share of the rows (of at least MIN_COMMON) leaves both queries.
+RRF_K = 60
+MIN_SCORED = 3  # candidates a list needs before its scores are z-scored
 COMMON_SHARE = 0.25
 MIN_COMMON = 50
 # Messages of one conversation less than this many seconds apart are one sitting (session).
@@ -238,6 +239,17 @@ def fuse(vector: list[tuple[int, float]], lexical: list[tuple[int, float]]) -> l
     return _candidates(scores, vector, lexical)
 
 
+def fuse_memories(
+    vector: list[tuple[int, float]], lexical: list[tuple[int, float]]
+) -> list[Candidate]:
+    """Score fusion (:func:`fuse_scores`) where both lists are long enough to say how far a
+    score stands out (:data:`MIN_SCORED`), else reciprocal rank fusion: two scores z-score to
+    +1 and -1 however close they are."""
+    if min(len(vector), len(lexical)) >= MIN_SCORED or not (vector and lexical):
+        return fuse_scores(vector, lexical)
+    return fuse(vector, lexical)
+
+
 def fuse_scores(
     vector: list[tuple[int, float]], lexical: list[tuple[int, float]]
 ) -> list[Candidate]:
@@ -281,9 +293,11 @@ def hybrid(
     use_text: bool = True,
     need: int | None = None,
 ) -> list[Candidate]:
-    """Candidates from both retrievers (either may be skipped): memories by reciprocal rank,
-    messages by score fusion within their sittings, with their neighbours (``need``: see
-    :func:`vector_candidates`)."""
+    """Candidates from both retrievers (either may be skipped), by score fusion: a memory that
+    only the vectors find (a fact told in another language shares no word with the question)
+    still ranks above the memories that share a word and little meaning, as reciprocal rank
+    fusion did not rank it. Messages are fused within their sittings, with their neighbours
+    (``need``: see :func:`vector_candidates`)."""
     near = (
         vector_candidates(conn, index, space, vector, pool, filters, need)
         if index is not None and vector is not None
@@ -291,7 +305,7 @@ def hybrid(
     )
     lexical = text_candidates(conn, space, query.terms, pool, filters) if use_text else []
     if space == "memories":
-        return fuse(near, lexical)
+        return fuse_memories(near, lexical)
     return in_context(conn, fuse_scores(near, lexical), filters)
 
 

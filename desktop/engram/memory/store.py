@@ -19,7 +19,7 @@ import apsw
 from engram.core import log
 from engram.core.errors import InputError, Problem, tr
 from engram.memory import backup, changes, db, faults
-from engram.memory.embed import Embedder, Vectors
+from engram.memory.embed import Embedder, Floors, Vectors, floors_of, reads_language
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.kinds import FACT, KINDS
 from engram.memory.ranking import Weights, collapse, rank
@@ -35,15 +35,18 @@ from engram.memory.records import (
     situations_in,
 )
 from engram.memory.search import Candidate, Filters, focus, hybrid, text_candidates
-from engram.memory.text import query_terms
+from engram.memory.text import query_terms, text_language
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
 _log = log.get("memory.store")
 # How long a checkpoint waits for other readers before it reports the WAL not truncated.
 CHECKPOINT_WAIT_MS = 500
 MAX_CONTENT = 8000
-DUPLICATE_SIMILARITY = 0.95
 IN_IDS = "(SELECT value FROM json_each(?))"
+# The relevance of the weakest candidate of a search, the best's being 1: the range the ranking's
+# lifts (importance, pinning, feedback, recency) were made for, which reciprocal rank fusion gave
+# a pool of 50 (one list's last rank against both lists' first: 1/110 over 2/61).
+WEAKEST_RELEVANCE = 0.28
 _KIND = Problem(tr("memory kind"))
 _ORIGIN = Problem(tr("memory origin"))
 _STATUS = Problem(tr("memory status"))
@@ -75,6 +78,14 @@ def _check_choice(value: str, allowed: Sequence[str], what: Problem) -> str:
             allowed=", ".join(allowed),
         )
     return value
+
+
+def _relevance(score: float, top: float) -> float:
+    """A fused score as relevance: from :data:`WEAKEST_RELEVANCE` for the weakest candidate
+    (fused scores start at 0) to 1 for the best; all the best when every score is 0."""
+    if top <= 0:
+        return 1.0
+    return WEAKEST_RELEVANCE + (1.0 - WEAKEST_RELEVANCE) * score / top
 
 
 class MemoryStore:
@@ -172,6 +183,10 @@ class MemoryStore:
     @property
     def embedder(self) -> Embedder:
         return self.space.embedder
+
+    def floors(self, text: str) -> Floors:
+        """The embedder's similarity floors for the language of ``text``."""
+        return floors_of(self.space.embedder, text_language(text))
 
     @property
     def index(self) -> VectorIndex | None:
@@ -315,7 +330,9 @@ class MemoryStore:
                     continue
                 # The embedder may not see it (MiniLM and Chinese): the same words with one
                 # number changed are a correction all the same.
-                if similarity >= DUPLICATE_SIMILARITY or changes.corrects(found.content, content):
+                if similarity >= self.floors(content).duplicate or changes.corrects(
+                    found.content, content
+                ):
                     same = row_id
                     break
         return self.get(int(same)) if same is not None else None
@@ -623,10 +640,15 @@ class MemoryStore:
         k: int = 10,
         filters: Filters | None = None,
         vector: Vectors | None = None,
-        dedupe: float = DUPLICATE_SIMILARITY,
+        dedupe: float | None = None,
     ) -> list[Hit]:
-        """Hybrid search over memories, re-ranked and with near-duplicates collapsed."""
-        vec = self.space.query_vector(query, vector)
+        """Hybrid search over memories, re-ranked and with near-duplicates collapsed (those at
+        ``dedupe`` or closer; by default the embedder's duplicate floor for the query). In a
+        language the embedder does not tell apart, by words alone: its vectors would add
+        noise scored like meaning."""
+        self.space.sync()  # the model the file's vectors are in now decides
+        reads = reads_language(self.space.embedder, text_language(query))
+        vec = self.space.query_vector(query, vector) if reads else None
         terms = focus(self.conn, "memories", query)
         found = hybrid(
             self.conn,
@@ -645,7 +667,7 @@ class MemoryStore:
         now = time.time()
         ranked = sorted(
             (
-                (rank(c.score / top, standing[c.id], now, self.weights), c)
+                (rank(_relevance(c.score, top), standing[c.id], now, self.weights), c)
                 for c in found
                 if c.id in standing
             ),
@@ -655,11 +677,12 @@ class MemoryStore:
         # the ones read out below k.
         head = k * 3
         vectors = self.index.get("memories", [c.id for _, c in ranked[:head]]) if self.index else {}
+        twins = self.floors(query).duplicate if dedupe is None else dedupe
         hits: list[Hit] = []
         kept: list[Hit] = []
         for start in range(0, len(ranked), head):
             hits += self._hits(ranked[start : start + head])
-            kept = collapse(hits, k, dedupe, vectors)
+            kept = collapse(hits, k, twins, vectors)
             if len(kept) == k:
                 break
         sources = self.sources_of([h.memory.id for h in kept])

@@ -264,6 +264,12 @@ def _ranked(keys: list[int], matrix: Vectors, q: Vectors, n: int) -> list[tuple[
     return [(keys[i], float(scores[i])) for i in order]
 
 
+def register(embedder: Embedder) -> None:
+    """Let every space of this process search vectors of ``embedder``'s model with it (a file
+    whose vectors are another model's than its store's, while they are re-embedded)."""
+    _EMBEDDERS.setdefault(embedder.model_id, embedder)
+
+
 class EmbeddingSpace:
     """The file's embedding model and its current vector generation, followed on one connection.
 
@@ -276,7 +282,7 @@ class EmbeddingSpace:
         self.conn = conn
         self.embedder = embedder
         self.index: VectorIndex | None = None
-        _EMBEDDERS.setdefault(embedder.model_id, embedder)
+        register(embedder)
         if self._meta("embedding_model") is None:  # a new file: bind it to this model
             with db.transaction(conn):
                 if self._meta("embedding_model") is None:

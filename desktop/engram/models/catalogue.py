@@ -24,7 +24,7 @@ else:  # pragma: no cover
 
 SCHEMA_VERSION = 1
 ROLES = ("small", "large", "embedding")
-FORMATS = ("gguf", "onnx")
+FORMATS = ("gguf", "onnx", "npz")
 USER_FILE = "models.toml"
 IMPORTED_FILE = "imported.toml"
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -32,7 +32,7 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _MODEL_KEYS = {
     "id", "name", "roles", "format", "files", "context_length", "ram_gb", "size_gb", "languages",
     "license", "starter", "demo", "chat_template", "hf", "pypi", "embedding_dim", "fastembed_name",
-    "notes", "imported_from",
+    "notes", "imported_from", "floors",
 }  # fmt: skip
 _FILE_KEYS = {
     "path", "size", "sha256", "hf_file", "member", "pypi_package", "pypi_version", "pypi_chunks",
@@ -99,6 +99,9 @@ class ModelEntry:
     pypi_version: str | None = None
     embedding_dim: int | None = None
     fastembed_name: str | None = None
+    # An embedding model's similarity floors by language ("en", "zh"): name -> cosine, each a
+    # field of engram.memory.embed.Floors (bench/calibrate_floors.py writes them).
+    floors: dict[str, dict[str, float]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     size_gb: float | None = None
     notes: str = ""
@@ -333,9 +336,9 @@ def _entry(raw: Any, source: Path) -> ModelEntry:
         raise _SchemaError(
             "id", Problem(tr("'id' must be lowercase letters, digits, '.', '_' or '-'"))
         )
-    fmt = _want(raw, "format", str, Problem(tr("'gguf' or 'onnx'")))
+    fmt = _want(raw, "format", str, Problem(tr("'gguf', 'onnx' or 'npz'")))
     if fmt not in FORMATS:
-        raise _SchemaError("format", Problem(tr("'format' must be 'gguf' or 'onnx'")))
+        raise _SchemaError("format", Problem(tr("'format' must be 'gguf', 'onnx' or 'npz'")))
     hf = _opt(raw, "hf", dict, Problem(tr("a table with repo and revision"))) or {}
     pypi = _opt(raw, "pypi", dict, Problem(tr("a table with package and version"))) or {}
     repo = hf.get("repo")
@@ -370,11 +373,27 @@ def _entry(raw: Any, source: Path) -> ModelEntry:
         pypi_version=pypi.get("version"),
         embedding_dim=_opt(raw, "embedding_dim", int, Problem(tr("an integer"))),
         fastembed_name=_opt(raw, "fastembed_name", str, _A_STRING),
+        floors=_floors(raw),
         size_gb=float(size_gb) if size_gb is not None else None,
         notes=_opt(raw, "notes", str, _A_STRING) or "",
         imported_from=_opt(raw, "imported_from", str, Problem(tr("a path"))),
         source=source,
     )
+
+
+def _floors(raw: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """``[model.floors.<language>]``: named cosines between -1 and 1 (the names are checked
+    where the embedder is made, against engram.memory.embed.Floors)."""
+    table = _opt(raw, "floors", dict, Problem(tr("a table of languages"))) or {}
+    what = Problem(tr("a table per language of cosines between -1 and 1"))
+    result: dict[str, dict[str, float]] = {}
+    for language, values in table.items():
+        if not isinstance(values, dict):
+            raise _SchemaError("floors", what)
+        if not all(isinstance(v, (int, float)) and -1 <= v <= 1 for v in values.values()):
+            raise _SchemaError("floors", what)
+        result[str(language)] = {str(k): float(v) for k, v in values.items()}
+    return result
 
 
 def _files(raw: dict[str, Any]) -> tuple[ModelFile, ...]:

@@ -29,7 +29,7 @@ class Policy:
     half_life_days: float = 90.0  # ...every this many days
     min_importance: float = 0.05
     plan_expiry_days: float = 60.0  # a plan nobody used for this long is archived
-    merge_cosine: float = 0.95
+    merge_cosine: float | None = None  # None: the embedder's duplicate floor, per language
     retire_feedback: int = -2  # a credited memory (a lesson) voted down this far is archived
     caps: dict[str, int] = field(default_factory=kinds.caps)  # each kind's (memory.kinds)
 
@@ -107,7 +107,8 @@ def _merge(store: MemoryStore, policy: Policy) -> int:
             if vec is None:
                 continue
             vec = vec.reshape(-1)
-            twin = next((k for k, v in kept if float(np.dot(v, vec)) >= policy.merge_cosine), None)
+            floor = policy.merge_cosine or store.floors(memory.content).duplicate
+            twin = next((k for k, v in kept if float(np.dot(v, vec)) >= floor), None)
             if twin is not None and not memory.pinned:
                 _archive(store, memory, f"merged into #{twin.id}")
                 merged += 1

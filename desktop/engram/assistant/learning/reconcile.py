@@ -2,7 +2,7 @@
 
 A candidate is compared only with memories of its own kind (facts and profiles, both what is
 true about the user, with each other). A deterministic guard comes first: a candidate whose text
-equals an existing memory (after normalization) or whose embedding is within :data:`SAME_COSINE`
+equals an existing memory (after normalization) or whose embedding is within the embedder's ``same``
 of one is skipped without asking, unless it changes a number, date, name or negation of it
 (:mod:`engram.memory.changes`): then it supersedes it, whatever a model would say. A statement
 the user made to set an earlier one right ("actually I moved to Berlin") supersedes the memory
@@ -53,8 +53,6 @@ from engram.memory.store import MemoryStore
 from engram.memory.text import normalized, query_terms
 
 _log = log.get("consolidation")
-SAME_COSINE = 0.92
-RELATED_COSINE = 0.4
 DISTILLED = "distilled"  # meta key: the candidate texts a memory was written from
 NEIGHBOURS = 5
 PLANS_CHECKED = 5  # active plans a plan candidate is compared with
@@ -64,10 +62,10 @@ ACTIONS = ("add", "update", "supersede", "skip")
 # about the user; the distiller files "lives in Berlin" as either).
 FAMILY: dict[str, tuple[str, ...]] = {FACT: (FACT, PROFILE), PROFILE: (PROFILE, FACT)}
 TICKED = "plan_by_user"  # meta key: the user set the plan's steps or ticked one (plans.save)
-CORRECTED_COSINE = 0.45  # a correction of the same subject ("where the user lives") is this close
-UPDATE_COSINE = 0.6  # an update merges two statements of one thing, at least this close
-KEPT_WORDS = 0.7  # and keeps this share of the new statement's terms
-RESTATED_COSINE = 0.8  # a correction this close says the same thing anew ("two" → "three children")
+# The cosines that tell "the same statement", "a correction of the same subject", "one thing"
+# and "related" apart are the embedder's, for the candidate's language (Floors: same,
+# corrected, update, restated, related).
+KEPT_WORDS = 0.7  # an update keeps this share of the new statement's terms
 NO_LONGER_TRUE = "no longer true"  # the answer to made_untrue's question that replaces
 UNTRUE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -125,11 +123,11 @@ def neighbours(store: MemoryStore, candidate: Candidate, k: int = NEIGHBOURS) ->
     it sets right may have been filed as a fact or as a preference ("我每天早上都喝咖啡" and
     "用户已经不喝咖啡了")."""
     family = ABOUT_USER if candidate.corrects else FAMILY.get(candidate.kind, (candidate.kind,))
+    related = store.floors(candidate.content).related
     return [
         hit.memory
         for hit in store.search(candidate.content, k=k, filters=Filters(kinds=family), dedupe=1.01)
-        if hit.memory.kind in family
-        and (hit.similarity is None or hit.similarity >= RELATED_COSINE)
+        if hit.memory.kind in family and (hit.similarity is None or hit.similarity >= related)
     ]
 
 
@@ -160,8 +158,9 @@ def guard(store: MemoryStore, candidate: Candidate, near: Sequence[Memory]) -> D
         if normalized(memory.content) == text or text in memory.meta.get(DISTILLED, ()):
             return Decision("skip", memory.id, memory.content, "same text")
     close = similarities(store, candidate, near)
+    floors = store.floors(candidate.content)
     for memory in near:
-        if (cos := close.get(memory.id, 0.0)) >= SAME_COSINE:
+        if (cos := close.get(memory.id, 0.0)) >= floors.same:
             return corrected(memory, candidate) or Decision(
                 "skip", memory.id, memory.content, f"similar {cos:.2f}"
             )
@@ -173,8 +172,8 @@ def guard(store: MemoryStore, candidate: Candidate, near: Sequence[Memory]) -> D
             cos = close.get(memory.id, 0.0)
             if (
                 changes.corrects(memory.content, candidate.content)
-                or cos >= RESTATED_COSINE
-                or (whose and cos >= CORRECTED_COSINE and same_subject(memory, candidate))
+                or cos >= floors.restated
+                or (whose and cos >= floors.corrected and same_subject(memory, candidate))
             ):
                 return Decision("supersede", memory.id, candidate.content, "set right")
     return None
@@ -406,7 +405,7 @@ def merged(
     target = next((m for m in near if m.id == decision.target_id), None)
     old = target.content if target is not None else ""
     if (
-        cos >= UPDATE_COSINE
+        cos >= store.floors(candidate.content).update
         and coverage(candidate.content, decision.content) >= KEPT_WORDS
         and coverage(old, decision.content) >= KEPT_WORDS
     ):

@@ -45,8 +45,7 @@ REPEAT_OVERLAP = 0.6
 # ... and the earlier one has at least this many terms (short replies like "ok" never repeat).
 REPEAT_MIN_TERMS = 3
 # A lesson bore on an answer when the message shares a term with its situation, or (given a
-# similarity) when the message is this close to the situation.
-BEARS_COSINE = 0.35
+# test of closeness: the embedder's ``bears`` floor) when the message is close to the situation.
 _CONDITION = re.compile(
     r"^\s*(?:when(?:ever)?|if|before|after|once)\b[^,;:，；：]*|^\s*(?:当|如果|每当)[^,，;；:：]*",
     re.I,
@@ -112,12 +111,10 @@ def situation(lesson: Memory) -> list[str]:
     return [*situations_in(lesson.meta), found.group(0) if found else lesson.content]
 
 
-def bears_on(
-    lesson: Memory, asked: str, similarity: Callable[[str, str], float] | None = None
-) -> bool:
+def bears_on(lesson: Memory, asked: str, close: Callable[[str, str], bool] | None = None) -> bool:
     """Did the lesson's situation come up in the message the answer replied to? A shared term
-    (inflections allowed: "distance"/"distances", CJK bigrams) or, with ``similarity`` (a
-    cosine of two texts), a situation close to the message."""
+    (inflections allowed: "distance"/"distances", CJK bigrams) or, with ``close`` (are these
+    two texts close in meaning?), a situation close to the message."""
     said = set(query_terms(asked))
     if not said:
         return False
@@ -128,17 +125,17 @@ def bears_on(
                 continue
             if term in said or any(_inflected(term, word) for word in said):
                 return True
-    return similarity is not None and any(similarity(p, asked) >= BEARS_COSINE for p in places)
+    return close is not None and any(close(p, asked) for p in places)
 
 
 def credited(
     lessons: Sequence[Memory],
     asked: str,
-    similarity: Callable[[str, str], float] | None = None,
+    close: Callable[[str, str], bool] | None = None,
 ) -> list[Memory]:
     """The lessons given to an answer whose outcome is theirs: those that bore on the message
     it replied to (:func:`bears_on`)."""
-    return [lesson for lesson in lessons if bears_on(lesson, asked, similarity)]
+    return [lesson for lesson in lessons if bears_on(lesson, asked, close)]
 
 
 # Words of every lesson's frame, no situation of their own.

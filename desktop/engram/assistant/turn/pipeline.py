@@ -625,11 +625,13 @@ class Assistant:
         )
         lessons = [m for i in lesson_ids if (m := store.get(i)) is not None]
 
-        def similarity(first: str, second: str) -> float:
-            vectors = store.space.embed([first, second])
-            return 0.0 if vectors is None else float(vectors[0] @ vectors[1])
+        floor = store.floors(asked).bears
 
-        return {m.id for m in signals.credited(lessons, asked, similarity)}
+        def close(first: str, second: str) -> bool:
+            vectors = store.space.embed([first, second])
+            return vectors is not None and float(vectors[0] @ vectors[1]) >= floor
+
+        return {m.id for m in signals.credited(lessons, asked, close)}
 
     def _store(
         self,

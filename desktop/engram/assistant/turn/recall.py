@@ -34,7 +34,7 @@ from engram.assistant.events import Recalled
 from engram.assistant.learning import plan_words
 from engram.assistant.turn import recitation
 from engram.assistant.turn.prompt import MAX_LESSONS
-from engram.memory.embed import Vectors
+from engram.memory.embed import Floors, Vectors, floors_of, reads_language
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
 from engram.memory.kinds import FACT, LESSON, PLAN, PREFERENCE, PROFILE
@@ -52,8 +52,8 @@ from engram.memory.text import (
     text_language,
 )
 
-# Cosine similarity below which a vector-only match is noise for all-MiniLM-L6-v2.
-MIN_SIMILARITY = 0.35
+# Every cosine floor (a match on meaning alone, a lesson's, the same question's) is the
+# embedder's, for the message's language: engram.memory.embed.Floors, from the catalogue.
 # Raw messages weigh a little less than distilled memories of the same relevance.
 EPISODE_WEIGHT = 0.8
 PROFILE_LIMIT = 12
@@ -71,11 +71,9 @@ PREFERENCES = 3
 # recalled there). The newest SAVED; older ones are recalled by relevance like any memory.
 SAVED = 8
 SAVED_KINDS = (FACT, PREFERENCE, PROFILE)
-# An earlier message that only asked something is a note when it asked the same ("How long is the
-# Golden Gate Bridge in kilometres?" against "How long is the Golden Gate Bridge?": 0.95; it says
-# how the user wants it), not another question of the same sort (0.24-0.38 for two sums or two
-# distances), which the 0.5B answered instead of the message.
-SAME_QUESTION_SIMILARITY = 0.6
+# An earlier message that only asked something is a note when it asked the same question (it
+# says how the user wants it; Floors.same_question), not another question of the same sort, which
+# the small model answered instead of the message.
 # A sentence of at least this many characters said word for word in an earlier message and in
 # the query is a template both fill ("Pick the one option that best fits me as your top
 # recommendation."). The earlier message is a note only when what it fills in shares at least
@@ -88,27 +86,18 @@ TEMPLATE_OVERLAP = 0.25
 
 
 # A lesson's vector embeds its words with the questions it applies to, and a question it governs
-# shares little with it ("Answer in kilometres (How long is a half marathon?)" scores 0.33 against
-# "How long is the Golden Gate Bridge?"). Each situation it applies to has a vector of its own
-# too (``MemoryStore.situated``), and a lesson is as close as the closer of the two: with the
-# eleven lessons the real 1.5B stored on the English task set, 18 of the 23 pairs of a lesson and
-# a test it governs reach 0.30 (13 by the one vector; the bullet-point lesson scored 0.13 against
-# "What are the main benefits of regular exercise?", its question "List three ways to save
-# energy at home" 0.35), and 6 of the 263 other pairs (5).
-LESSON_SIMILARITY = 0.30
+# shares little with it. Each situation it applies to has a vector of its own too
+# (``MemoryStore.situated``), and a lesson is as close as the closer of the two (Floors.lesson).
+# A lesson that shares a word with the message must still not be unrelated to it
+# (Floors.lesson_words): a word such as "work" is shared by messages about anything.
 # Situations looked at per search (a lesson has up to six).
 SITUATIONS_K = 4 * SEARCH_K
-# A lesson that shares a word with the message must still not be unrelated to it: "Use the
-# calculator tool … instead of working it out" shared "work" with "What should I work on next for
-# my Spanish?" (cosine 0.00) and "Explain how vaccines work" (0.04) and went into both; the
-# lessons that govern a message they share a word with scored 0.14-0.33 on the English task set.
-LESSON_WORDS_SIMILARITY = 0.12
 
 
 def relevant(
     similarity: float | None,
     text_rank: int | None,
-    floor: float = MIN_SIMILARITY,
+    floor: float,
     worded: float = -1.0,
 ) -> bool:
     """A hit counts when its meaning is close enough (``floor``), or when its words matched
@@ -118,15 +107,18 @@ def relevant(
     return text_rank is not None and (similarity is None or similarity >= worded)
 
 
-def _relevant(hit: Hit, message: str, understood: bool = True) -> bool:
-    similarity = hit.similarity if understood else None  # see :func:`reads`
-    if hit.memory.kind == LESSON:
-        if not understood:
+def _relevant(hit: Hit, message: str, floors: Floors | None) -> bool:
+    """Is a memory relevant to the message? ``floors``: the embedder's for the message's
+    language, None where it cannot read it (:func:`reading`): then only words count."""
+    if floors is None:
+        if hit.memory.kind == LESSON:
             return _phrased_alike(hit, message) or _listed_alike(hit, message)
+        return relevant(None, hit.text_rank, 1.0)
+    if hit.memory.kind == LESSON:
         return relevant(
-            similarity, hit.text_rank, LESSON_SIMILARITY, LESSON_WORDS_SIMILARITY
-        ) or _worded_alike(hit, message, understood)
-    return relevant(similarity, hit.text_rank)
+            hit.similarity, hit.text_rank, floors.lesson, floors.lesson_words
+        ) or _worded_alike(hit, message, floors)
+    return relevant(hit.similarity, hit.text_rank, floors.relevant)
 
 
 def _phrased_alike(hit: Hit, message: str) -> bool:
@@ -158,10 +150,10 @@ def _listed_alike(hit: Hit, message: str) -> bool:
 # into neither: a word of the same root (:func:`~engram.memory.text.one_root`) counts too.
 
 
-def _worded_alike(hit: Hit, message: str, understood: bool) -> bool:
+def _worded_alike(hit: Hit, message: str, floors: Floors | None) -> bool:
     """Does a lesson share a word's root with the message, and is it not unrelated to it (the
-    floor of a lesson that shares a word, :data:`LESSON_WORDS_SIMILARITY`)?"""
-    if not understood or (hit.similarity or 0.0) < LESSON_WORDS_SIMILARITY:
+    floor of a lesson that shares a word, ``floors.lesson_words``)?"""
+    if floors is None or (hit.similarity or 0.0) < floors.lesson_words:
         return False
     said = _long_words(message)
     return any(
@@ -184,14 +176,14 @@ def _long_words(text: str) -> dict[str, tuple[str, ...]]:
     return {first: tuple(words) for first, words in found.items()}
 
 
-def reads(store: MemoryStore, query: str) -> bool:
-    """Does the embedding model tell texts of the query's language apart? all-MiniLM-L6-v2
-    reads English only: Chinese texts all sit at cosine 0.5-0.7 from each other, so every lesson
-    and a dozen messages passed the floors and the 0.5B was given 10-15 notes per Chinese
-    question (tasks-zh: 7 of 26 tests without memory, 4 with it). Without it, only shared words
-    count (the bigram keyword index)."""
-    languages = getattr(store.embedder, "languages", ())
-    return not languages or text_language(query).split("_")[0] in languages
+def reading(store: MemoryStore, query: str) -> Floors | None:
+    """The embedder's floors for the query's language, or None when it does not tell texts of
+    that language apart (an English-only model reads every Chinese text as near every other,
+    and every floor passes): then only shared words count (the bigram keyword index)."""
+    language = text_language(query)
+    if not reads_language(store.embedder, language):
+        return None
+    return floors_of(store.embedder, language)
 
 
 class Recall:
@@ -250,12 +242,12 @@ class Recall:
         terms = self.episodes.focus(query)
         vector = self.episodes.query_vector(terms)
         # Ask each search for enough hits that its excluded ones cannot crowd out the rest.
-        understood = reads(self.store, query)
+        floors = reading(self.store, query)
         hits, lessons, situated = self._situated(
             self.store.search(query, k=_asked(exclude_memories), vector=vector),
             query,
             vector,
-            understood,
+            floors,
         )
         # A plan is given in the system part, the one the message names (:meth:`plan`), never
         # as a note: "The user's goal: Training for a 10 km race. Steps: …" matched "step" in
@@ -265,17 +257,17 @@ class Recall:
             for h in hits
             if h.memory.id not in exclude_memories
             and h.memory.kind != PLAN
-            and _relevant(h, query, understood)
+            and _relevant(h, query, floors)
         ][:SEARCH_K] + [
             h
             for h in lessons
-            if h.memory.id not in exclude_memories and _relevant(h, query, understood)
+            if h.memory.id not in exclude_memories and _relevant(h, query, floors)
         ][:MAX_LESSONS]
         memories = self._preferences(query, vector, exclude_memories) + [
             h for h in memories if h.memory.kind != PREFERENCE
         ]
         if situation:
-            lessons, situated = self._lessons(f"{query}\n{situation}", exclude_memories, understood)
+            lessons, situated = self._lessons(f"{query}\n{situation}", exclude_memories, floors)
             memories = [h for h in memories if h.memory.kind != LESSON] + lessons
         # A lesson's example (an answer to its own question, which the 0.5B imitates) comes with
         # it only where the message is close to one of its situations or shares a word with it,
@@ -286,7 +278,7 @@ class Recall:
             h.memory.id
             for h in memories
             if h.memory.kind == LESSON
-            and (not understood or h.memory.id in situated or _worded_alike(h, query, True))
+            and (floors is None or h.memory.id in situated or _worded_alike(h, query, floors))
         }
         found = self.episodes.search(terms, k=_asked(exclude_episodes), vector=vector)
         template = _Template(query)
@@ -294,10 +286,10 @@ class Recall:
             h
             for h in readable(self.store, found, query)
             if h.episode.id not in exclude_episodes
-            and not (h.episode.role == "user" and _another_question(h, understood))
+            and not (h.episode.role == "user" and _another_question(h, floors))
             and not template.filled_otherwise(h.episode.content)
             and h.episode.content.strip()
-            and relevant(h.similarity if understood else None, h.text_rank)
+            and _relevant_message(h, floors)
         ]
         # A neighbour comes with its hit or not at all: "Tell me about Hangzhou" was recalled
         # for "Name a colour" because the answer after it (no note itself) said "name".
@@ -319,7 +311,7 @@ class Recall:
         return [dataclasses.replace(h, score=float("inf")) for h in kept]
 
     def _lessons(
-        self, situation: str, exclude_memories: Collection[int], understood: bool
+        self, situation: str, exclude_memories: Collection[int], floors: Floors | None
     ) -> tuple[list[Hit], set[int]]:
         """The lessons closest to a situation (at most :data:`MAX_LESSONS`), and those of them
         one of whose own situations is close to it."""
@@ -327,21 +319,21 @@ class Recall:
         found = self.store.search(
             situation, k=SEARCH_K, filters=Filters(kinds=(LESSON,)), vector=vector
         )
-        hits, more, situated = self._situated(found, situation, vector, understood)
+        hits, more, situated = self._situated(found, situation, vector, floors)
         return [
             h
             for h in hits + more
-            if h.memory.id not in exclude_memories and _relevant(h, situation, understood)
+            if h.memory.id not in exclude_memories and _relevant(h, situation, floors)
         ][:MAX_LESSONS], situated
 
     def _situated(
-        self, hits: Sequence[Hit], query: str, vector: Vectors | None, understood: bool
+        self, hits: Sequence[Hit], query: str, vector: Vectors | None, floors: Floors | None
     ) -> tuple[list[Hit], list[Hit], set[int]]:
         """``hits`` with each lesson as close as its closest situation, the lessons only a
         situation found (closest first, scored as that share of the best hit's score), and the
-        lessons a situation of which is :data:`LESSON_SIMILARITY` close. In a language the
-        embedder cannot read, situations are found by the words they share with ``query``."""
-        if not understood:
+        lessons a situation of which is ``floors.lesson`` close. In a language the embedder
+        cannot read (no floors), situations are found by the words they share with ``query``."""
+        if floors is None:
             seen = {h.memory.id for h in hits}
             worded = self.store.situated_by_words(query, SITUATIONS_K, (LESSON,))
             if intent.asks_for_list(query):  # and the lessons for questions that did
@@ -365,7 +357,7 @@ class Recall:
             for h in near
             if h.memory.id not in seen
         ]
-        return raised, more, {m for m, score in closest.items() if score >= LESSON_SIMILARITY}
+        return raised, more, {m for m, score in closest.items() if score >= floors.lesson}
 
     def injected(self, answer_episode_ids: Collection[int]) -> dict[int, list[Recalled]]:
         """The memories recorded as given to each of these answers (for showing history)."""
@@ -436,12 +428,18 @@ def _from_memories(hits: Sequence[Hit], shown: Collection[int]) -> list[Recalled
     ]
 
 
-def _another_question(hit: EpisodeHit, understood: bool) -> bool:
+def _relevant_message(hit: EpisodeHit, floors: Floors | None) -> bool:
+    """Is an earlier message relevant: its meaning close enough, or its words matched?"""
+    if floors is None:
+        return relevant(None, hit.text_rank, 1.0)
+    return relevant(hit.similarity, hit.text_rank, floors.relevant)
+
+
+def _another_question(hit: EpisodeHit, floors: Floors | None) -> bool:
     """A message of the user's that only asked something or asked for something, about
-    something else than the query (or in a language the embedder cannot read). Given "Write a
-    short message to my landlord …" and "Write a note to my colleague Tom …" as notes for "Write
-    a short thank-you note to my dentist …", the 0.5B wrote of the heating and the shifts."""
-    same = understood and (hit.similarity or 0.0) >= SAME_QUESTION_SIMILARITY
+    something else than the query (or in a language the embedder cannot read). Given requests
+    for other letters as notes, the small model wrote about what those letters were about."""
+    same = floors is not None and (hit.similarity or 0.0) >= floors.same_question
     said = hit.episode.content
     return not same and (intent.only_asks(said) or intent.only_requests(said))
 
