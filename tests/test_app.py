@@ -415,14 +415,14 @@ def test_a_temporary_chat_left_by_a_killed_process_is_gone_at_the_next_start(
 
 
 @pytest.mark.slow
-def test_this_is_wrong_is_a_memory_wrong_signal_that_lowers_the_memory(open_app: Open) -> None:
+def test_this_is_wrong_is_a_memory_wrong_signal_that_retires_the_memory(open_app: Open) -> None:
     app = open_app()
     bike = _store(app).add("The user's bike is a red Brompton.", "fact").id
     chat, answer = _answered(_send(app, 0, "What bike do I ride, my red Brompton?"))
     assert app.judge(answer, "memory_wrong", memory_id=bike) is None
     assert _signals(app) == [(answer, "memory_wrong")]
-    memory = _store(app).get(bike)
-    assert memory is not None and memory.feedback == -1
+    memory = _store(app).get(bike)  # retired at once, its harm counted; the browser shows it
+    assert memory is not None and memory.feedback == -1 and memory.status == "archived"
     stored = _rows("SELECT text, job_id FROM signals")
     assert stored == [("The user's bike is a red Brompton.", None)]  # what was wrong
     assert _jobs(app).jobs() == []  # it judges a memory: no lesson is asked for

@@ -173,8 +173,10 @@ class Memories:
         self._store.pin(memory_id, pinned)
 
     def restore(self, memory_id: int) -> None:
-        """An archived or superseded memory active again."""
+        """An archived or superseded memory active again (and learnable again, when the user
+        had marked it wrong or forgotten it)."""
         self._store.update(memory_id, status="active")
+        self._store.tombstones.lift(memory_id)
 
     def undo(self, memory_id: int, write_id: int) -> None:
         """Take back a write: the earlier text, or the replaced memory active again."""

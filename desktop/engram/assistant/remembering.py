@@ -95,6 +95,7 @@ class LastMentioned:
         memory = recall.store.get(memory_id) if memory_id is not None else None
         if memory is None or memory.status != "active":
             return None
+        recall.store.tombstones.bury(memory, "forgotten")
         recall.store.update(memory.id, status="archived")
         self._remembered.pop(conversation_id, None)
         self._forgotten[conversation_id] = memory.id
@@ -102,9 +103,10 @@ class LastMentioned:
 
 
 def undo(store: MemoryStore, forgotten: Forgotten) -> None:
-    """Make a forgotten memory active again."""
+    """Make a forgotten memory active again (it may be learned again too)."""
     if store.get(forgotten.memory_id) is not None:
         store.update(forgotten.memory_id, status="active")
+        store.tombstones.lift(forgotten.memory_id)
 
 
 def purge(store: MemoryStore, forgotten: list[Forgotten]) -> None:

@@ -444,6 +444,30 @@ def _situations_fulltext(conn: apsw.Connection) -> None:
     _fulltext_index(conn, "situations")
 
 
+def _tombstones(conn: apsw.Connection) -> None:
+    """What the user deleted, marked wrong or forgot, kept so that learning does not write it
+    again from the chats it came from or was given in (``memory.tombstones``): the memory's id
+    and kind, a digest of its normalised words (not the words: a deleted memory's text leaves
+    the file), its vector with the model that made it, those chats, when, and why."""
+    conn.execute(
+        """
+        CREATE TABLE tombstones (
+            id INTEGER PRIMARY KEY,
+            memory_id INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            model TEXT,
+            embedding BLOB,
+            conversations TEXT NOT NULL DEFAULT '[]',
+            reason TEXT NOT NULL,
+            at REAL NOT NULL
+        );
+        CREATE INDEX tombstones_memory ON tombstones(memory_id);
+        CREATE INDEX tombstones_digest ON tombstones(digest);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -462,6 +486,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0015_saved_memories_index", _saved_memories_index),
     ("0016_situations", _situations),
     ("0017_situations_fulltext", _situations_fulltext),
+    ("0018_tombstones", _tombstones),
 )
 
 

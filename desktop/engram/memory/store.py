@@ -36,6 +36,7 @@ from engram.memory.records import (
 )
 from engram.memory.search import Candidate, Filters, focus, hybrid, text_candidates
 from engram.memory.text import query_terms, text_language
+from engram.memory.tombstones import Tombstones
 from engram.memory.vectors import EmbeddingSpace, VectorIndex
 
 _log = log.get("memory.store")
@@ -183,6 +184,11 @@ class MemoryStore:
     @property
     def embedder(self) -> Embedder:
         return self.space.embedder
+
+    @property
+    def tombstones(self) -> Tombstones:
+        """What the user took away, kept from being learned again."""
+        return Tombstones(self.conn, self.space)
 
     def floors(self, text: str) -> Floors:
         """The embedder's similarity floors for the language of ``text``."""
@@ -494,7 +500,11 @@ class MemoryStore:
         return self._get(memory_id)
 
     def delete(self, memory_id: int) -> None:
-        """Remove a memory and every trace of its text (base row, full text, vector, WAL)."""
+        """Remove a memory and every trace of its text (base row, full text, vector, WAL); a
+        tombstone keeps learning from writing it again (:mod:`engram.memory.tombstones`)."""
+        memory = self.get(memory_id)
+        if memory is not None:
+            self.tombstones.bury(memory, "deleted")
         with db.transaction(self.conn):
             self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
         self.purge()
@@ -505,8 +515,9 @@ class MemoryStore:
         count = int(db.scalar(self.conn, "SELECT COUNT(*) FROM memories"))
         with db.transaction(self.conn):
             self.conn.execute("DELETE FROM memories")
-            if episodes:
+            if episodes:  # nothing left to learn from again
                 self.conn.execute("DELETE FROM conversations")
+                self.conn.execute("DELETE FROM tombstones")
         self.purge()
         log.clear()
         if self.conn.filename:  # backups hold the same text

@@ -335,6 +335,9 @@ def decide(
     conversation_id: int | None = None,
 ) -> Decision:
     """Add, update, supersede or skip for one candidate (from ``conversation_id``, if known)."""
+    buried = store.tombstones.covers(candidate.content, candidate.situated, candidate.episode_ids)
+    if buried is not None:
+        return Decision("skip", None, candidate.content, f"#{buried} was taken away by the user")
     if conversation_id is not None:
         seen = already_distilled(store, candidate, conversation_id)
         if seen is not None:

@@ -571,13 +571,17 @@ class Assistant:
         """The user judged an answer (a thumb): store it, credit the lessons that went into the
         answer, and learn from it now. ``memory_wrong`` judges the memory ``memory_id`` the
         answer was given instead (a chip's "This is wrong"): the signal keeps the memory's
-        text, the memory goes down in ranking, and no lesson is credited."""
+        text, the memory is retired at once (archived, its harm counted, a tombstone keeping
+        learning from writing it again; the memory browser can restore it), and no lesson is
+        credited."""
         store = self.recall.store if self.recall is not None else None
         wrong = None
         if kind == "memory_wrong" and store is not None and memory_id is not None:
             wrong = store.get(memory_id)
         if wrong is not None and store is not None:  # first: whoever sees the signal sees this
             store.feedback(wrong.id, -1)
+            store.tombstones.bury(wrong, "wrong")
+            store.update(wrong.id, status="archived")
         found = signals.Signal(kind, answer_episode_id, wrong.content if wrong else text)
         credits = self._record_signal(found)
         if self.recall is None or self.scheduler is None or kind not in signals.LESSON_KINDS:
