@@ -104,7 +104,8 @@ def _report(name: str, took: float) -> None:
 def _case(name: str, mb: float, episodes: int) -> None:
     import numpy as np
 
-    from engram.assistant.turn.recall import INDEX_PER_TURN, Recall
+    from engram.assistant.readable import INDEX_PER_TURN
+    from engram.assistant.turn.recall import Recall
     from engram.core import paths
     from engram.memory import embed
     from engram.memory.episode_index import EpisodeIndex

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engram.assistant.turn.recall import INDEX_PER_TURN, Recall
+from engram.assistant.readable import INDEX_PER_TURN
+from engram.assistant.turn.recall import Recall
 from engram.core import paths
 from engram.memory import embed, text, transfer
 from engram.memory.episode_index import Backfill, EpisodeIndex

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from engram.assistant.readable import INDEX_PER_TURN, readable
 from engram.assistant.tools import permissions
 from engram.assistant.tools.base import Tool, ToolContext, ToolError, one_text
-from engram.assistant.turn.recall import INDEX_PER_TURN, readable
 from engram.core.errors import tr
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.kinds import FACT, KINDS, LESSON, PREFERENCE

@@ -32,13 +32,13 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from engram.assistant import intent
 from engram.assistant.events import Recalled
 from engram.assistant.learning import plan_words
+from engram.assistant.readable import INDEX_PER_TURN, readable
 from engram.assistant.turn import recitation
 from engram.assistant.turn.prompt import MAX_LESSONS
 from engram.memory.embed import Floors, Vectors, floors_of, reads_language
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.injections import Injections
 from engram.memory.kinds import FACT, LESSON, PLAN, PREFERENCE, PROFILE
-from engram.memory.outcomes import Outcomes
 from engram.memory.packing import pack
 from engram.memory.records import EpisodeHit, Hit, example_in, plan_of, situations_in
 from engram.memory.search import Filters
@@ -58,9 +58,6 @@ from engram.memory.text import (
 EPISODE_WEIGHT = 0.8
 PROFILE_LIMIT = 12
 SEARCH_K = 12
-# Messages embedded before a search: a big import is caught up by episode_index.Backfill, and
-# its messages are found by their words until then.
-INDEX_PER_TURN = 64
 MAX_EXTRA = 48
 # Stated preferences put in front of every answer, the closest to the message first.
 PREFERENCES = 3
@@ -379,22 +376,6 @@ class Recall:
         if chosen:
             self.injections.record(answer_episode_id, chosen)
         self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
-
-
-def readable(store: MemoryStore, found: Sequence[EpisodeHit], query: str) -> list[EpisodeHit]:
-    """The earlier messages a search found that may be read back for ``query``: no tool step,
-    no answer the user turned down, and none of Engram's own answers unless the user accepted it
-    or asks what the assistant said (given its earlier answers, the 0.5B repeats them, right or
-    wrong)."""
-    wrong, accepted = Outcomes(store).judged([h.episode.id for h in found])
-    answers = intent.asks_about_answers(query)
-    return [
-        h
-        for h in found
-        if h.episode.id not in wrong
-        and h.episode.role != "tool"
-        and (h.episode.role != "assistant" or answers or h.episode.id in accepted)
-    ]
 
 
 def _asked(excluded: Collection[int]) -> int:
