@@ -33,7 +33,7 @@ from engram.evaluation import dataset, locomo, models, report, runner, task_runn
 SHIPPED = {"tasks-en": "tasks_en.json", "tasks-zh": "tasks_zh.json"}  # in resources/eval
 TASK_CONDITIONS = task_runner.CONDITIONS
 LOCOMO_CONDITIONS = runner.CONDITIONS
-Progress = runner.Progress
+Progress = models.Progress
 
 
 @dataclass(frozen=True)

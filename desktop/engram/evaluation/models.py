@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +29,9 @@ from engram.memory.embed import Embedder
 from engram.models import roles
 from engram.models.background import LazyModel
 from engram.models.local import LocalModel
+
+# What a run reports as it goes: units done, units in all, what just happened.
+Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)

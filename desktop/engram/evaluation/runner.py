@@ -13,7 +13,7 @@ adherence score: the judge's when there is one, else the lexical proxy (``judge.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from engram.core.stream_filter import visible
 from engram.evaluation import metrics
 from engram.evaluation.dataset import Ingested, Question, open_sample
 from engram.evaluation.judge import Judge, covers_step
-from engram.evaluation.models import Models
+from engram.evaluation.models import Models, Progress
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import EpisodeLog
 from engram.memory.jobs import JobQueue
@@ -45,7 +45,6 @@ from engram.memory.text import text_language
 _log = log.get("evaluation")
 CONDITIONS = ("recent", "episodes", "consolidated", "large")
 BEFORE_CONSOLIDATION = ("recent", "episodes", "large")
-Progress = Callable[[int, int, str], None]  # units done, units in all, what just happened
 RECALL_KS = (5, 10, 20)
 _SCORE_NAMES = (("judge", "judge"), ("plan_adherence", "plan"))
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from engram.assistant.turn.recall import Recall
 from engram.core import log
 from engram.core.atomic import atomic_write
 from engram.core.cancel import CancelToken
+from engram.evaluation.models import Progress
 from engram.evaluation.tasks import Call, Task, TaskSet, passes
 from engram.memory import backup
 from engram.memory.embed import Embedder
@@ -59,7 +60,6 @@ _log = log.get("evaluation.tasks")
 CONDITIONS = ("none", "raw", "distilled", "lessons")
 CEILING = "ceiling"  # the tests with what was taught in the question, no memory
 DISTILLED = frozenset({"distilled", "lessons"})
-Progress = Callable[[int, int, str], None]
 Records = dict[str, list[dict[str, Any]]]
 SAVED = "tasks-progress.json"
 

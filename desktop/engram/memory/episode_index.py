@@ -106,7 +106,7 @@ class EpisodeIndex:
         return hits
 
 
-Progress = Callable[[int, int], None]  # (embedded so far, how many were missing)
+Progress = Callable[[int, int], None]  # (embedded so far, how many in all)
 
 
 def embed_missing(

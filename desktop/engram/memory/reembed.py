@@ -20,10 +20,10 @@ from engram.core.cancel import CancelToken
 from engram.core.errors import StoreError
 from engram.memory import db, migrations, vectors
 from engram.memory.embed import Embedder
+from engram.memory.episode_index import Progress
 from engram.memory.store import MemoryStore
 
 _log = log.get("memory.reembed")
-Progress = Callable[[int, int], None]
 # meta key: the model a re-embedding under way is for, and its generation ("model@generation").
 TARGET = "reembed_target"
 
