@@ -14,7 +14,7 @@ from engram.core.cancel import CancelToken
 from engram.core.errors import CatalogueError, DownloadError
 from engram.models import catalogue, download, files, starter
 from engram.models.catalogue import ModelEntry
-from engram.models.download import DownloadCancelledError, Progress
+from engram.models.fetching import DownloadCancelledError, Progress
 from package_index import build_chunks, serving
 
 DATA = random.Random(7).randbytes(10_000_000 + 1234)  # each chunk is read in 1 MiB steps

@@ -17,7 +17,7 @@ import tiny
 from engram.core import priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError
-from engram.models import download, hardware
+from engram.models import download, fetching, hardware
 from engram.models.catalogue import ModelEntry, ModelFile
 from engram.models.download import JobState
 from hub_server import HubServer
@@ -73,7 +73,7 @@ def _options(hub: HubServer, **overrides: object) -> download.Options:
 def test_full_download_reports_progress_and_installs_verified_file(hub: HubServer) -> None:
     content = _blob(3 * MB)
     hub.add(REPO, "tiny.gguf", content)
-    events: list[download.Progress] = []
+    events: list[fetching.Progress] = []
     entry = _entry()
 
     written = download.download(entry, events.append, options=_options(hub))
@@ -118,11 +118,11 @@ def test_cancel_keeps_partial_and_next_download_resumes(hub: HubServer) -> None:
     entry = _entry()
     token = CancelToken()
 
-    def cancel_after_a_megabyte(p: download.Progress) -> None:
+    def cancel_after_a_megabyte(p: fetching.Progress) -> None:
         if p.done >= MB:
             token.cancel()
 
-    with pytest.raises(download.DownloadCancelledError):
+    with pytest.raises(fetching.DownloadCancelledError):
         download.download(entry, cancel_after_a_megabyte, token, _options(hub))
     part = entry.folder() / ".tiny.gguf.part"
     kept = part.stat().st_size
@@ -267,7 +267,7 @@ def test_queue_runs_jobs_in_order_and_cancels_one(hub: HubServer) -> None:
 
     assert (a.state, b.state, c.state) == (JobState.DONE, JobState.CANCELLED, JobState.DONE)
     assert finished == ["a", "b", "c"]
-    assert isinstance(b.error, download.DownloadCancelledError)
+    assert isinstance(b.error, fetching.DownloadCancelledError)
     assert (_entry("c", "c.gguf").folder() / "c.gguf").exists()
 
 
@@ -292,7 +292,7 @@ def test_closing_the_queue_cancels_the_running_job(hub: HubServer) -> None:
     hub.add(REPO, "tiny.gguf", _blob(4 * MB))
     started = threading.Event()
 
-    def on_progress(p: download.Progress) -> None:
+    def on_progress(p: fetching.Progress) -> None:
         if p.done > 0:
             started.set()
 
@@ -342,7 +342,7 @@ def test_cancel_interrupts_a_stalled_connection(hub: HubServer) -> None:
     hub.faults.pause_after.append(MB // 2)  # then the server goes silent for 10 s
     receiving = threading.Event()
 
-    def on_progress(p: download.Progress) -> None:
+    def on_progress(p: fetching.Progress) -> None:
         if p.done >= MB // 2:
             receiving.set()
 

@@ -16,7 +16,7 @@ import tiny
 from engram.cli.main import main
 from engram.cli.models import ProgressPrinter
 from engram.core import settings
-from engram.models import catalogue, download
+from engram.models import catalogue, fetching
 from hub_server import HubServer
 from waiting import wait_until
 
@@ -102,7 +102,7 @@ def test_progress_bar_redraws_one_line_on_a_terminal() -> None:
     screen = _Terminal()
     bar = ProgressPrinter(screen, width=10)
     for done in (0, 500_000, 1_000_000):
-        bar.update(download.Progress("m", "f.gguf", done, 1_000_000, 2e6, (1e6 - done) / 2e6))
+        bar.update(fetching.Progress("m", "f.gguf", done, 1_000_000, 2e6, (1e6 - done) / 2e6))
     bar.done()
     text = screen.getvalue()
     assert text.count("\r") == 3 and text.endswith("\n") and text.count("\n") == 1

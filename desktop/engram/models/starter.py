@@ -34,7 +34,7 @@ from engram.core import log
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError, tr
 from engram.models import catalogue, files
-from engram.models.download import DownloadCancelledError, Progress, ProgressCallback
+from engram.models.fetching import DownloadCancelledError, Progress, ProgressCallback
 
 _log = log.get("models.starter")
 DEFAULT_INDEX = "https://pypi.org/simple"

@@ -19,12 +19,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engram.core.settings import SettingsStore
-
-if TYPE_CHECKING:
-    from engram.assistant.tools.base import Tool
 
 BUILT_IN = "built-in"  # the source of Engram's own tools; an MCP tool's is its server's name
 ONCE, ALWAYS, DENY = "once", "always", "deny"
@@ -33,6 +30,19 @@ STORED = (ALWAYS, DENY)
 # A source of untrusted text in an answer's prompt: the memories and earlier messages recalled.
 RECALLED = "recalled memories"
 REMEMBER = "remember"  # the built-in tool that writes a memory: its question quotes the text
+
+
+class Guarded(Protocol):
+    """What a permission is asked about: a tool (``tools.base.Tool`` is one), by what it does."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def needs_permission(self) -> bool: ...
+    @property
+    def reads_only(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -70,7 +80,9 @@ class Permissions:
         """An answer begins: what was allowed once for the last one is asked again."""
         self._this_answer.clear()
 
-    def allowed(self, tool: Tool, arguments: dict[str, Any], after: tuple[str, ...] = ()) -> bool:
+    def allowed(
+        self, tool: Guarded, arguments: dict[str, Any], after: tuple[str, ...] = ()
+    ) -> bool:
         """Whether this call may run, asking the user when nothing is stored for the tool
         (``after``: where the untrusted text the answer read before this call came from). A call
         with effects after untrusted text is always asked about (see the module's note)."""
