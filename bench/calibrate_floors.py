@@ -110,7 +110,7 @@ def calibrate(model: str) -> dict[str, Floors]:
         target = pair_cosines(embedder, corpus(language))
         target_related = related_cosines(embedder, language, same_language=False)
         values = {}
-        for name in Floors.names():
+        for name in Floors.cosines():
             floor = getattr(MINILM_FLOORS, name)
             by_chance = carried(chance, target, floor)
             if name in Floors.guards():
@@ -126,7 +126,7 @@ def toml(floors: dict[str, Floors]) -> str:
     lines = []
     for language, values in floors.items():
         lines.append(f"[model.floors.{language}]")
-        lines += [f"{name} = {getattr(values, name)}" for name in Floors.names()]
+        lines += [f"{name} = {getattr(values, name)}" for name in Floors.cosines()]
         lines.append("")
     return "\n".join(lines)
 
@@ -144,7 +144,7 @@ def main() -> int:
     off = [
         f"{language}.{name}: models.toml {stored.get(language, {}).get(name)}, now {value}"
         for language, floors in found.items()
-        for name in Floors.names()
+        for name in Floors.cosines()
         if abs(stored.get(language, {}).get(name, 9.0) - (value := getattr(floors, name)))
         > TOLERANCE
     ]

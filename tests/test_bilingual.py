@@ -113,7 +113,9 @@ def test_minilm_searches_chinese_by_its_words_alone(tmp_path: Path, starter_mode
 def test_floors_in_the_catalogue_are_checked(tmp_path: Path) -> None:
     entry = catalogue.load().get(USE)
     text = catalogue.default_path().read_text("utf-8")
-    bad = text.replace("[model.floors.en]\nrelevant = ", "[model.floors.en]\nrelevant = 2", 1)
+    relevant = entry.floors["en"]["relevant"]
+    bad = text.replace(f"\nrelevant = {relevant}\n", "\nrelevant = 2\n", 1)
+    assert bad != text
     path = tmp_path / "models.toml"
     path.write_text(bad, "utf-8")
     with pytest.raises(CatalogueError) as caught:

@@ -4,7 +4,7 @@ The window's model worker (:mod:`engram.ui.worker`) and ``engram chat`` (:mod:`e
 are adapters over :class:`Engram`: they turn clicks, keys and lines into its calls and show what
 comes back, so the window and the terminal behave the same. The application owns three rules:
 
-- what a message asks for is read once, here (:func:`engram.assistant.intent.read`): "remember
+- what a message asks for is read once, here (:func:`engram.assistant.reading.read`): "remember
   this: …" keeps the user's words, "forget that" archives a memory with an undo, anything else
   is answered;
 - whether anything may be learned is decided once, by :meth:`MemoryState.quiet`: not while
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from engram.assistant import intent, remembering
+from engram.assistant import reading, remembering
 from engram.assistant.events import (
     Event,
     Failed,
@@ -337,7 +337,7 @@ class Engram:
         self, conversation_id: int, text: str, cancel: CancelToken, large: bool
     ) -> Iterator[Event]:
         session = self._open()
-        said = intent.read(text)
+        said = reading.read(text, session.store.embedder if session.store else None)
         if said.forget:
             yield self.forget_last(conversation_id)
             return

@@ -39,6 +39,10 @@ class Floors:
     same_question: float = 0.6  # an earlier message that asked the same thing
     bears: float = 0.35  # a memory bears on what was asked (learning's credit)
     related: float = 0.4  # a stored memory the distiller should see beside a candidate
+    # How far a message's nearest correcting prototypes must beat the ordinary ones for the
+    # meaning reader to read a correction (assistant/reading/meaning.py): a difference of
+    # cosines, calibrated by bench/reading.py; 1.0 (never) for a model not calibrated.
+    correction_margin: float = dataclasses.field(default=1.0, metadata={"margin": True})
     # The floors past which a memory is replaced, merged or not written: a calibrated one is
     # never lower than MiniLM's (:meth:`guards`).
     corrected: float = dataclasses.field(default=0.45, metadata={"guard": True})
@@ -50,6 +54,12 @@ class Floors:
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def cosines(cls) -> tuple[str, ...]:
+        """The floors that are cosines, carried from MiniLM's by ``bench/calibrate_floors.py``
+        (the margins are calibrated by their own benchmark)."""
+        return tuple(f.name for f in dataclasses.fields(cls) if not f.metadata.get("margin"))
 
     @classmethod
     def guards(cls) -> tuple[str, ...]:

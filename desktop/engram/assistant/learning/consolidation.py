@@ -10,12 +10,14 @@ A missing or failing distiller never loses a job: it waits in the queue and the 
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from engram.assistant import reading
 from engram.assistant.events import LargeModelState, Learned, Phase, Status
 from engram.assistant.learning import distill, plan_words, reconcile
 from engram.assistant.learning.distiller_backends import DistillerSource, DistillerUnavailableError
@@ -108,8 +110,9 @@ def run_job(
         plans = store.memories(kinds=[PLAN], limit=plan_words.PLANS)
         said = " ".join(e.content for e in episodes if e.role == "user")
         plan = plan_words.named(plans, said).meta.get("plan") if plans else None
+        read = functools.partial(reading.read, embedder=store.embedder)  # as the turn reads
         result, raw = distill.distill(
-            model, episodes, limits, outcomes, plan if isinstance(plan, dict) else None
+            model, episodes, limits, outcomes, plan if isinstance(plan, dict) else None, read
         )
         _log.info(
             "job %d (%s): %d candidates, %d dropped\ninput:\n%s\nraw: %s",
@@ -117,7 +120,7 @@ def run_job(
             log.private(distill.transcript(episodes)), log.private(str(raw)),
         )  # fmt: skip
         # and the user's own words of a correction, which only replace what they set right
-        candidates = [*result.candidates, *distill.set_right(episodes, result.candidates)]
+        candidates = [*result.candidates, *distill.set_right(episodes, result.candidates, read)]
         total = max(1, len(candidates))
         done = 0.3 if candidates else 1.0  # nothing to reconcile: the job is all but done
         on_progress("distilling", done, None)

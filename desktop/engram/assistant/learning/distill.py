@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -157,6 +157,9 @@ def schema(limits: Limits) -> dict[str, Any]:
         "required": ["memories", "summary", "plan"],
         "additionalProperties": False,
     }
+
+
+Reader = Callable[[str], intent.Intent]  # a message -> what it asks for
 
 
 class StructuredModel(Protocol):
@@ -445,21 +448,26 @@ def _prompt_sentences(language: str) -> tuple[frozenset[str], ...]:
 
 class Said:
     """What the user said in a job's episodes, for checking that a memory about the user comes
-    from the user's own words (never from the assistant's, nor from nowhere)."""
+    from the user's own words (never from the assistant's, nor from nowhere). ``read`` reads a
+    message for what it asks, as the turn does (:func:`engram.assistant.reading.read` with the
+    store's embedder; the rules alone by default)."""
 
-    def __init__(self, episodes: Sequence[Episode], extra: str = "") -> None:
+    def __init__(
+        self, episodes: Sequence[Episode], extra: str = "", read: Reader = intent.read
+    ) -> None:
+        self.read = read
         self.texts = {e.id: e.content for e in episodes if e.role == "user"}
         self.text = f"{' '.join(self.texts.values())} {extra}"
         self.terms = _terms(self.text)
         self.lower = self.text.lower()
         self.language = text_language(self.text)
-        read = [intent.read(t) for t in self.texts.values()]
-        self.instructs = any(r.correction or r.remember is not None for r in read)
+        said = [read(t) for t in self.texts.values()]
+        self.instructs = any(r.correction or r.remember is not None for r in said)
         # Only asked: no word about themselves, no instruction, no correction.
         self.only_asks = not self.instructs and not any(
             intent.about_self(t) for t in self.texts.values()
         )
-        # "Remind me, what's my next step with Spanish?" only asks: it sets no goal
+        # A question about the next step of a plan only asks: it sets no goal
         self.sets_goal = any(
             intent.sets_goal(t) and not intent.only_asks(t) for t in self.texts.values()
         )
@@ -472,8 +480,7 @@ class Said:
         earlier statement right ("actually I moved to Berlin", "其实我搬到柏林了")?"""
         said = [self.texts[i] for i in ids if i in self.texts] or list(self.texts.values())
         return any(
-            intent.read(t).correction or intent.changes_fact(t) or _SETS_RIGHT.search(t)
-            for t in said
+            self.read(t).correction or intent.changes_fact(t) or _SETS_RIGHT.search(t) for t in said
         )
 
     def grounding(self, content: str) -> float:
@@ -588,10 +595,8 @@ def _names(content: str) -> list[str]:
 def situations(value: Any, language: str = "en", words: str = "") -> tuple[str, ...]:
     """The situations a memory in ``words`` applies to, as the distiller listed them, cleaned:
     neither the prompt's own example (small models copy it), nor a sentence about the user, nor
-    a piece of the memory's own words (its vector embeds those already; the 1.5B gave "Sign
-    messages you write for me with 'Best regards, Mia'" the situation "Best regards, Mia",
-    which sits at 0.33 from "Remind me, what's my next step with Spanish?" and brought the
-    lesson and its letter to that question)."""
+    a piece of the memory's own words (its vector embeds those already; a sign-off lesson given
+    its own sign-off as a situation was brought by it to an unrelated question about a plan)."""
     example = _prompt_text(language)
     own = normalized(words)
     found: dict[str, str] = {}
@@ -639,6 +644,7 @@ def parse(
     language: str,
     outcomes: Sequence[Outcome] = (),
     plan: dict[str, Any] | None = None,
+    read: Reader = intent.read,
 ) -> Distillation:
     """Clean a structured answer: keep valid candidates with real episode ids.
 
@@ -649,7 +655,8 @@ def parse(
     allowed = {e.id for e in episodes}
     everything = tuple(sorted(allowed))
     shown = " ".join(str(v) for v in (plan or {}).values() if isinstance(v, (str, list)))
-    said, planned = Said(episodes), Said(episodes, shown)  # a plan may restate the one shown
+    # a plan may restate the one shown
+    said, planned = Said(episodes, read=read), Said(episodes, shown, read)
     # A lesson says how to answer; a number in it the user never gave is an answer the model
     # copied ("… respond with 200 degrees"), which then overrides the right one. A summary that
     # keeps one ("… provided the correct answer of 200 degrees") recalls a wrong answer as true.
@@ -795,7 +802,7 @@ def _proposed_plan(
         and not said.sets_goal
         and not any(plan_words.moves(t, shown) for t in said.texts.values())
     ):
-        # the 1.5B moved the active plan to its end during "What is the capital of Australia?"
+        # the large model moved the active plan to its end during a question about a capital
         return None, "the user said nothing of a plan"
     steps = list(dict.fromkeys(str(s).strip() for s in _listed(proposed.get("steps"))))
     steps = [s for s in steps if s and normalized(s) not in _PLACEHOLDER_WORDS]
@@ -818,7 +825,9 @@ def _written_for(ids: Sequence[int], written: Sequence[Candidate], told: int) ->
     return [place for c in mine for place in c.applies_to]
 
 
-def set_right(episodes: Sequence[Episode], proposed: Sequence[Candidate]) -> list[Candidate]:
+def set_right(
+    episodes: Sequence[Episode], proposed: Sequence[Candidate], read: Reader = intent.read
+) -> list[Candidate]:
     """The user's own words of each message in which they set a statement right ("Actually
     it's 50 mg, not 5 mg", "其实我有三个孩子"), as candidates that only replace the memory they
     correct (:attr:`Candidate.sets_right`; one that does not speak of the user, only the memory
@@ -826,7 +835,7 @@ def set_right(episodes: Sequence[Episode], proposed: Sequence[Candidate]) -> lis
 
     The real 1.5B proposed nothing for most such messages, or lost what changed ("The user
     adopted another cat" for "I have three cats now"), and the old fact stayed active."""
-    said, found = Said(episodes), []
+    said, found = Said(episodes, read=read), []
     known = {normalized(c.content) for c in proposed}
     for episode_id, text in said.texts.items():
         if not said.corrects([episode_id]):
@@ -910,12 +919,14 @@ def distill(
     limits: Limits | None = None,
     outcomes: Sequence[Outcome] = (),
     plan: dict[str, Any] | None = None,
+    read: Reader = intent.read,
 ) -> tuple[Distillation, dict[str, Any]]:
-    """Ask the model to distill the episodes; returns the cleaned result and the raw answer."""
+    """Ask the model to distill the episodes; returns the cleaned result and the raw answer
+    (``read``: how a user's message is read, as the turn reads it)."""
     limits = limits or Limits()
     language = detect_language(episodes)
     request = messages(episodes, language, outcomes, plan)
     raw = model.structured(request, schema(limits), limits.max_tokens)
-    result = parse(raw, episodes, language, outcomes, plan)
+    result = parse(raw, episodes, language, outcomes, plan, read)
     shown = demonstrated(model, result.candidates, episodes, language)
     return dataclasses.replace(result, candidates=shown), raw

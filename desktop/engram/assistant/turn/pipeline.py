@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engram.assistant import events, intent
+from engram.assistant import events, intent, reading
 from engram.assistant.events import (
     CallNotRead,
     Cancelled,
@@ -158,7 +158,12 @@ class Assistant:
         may be learned, decided by :mod:`engram.assistant.app`) the message and its answer are
         stored excluded: never judged, distilled or counted towards learning.
         """
-        said = message if isinstance(message, Intent) else intent.read(message)
+        store = self.recall.store if self.recall is not None else None
+        said = (
+            message
+            if isinstance(message, Intent)
+            else reading.read(message, store.embedder if store is not None else None)
+        )
         text = said.text
         model = escalate_to or self.model
         marker = LARGE if escalate_to is not None else None
@@ -686,7 +691,7 @@ def _shown(visible: Sequence[str], pieces: list[str]) -> Iterator[Token]:
 
 def _asked(items: Sequence[events.Recalled]) -> list[str]:
     """The earlier questions of the user's among the notes: said back whole, they are no
-    answer ("- How long is the Golden Gate Bridge?" to "How far is London from Paris?")."""
+    answer ("- How deep is Lake Baikal?" to "How far is Lyon from Nice?")."""
     return [i.content for i in items if i.role == "user" and intent.is_question(i.content)]
 
 
