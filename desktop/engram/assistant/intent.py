@@ -68,7 +68,7 @@ _INSTRUCTION_EN = re.compile(
     r")\b|never\s+(?!mind\b)[a-z]"
     rf"|(?:don'?t|do\s+not)\s+(?!(?:{_either(_NOT_AFTER_DONT)})\b)[a-z]|(?:stop|quit)\s+[a-z]+ing\b"
     rf"|(?:{_either('make_sure be_sure remember_to try_to')})\s+[a-z])"
-    # "No emojis in anything you write for me."
+    # "No exclamation marks in what you write for me."
     r"|^\s*no\s+(?:more\s+)?[a-z]+s\b\s*(?:(?:in|when|for|anywhere)\b|,?\s*please\b)",
     re.IGNORECASE,
 )
@@ -105,7 +105,7 @@ _INSTRUCTION_ZH = re.compile(
     rf"|请?(?:总是|一直|始终|每次都?|一律|务必|记得|一定要)\s*{_CJK_CHAR}"
     # what the assistant writes for the user: "帮我写的消息最后请署名“此致，小林”"
     rf"|(?:帮|给|替)我写的{_CJK_CHAR}{{0,8}}?(?:请|都|要|不要|别|一律|统一)"
-    # "重量请用公斤", "日期请写成 YYYY-MM-DD", "价格请换算成人民币"
+    # "距离请用公里", "时间请写成 24 小时制", "金额请换成欧元"
     rf"|{_CJK_CHAR}{{1,6}}请(?:用|写成|写|换算成|换成|改成|按|以|都))"
 )
 # "列举的时候请用…", "解释的时候第一行先写…"
@@ -191,11 +191,11 @@ _SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
 
 
 def praised_for(text: str) -> str:
-    """What praise of an answer says beyond the praise ("Quick chickpea dishes are exactly my
-    thing." of "That worked perfectly, thanks! Quick chickpea dishes are exactly my thing.",
-    "我最喜欢用豆腐做的快手菜。" of "谢谢，很有用！我最喜欢用豆腐做的快手菜。"): its sentences of
-    three words or four characters or more that state a liking or hold no word of praise, none
-    of them a question; "" for thanks alone."""
+    """What praise of an answer says beyond the praise ("Short walks suit me best." of "Great,
+    thank you! Short walks suit me best.", "我最爱吃清淡的汤。" of
+    "太好了，谢谢！我最爱吃清淡的汤。"): its sentences of three words or four characters or more
+    that state a liking or hold no word of praise, none of them a question; "" for thanks
+    alone."""
     kept = []
     for sentence in _SENTENCE.findall(text[:HEAD_CHARS]):
         said = sentence.strip()
@@ -299,8 +299,8 @@ def only_asks(text: str) -> bool:
     )
 
 
-# What opens a request for the assistant to do something ("Write a short note to my dentist …",
-# "List three ways …", "帮我给房东写条消息…", "解释一下什么是区块链。").
+# What opens a request for the assistant to do something ("Write a reply to my plumber …",
+# "List four ideas …", "帮我给同事写封邮件…", "介绍一下光合作用的过程。").
 _REQUEST_EN = re.compile(
     r"(?i)^\s*(?:please\s+)?(?:write|draft|compose|list|name|explain|describe|summari[sz]e"
     r"|suggest|recommend|translate|define|compare|calculate|convert|find|create"
@@ -321,8 +321,8 @@ _SAYS_OF_SELF = re.compile(
 
 def only_requests(text: str) -> bool:
     """Does the message only ask the assistant to do something, in one sentence on one line,
-    saying nothing of the user and giving no instruction for later ("Write a short note to my
-    colleague Tom asking to swap shifts on Friday.", "解释一下什么是区块链。")?"""
+    saying nothing of the user and giving no instruction for later ("Write a note to the
+    school saying the twins will be late on Monday.", "介绍一下光合作用的过程。")?"""
     said = text.strip()
     return (
         bool(_REQUEST_EN.match(said) or _REQUEST_ZH.match(said))
@@ -334,8 +334,8 @@ def only_requests(text: str) -> bool:
     )
 
 
-# A Chinese message that asks for several things ("经常运动有哪些好处？", "给我一些建议"): the
-# embedder reads no Chinese, and a list question shares no phrase with another one.
+# A Chinese message that asks for several things ("喝绿茶有哪些好处？", "给我一些建议"), for an
+# embedder that reads no Chinese: a list question shares no phrase with another one.
 _LIST_ZH = re.compile(
     r"列出|列举|哪些|一些建议|几条建议|有什么(?:好的?)?(?:好处|方法|建议|办法|技巧)"
 )
@@ -344,8 +344,8 @@ LIST_WORDS_ZH = "列出 列举 哪些 建议 好处 方法 办法 技巧"
 
 
 def asks_for_list(text: str) -> bool:
-    """Does a Chinese message ask for several things ("列出三个提高工作效率的方法",
-    "经常运动有哪些好处？", "怎样才能睡得更好？给我一些建议。")?"""
+    """Does a Chinese message ask for several things ("列出三种省电的办法", "喝绿茶有哪些好处？",
+    "怎么学好吉他？给我一些建议。")?"""
     return bool(_LIST_ZH.search(text[:HEAD_CHARS]))
 
 

@@ -440,7 +440,7 @@ def _situations(conn: apsw.Connection) -> None:
 def _situations_fulltext(conn: apsw.Connection) -> None:
     """The words of each situation a memory applies to, for a message in a language the
     embedder cannot read: there a lesson is found by the words its situations share with the
-    message ("一只成年大熊猫有多重？" with "一个大西瓜一般有多重？"), not by their vectors."""
+    message ("一头大象有多重？" with "一个南瓜一般有多重？"), not by their vectors."""
     _fulltext_index(conn, "situations")
 
 

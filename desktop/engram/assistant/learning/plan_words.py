@@ -119,7 +119,7 @@ PLANS = 5  # the newest active plans a message may name one of
 
 def named(plans: Sequence[Memory], message: str) -> Memory:
     """Of ``plans`` (newest first), the one ``message`` shares the most words with, else the
-    newest: "How far should I run this week?" names the running plan, not a newer Spanish one."""
+    newest: a question about this week's swim names the swimming plan, not a newer one."""
     said = set(query_terms(message))
     return max(plans, key=lambda m: len(said & set(query_terms(m.content))))  # first wins
 

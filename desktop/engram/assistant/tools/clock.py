@@ -122,11 +122,11 @@ def answer(query: str, now: datetime) -> str:
 
 def query_in(message: str) -> dict[str, Any] | None:
     """The arguments of a call for what ``message`` asks of the ISO dates it writes: the days
-    between two ("How many days are there between 2026-01-01 and 2026-04-15?",
-    "从2026-01-01到2026-04-15一共有多少天？"), the days until one, or one's weekday ("What day of
-    the week was 2000-01-01?"); None for anything else (the model writes the call). The 0.5B
-    had called the date tool with the first date alone, then the calculator with
-    "2026-01-01 - 2026-04-15", and answered "-21 days"."""
+    between two ("How many days lie between 2025-03-01 and 2025-07-04?",
+    "2025-03-01和2025-07-04之间隔了几天？"), the days until one, or one's weekday ("Which weekday
+    was 1999-12-31?"); None for anything else (the model writes the call). The small model had
+    called the date tool with the first date alone, then the calculator with the two dates
+    subtracted, and answered a negative number of days."""
     days = ISO_DAY.findall(message)
     if len(days) == 2 and _COUNTS_DAYS.search(message):
         return {"query": f"days between {days[0]} and {days[1]}"}

@@ -120,13 +120,10 @@ def _relevant(hit: Hit, message: str, floors: Floors | None) -> bool:
 
 def _phrased_alike(hit: Hit, message: str) -> bool:
     """In a language the embedder cannot read, does a lesson or a situation it applies to share
-    a phrase with the message (:func:`~engram.memory.text.shares_phrase`)? On the Chinese task
-    set a shared word brought lessons to answers they had nothing to do with (the "总结：" lesson
-    to a birthday wish on 一句, to a bill on 加) and the weight lesson to none of the three
-    weight questions; a phrase of its situations ("一个大西瓜一般有多重？") finds it for "一只成年
-    大熊猫有多重？". Of the set's eleven stored lessons, the weight, price, date, capital and
-    summary lessons now reach the tests they govern; given elsewhere: the short-answer lesson to
-    "明天中午吃点什么简单的好？" (on 简单的) and the sign-off lesson to a birthday wish."""
+    a phrase with the message (:func:`~engram.memory.text.shares_phrase`)? A shared single word
+    (one Chinese character pair) brought lessons to answers they had nothing to do with; a
+    three-character phrase of a situation ("有多重", "多少钱") ties questions of one form together
+    (docs/lab-log.md has the measurements)."""
     return any(
         shares_phrase(message, text)
         for text in (hit.memory.content, *situations_in(hit.memory.meta))
@@ -134,17 +131,17 @@ def _phrased_alike(hit: Hit, message: str) -> bool:
 
 
 def _listed_alike(hit: Hit, message: str) -> bool:
-    """In Chinese, does the message ask for a list as a situation of the lesson did? "经常运动有
-    哪些好处？" and "怎样才能睡得更好？给我一些建议。" share no phrase with "列出三个提高工作效率的
-    方法", and the bullet-point lesson reached neither list question of tasks-zh."""
+    """In Chinese, does the message ask for a list as a situation of the lesson did? Two
+    questions that both ask for several things often share no phrase, so a lesson about how to
+    write lists would reach neither by its words."""
     return intent.asks_for_list(message) and any(
         intent.asks_for_list(s) for s in situations_in(hit.memory.meta)
     )
 
 
-# "Start every explanation with a one-line 'TL;DR:' summary" shared no indexed word with
-# "Explain what inflation is." (cosine 0.17) and "Explain how vaccines work." (0.28) and went
-# into neither: a word of the same root (:func:`~engram.memory.text.one_root`) counts too.
+# A lesson about explanations shares no indexed word with a message that asks to explain
+# something ("explanation" against "Explain"): a word of the same root
+# (:func:`~engram.memory.text.one_root`) counts too.
 
 
 def _worded_alike(hit: Hit, message: str, floors: Floors | None) -> bool:
@@ -247,8 +244,8 @@ class Recall:
             floors,
         )
         # A plan is given in the system part, the one the message names (:meth:`plan`), never
-        # as a note: "The user's goal: Training for a 10 km race. Steps: …" matched "step" in
-        # "Remind me, what's my next step with Spanish?".
+        # as a note: as a note, another plan matched a question about the next step of this one
+        # on the word "step".
         memories = [
             h
             for h in hits
@@ -480,10 +477,8 @@ def _stable_order(item: Recalled) -> tuple[int, int]:
 
 def _step_to_do(goal: str, step: str) -> str:
     """A plan as the answer is given it: the goal, and the step to do now as what the user
-    should do next. Asked "What should I work on next for my Spanish?" with "Learning Spanish —
-    step 2/3: watch one Spanish series with subtitles", the 0.5B answered "focus on learning
-    Spanish"; given the step in these words, 9 of 12 plan questions (English and Chinese) were
-    answered with it, against 3 of 12."""
+    should do next. Given the step as "step 2/3: …", the small model answered with the goal;
+    given it in these words, it answered with the step (docs/lab-log.md has the counts)."""
     if text_language(f"{goal}{step}") == "zh_CN":
         return f"{goal}。下一步要做的：{step}"
     return f"{goal}. What the user should do next: {step}"

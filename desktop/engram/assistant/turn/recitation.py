@@ -78,7 +78,7 @@ class Guard:
     def of(cls, copied: Iterable[str], repeated: Iterable[str] = ()) -> Guard | None:
         """A guard against answers that open with a good part of one of ``copied`` (the lessons
         given, the headers) or with the whole of one of ``repeated`` (the message: an answer
-        may well open with its words, "澳大利亚的首都是悉尼。" to "澳大利亚的首都是哪里？");
+        may well open with its words, "荷兰的首都是阿姆斯特丹。" to "荷兰的首都是哪里？");
         None when none is long enough to tell."""
         part = (
             (s, math.ceil(min(max(MIN_CHARS, SHARE * len(s)), MAX_CHARS)))
@@ -132,8 +132,8 @@ class Holder:
 
     def said_nothing(self) -> bool:
         """Is what is still held at the answer's end nothing but tags and punctuation? Given
-        notes, the 0.5B answered "东京一晚普通商务酒店大概多少钱？" with "<response>" and nothing
-        else (twice in tasks-zh): no answer, asked again without memory like a recitation. A
+        notes, the small model answered a price question with "<response>" and nothing else:
+        no answer, asked again without memory like a recitation. A
         symbol is something said ("👍", or the 135M model's row of stars)."""
         if self.guard is None:
             return False
