@@ -12,6 +12,7 @@ from typing import Any
 
 from engram.assistant.learning import distill
 from engram.core import prompts
+from engram.core.messages import Message
 from engram.core.stream_filter import visible
 from engram.memory.text import query_terms
 
@@ -37,7 +38,7 @@ class Judge:
         self.model = model
 
     def _verdict(self, prompt: str, user: str, yes: str, no: str) -> float:
-        messages = [
+        messages: list[Message] = [
             {"role": "system", "content": prompts.text(prompt, "en")},
             {"role": "user", "content": user},
         ]

@@ -67,7 +67,7 @@ def _alternating(chat: list[Message]) -> list[Message]:
     """Join neighbours with the same role; drop an answer that opens the conversation."""
     merged: list[Message] = []
     for message in chat:
-        role = message.get("role")
+        role = message["role"]
         if (
             merged
             and role in ("user", "assistant")
@@ -80,7 +80,7 @@ def _alternating(chat: list[Message]) -> list[Message]:
                 "content": f"{merged[-1]['content']}\n\n{message['content']}",
             }
             continue
-        merged.append(dict(message))
+        merged.append(message.copy())
     first = next((i for i, m in enumerate(merged) if m.get("role") != "system"), len(merged))
     if first < len(merged) - 1 and merged[first].get("role") == "assistant":
         del merged[first]  # the window of history began mid-exchange: its first reply goes

@@ -138,7 +138,7 @@ class CloudClient:
                     raise
                 self.json_schema_supported = False
                 _log.info("%s does not support json_schema; using json_object", self.url)
-        instruction = {
+        instruction: Message = {
             "role": "system",
             "content": "Answer with one JSON object that follows this JSON schema:\n"
             + json.dumps(json_schema, ensure_ascii=False),

@@ -297,10 +297,10 @@ class LocalModel:
         texts = [t if t else None for t in texts]
         # The second attempt is for templates that trim contents (Llama 3's "| trim").
         for attempt in (texts, [t.strip() if t is not None else None for t in texts]):
-            real = [
+            real: list[Message] = [
                 m if t is None else {**m, "content": t} for m, t in zip(chat, attempt, strict=True)
             ]
-            masked = [
+            masked: list[Message] = [
                 m if t is None else {**m, "content": splice.sentinel(i)}
                 for i, (m, t) in enumerate(zip(chat, attempt, strict=True))
             ]
@@ -310,7 +310,7 @@ class LocalModel:
                 return self._splicer.tokens(rendered, add_special=not added_special)
         # A template that rewrites contents: the whole prompt is tokenised, its contents cleaned.
         _log.debug("%s: the chat template rewrites message text", self.path.name)
-        cleaned = [
+        cleaned: list[Message] = [
             m if t is None else {**m, "content": sanitize.clean(t, self.prompt_markers)}
             for m, t in zip(chat, texts, strict=True)
         ]

@@ -153,7 +153,9 @@ class RedactingModel:
     def structured(
         self, messages: Sequence[Message], json_schema: dict[str, Any], max_tokens: int = 1024
     ) -> dict[str, Any]:
-        safe = [{**m, "content": self.redactor.redact(m["content"])} for m in messages]
+        safe: list[Message] = [
+            {**m, "content": self.redactor.redact(m["content"])} for m in messages
+        ]
         answer = self.model.structured(safe, json_schema, max_tokens)
         restored: dict[str, Any] = self.redactor.restore_value(answer)
         return restored

@@ -33,6 +33,7 @@ from typing import Any
 from engram.assistant.events import CallNotRead
 from engram.assistant.tools.base import Registry, ToolOutput
 from engram.core import prompts
+from engram.core.messages import Message
 from engram.models import schema_check
 from engram.models.local import CALL_OPENINGS
 
@@ -304,7 +305,7 @@ def without_tags(text: str) -> str:
     return text
 
 
-def call_message(fmt: str, call: ToolCall) -> dict[str, Any]:
+def call_message(fmt: str, call: ToolCall) -> Message:
     """The assistant's turn that made ``call``, as the template expects to see it again."""
     if fmt == JSON or not call.ok or not isinstance(call.arguments, dict):
         return {"role": "assistant", "content": call.raw.strip()}
@@ -317,7 +318,7 @@ def call_message(fmt: str, call: ToolCall) -> dict[str, Any]:
     }
 
 
-def result_message(fmt: str, name: str, output: ToolOutput, text: str) -> dict[str, Any]:
+def result_message(fmt: str, name: str, output: ToolOutput, text: str) -> Message:
     """The result of a call (``text``: the output already sanitised) as the next message."""
     status = "error" if output.is_error else "ok"
     if fmt != JSON:

@@ -243,7 +243,7 @@ def answer(
     made: list[tuple[Message, str, ToolOutput, str]] = []  # call, tool, output, text shown
     answered: set[str] = set()  # the expected tool once its call gave a result
     done: set[str] = set()  # the calls made so far, to refuse the same call again
-    note = {"role": "user", "content": calls.answer_note(language, clean(request))}
+    note: Message = {"role": "user", "content": calls.answer_note(language, clean(request))}
     after = dict.fromkeys(read)  # where the untrusted text the answer has read came from
     for step in range(toolbox.max_steps + 1):
         open_tools = routed.allowed - answered

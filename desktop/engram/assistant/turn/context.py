@@ -56,7 +56,7 @@ def fit(
     dropped = _first_kept([count(m["content"]) + TEMPLATE_OVERHEAD for m in history], budget)
     if dropped:
         _log.info("context full: dropped the %d oldest message(s)", dropped)
-    messages = [
+    messages: list[Message] = [
         {"role": "system", "content": system},
         *history[dropped:],
         {"role": "user", "content": user},
