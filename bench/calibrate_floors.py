@@ -12,9 +12,10 @@ keeps, matched on the related pairs it admits more chance pairs. The new model's
 language is the cosine halfway between the two. The guards (``Floors.guards``: the floors
 past which a memory is replaced, merged or skipped) are never carried below MiniLM's own: the
 high end of a space is thin in any corpus, and a guard set too low loses what the user said;
-they are carried on chance pairs alone. The corpus is the development data in the repository:
-the task sets' messages and feedback, the phrasing sets' messages and the requests they answer,
-and the bilingual recall set's memories and questions (never a blind set).
+they are carried on chance pairs alone. So are the lesson floors (``Floors.strict``): a lesson
+given where it does not belong changes the answer. The corpus is the development data in the
+repository: the task sets' messages and feedback, the phrasing sets' messages and the requests
+they answer, and the bilingual recall set's memories and questions (never a blind set).
 
     .venv/bin/python bench/calibrate_floors.py [--model use-multilingual-v3] [--check]
 
@@ -115,6 +116,8 @@ def calibrate(model: str) -> dict[str, Floors]:
             by_chance = carried(chance, target, floor)
             if name in Floors.guards():
                 values[name] = round(max(by_chance, floor), 3)
+            elif name in Floors.strict():
+                values[name] = round(by_chance, 3)
             else:
                 by_kept = kept_alike(related, target_related, floor)
                 values[name] = round((by_chance + by_kept) / 2, 3)

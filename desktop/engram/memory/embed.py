@@ -34,8 +34,10 @@ class Floors:
     """
 
     relevant: float = 0.35  # a memory or message recalled on meaning alone
-    lesson: float = 0.30  # a lesson, or a situation it applies to, recalled on meaning
-    lesson_words: float = 0.12  # a lesson that shares a word with the message is not unrelated
+    # A lesson instructs the answering model, which follows it wherever it is given: the
+    # lesson floors are carried on chance pairs alone (:meth:`strict`).
+    lesson: float = dataclasses.field(default=0.30, metadata={"strict": True})
+    lesson_words: float = dataclasses.field(default=0.12, metadata={"strict": True})
     same_question: float = 0.6  # an earlier message that asked the same thing
     bears: float = 0.35  # a memory bears on what was asked (learning's credit)
     related: float = 0.4  # a stored memory the distiller should see beside a candidate
@@ -60,6 +62,14 @@ class Floors:
         """The floors that are cosines, carried from MiniLM's by ``bench/calibrate_floors.py``
         (the margins are calibrated by their own benchmark)."""
         return tuple(f.name for f in dataclasses.fields(cls) if not f.metadata.get("margin"))
+
+    @classmethod
+    def strict(cls) -> tuple[str, ...]:
+        """The floors carried so that they admit no more chance pairs than MiniLM's do, however
+        many related pairs that costs: a lesson given where it does not belong changes the
+        answer (the small model followed a calculator lesson in an answer about a language
+        plan), where a fact given there is only noise."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("strict"))
 
     @classmethod
     def guards(cls) -> tuple[str, ...]:
