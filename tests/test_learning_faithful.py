@@ -718,3 +718,24 @@ def test_each_correction_of_a_job_gets_the_situations_the_model_drew_from_its_ep
         ("Give distances in kilometres.", ("How long is a half marathon?", "race distances")),
         (bullets, ("List three ways to save energy at home", "shopping lists")),
     ]
+
+
+def test_a_lesson_that_only_repeats_the_answer_is_not_kept() -> None:
+    """A rule none of whose words the user said, taken from the assistant's answer, is the
+    answer again, not what the user wanted: thanks for it teach nothing."""
+    episodes = said(
+        ("user", "My nephew turns ten on Saturday. Any gift ideas?"),
+        ("assistant", "A building kit or a telescope would delight a curious ten-year-old."),
+        ("user", "Thanks!"),
+    )
+    praise = distill.Outcome(2, "praise", "Thanks!")
+    echo = "When the user asks for a present for a child, suggest a building kit or a telescope."
+    assert kept(answer(("lesson", echo)), episodes, outcomes=[praise]) == []
+    # A rule in words the user said is theirs as much as the answer's: kept.
+    asked = said(
+        ("user", "My nephew loves stars; he wants a telescope. Which kind for a ten-year-old?"),
+        ("assistant", "A small refractor telescope is easy for a curious ten-year-old."),
+        ("user", "Thanks!"),
+    )
+    rule = "When the user asks about gifts for a young stargazer, suggest a telescope."
+    assert kept(answer(("lesson", rule)), asked, outcomes=[praise]) == [("lesson", rule)]

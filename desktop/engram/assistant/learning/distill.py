@@ -457,6 +457,7 @@ class Said:
     ) -> None:
         self.read = read
         self.texts = {e.id: e.content for e in episodes if e.role == "user"}
+        self.answered = _terms(" ".join(e.content for e in episodes if e.role == "assistant"))
         self.text = f"{' '.join(self.texts.values())} {extra}"
         self.terms = _terms(self.text)
         self.lower = self.text.lower()
@@ -482,6 +483,22 @@ class Said:
         return any(
             self.read(t).correction or intent.changes_fact(t) or _SETS_RIGHT.search(t) for t in said
         )
+
+    def echoes_answer(self, lesson: str, reactions: Sequence[str]) -> bool:
+        """Is a lesson's rule (what follows its situation) the assistant's own answer: none of
+        its words said by the user, in their messages or their reactions (a thumb's reason),
+        and most of them the assistant's? A lesson needs the user's reaction, and the rule is
+        what the user wanted, never what the answer already said."""
+        found = _CONDITION.match(lesson)
+        rest = lesson[found.end() :] if found else lesson
+        rule = re.split(r"[,，]", rest, maxsplit=1)[-1]
+        terms = _terms(rule)
+        if not terms or text_language(rule) != self.language:
+            return False
+        reacted = self.terms | _terms(" ".join(reactions))
+        if any(_said(t, reacted) for t in terms):
+            return False
+        return sum(_said(t, self.answered) for t in terms) >= len(terms) / 2
 
     def grounding(self, content: str) -> float:
         """The share of the content's terms the user said (1.0 when the content is written in
@@ -671,6 +688,8 @@ def parse(
                 return "no signal and no instruction"
             if _numbers(content) - given:
                 return "a number the user never gave"
+            if said.echoes_answer(content, [o.text or "" for o in outcomes]):
+                return "the assistant's own answer, not what the user wanted"
             return lesson_problem(content, language)
         if kind == kinds.PLAN:
             if not plan and not said.sets_goal:
