@@ -57,6 +57,11 @@ class _Answers:
 
     n_ctx = 4096
 
+    def __init__(self) -> None:
+        from engram.models.capabilities import Capabilities  # engram loads in the cases only
+
+        self.capabilities = Capabilities()
+
     def count_tokens(self, text: str) -> int:
         return len(text) // 4 + 1
 

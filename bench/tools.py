@@ -40,6 +40,7 @@ from engram.core import paths  # noqa: E402
 from engram.core.settings import Settings, ToolSettings  # noqa: E402
 from engram.memory import db  # noqa: E402
 from engram.memory.episodes import EpisodeLog  # noqa: E402
+from engram.models.capabilities import Capabilities  # noqa: E402
 
 SERVER = [sys.executable, str(REPO / "tests" / "mcp_server.py")]
 MESSAGES = [
@@ -102,7 +103,7 @@ class InstantModel:
     """Answers from a script at once: only the loop's own work is timed."""
 
     n_ctx = 4096
-    chat_template = ""
+    capabilities = Capabilities(chat_template="")  # a template in the JSON call format
 
     def __init__(self) -> None:
         self.script: list[str] = []

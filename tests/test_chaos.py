@@ -42,9 +42,11 @@ from engram.core.cancel import CancelToken
 from engram.memory import backup, transfer
 from engram.memory.episodes import EpisodeLog
 from engram.memory.store import MemoryStore
+from engram.models.capabilities import Capabilities
 
 class Talker:
     n_ctx = 4096
+    capabilities = Capabilities()
     def count_tokens(self, text): return len(text) // 4 + 1
     def prefill(self, messages, cancelled=None, tools=None): return 0
     def stream_chat(self, messages, max_tokens=0, cancelled=lambda: False):

@@ -21,6 +21,7 @@ from engram.assistant.app import LoadedModels
 from engram.core import paths
 from engram.memory import db
 from engram.memory.episodes import Episode, EpisodeLog
+from engram.models.capabilities import Capabilities
 from engram.ui.main_window import MainWindow
 
 LOAD_TIMEOUT_MS = 30_000
@@ -32,6 +33,7 @@ class BreakingModel:
     ``said`` None it answers ``reply`` whole."""
 
     n_ctx = 4096
+    capabilities = Capabilities()
 
     def __init__(self, said: str | None, reply: str = "") -> None:
         self.said = said

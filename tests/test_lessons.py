@@ -30,6 +30,7 @@ from engram.memory.jobs import JobQueue
 from engram.memory.outcomes import RETIRE_MARGIN, Outcomes
 from engram.memory.records import EXAMPLE, SITUATIONS
 from engram.memory.store import MemoryStore
+from engram.models.capabilities import Capabilities
 from test_chat_cli import _db_rows, _engram
 from test_consolidation_support import ScriptedModel, ScriptedSource, episode_ids
 from test_memory_store import embedder  # noqa: F401  (shared fixture)
@@ -47,6 +48,7 @@ class KmChat:
     miles otherwise (the user's own words, recalled as a raw message, are not enough)."""
 
     n_ctx = 4096
+    capabilities = Capabilities()
 
     def __init__(self) -> None:
         self.prompts: list[str] = []

@@ -13,6 +13,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.app import LoadedModels
+from engram.models.capabilities import Capabilities
 from engram.models.local import LocalModel
 from test_crash_recovery import _open, _use
 
@@ -23,6 +24,7 @@ class ReadingModel:
     """Reads its prompt (``read`` of 3,400 tokens, moved by the test) until ``go`` is set."""
 
     n_ctx = 4096
+    capabilities = Capabilities(reading=True)
 
     def __init__(self) -> None:
         self.read: tuple[int, int] | None = None

@@ -7,6 +7,7 @@ import pytest
 import tiny
 from engram.core import prompts
 from engram.core.stream_filter import StreamFilter, split, visible
+from engram.models.capabilities import Capabilities
 
 
 def _streamed(pieces: list[str]) -> tuple[str, str]:
@@ -101,6 +102,7 @@ class _ThinkingModel:
     def __init__(self, real: object, reply: str) -> None:
         self.real = real
         self.n_ctx = 2048
+        self.capabilities = Capabilities()
         self.reply = reply
 
     def count_tokens(self, text: str) -> int:

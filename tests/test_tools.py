@@ -23,6 +23,7 @@ from engram.assistant.tools.base import (
     ToolError,
 )
 from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE, Permissions, Question
+from engram.models.capabilities import Capabilities
 
 TEMPLATES = Path(__file__).parent / "data" / "templates"
 
@@ -58,7 +59,7 @@ class ScriptedModel:
 
     def __init__(self, replies: list[str], chat_template: str = "") -> None:
         self.replies = list(replies)
-        self.chat_template = chat_template
+        self.capabilities = Capabilities(chat_template=chat_template)  # tools, in its format
         self.last = ""
         self.prompts: list[list[dict[str, Any]]] = []
         self.options: list[dict[str, Any]] = []

@@ -12,6 +12,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from engram.assistant.app import LoadedModels
+from engram.models.capabilities import Capabilities
 from engram.ui.chat_view import MessageBubble
 from engram.ui.main_window import MainWindow
 from engram.ui.waiting import WaitingLine
@@ -24,6 +25,7 @@ class HeldModel:
     """Answers ``reply`` once ``go`` is set (as a model still reading a long prompt would)."""
 
     n_ctx = 4096
+    capabilities = Capabilities()  # ``reading`` is the test's own event, not reading progress
 
     def __init__(self, reply: str) -> None:
         self.reply = reply

@@ -56,6 +56,7 @@ from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.base import Registry, Tool, ToolContext
 from engram.assistant.tools.permissions import Ask, Question
 from engram.assistant.turn import utilization
+from engram.assistant.turn.chat_model import ChatModel, reading_of
 from engram.assistant.turn.pipeline import title_for
 from engram.core import log, paths
 from engram.core.cancel import CancelToken
@@ -228,7 +229,7 @@ class Engram:
         self._mentioned = remembering.LastMentioned()  # what "forget that" means in each chat
         self._forgotten: list[Forgotten] = []  # archived, deleted unless undone
         self._temporary: dict[int, Held] = {}  # the temporary chats this Engram has open
-        self._answering: object = None  # the model writing the current answer
+        self._answering: ChatModel | None = None  # the model writing the current answer
         self._cancel = CancelToken()  # the current answer's
         self._ask: Ask | None = None if ask is None else lambda asked: ask(asked, self._cancel)
 
@@ -371,8 +372,8 @@ class Engram:
         """How far the model has read the prompt of the answer being written (tokens read,
         prompt tokens), until its first token; None otherwise, or for a model that does not
         say (a cloud model). Safe from any thread: the window asks it while the answer runs."""
-        reading = getattr(self._answering, "reading", None)
-        return reading() if callable(reading) else None
+        model = self._answering
+        return reading_of(model) if model is not None else None
 
     def prefetch(self, conversation_id: int, draft: str, cancel: CancelToken) -> None:
         """Evaluate the prompt of a message being typed, so its answer starts sooner."""

@@ -41,7 +41,8 @@ from engram.assistant.tools import builtins
 from engram.assistant.tools.base import ToolContext
 from engram.assistant.tools.loop import Toolbox
 from engram.assistant.tools.permissions import ONCE, Permissions
-from engram.assistant.turn.pipeline import Assistant, ChatModel
+from engram.assistant.turn.chat_model import ChatModel
+from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recall import Recall
 from engram.core import log
 from engram.core.atomic import atomic_write

@@ -27,6 +27,7 @@ from engram.core.errors import CloudError, Problem, tr
 from engram.core.messages import Message
 from engram.core.stream_filter import visible
 from engram.models import schema_check
+from engram.models.capabilities import Capabilities
 
 _log = log.get("models.cloud")
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
@@ -35,6 +36,9 @@ MAX_RETRY_AFTER = 30.0
 
 class CloudClient:
     """Chat, streaming chat and structured output against one provider and model."""
+
+    # The server renders the chat template (no tools), and tells no numbers of an answer.
+    capabilities = Capabilities()
 
     def __init__(
         self,
@@ -364,9 +368,8 @@ class ServedModel(CloudClient):
 
     The OpenAI API exposes no tokenizer, so token counts are estimated at one token per three
     UTF-8 bytes (about 4 English characters, one Chinese character); nothing is prefilled.
+    Its capabilities are the client's: none (no tools, no answer stats, no reading progress).
     """
-
-    prompt_markers: frozenset[str] = frozenset()
 
     def __init__(
         self, base_url: str, model: str, api_key: str = "", *, n_ctx: int = 4096, **options: Any

@@ -36,6 +36,7 @@ from engram.models import (
     splice,
 )
 from engram.models.background import ForegroundGate, thread_plan
+from engram.models.capabilities import Capabilities
 
 _log = log.get("models.local")
 Tools = Sequence[dict[str, Any]] | None  # OpenAI-style tool specs for templates that render them
@@ -257,6 +258,9 @@ class LocalModel:
         self._splicer = splice.Splicer(llm)
         # What the prompt sanitiser removes from untrusted text for this model.
         self.prompt_markers = sanitize.model_markers(self._splicer.control_texts, template)
+        self.capabilities = Capabilities(
+            chat_template=template, stats=True, reading=True, markers=self.prompt_markers
+        )
         self._token_counts = functools.lru_cache(maxsize=COUNT_CACHE_ENTRIES)(self._tokenized)
         self._not_text: Any = None  # the token ids text_only bans (found when first needed)
         # structured(): its sampling seeds (a fresh load draws the same ones) and the requests

@@ -31,6 +31,7 @@ from engram.assistant.tools.route import Route, route
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.messages import Message
+from engram.models.capabilities import Capable
 
 _log = log.get("assistant.tools.loop")
 DEFAULT_MAX_STEPS = 4
@@ -67,7 +68,7 @@ def _fitted(
     """The steps so far, results shortened as much as it takes for the prompt to leave room
     for an answer (the context holds the conversation, the steps and the answer)."""
     transcript = _transcript(fmt, made, MAX_RESULT_CHARS)
-    if not made or not hasattr(model, "n_ctx"):
+    if not made:
         return transcript
     room = model.n_ctx - max_tokens - _tokens(model, messages)
     for limit in SHORTER_RESULTS:
@@ -83,10 +84,10 @@ def _tokens(model: Any, chat: list[Message]) -> int:
     )
 
 
-def can_call(model: object) -> bool:
-    """Whether a model can be offered tools: a local model with its chat template (tools rendered
-    by it or a grammar); other runtimes answer without tools."""
-    return hasattr(model, "chat_template")
+def can_call(model: Capable) -> bool:
+    """Whether a model can be offered tools: one that declares its chat template, a local model
+    (tools rendered by it or a grammar); other runtimes answer without tools."""
+    return model.capabilities.tools
 
 
 @dataclass(frozen=True)
@@ -127,11 +128,11 @@ class Toolbox:
                 _log.warning("tool left out: %s", type(exc).__name__)
         return self.registry
 
-    def format_of(self, model: object) -> str:
+    def format_of(self, model: Capable) -> str:
         """The call format of ``model``'s chat template (``json`` for models without one)."""
-        return calls.detect(str(getattr(model, "chat_template", "") or ""))
+        return calls.detect(model.capabilities.chat_template or "")
 
-    def system_text(self, model: object, language: str, names: Collection[str]) -> str:
+    def system_text(self, model: Capable, language: str, names: Collection[str]) -> str:
         """What the system part says about the tools in ``names`` ('' when there are none or
         the template renders them itself)."""
         if not names or self.format_of(model) != calls.JSON:
@@ -139,7 +140,7 @@ class Toolbox:
         return calls.instructions(self.tools(), language, names)
 
     def template_tools(
-        self, model: object, language: str, names: Collection[str]
+        self, model: Capable, language: str, names: Collection[str]
     ) -> list[dict[str, Any]] | None:
         """The specs of the tools in ``names`` for the chat template to render (None when there
         are none, and for the ``json`` format)."""

@@ -12,7 +12,6 @@ import dataclasses
 import json
 from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
 
 from engram.assistant import events, intent, reading
 from engram.assistant.events import (
@@ -34,10 +33,10 @@ from engram.assistant.tools import loop as tool_loop
 from engram.assistant.tools.permissions import RECALLED
 from engram.assistant.tools.route import Route
 from engram.assistant.turn import context, prompt, recitation, utilization
+from engram.assistant.turn.chat_model import ChatModel, answer_stats, declared_model
 from engram.assistant.turn.recall import Recall
 from engram.core import log, prompts
 from engram.core.errors import EngramError, InputError, Problem, StoreError, tr
-from engram.core.messages import Message
 from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.jobs import JobQueue
@@ -52,25 +51,6 @@ REPEAT_WINDOW = 5  # a message repeats one of the user's last this many messages
 # A message with fewer content words than this is searched together with the previous one.
 SHORT_QUERY_TERMS = 4
 LARGE = "large"  # the episodes.model marker of an escalated answer
-
-
-class ChatModel(Protocol):
-    """What a turn needs from a model runtime."""
-
-    n_ctx: int
-
-    def count_tokens(self, text: str) -> int: ...
-
-    def stream_chat(
-        self,
-        messages: list[Message],
-        max_tokens: int = ...,
-        cancelled: Callable[[], bool] = ...,
-    ) -> Iterator[str]: ...
-
-    def prefill(
-        self, messages: list[Message], cancelled: Callable[[], bool] = ..., tools: Any = ...
-    ) -> int: ...
 
 
 def title_for(text: str) -> str:
@@ -128,7 +108,7 @@ class Assistant:
         tools: tool_loop.Toolbox | None = None,
     ) -> None:
         self.log = log_
-        self.model = model
+        self._model = declared_model(model)
         self.max_answer_tokens = max_answer_tokens
         self.language = language
         self.custom: tuple[str, str] = ("", "")  # the user's "about me" and "how to answer"
@@ -138,6 +118,15 @@ class Assistant:
         self.tools = tools  # the model may call these while it answers
         self._answer_excluded = False  # the message being answered is never learned from
         self._prefetched: tuple[int, str, list[events.Recalled], events.PromptParts] | None = None
+
+    @property
+    def model(self) -> ChatModel:
+        """The model that answers (another one may answer a turn: ``escalate_to``)."""
+        return self._model
+
+    @model.setter
+    def model(self, model: ChatModel) -> None:
+        self._model = declared_model(model)
 
     def turn(
         self,
@@ -165,7 +154,7 @@ class Assistant:
             else reading.read(message, store.embedder if store is not None else None)
         )
         text = said.text
-        model = escalate_to or self.model
+        model = declared_model(escalate_to) if escalate_to is not None else self.model
         marker = LARGE if escalate_to is not None else None
         if not text.strip():
             yield Failed(Problem(tr("The message is empty."), tr("Type something before sending.")))
@@ -280,10 +269,9 @@ class Assistant:
             return
         used = utilization.used(answer, given)
         shown_given = (*items, *(item for item in profile if item in used))
-        stats = getattr(model, "last_stats", None)  # a local model's numbers for this answer
-        context = getattr(model, "n_ctx", 0)
+        stats = answer_stats(model)  # a local model's numbers for this answer
         yield Finished(
-            episode_id, answer, shown_given, tuple(used), shown.reasoning, stats, context
+            episode_id, answer, shown_given, tuple(used), shown.reasoning, stats, model.n_ctx
         )
 
     def _stream(

@@ -23,6 +23,7 @@ from engram.core import sanitize as sanitize_
 from engram.core.messages import Message
 from engram.memory import when
 from engram.memory.kinds import HEADERS, LESSON, header_of
+from engram.models.capabilities import Capable
 
 BLOCK_OPEN = "<memory>"
 BLOCK_CLOSE = "</memory>"
@@ -38,10 +39,9 @@ def sanitize(text: str, markers: frozenset[str] = NO_MARKERS) -> str:
     return sanitize_.clean(text, markers)
 
 
-def markers_of(model: object) -> frozenset[str]:
+def markers_of(model: Capable) -> frozenset[str]:
     """A model's control markers, when it knows them (a local GGUF does; a cloud API does not)."""
-    markers = getattr(model, "prompt_markers", NO_MARKERS)
-    return markers if isinstance(markers, frozenset) else NO_MARKERS
+    return model.capabilities.markers
 
 
 _CUSTOM_LABELS = {"en": ("About me", "How to answer"), "zh_CN": ("关于我", "回答方式")}
