@@ -11,7 +11,7 @@ from engram.assistant.session import embedder_for
 from engram.core import paths
 from engram.memory import db
 from engram.memory.episode_index import EpisodeIndex
-from engram.memory.episodes import EpisodeLog
+from engram.memory.episodes import EpisodeLog, ToolStep
 from engram.memory.store import MemoryStore
 
 
@@ -40,15 +40,20 @@ def test_the_tools_called_in_a_conversation_are_named_without_its_other_messages
     conn, log = _log()
     chat = log.new_conversation("Sums")
     log.append(chat.id, "user", "calculator is what I use; what is 2 + 2?")
-    log.append(chat.id, "tool", 'calculator {"expression": "2 + 2"}\n→ 4')
-    log.append(chat.id, "tool", 'memory_search {"query": "tax"}\n→ error: no match')
-    log.append(chat.id, "tool", 'calculator {"expression": "3 * 3"}\n→ 9')
+    log.append_step(chat.id, ToolStep("calculator", '{"expression": "2 + 2"}', "4"))
+    log.append_step(chat.id, ToolStep("memory_search", '{"query": "tax"}', "no match", True))
+    log.append_step(chat.id, ToolStep("calculator", '{"expression": "3 * 3"}', "9"))
     other = log.new_conversation("Weather")
-    log.append(other.id, "tool", 'weather {"city": "Oslo"}\n→ rain')
+    log.append_step(other.id, ToolStep("weather", '{"city": "Oslo"}', "rain"))
 
     assert log.tools_called(chat.id) == {"calculator", "memory_search"}
     assert log.tools_called(other.id) == {"weather"}
     assert log.tools_called(log.new_conversation("Empty").id) == set()
+    # Each step is kept in its columns and, for search and the distiller, as its text.
+    steps = [e for e in log.episodes(chat.id) if e.role == "tool"]
+    assert steps[1].step == ToolStep("memory_search", '{"query": "tax"}', "no match", True)
+    assert steps[1].content == 'memory_search {"query": "tax"}\n→ error: no match'
+    assert log.episodes(chat.id)[0].step is None
     conn.close()
 
 

@@ -10,7 +10,7 @@ import apsw
 from engram.core import paths
 from engram.memory import db, embed, migrations
 from engram.memory.episode_index import EpisodeIndex, embed_missing
-from engram.memory.episodes import EpisodeLog
+from engram.memory.episodes import EpisodeLog, ToolStep
 from engram.memory.injections import Injections
 from engram.memory.jobs import JobQueue
 from engram.memory.search import Filters
@@ -169,3 +169,52 @@ def test_a_file_from_before_0017_finds_its_situations_by_their_words(
     assert [h.memory.id for h in store.situated_by_words("哪一天开幕", 8, ["lesson"])] == [5]
     assert store.situated_by_words("一只成年大熊猫有多重？", 8, ["lesson"]) == []
     assert db.scalar(store.conn, "PRAGMA integrity_check") == "ok"
+
+
+def test_a_file_from_before_0020_keeps_its_tool_steps_in_their_own_columns() -> None:
+    path, conn = _file_before("0020_tool_step_columns")
+    conn.execute(
+        "INSERT INTO conversations(id, title, created_at, updated_at) VALUES (1, '', 0, 0)"
+    )
+    said = [
+        ("user", "calculator is what I use; what is 2 + 2?"),
+        ("tool", 'calculator {"expression": "2 + 2"}\n→ 4'),
+        ("tool", 'memory_search {"query": "税"}\n→ error: no match'),
+        (
+            "tool",
+            '? {"tool": "calculator", "arguments": {\n→ error: The tool call could not be read',
+        ),
+        ("tool", 'files_read {"path": "旅行.md"}\n→ day one\n→ day two'),
+        ("assistant", "2 + 2 is 4."),
+    ]
+    for turn, (role, content) in enumerate(said):
+        conn.execute(
+            "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at)"
+            " VALUES (1, ?, ?, ?, 0)",
+            (turn, role, content),
+        )
+    conn.close()
+
+    conn = db.connect(path)
+    log = EpisodeLog(conn)
+    episodes = log.episodes(1)
+    assert [e.step for e in episodes] == [
+        None,
+        ToolStep("calculator", '{"expression": "2 + 2"}', "4"),
+        ToolStep("memory_search", '{"query": "税"}', "no match", error=True),
+        ToolStep(
+            "?", '{"tool": "calculator", "arguments": {', "The tool call could not be read", True
+        ),
+        ToolStep("files_read", '{"path": "旅行.md"}', "day one\n→ day two"),
+        None,
+    ]
+    # Cut up by the rule the text was written with: each step writes the same text again, and
+    # an export from before is read back the same way.
+    for episode in episodes[1:-1]:
+        assert episode.step is not None and episode.step.text() == episode.content
+        assert ToolStep.from_text(episode.content) == episode.step
+    assert log.tools_called(1) == {"calculator", "memory_search", "?", "files_read"}
+    added = log.append_step(1, ToolStep("clock", "{}", "12:00"))
+    assert log.episodes(1)[-1] == added and added.content == "clock {}\n→ 12:00"
+    assert db.scalar(conn, "PRAGMA integrity_check") == "ok"
+    conn.close()

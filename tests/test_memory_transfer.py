@@ -13,7 +13,7 @@ from engram.core.errors import InputError
 from engram.evaluation import locomo
 from engram.memory import db, transfer
 from engram.memory.episode_index import EpisodeIndex
-from engram.memory.episodes import EpisodeLog
+from engram.memory.episodes import EpisodeLog, ToolStep
 from engram.memory.store import MemoryStore
 from test_memory_store import embedder, store  # noqa: F401  (shared fixtures)
 
@@ -109,6 +109,34 @@ def test_importing_the_same_export_twice_adds_nothing_the_second_time(
     assert "imported 0 memories from" in capsys.readouterr().out
     assert transfer.import_jsonl(store, path) == (0, 3)
     assert len(store.memories(statuses=None)) == 3
+
+
+def test_tool_steps_travel_with_their_episodes(store: MemoryStore, tmp_path: Path) -> None:  # noqa: F811
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation("Sums")
+    log.append(chat.id, "user", "What is 2 + 2?")
+    step = ToolStep("calculator", '{"expression": "2 + 2"}', "error: is the result", False)
+    log.append_step(chat.id, step)
+    out = io.StringIO()
+    transfer.export_jsonl(store, out, episodes=True)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [line.get("step") for line in lines if line["type"] == "episode"] == [
+        None,
+        {"name": "calculator", "arguments": '{"expression": "2 + 2"}',
+         "result": "error: is the result", "error": False},
+    ]  # fmt: skip
+    # An export from before steps had columns: a tool episode is its text alone.
+    before = {"type": "episode", "id": 90, "conversation_id": lines[1]["id"], "turn_index": 2,
+              "role": "tool", "content": 'clock {}\n→ error: no clock'}  # fmt: skip
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in [*lines, before]), encoding="utf-8")
+    store.forget_all(episodes=True)
+    transfer.import_jsonl(store, path)
+    (imported,) = log.conversations()
+    assert [e.step for e in log.episodes(imported.id)] == [
+        None, step, ToolStep("clock", "{}", "no clock", True),
+    ]  # fmt: skip
+    assert log.tools_called(imported.id) == {"calculator", "clock"}
 
 
 def test_import_refuses_a_file_that_is_not_an_export(store: MemoryStore, tmp_path: Path) -> None:  # noqa: F811

@@ -6,7 +6,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 import apsw
 
@@ -16,6 +16,36 @@ from engram.memory.text import fts_match, query_terms
 Role = Literal["system", "user", "assistant", "tool"]
 # complete, or an answer the user stopped (cancelled) or that failed part-way (error)
 EpisodeStatus = Literal["complete", "cancelled", "error"]
+
+
+@dataclass(frozen=True)
+class ToolStep:
+    """One tool call and its result, as a ``tool`` episode keeps them in columns of their own
+    (``tool_name``, ``tool_arguments``, ``tool_result``, ``tool_error``; migration 0020)."""
+
+    name: str  # the tool the call named; '?' for a call that could not be read
+    arguments: str  # its arguments as JSON; the model's own text of a call that could not be read
+    result: str  # what the tool gave back, or why it did not run
+    error: bool = False  # the result is an error (it failed, was refused or could not be read)
+
+    def text(self) -> str:
+        """The step as its episode's text, which search and the distiller read: the call, then
+        what it gave back (failures too: the distiller learns from them)."""
+        failed = "error: " if self.error else ""
+        return f"{self.name} {self.arguments}\n→ {failed}{self.result}"
+
+    def columns(self) -> tuple[str, str, str, bool]:
+        """The values of ``tool_name``, ``tool_arguments``, ``tool_result``, ``tool_error``."""
+        return self.name, self.arguments, self.result, self.error
+
+    @classmethod
+    def from_text(cls, text: str) -> ToolStep:
+        """A step read back from its text alone: a ``tool`` episode of an export written before
+        steps had columns (the rule migration 0020 applied to the file's own rows)."""
+        call, _, rest = text.partition("\n→ ")
+        name = text.split(" ", 1)[0]
+        failed = rest.startswith("error: ")
+        return cls(name, call[len(name) + 1 :], rest.removeprefix("error: "), failed)
 
 
 @dataclass(frozen=True)
@@ -32,6 +62,16 @@ class Episode:
     status: EpisodeStatus
     model: str | None = None  # "large" when the user asked the large model for this answer
     excluded: bool = False  # said while memory was paused or in a temporary chat: never learned
+    step: ToolStep | None = None  # a ``tool`` episode's call and result
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Episode:
+        """An episode from a row of :data:`EPISODE_COLUMNS`."""
+        fields = dict(row)
+        name, arguments = fields.pop("tool_name"), fields.pop("tool_arguments")
+        result, error = fields.pop("tool_result"), fields.pop("tool_error")
+        step = None if name is None else ToolStep(name, arguments or "", result or "", bool(error))
+        return cls(**fields, step=step)
 
 
 @dataclass(frozen=True)
@@ -47,7 +87,7 @@ class Conversation:
 
 EPISODE_COLUMNS = (
     "id, conversation_id, turn_index, role, content, created_at, token_count, status, model,"
-    " excluded"
+    " excluded, tool_name, tool_arguments, tool_result, tool_error"
 )
 
 
@@ -156,20 +196,25 @@ class EpisodeLog:
         model: str | None = None,
         excluded: bool = False,
         at: float | None = None,
+        step: ToolStep | None = None,
     ) -> Episode:
         """Store one message at the end of a conversation (``excluded``: never learned from;
-        ``at``: when it was said, for an import; else now)."""
+        ``at``: when it was said, for an import; else now; ``step``: a ``tool`` episode's call
+        and result, see :meth:`append_step`)."""
         now = time.time() if at is None else at
+        tool = step.columns() if step is not None else (None,) * 4
         with db.transaction(self.conn):
             turn = db.scalar(
                 self.conn,
                 "SELECT COALESCE(MAX(turn_index) + 1, 0) FROM episodes WHERE conversation_id = ?",
                 (conversation_id,),
             )
+            said = (conversation_id, turn, role, content, now, token_count, status, model, excluded)
             self.conn.execute(
                 "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at,"
-                " token_count, status, model, excluded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, turn, role, content, now, token_count, status, model, excluded),
+                " token_count, status, model, excluded, tool_name, tool_arguments, tool_result,"
+                " tool_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*said, *tool),
             )
             new_id = self.conn.last_insert_rowid()
             self.conn.execute(
@@ -186,7 +231,13 @@ class EpisodeLog:
             cast(EpisodeStatus, status),
             model,
             excluded,
+            step,
         )
+
+    def append_step(self, conversation_id: int, step: ToolStep, excluded: bool = False) -> Episode:
+        """Store one tool call and its result as a ``tool`` episode: in its columns, and as its
+        text (:meth:`ToolStep.text`) for search and the distiller."""
+        return self.append(conversation_id, "tool", step.text(), excluded=excluded, step=step)
 
     def link_to_answer(self, episode_ids: Sequence[int], answer_id: int) -> None:
         """Mark tool episodes (a call and its result each) as made for the answer ``answer_id``."""
@@ -199,7 +250,7 @@ class EpisodeLog:
     def tool_steps(self, answer_id: int) -> list[Episode]:
         """The tool episodes of one answer, in the order they ran."""
         return [
-            Episode(**row)
+            Episode.from_row(row)
             for row in db.rows(
                 self.conn,
                 f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE answer_id = ? ORDER BY turn_index",
@@ -210,7 +261,7 @@ class EpisodeLog:
     def by_id(self, ids: Sequence[int]) -> dict[int, Episode]:
         """The episodes with these ids (missing ones are left out), keyed by id."""
         return {
-            row["id"]: Episode(**row)
+            row["id"]: Episode.from_row(row)
             for row in db.rows(
                 self.conn,
                 f"SELECT {EPISODE_COLUMNS} FROM episodes"
@@ -220,13 +271,13 @@ class EpisodeLog:
         }
 
     def tools_called(self, conversation_id: int) -> set[str]:
-        """The names of the tools called in a conversation (a tool episode starts with its
-        tool's name: ``tools.loop.Step.text``), read without the conversation's messages."""
+        """The names of the tools called in a conversation, read from the tool episodes' own
+        column, without the conversation's messages."""
         return {
             str(name)
             for (name,) in self.conn.execute(
-                "SELECT DISTINCT substr(content, 1, instr(content || ' ', ' ') - 1) FROM episodes"
-                " WHERE conversation_id = ? AND role = 'tool'",
+                "SELECT DISTINCT tool_name FROM episodes"
+                " WHERE conversation_id = ? AND role = 'tool' AND tool_name IS NOT NULL",
                 (conversation_id,),
             )
         }
@@ -234,7 +285,7 @@ class EpisodeLog:
     def episodes(self, conversation_id: int) -> list[Episode]:
         """A conversation's messages in order."""
         return [
-            Episode(**row)
+            Episode.from_row(row)
             for row in db.rows(
                 self.conn,
                 f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE conversation_id = ?"

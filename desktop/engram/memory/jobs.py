@@ -264,7 +264,7 @@ class JobQueue:
     def episodes(self, job: Job) -> list[Episode]:
         """The job's episodes in conversation order (deleted and excluded ones are left out)."""
         return [
-            Episode(**row)
+            Episode.from_row(row)
             for row in db.rows(
                 self.conn,
                 f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE conversation_id = ?"

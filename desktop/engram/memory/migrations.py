@@ -468,6 +468,40 @@ def _tombstones(conn: apsw.Connection) -> None:
     )
 
 
+def _tool_step_columns(conn: apsw.Connection) -> None:
+    """A tool episode's call and result in columns of their own (``episodes.ToolStep``): the
+    tool's name, its arguments as JSON (the model's own text of a call that could not be read),
+    what it gave back and whether that is an error. They were only in the episode's text
+    ("name {arguments}\\n→ [error: ]result"), which is kept for search and the distiller, and
+    read back by cutting it up in SQL. The rows written before are cut up once, here, by the
+    rule they were written with; the other roles' columns stay NULL."""
+    conn.execute(
+        """
+        ALTER TABLE episodes ADD COLUMN tool_name TEXT;
+        ALTER TABLE episodes ADD COLUMN tool_arguments TEXT;
+        ALTER TABLE episodes ADD COLUMN tool_result TEXT;
+        ALTER TABLE episodes ADD COLUMN tool_error INTEGER CHECK (tool_error IN (0, 1));
+        UPDATE episodes SET
+            tool_name = s.name,
+            tool_arguments = substr(s.call, length(s.name) + 2),
+            tool_error = substr(s.rest, 1, 7) = 'error: ',
+            tool_result = CASE WHEN substr(s.rest, 1, 7) = 'error: ' THEN substr(s.rest, 8)
+                               ELSE s.rest END
+        FROM (
+            SELECT id,
+                   substr(content, 1, instr(content || ' ', ' ') - 1) AS name,
+                   CASE WHEN cut > 0 THEN substr(content, 1, cut - 1) ELSE content END AS call,
+                   CASE WHEN cut > 0 THEN substr(content, cut + 3) ELSE '' END AS rest
+            FROM (
+                SELECT id, content, instr(content, char(10) || '→ ') AS cut
+                FROM episodes WHERE role = 'tool'
+            )
+        ) AS s
+        WHERE episodes.id = s.id;
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -487,6 +521,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0016_situations", _situations),
     ("0017_situations_fulltext", _situations_fulltext),
     ("0018_tombstones", _tombstones),
+    ("0020_tool_step_columns", _tool_step_columns),
 )
 
 

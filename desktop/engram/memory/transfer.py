@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
 from engram.memory.episode_index import Progress, embed_missing
+from engram.memory.episodes import ToolStep
 from engram.memory.kinds import FACT, KINDS
 from engram.memory.records import (
     MEMORY_COLUMNS,
@@ -36,6 +38,7 @@ class Imported(NamedTuple):
 
 
 _EPISODE_FIELDS = ("id", "conversation_id", "turn_index", "role", "content", "created_at")
+_STEP_FIELDS = ("tool_name", "tool_arguments", "tool_result", "tool_error")
 
 
 def export_jsonl(store: MemoryStore, out: IO[str], episodes: bool = False) -> int:
@@ -48,11 +51,14 @@ def export_jsonl(store: MemoryStore, out: IO[str], episodes: bool = False) -> in
         kept = "FROM conversations WHERE temporary = 0"
         for row in db.rows(store.conn, f"SELECT id, title, created_at {kept}"):
             lines.append({"type": "conversation", **row})
-        cols = ", ".join(_EPISODE_FIELDS)
+        cols = ", ".join(_EPISODE_FIELDS + _STEP_FIELDS)
         query = (
             f"SELECT {cols} FROM episodes WHERE conversation_id IN (SELECT id {kept}) ORDER BY id"
         )
         for row in db.rows(store.conn, query):
+            name, arguments, result, error = (row.pop(field) for field in _STEP_FIELDS)
+            if name is not None:  # a tool episode: its call and result
+                row["step"] = asdict(ToolStep(name, arguments or "", result or "", bool(error)))
             lines.append({"type": "episode", **row})
     for row in db.rows(store.conn, f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY id"):
         row["meta"] = json.loads(row["meta"])
@@ -232,8 +238,26 @@ def _other(raw: dict[str, Any], number: int) -> dict[str, Any]:
         if raw.get("conversation_id") is None:
             raise _fail(number, Problem(tr("conversation_id must be an integer")))
         _optional_id(raw["conversation_id"], number, "conversation_id")
+        raw["step"] = _step(raw)
     _date(raw.get("created_at", 0), number, "created_at")
     return raw
+
+
+def _step(raw: dict[str, Any]) -> ToolStep | None:
+    """A tool episode's call and result: its ``step`` as an export writes it since steps have
+    columns, else (an export from before, or a ``step`` that is not an object of text name,
+    arguments and result and a true or false error) read from its text, which holds them all;
+    None for the other roles."""
+    if raw["role"] != "tool":
+        return None
+    step = raw.get("step")
+    if isinstance(step, dict):
+        name, arguments, result = (step.get(key) for key in ("name", "arguments", "result"))
+        error = step.get("error")
+        texts = isinstance(name, str) and isinstance(arguments, str) and isinstance(result, str)
+        if texts and isinstance(error, bool):
+            return ToolStep(str(name), str(arguments), str(result), error)
+    return ToolStep.from_text(raw["content"])
 
 
 def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = None) -> Imported:
@@ -271,15 +295,18 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
                 )
                 conversations[raw["id"]] = conn.last_insert_rowid()
             elif raw["conversation_id"] in conversations:
+                step = raw["step"]
                 conn.execute(
-                    "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at,"
+                    " tool_name, tool_arguments, tool_result, tool_error)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         conversations[raw["conversation_id"]],
                         raw["turn_index"],
                         raw["role"],
                         raw["content"],
                         raw.get("created_at", 0),
+                        *(step.columns() if step is not None else (None,) * 4),
                     ),
                 )
                 episodes[raw["id"]] = conn.last_insert_rowid()

@@ -335,7 +335,7 @@ class AnswerView(QObject):
         tools: list[ToolBlock] = []
         for episode in episodes:
             if episode.role == "tool":
-                tools.append(ToolBlock.from_stored(episode.content))
+                tools.append(ToolBlock.from_stored(episode))
                 continue
             bubble = self.chat.add(episode.role, episode.content, episode.id)
             if episode.role == "assistant":

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
 
+from engram.assistant.chats import Episode
 from engram.assistant.tools.permissions import BUILT_IN, DENY, RECALLED, REMEMBER, Question
 from engram.core.cancel import CancelToken
 from engram.ui.i18n import Retranslating
@@ -80,13 +81,13 @@ class ToolBlock(Retranslating, QFrame):
         self.body.setText("\n".join(parts))
 
     @classmethod
-    def from_stored(cls, text: str) -> ToolBlock:
-        """A block for a stored ``tool`` message ("name {arguments}\\n→ result")."""
-        call, _, result = text.partition("\n→ ")
-        name, _, arguments = call.partition(" ")
-        block = cls(name or "?", arguments)
-        error = result.startswith("error: ")
-        block.set_result(result.removeprefix("error: "), is_error=error, duration_s=None)
+    def from_stored(cls, episode: Episode) -> ToolBlock:
+        """A block for a stored ``tool`` message, from its call and result as stored
+        (``Episode.step``); one stored without them shows its text as the result."""
+        step = episode.step
+        block = cls(step.name or "?", step.arguments) if step is not None else cls("?", "")
+        result, error = (step.result, step.error) if step is not None else (episode.content, False)
+        block.set_result(result, is_error=error, duration_s=None)
         return block
 
     def set_result(self, text: str, is_error: bool, duration_s: float | None) -> None:

@@ -31,6 +31,7 @@ from engram.assistant.tools.route import Route, route
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.messages import Message
+from engram.memory.episodes import ToolStep
 from engram.models.capabilities import Capable
 
 _log = log.get("assistant.tools.loop")
@@ -97,14 +98,14 @@ class Step:
     call: calls.ToolCall
     output: ToolOutput
 
-    def text(self) -> str:
-        """The step as a ``tool`` episode: the call, then what it gave back (failures too: the
-        distiller learns from them)."""
+    def stored(self) -> ToolStep:
+        """The step as its ``tool`` episode keeps it: the tool ('?' for a call that could not be
+        read), the arguments as JSON (else the model's own text of the call), and what it gave
+        back (failures too: the distiller learns from them)."""
         said = (
             json.dumps(self.call.arguments, ensure_ascii=False) if self.call.ok else self.call.raw
         )
-        error = "error: " if self.output.is_error else ""
-        return f"{self.call.name or '?'} {said}\n→ {error}{self.output.text}"
+        return ToolStep(self.call.name or "?", said, self.output.text, self.output.is_error)
 
 
 @dataclass

@@ -642,7 +642,7 @@ class Assistant:
         """Store the answer after the tool steps that led to it (each a ``tool`` episode)."""
         excluded = self._answer_excluded
         made = [
-            self.log.append(conversation_id, "tool", step.text(), excluded=excluded).id
+            self.log.append_step(conversation_id, step.stored(), excluded=excluded).id
             for step in steps
         ]
         episode = self.log.append(
