@@ -3355,11 +3355,6 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>回忆：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="55"/>
-        <source>earlier message</source>
-        <translation>以前的消息</translation>
-    </message>
-    <message>
         <location filename="../../desktop/engram/ui/chips.py" line="56"/>
         <source>used in this answer</source>
         <translation>本次回答用到了</translation>
@@ -3403,6 +3398,21 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <location filename="../../desktop/engram/ui/chips.py" line="62"/>
         <source>Marked wrong</source>
         <translation>已标记为错误</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chips.py" line="61"/>
+        <source>An earlier message</source>
+        <translation>以前的一条消息</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chips.py" line="68"/>
+        <source>Made from your earlier message:</source>
+        <translation>根据你以前的这条消息记下：</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chips.py" line="73"/>
+        <source>Earlier message: {text}</source>
+        <translation>以前的消息：{text}</translation>
     </message>
 </context>
 <context>

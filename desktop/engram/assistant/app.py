@@ -55,7 +55,6 @@ from engram.assistant.tools import builtins, files, mcp
 from engram.assistant.tools import setup as tool_setup
 from engram.assistant.tools.base import Registry, Tool, ToolContext
 from engram.assistant.tools.permissions import Ask, Question
-from engram.assistant.turn import utilization
 from engram.assistant.turn.chat_model import ChatModel, reading_of
 from engram.assistant.turn.pipeline import title_for
 from engram.core import log, paths
@@ -468,17 +467,11 @@ class Engram:
 
     def recalled(
         self, answer_episode_ids: list[int]
-    ) -> dict[int, tuple[list[Recalled], list[Recalled]]]:
-        """The memories each of these stored answers was given, and those it used (its chips)."""
+    ) -> dict[int, tuple[tuple[Recalled, ...], tuple[Recalled, ...]]]:
+        """The chips of each of these stored answers, and those it used: what its live answer
+        showed (``Finished.recalled`` and ``used``), made by the same function."""
         assistant = self.session.assistant if self.session is not None else None
-        if assistant is None or assistant.recall is None or not answer_episode_ids:
-            return {}
-        answers = assistant.log.by_id(answer_episode_ids)
-        return {
-            answer: (given, utilization.used(answers[answer].content, given))
-            for answer, given in assistant.recall.injected(answer_episode_ids).items()
-            if answer in answers
-        }
+        return assistant.chips(answer_episode_ids) if assistant is not None else {}
 
     # -- learning --------------------------------------------------------------------------
 

@@ -34,6 +34,9 @@ class Recalled:
     role: str | None = None
     # A lesson's example: the question it was learnt from, answered the way the user asked.
     example: tuple[str, str] | None = None
+    # On a memory's chip: the earlier messages given with it that it was made from (its
+    # sources), shown in its chip rather than as chips of their own.
+    folded: tuple[Recalled, ...] = ()
 
     def line(self, markers: frozenset[str] = frozenset()) -> str:
         """As the prompt gives it: a bullet with the text on one line, and nothing else.
@@ -196,10 +199,13 @@ class CallNotRead:
 
 @dataclass(frozen=True)
 class Finished:
-    """The answer is complete and stored; ``used`` are the recalled items it draws on.
+    """The answer is complete and stored; ``recalled`` and ``used`` are its chips.
 
-    ``recalled``: the notes it was given, and the pinned or saved memories of its system part
-    that it used (the others are given to every answer; the plan is in ``Recalling``).
+    ``recalled``: what it was given, as chips (``Assistant.chips``, the same for the answer
+    when its chat is opened again): the plan it followed, the notes (an earlier message a
+    memory shown was made from folded into that memory's chip), and the pinned or saved
+    memories of its system part it used (the others are given to every answer). ``used``:
+    those the answer agrees with (:func:`engram.assistant.turn.utilization.agrees`).
     ``reasoning`` is what a thinking model wrote before answering (kept out of ``text``).
     ``stats`` are a local model's numbers for the answer (speed, length; None for a cloud
     model) and ``context`` its context size, for "context used" and "cut at the length limit".
@@ -221,10 +227,13 @@ class Finished:
 
 @dataclass(frozen=True)
 class Cancelled:
-    """The user stopped the answer; what was generated so far is stored."""
+    """The user stopped the answer; what was generated so far is stored (with its chips, as
+    :class:`Finished` has them)."""
 
     episode_id: int
     text: str
+    recalled: tuple[Recalled, ...] = ()
+    used: tuple[Recalled, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -232,11 +241,15 @@ class Failed:
     """The turn failed with a known error: the window translates it, the terminal prints it.
 
     ``text`` is the answer said before the failure (kept on screen even when it could not be
-    saved, e.g. on a full disk).
+    saved, e.g. on a full disk); when it was stored, ``episode_id`` is the answer's and
+    ``recalled`` and ``used`` its chips (as :class:`Finished` has them).
     """
 
     problem: Problem
     text: str = ""
+    recalled: tuple[Recalled, ...] = ()
+    used: tuple[Recalled, ...] = ()
+    episode_id: int = 0
 
 
 # The verdicts on an answer: the user's (thumbs, "this memory is wrong", regenerate, edit and

@@ -23,7 +23,7 @@ from engram.core.settings import Settings, SettingsStore
 from engram.memory import backup, db, pause, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
 from engram.memory.episodes import Episode, EpisodeLog
-from engram.memory.injections import Injections
+from engram.memory.injections import Given, Injections
 from engram.memory.kinds import FACT, KINDS, PLAN, POLICIES, PREFERENCE
 from engram.memory.outcomes import LessonRecord, Outcomes
 from engram.memory.records import (
@@ -285,11 +285,13 @@ def write_sample(
     learned: Sequence[Learned],
     plan: dict[str, Any],
     rewritten: tuple[int, str],
+    earlier: Sequence[tuple[int, int]] = (),
 ) -> None:
     """Store sample chats and the memories learned from them, as real use would: each memory
     learned by the settings' large model from its source chat (a plan with ``plan`` as its
-    meta), those marked given recorded as given to the last answer, and one memory (by index)
-    rewritten later by learning."""
+    meta), those marked given recorded as given to the last answer, with the ``earlier``
+    messages (chat index, message index) after them, and one memory (by index) rewritten
+    later by learning."""
     store = open_store(settings, Provenance("distiller", model=settings.large_model or None))
     try:
         log = EpisodeLog(store.conn)
@@ -309,9 +311,12 @@ def write_sample(
                 meta=plan if kind == PLAN else None,
             )
             written.append(memory.id)
-            if used:
-                given.append((memory.id, 1.0))
-        Injections(store.conn).record(episodes[-1][-1], given)  # the last answer was given them
+            if used:  # the plan as every answer has it: in the system part
+                plan_ = kind == PLAN
+                given.append(Given(1.0, memory.id, place="system" if plan_ else "notes",
+                                   counted=not plan_))  # fmt: skip
+        given += [Given(0.8, episode_id=episodes[chat][said]) for chat, said in earlier]
+        Injections(store.conn).record_given(episodes[-1][-1], given)  # the last answer's
         which, text = rewritten
         store.update(written[which], text)
     finally:

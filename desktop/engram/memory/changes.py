@@ -155,3 +155,74 @@ def _context(tokens: list[str], start: int, end: int) -> str:
     piece = tokens[start:end]
     joiner = "" if any(re.fullmatch(_CJK, t) for t in piece) else " "
     return joiner.join(piece)
+
+
+# -- what a statement pins down, for telling whether an answer agrees with it -------------------
+
+# Chinese numerals and their values; "两" is two. "十", "百", "千" multiply what comes before.
+_CJK_DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "两": 2}
+_CJK_UNITS = {"十": 10, "百": 100, "千": 1000}
+_WORD_VALUES = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "hundred": 100, "thousand": 1000, "million": 1_000_000, "twice": 2,
+}  # fmt: skip
+
+
+def spans(text: str) -> list[re.Match[str]]:
+    """The tokens of ``text`` as the change check reads them (words, numbers, single CJK
+    characters), each with where it is."""
+    return list(_TOKEN.finditer(text))
+
+
+def negates(token: str) -> bool:
+    """Is the token a negation ("not", "don't", "不", "没")?"""
+    return token.lower() in _NEGATIONS
+
+
+def is_name(token: str, first: bool) -> bool:
+    """A name or a day: a capitalised word inside a sentence (not "I"), as the change check
+    reads one."""
+    return token[:1].isupper() and not first and token != "I"
+
+
+def numbers(found: list[re.Match[str]]) -> set[str]:
+    """The numbers the tokens (:func:`spans`) state, each as one value: digits without a
+    trailing zero part ("9:00" is "9"), a number word ("seven" is "7"), a run of Chinese
+    numerals ("九" is "9", "十二" is "12"). A lone "一" is left out: as often "a" as one
+    ("一起", "一下")."""
+    values: set[str] = set()
+    run: list[str] = []
+    end = -1
+    for match in [*found, None]:
+        token = match.group(0) if match is not None else ""
+        if match is not None and (token in _CJK_DIGITS or token in _CJK_UNITS):
+            if run and match.start() != end:
+                values |= _run_value(run)
+                run = []
+            run.append(token)
+            end = match.end()
+            continue
+        values |= _run_value(run)
+        run = []
+        word = token.lower()
+        if word in _WORD_VALUES:
+            values.add(str(_WORD_VALUES[word]))
+        elif token[:1].isdigit():
+            values.add(re.sub(r"(?:[:.]0+)+$", "", token.replace(",", "")))
+    return values
+
+
+def _run_value(run: list[str]) -> set[str]:
+    return {str(_cjk_value(run))} if run and run != ["一"] else set()
+
+
+def _cjk_value(run: list[str]) -> int:
+    total, digit = 0, None
+    for char in run:
+        if char in _CJK_UNITS:
+            total += (1 if digit is None else digit) * _CJK_UNITS[char]
+            digit = None
+        else:
+            digit = _CJK_DIGITS[char] if digit is None else digit * 10 + _CJK_DIGITS[char]
+    return total + (digit or 0)

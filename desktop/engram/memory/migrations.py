@@ -502,6 +502,29 @@ def _tool_step_columns(conn: apsw.Connection) -> None:
     )
 
 
+def _everything_given(conn: apsw.Connection) -> None:
+    """All an answer was given, so that its chips are the same when its chat is opened again:
+    where each memory was (``injections.place``: ``notes``, the memory block, or ``system``,
+    the system part's pinned and saved memories and the plan) and the earlier messages of its
+    notes (``injected_messages``, ranked with its memories). Before, a chat opened again showed
+    no message an answer was given, and every pinned or saved memory as if it were a note.
+    The rows written before keep ``notes``: it cannot be told now."""
+    conn.execute(
+        """
+        ALTER TABLE injections ADD COLUMN place TEXT NOT NULL DEFAULT 'notes'
+            CHECK (place IN ('notes', 'system'));
+        CREATE TABLE injected_messages (
+            answer_episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+            episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+            rank INTEGER NOT NULL,
+            score REAL NOT NULL,
+            PRIMARY KEY (answer_episode_id, episode_id)
+        );
+        CREATE INDEX injected_messages_episode ON injected_messages(episode_id);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("0001_conversations_episodes", _conversations_episodes),
     ("0002_memories", _memories),
@@ -521,6 +544,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0016_situations", _situations),
     ("0017_situations_fulltext", _situations_fulltext),
     ("0018_tombstones", _tombstones),
+    ("0019_everything_given", _everything_given),
     ("0020_tool_step_columns", _tool_step_columns),
 )
 

@@ -4,7 +4,7 @@ again, and the buttons on each message (prompt, thumbs, regenerate, edit)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QMainWindow, QPushButton, QSizePolicy, QWidget
@@ -29,7 +29,6 @@ from engram.assistant.events import (
     Truncated,
     TurnStarted,
 )
-from engram.assistant.memories import PLAN
 from engram.core.errors import Problem
 from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.elided import ElidedLabel
@@ -85,8 +84,6 @@ class AnswerView(QObject):
         self.reading: Callable[[], tuple[int, int] | None] = lambda: None
         self.answers: dict[int, MessageBubble] = {}  # the stored answers shown, by episode id
         self.pending_prompts: list[PermissionPrompt] = []  # questions not answered yet
-        self._recalled: tuple[Recalled, ...] = ()
-        self._plan: tuple[Recalled, ...] = ()  # the current plan, in the answer's system part
         self._prompt: PromptParts | None = None
         self._tool_blocks: dict[int, ToolBlock] = {}  # this answer's, by step
         self._call_not_read = False  # this answer wrote a call that could not be used
@@ -109,7 +106,6 @@ class AnswerView(QObject):
             self.notices.forgotten(event if isinstance(event, Forgotten) else None)
         elif isinstance(event, TurnStarted):
             self.turn_started.emit(event.conversation_id)
-            self._recalled, self._plan = (), ()
             self._tool_blocks = {}
             self._call_not_read = False
             user = self.chat.latest("user")
@@ -124,8 +120,6 @@ class AnswerView(QObject):
         elif isinstance(event, NotRemembered):
             self.notices.toast(event.problem)
         elif isinstance(event, Recalling):
-            self._recalled = event.items
-            self._plan = tuple(item for item in event.in_system if item.label == PLAN)
             self._prompt = event.prompt
             self._wait(self._reading(len(event.items), sum(event.prompt.tokens.values())),
                        self._read_share)  # fmt: skip
@@ -155,15 +149,14 @@ class AnswerView(QObject):
             )
         elif isinstance(event, CallNotRead):
             self._call_not_read = True
-        elif isinstance(event, Finished):
-            recalled = (*self._plan, *event.recalled)  # the plan it followed is a chip too
-            self._end_answer(event.text, recalled, (*self._plan, *event.used), event.episode_id)
+        elif isinstance(event, Finished):  # its chips are those the chat shows when reopened
+            self._end_answer(event.text, event.recalled, event.used, event.episode_id)
             if self._call_not_read:
                 self._mark_latest(self._not_read)
             self.show_stats(event)
             self.answered.emit()
         elif isinstance(event, Cancelled):
-            self._end_answer(event.text, (*self._plan, *self._recalled), (), event.episode_id)
+            self._end_answer(event.text, event.recalled, event.used, event.episode_id)
             self._mark_latest(self._stopped)
         elif isinstance(event, Failed):
             self._failed(event)
@@ -188,7 +181,8 @@ class AnswerView(QObject):
             self.chat.drop_latest_turn()
             self.unsent.emit(user.text)
         elif self.chat.answering():
-            self.chat.end_answer(event.text or self.chat.streamed_text())
+            text = event.text or self.chat.streamed_text()
+            self.chat.end_answer(text, event.recalled, event.used, event.episode_id)
             self._mark_latest(self._interrupted)
         self.notices.problem(event.problem)
 
@@ -359,9 +353,11 @@ class AnswerView(QObject):
                 RetryButton(lambda: self._on_bubble_action("regenerate", placeholder))
             )
 
-    def history_recalled(self, recalled: dict[int, tuple[list[Recalled], list[Recalled]]]) -> None:
-        """The memories each stored answer was given and used, as chips (the worker looked them
-        up)."""
+    def history_recalled(
+        self, recalled: dict[int, tuple[Sequence[Recalled], Sequence[Recalled]]]
+    ) -> None:
+        """The chips of each stored answer, and those it used (the worker looked them up: the
+        same as its live answer showed)."""
         for answer_id, (items, used) in recalled.items():
             bubble = self.answers.get(answer_id)
             if bubble is not None and bubble.chips is None:

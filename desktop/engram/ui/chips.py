@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
 from engram.assistant.events import Recalled
 from engram.assistant.memories import PLAN
+from engram.ui import labels
 from engram.ui.flow_layout import FlowLayout
 from engram.ui.i18n import Retranslating
 
@@ -17,14 +18,19 @@ CHIP_CHARS = 28
 
 
 def chip_text(item: Recalled) -> str:
-    """A short label: the first words of the memory."""
+    """A short label: the first words of the memory; an earlier message's in quotes."""
     content = " ".join(item.content.split())
+    if item.memory_id is None:  # an earlier message, quoted: the user's words, not a memory
+        short = content if len(content) <= CHIP_CHARS - 2 else content[: CHIP_CHARS - 3] + "…"
+        return f"“{short}”"
     return content if len(content) <= CHIP_CHARS else content[: CHIP_CHARS - 1] + "…"
 
 
 class MemoryChips(Retranslating, QWidget):
-    """Chips that wrap onto new lines, one per recalled item; memories get a menu with "This is
-    wrong"."""
+    """Chips that wrap onto new lines, one per memory or earlier message an answer was given
+    (``Finished.recalled``: a message a memory was made from is folded into the memory's chip);
+    memories get a menu with "This is wrong". An earlier message is a quote (property
+    ``earlier``: the style sheet draws it apart), and says so in its tooltip."""
 
     wrong = Signal(int)  # memory id
     open_memory = Signal(int)  # memory id
@@ -52,16 +58,21 @@ class MemoryChips(Retranslating, QWidget):
         for item, was_used, button, menu in zip(
             self.items, self.used, self.buttons, self._menus, strict=True
         ):
-            kind = item.label if item.memory_id is not None else self.tr("earlier message")
+            earlier = item.memory_id is None
+            kind = self.tr("An earlier message") if earlier else labels.label(item.label)
             state = self.tr("used in this answer") if was_used else self.tr("given, not used")
             if item.label == PLAN:
                 button.setText(self.tr("Plan: {text}").format(text=chip_text(item)))
                 kind, state = self.tr("Your current plan"), self.tr("followed in every answer")
             tip = f"<b>{kind}</b> — {state}<br>{_escape(item.content)}"
+            for source in item.folded:
+                made = self.tr("Made from your earlier message:")
+                tip += f"<br><br><i>{made}</i><br>“{_escape(source.content)}”"
             if button.objectName() == "chip_wrong":
                 tip += "<br><i>" + self.tr("Marked wrong") + "</i>"
             button.setToolTip(tip)
-            button.setAccessibleName(self.tr("Memory: {text}").format(text=item.content[:80]))
+            name = self.tr("Earlier message: {text}") if earlier else self.tr("Memory: {text}")
+            button.setAccessibleName(name.format(text=item.content[:80]))
             if menu is not None:
                 menu[0].setText(self.tr("Open in memory browser"))
                 menu[1].setText(self.tr("This is wrong"))
@@ -72,6 +83,7 @@ class MemoryChips(Retranslating, QWidget):
         if item.label == PLAN:
             button.setObjectName("chip_plan")
         button.setText(chip_text(item))
+        button.setProperty("earlier", item.memory_id is None)
         actions = None
         if item.memory_id is not None:
             menu = QMenu(button)

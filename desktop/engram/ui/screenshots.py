@@ -63,6 +63,13 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
                 ],
             ),
             (
+                "Evening routine",
+                [
+                    ("user", "Remember this: I study for an hour every evening."),
+                    ("assistant", "Got it, I'll remember that."),
+                ],
+            ),
+            (
                 "Weekly study plan",
                 [
                     ("user", "Plan my week: I want to keep learning machine learning."),
@@ -85,8 +92,8 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
             ("fact", "The user's mother turns 70 on 14 December.", 0.7, 3, False),
             ("preference", "The user's mother does not eat spicy food.", 0.6, 3, False),
             ("fact", "The user studies for an hour every evening.", 0.6, 4, True),
-            ("preference", "The user prefers short notes over long explanations.", 0.8, 4, True),
-            ("plan", "Learning ML step by step: now at gradient descent.", 0.9, 4, True),
+            ("preference", "The user prefers short notes over long explanations.", 0.8, 5, True),
+            ("plan", "Learning ML step by step: now at gradient descent.", 0.9, 5, True),
         ],
     ),
     "zh_CN": (
@@ -120,6 +127,13 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
                 ],
             ),
             (
+                "晚间习惯",
+                [
+                    ("user", "记住：我每天晚上学习一小时。"),
+                    ("assistant", "好的，我记住了。"),
+                ],
+            ),
+            (
                 "本周学习计划",
                 [
                     ("user", "帮我安排这周的学习，我想继续学机器学习。"),
@@ -142,12 +156,17 @@ SAMPLES: dict[str, tuple[list[tuple[str, Messages]], Learned]] = {
             ("fact", "用户的妈妈 12 月 14 日满七十岁。", 0.7, 3, False),
             ("preference", "用户的妈妈不吃辣。", 0.6, 3, False),
             ("fact", "用户每天晚上学习一小时。", 0.6, 4, True),
-            ("preference", "用户喜欢简短的笔记，不喜欢长篇解释。", 0.8, 4, True),
-            ("plan", "循序渐进学习机器学习：目前在梯度下降。", 0.9, 4, True),
+            ("preference", "用户喜欢简短的笔记，不喜欢长篇解释。", 0.8, 5, True),
+            ("plan", "循序渐进学习机器学习：目前在梯度下降。", 0.9, 5, True),
         ],
     ),
 }
 
+
+# The earlier messages the answer on screen was given besides its memories (chat index, message
+# index in SAMPLES): the one "the user studies for an hour every evening" was made from (its chip
+# holds it) and one no memory was made from (a chip of its own, a quote).
+GIVEN_MESSAGES = [(4, 0), (2, 0)]
 
 # Per language: a learned memory (index in SAMPLES) that learning rewrote later, and its new
 # text; the memory browser opens on it, its history showing the earlier text with Undo.
@@ -192,7 +211,8 @@ def _seed(language: str) -> None:
     conversations, learned = SAMPLES[language]
     goal, steps, current = DETAILS[language].plan
     plan = {"plan": {"goal": goal, "steps": list(steps), "current_step": current}}
-    write_sample(settings.Settings(), conversations, learned, plan, REWRITTEN[language])
+    rewritten = REWRITTEN[language]
+    write_sample(settings.Settings(), conversations, learned, plan, rewritten, GIVEN_MESSAGES)
 
 
 @contextmanager

@@ -123,7 +123,7 @@ def bears_on(lesson: Memory, asked: str, close: Callable[[str, str], bool] | Non
         for term in query_terms(place):
             if term in _FRAME:
                 continue
-            if term in said or any(_inflected(term, word) for word in said):
+            if any(same_term(term, word) for word in said):
                 return True
     return close is not None and any(close(p, asked) for p in places)
 
@@ -144,6 +144,13 @@ _FRAMING = (
     "用户 户问 问题 回答 时候 的时"
 )
 _FRAME = frozenset(_FRAMING.split())
+
+
+def same_term(term: str, word: str) -> bool:
+    """One term, inflections allowed ("distance"/"distances", "lives"/"live"): how a lesson's
+    situation is found in a message (:func:`bears_on`), and a memory in an answer that used it
+    (:func:`engram.assistant.turn.utilization.agrees`)."""
+    return term == word or _inflected(term, word)
 
 
 def _inflected(term: str, word: str) -> bool:

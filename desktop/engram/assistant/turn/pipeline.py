@@ -183,12 +183,10 @@ class Assistant:
         if quiet is None:
             self._judge_previous(earlier, said)
         self._plan_in_use(prepared.in_system)
-        # Pinned and saved memories are given to every answer from the system part: recorded
-        # with the notes (what "forget that" may mean), shown once the answer drew on them.
-        profile = [item for item in prepared.in_system if item.label != PLAN]
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
         _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
         yield Recalling(tuple(items), parts, tuple(prepared.in_system))
+        in_system = prepared.in_system  # the plan, pinned and saved memories: every answer's
         if fitted.truncated_chars:
             yield Truncated(fitted.truncated_chars)
 
@@ -243,20 +241,26 @@ class Assistant:
                 )
                 yield Recalling((), parts, tuple(prepared.in_system))
         except EngramError as exc:
+            said_so_far, stored = "".join(pieces), 0
+            chips: tuple[tuple[events.Recalled, ...], tuple[events.Recalled, ...]] = ((), ())
             with contextlib.suppress(StoreError):  # the answer's failure is the one to report
-                self._store(conversation_id, pieces, "error", [*items, *profile], marker, steps)
-            yield Failed(exc.problem, "".join(pieces))
+                stored = self._store(
+                    conversation_id, pieces, "error", items, in_system, marker, steps
+                )
+                chips = self._shown(said_so_far, items, in_system)
+            yield Failed(exc.problem, said_so_far, *chips, stored)
             return
         except GeneratorExit:
             # The consumer went away mid-answer (window closed): keep what was said.
-            self._store(conversation_id, pieces, "cancelled", [*items, *profile], marker, steps)
+            self._store(conversation_id, pieces, "cancelled", items, in_system, marker, steps)
             raise
         answer = "".join(pieces)
         stopped = cancelled()
         try:
             status = "cancelled" if stopped else "complete"
-            given = [*items, *profile]
-            episode_id = self._store(conversation_id, pieces, status, given, marker, steps)
+            episode_id = self._store(
+                conversation_id, pieces, status, items, in_system, marker, steps
+            )
             if quiet is None and any(step.output.is_error for step in steps):
                 self._record_signal(signals.Signal("tool_error", episode_id))
             self._learn(conversation_id, episode_id, said)
@@ -264,11 +268,11 @@ class Assistant:
             _log.warning("answer of conversation %d not saved: %s", conversation_id, type(exc))
             yield Failed(exc.problem, answer)
             return
+        # The chips, as the answer shows them again when its chat is opened later (chips()).
+        shown_given, used = self._shown(answer, items, in_system)
         if stopped:
-            yield Cancelled(episode_id, answer)
+            yield Cancelled(episode_id, answer, shown_given, used)
             return
-        used = utilization.used(answer, given)
-        shown_given = (*items, *(item for item in profile if item in used))
         stats = answer_stats(model)  # a local model's numbers for this answer
         yield Finished(
             episode_id, answer, shown_given, tuple(used), shown.reasoning, stats, model.n_ctx
@@ -636,10 +640,12 @@ class Assistant:
         pieces: list[str],
         status: str,
         items: list[events.Recalled],
+        in_system: list[events.Recalled],
         model: str | None,
         steps: list[tool_loop.Step],
     ) -> int:
-        """Store the answer after the tool steps that led to it (each a ``tool`` episode)."""
+        """Store the answer after the tool steps that led to it (each a ``tool`` episode),
+        and what it was given: its notes ``items`` and the memories of its system part."""
         excluded = self._answer_excluded
         made = [
             self.log.append_step(conversation_id, step.stored(), excluded=excluded).id
@@ -656,8 +662,32 @@ class Assistant:
         if made:
             self.log.link_to_answer(made, episode.id)
         if self.recall is not None:
-            self.recall.record(episode.id, items)
+            self.recall.record(episode.id, items, in_system)
         return episode.id
+
+    def chips(
+        self, answer_episode_ids: Collection[int]
+    ) -> dict[int, tuple[tuple[events.Recalled, ...], tuple[events.Recalled, ...]]]:
+        """The chips of these stored answers and those each used: what each was given, read
+        back, made into chips by the same function as when it was answered (:meth:`_shown`),
+        so a chat opened again shows what the live answer showed."""
+        if self.recall is None or not answer_episode_ids:
+            return {}
+        answers = self.log.by_id(list(answer_episode_ids))
+        return {
+            answer: self._shown(answers[answer].content, notes, in_system)
+            for answer, (notes, in_system) in self.recall.given(answer_episode_ids).items()
+            if answer in answers
+        }
+
+    def _shown(
+        self, answer: str, notes: Sequence[events.Recalled], in_system: Sequence[events.Recalled]
+    ) -> tuple[tuple[events.Recalled, ...], tuple[events.Recalled, ...]]:
+        """An answer's chips and those it used (:func:`utilization.chips`), live or stored."""
+        if self.recall is None:
+            return (), ()
+        sources = self.recall.sources([*notes, *in_system])
+        return utilization.chips(answer, notes, in_system, sources)
 
 
 def _only_kept(content: str) -> bool:

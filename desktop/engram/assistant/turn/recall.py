@@ -37,10 +37,11 @@ from engram.assistant.turn import recitation
 from engram.assistant.turn.prompt import MAX_LESSONS
 from engram.memory.embed import Floors, Vectors, floors_of, reads_language
 from engram.memory.episode_index import EpisodeIndex
-from engram.memory.injections import Injections
+from engram.memory.episodes import EpisodeLog
+from engram.memory.injections import Given, Injections
 from engram.memory.kinds import FACT, LESSON, PLAN, PREFERENCE, PROFILE
 from engram.memory.packing import pack
-from engram.memory.records import EpisodeHit, Hit, example_in, plan_of, situations_in
+from engram.memory.records import EpisodeHit, Hit, Memory, example_in, plan_of, situations_in
 from engram.memory.search import Filters
 from engram.memory.store import MemoryStore
 from engram.memory.text import (
@@ -208,13 +209,7 @@ class Recall:
         plans = self.store.memories(kinds=[PLAN], limit=plan_words.PLANS)
         if not plans or plan_words.listed(message) is not None:
             return None
-        memory = plan_words.named(plans, message)
-        content = memory.content
-        spec = plan_of(memory)
-        if spec is not None and spec[1]:
-            goal, steps, current = spec
-            content = _step_to_do(goal.strip().rstrip("。."), steps[current])
-        return Recalled(PLAN, content, 1.0, memory.created_at, memory_id=memory.id)
+        return _plan_given(plan_words.named(plans, message))
 
     def recall(
         self,
@@ -353,25 +348,72 @@ class Recall:
         ]
         return raised, more, {m for m, score in closest.items() if score >= floors.lesson}
 
+    def given(
+        self, answer_episode_ids: Collection[int]
+    ) -> dict[int, tuple[list[Recalled], list[Recalled]]]:
+        """What each of these answers was given, read back (for its chips): its notes
+        (memories and earlier messages, in the order of its memory block) and the memories of
+        its system part (pinned and saved ones, the plan). A memory is as it is now."""
+        found = {}
+        log = EpisodeLog(self.store.conn)
+        for answer in answer_episode_ids:
+            memories, messages = self.injections.given(answer)
+            if not memories and not messages:
+                continue
+            said = log.by_id([m.episode_id for m in messages])
+            notes = [(m.rank, _given(m.memory, m.score)) for m in memories if m.place == "notes"]
+            notes += [
+                (m.rank, Recalled("message", e.content, m.score, e.created_at,
+                                  episode_id=e.id, role=e.role))
+                for m in messages
+                if (e := said.get(m.episode_id)) is not None
+            ]  # fmt: skip
+            notes.sort(key=lambda ranked: ranked[0])
+            in_system = [_given(m.memory, m.score) for m in memories if m.place == "system"]
+            found[answer] = ([item for _rank, item in notes], in_system)
+        return found
+
+    def sources(self, items: Sequence[Recalled]) -> dict[int, set[int]]:
+        """The earlier messages each of these memories was made from (by memory id)."""
+        ids = [item.memory_id for item in items if item.memory_id is not None]
+        return {
+            memory: {s.episode_id for s in found if s.episode_id is not None}
+            for memory, found in (self.store.sources_of(ids).items() if ids else ())
+        }
+
     def injected(self, answer_episode_ids: Collection[int]) -> dict[int, list[Recalled]]:
-        """The memories recorded as given to each of these answers (for showing history)."""
+        """The memories recorded as given to each of these answers, the plan aside (what
+        "forget that" may mean after them)."""
         return {
             answer: [
                 Recalled(m.kind, m.content, score, m.created_at, memory_id=m.id)
                 for m, _rank, score in found
+                if m.kind != PLAN
             ]
             for answer in answer_episode_ids
             if (found := self.injections.of(answer))
         }
 
-    def record(self, answer_episode_id: int, items: Sequence[Recalled]) -> None:
-        """Store which memories went into an answer (they also count as used), then index it.
+    def record(
+        self,
+        answer_episode_id: int,
+        items: Sequence[Recalled],
+        in_system: Sequence[Recalled] = (),
+    ) -> None:
+        """Store what went into an answer: its notes ``items`` (memories and earlier messages)
+        and the memories of its system part (pinned, saved, the plan); a memory counts as used
+        (the plan already did when the turn began). Then index the answer.
 
         The score kept is the one the prompt was packed with, live or from the prefetch alike.
         """
-        chosen = [(item.memory_id, item.score) for item in items if item.memory_id is not None]
-        if chosen:
-            self.injections.record(answer_episode_id, chosen)
+        given = [Given(item.score, item.memory_id, item.episode_id) for item in items]
+        given += [
+            Given(item.score, item.memory_id, place="system", counted=item.label != PLAN)
+            for item in in_system
+            if item.memory_id is not None
+        ]
+        if given:
+            self.injections.record_given(answer_episode_id, given)
         self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
 
 
@@ -388,6 +430,23 @@ def _normalized(scores: Sequence[float]) -> list[float]:
     if top <= 0:
         return [1.0 if not math.isfinite(s) or s == top else 0.0 for s in scores]
     return [1.0 if not math.isfinite(s) else s / top for s in scores]
+
+
+def _plan_given(memory: Memory) -> Recalled:
+    """The plan as the system part gives it: its goal and the step to do now."""
+    content = memory.content
+    spec = plan_of(memory)
+    if spec is not None and spec[1]:
+        goal, steps, current = spec
+        content = _step_to_do(goal.strip().rstrip("。."), steps[current])
+    return Recalled(PLAN, content, 1.0, memory.created_at, memory_id=memory.id)
+
+
+def _given(memory: Memory, score: float) -> Recalled:
+    """A memory an answer was given, read back as it was given (a plan as its next step)."""
+    if memory.kind == PLAN:
+        return _plan_given(memory)
+    return Recalled(memory.kind, memory.content, score, memory.created_at, memory_id=memory.id)
 
 
 def _from_memories(hits: Sequence[Hit], shown: Collection[int]) -> list[Recalled]:
