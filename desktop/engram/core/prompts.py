@@ -10,9 +10,12 @@ a model says (an echoed one never reaches the user): both read :func:`headers`.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import locale
+import os
 import re
+import sys
 
 from engram.core import resources
 
@@ -32,10 +35,74 @@ def language_of(language: str) -> str:
 
 
 def for_setting(setting: str) -> str:
-    """The prompts' language for the language setting ("system": the system locale's)."""
+    """Engram's language ("en" or "zh_CN") for the language setting ("system": the desktop's,
+    :func:`system_language`): the prompts' and, through ``ui.i18n``, the window's."""
     if setting != "system":
         return language_of(setting)
-    return language_of(locale.getlocale()[0] or "")
+    return language_of(system_language())
+
+
+# The variables that name the language of messages, strongest first (POSIX: LC_ALL overrides
+# LC_MESSAGES, which overrides LANG).
+_LANGUAGE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def system_language() -> str:
+    """The desktop's language as a locale name ("zh_CN.UTF-8", "zh-Hans-CN", "en_US"; "" when
+    nothing says), read anew on each call: the first of LC_ALL, LC_MESSAGES and LANG that is set
+    (as in a terminal; "C" and "POSIX" are English); where none is (an app started from the
+    Finder or the Start menu), the user's language in macOS's or Windows's settings; else the
+    process's locale."""
+    for name in _LANGUAGE_VARIABLES:
+        if value := os.environ.get(name, ""):
+            return value
+    found = ""
+    if sys.platform == "darwin":
+        found = _macos_language()
+    elif sys.platform == "win32":
+        found = _windows_language()
+    return found or locale.getlocale()[0] or ""
+
+
+def _macos_language() -> str:
+    """The first of the user's preferred languages in macOS's settings ("zh-Hans-CN")."""
+    try:
+        from ctypes import util
+
+        cf = ctypes.cdll.LoadLibrary(util.find_library("CoreFoundation") or "CoreFoundation")
+        cf.CFLocaleCopyPreferredLanguages.restype = ctypes.c_void_p
+        cf.CFArrayGetCount.argtypes = [ctypes.c_void_p]
+        cf.CFArrayGetCount.restype = ctypes.c_long
+        cf.CFArrayGetValueAtIndex.argtypes = [ctypes.c_void_p, ctypes.c_long]
+        cf.CFArrayGetValueAtIndex.restype = ctypes.c_void_p
+        cf.CFStringGetCString.argtypes = [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_long, ctypes.c_uint32
+        ]  # fmt: skip
+        cf.CFStringGetCString.restype = ctypes.c_bool
+        cf.CFRelease.argtypes = [ctypes.c_void_p]
+        languages = cf.CFLocaleCopyPreferredLanguages()
+        if not languages:
+            return ""
+        try:
+            if cf.CFArrayGetCount(languages) < 1:
+                return ""
+            name = ctypes.create_string_buffer(64)
+            utf8 = 0x08000100  # kCFStringEncodingUTF8
+            first = cf.CFArrayGetValueAtIndex(languages, 0)
+            return name.value.decode() if cf.CFStringGetCString(first, name, 64, utf8) else ""
+        finally:
+            cf.CFRelease(languages)
+    except (OSError, AttributeError, UnicodeDecodeError):
+        return ""
+
+
+def _windows_language() -> str:
+    """The user's display language in Windows's settings ("zh_CN")."""
+    try:
+        windll = getattr(ctypes, "windll")  # noqa: B009 (only on Windows)
+        return locale.windows_locale.get(windll.kernel32.GetUserDefaultUILanguage(), "")
+    except (OSError, AttributeError):
+        return ""
 
 
 def text(name: str, language: str) -> str:

@@ -1,6 +1,8 @@
 """The UI language: English (the source strings) or 简体中文, loaded from Qt translation files.
 
-The language comes from the settings ("system" follows the desktop's locale). Changing it in
+The language comes from the settings; "system" is resolved by
+:func:`engram.core.prompts.for_setting`, the one rule the prompts follow too, so the window and
+the answers agree. Changing it in
 Settings switches the translators at once (:func:`switch`); Qt then sends every widget a
 LanguageChange event and each window retranslates itself.
 """
@@ -11,10 +13,10 @@ from collections.abc import Callable
 from importlib.resources import as_file
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QTranslator
 from PySide6.QtGui import QFontDatabase
 
-from engram.core import log, resources
+from engram.core import log, prompts, resources
 
 _log = log.get("ui.i18n")
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
@@ -25,10 +27,9 @@ _SCRIPTS = {
 
 
 def resolve(setting: str) -> str:
-    """ "en" or "zh_CN"; "system" picks Chinese on a Chinese desktop, English elsewhere."""
-    if setting in LANGUAGES:
-        return setting
-    return "zh_CN" if QLocale.system().language() == QLocale.Language.Chinese else "en"
+    """ "en" or "zh_CN"; "system" picks Chinese on a Chinese desktop, English elsewhere (the
+    prompts' rule, :func:`engram.core.prompts.for_setting`)."""
+    return prompts.for_setting(setting)
 
 
 def install(app: QCoreApplication, setting: str) -> list[QTranslator]:
