@@ -71,22 +71,6 @@ class Config:
     memory_budget: int = 384
 
 
-class _WithoutLessons(Recall):
-    """Recall that never chooses a lesson (condition 3)."""
-
-    def recall(
-        self,
-        query: str,
-        budget: int,
-        exclude_episodes: Collection[int] = (),
-        exclude_memories: Collection[int] = (),
-        situation: str = "",
-    ) -> list[Recalled]:
-        lessons = {m.id for m in self.store.memories(kinds=[LESSON], limit=100_000)}
-        excluded = {*exclude_memories, *lessons}
-        return super().recall(query, budget, exclude_episodes, excluded, situation)
-
-
 @dataclass
 class _Said:
     """One answer as the user saw it, with the tool calls made for it."""
@@ -228,7 +212,8 @@ class TaskRunner:
         count = self.small.count_tokens
         recall = None
         if condition not in ("none", CEILING):
-            recall = (_WithoutLessons if condition == "distilled" else Recall)(store, count)
+            # Condition 3 ("distilled") recalls what was learned but never a lesson.
+            recall = Recall(store, count, lessons=condition != "distilled")
         tools = None
         if any(t.check.tool is not None for t in task_set.tasks):
             tools = Toolbox(

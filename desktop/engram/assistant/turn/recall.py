@@ -182,13 +182,20 @@ def reading(store: MemoryStore, query: str) -> Floors | None:
 
 
 class Recall:
-    """Retrieval for the turn pipeline, on the foreground thread's own store."""
+    """Retrieval for the turn pipeline, on the foreground thread's own store.
 
-    def __init__(self, store: MemoryStore, count_tokens: Callable[[str], int]) -> None:
+    ``lessons`` False: :meth:`recall` never chooses a lesson (``engram eval``'s condition that
+    measures what was learned without its lessons).
+    """
+
+    def __init__(
+        self, store: MemoryStore, count_tokens: Callable[[str], int], *, lessons: bool = True
+    ) -> None:
         self.store = store
         self.episodes = EpisodeIndex(store.space)
         self.injections = Injections(store.conn)
         self.count_tokens = count_tokens
+        self.lessons = lessons
 
     def profile(self) -> list[Recalled]:
         """Pinned memories, then the newest :data:`SAVED` of the user's own: always in the
@@ -226,6 +233,9 @@ class Recall:
         """
         if budget <= 0 or not query.strip():
             return []
+        if not self.lessons:
+            taught = {m.id for m in self.store.memories(kinds=[LESSON], limit=100_000)}
+            exclude_memories = {*exclude_memories, *taught}
         self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
         # Embedded once, for both searches, without the words common to every conversation.
         terms = self.episodes.focus(query)
