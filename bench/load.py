@@ -155,7 +155,9 @@ def _case(name: str, mb: float, episodes: int) -> None:
             EpisodeIndex(store.space).index_new()
             Recall(store, lambda t: len(t) // 4).episodes.search("garden recipe", 10)
         else:
-            Recall(store, lambda t: len(t) // 4).recall("garden recipe", 400)
+            recall = Recall(store, lambda t: len(t) // 4)
+            recall.catch_up()  # as the turn does before it recalls
+            recall.recall("garden recipe", 400)
             assert store.index is not None and store.index.count("episodes") == INDEX_PER_TURN
     _report(name, time.perf_counter() - started)
 

@@ -70,6 +70,7 @@ def test_a_turn_after_a_big_import_embeds_a_few_and_the_backfill_the_rest(
             log.append(chat, "user", "The albatross sleeps on the old lighthouse.")
     assert store.index is not None
     recall = Recall(store, lambda text: len(text) // 4)
+    assert recall.catch_up() == INDEX_PER_TURN  # as a turn does before it recalls
     found = recall.recall("albatross lighthouse", 400)
     assert store.index.count("episodes") == INDEX_PER_TURN  # only a bounded share before search
     assert any("albatross" in item.content for item in found)  # found by its words meanwhile

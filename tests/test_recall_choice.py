@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engram.assistant.turn import recall as recall_mod
+from engram.assistant.turn.pipeline import Assistant
 from engram.assistant.turn.recall import Recall
 from engram.memory import embed
 from engram.memory.episodes import EpisodeLog
@@ -17,6 +18,7 @@ from engram.memory.kinds import FACT, LESSON, PREFERENCE
 from engram.memory.outcomes import Outcomes
 from engram.memory.store import MemoryStore
 from test_consolidation_support import minilm
+from test_lessons import KmChat
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +37,16 @@ def _count(text: str) -> int:
     return len(text) // 4 + 1
 
 
+def _caught_up(store: MemoryStore) -> Recall:
+    """Recall after the messages stored so far were embedded, as a turn does before it recalls."""
+    recall = Recall(store, _count)
+    recall.catch_up()
+    return recall
+
+
 def lessons(store: MemoryStore, message: str) -> set[int | None]:
     """The lessons recalled for ``message``."""
-    found = Recall(store, _count).recall(message, 384)
+    found = _caught_up(store).recall(message, 384)
     return {i.memory_id for i in found if i.label == LESSON}
 
 
@@ -68,13 +77,13 @@ def test_the_closest_preferences_go_in_whatever_their_similarity(store: MemorySt
     diet = next(h for h in plain if h.memory.id == ids[PREFERENCES[0][0]])
     assert diet.text_rank is None and (diet.similarity or 0) < store.floors(query).relevant
     # ...yet it is recalled, with at most PREFERENCES preferences, the unrelated fact left out.
-    found = Recall(store, _count).recall(query, budget=384)
+    found = _caught_up(store).recall(query, budget=384)
     chosen = [i for i in found if i.label == PREFERENCE]
     assert ids[PREFERENCES[0][0]] in {i.memory_id for i in chosen}
     assert len(chosen) == recall_mod.PREFERENCES
     assert all(i.label != FACT for i in found)
     # A preference left out by the caller (e.g. a lesson-free condition) stays out.
-    again = Recall(store, _count).recall(query, 384, exclude_memories={ids[PREFERENCES[0][0]]})
+    again = _caught_up(store).recall(query, 384, exclude_memories={ids[PREFERENCES[0][0]]})
     assert ids[PREFERENCES[0][0]] not in {i.memory_id for i in again}
 
 
@@ -91,7 +100,7 @@ def test_the_assistants_own_answers_are_recalled_only_once_accepted_or_asked_abo
     query = "How long is the Golden Gate Bridge?"
 
     def recalled(text: str = query) -> set[int | None]:
-        return {i.episode_id for i in Recall(store, _count).recall(text, 384)}
+        return {i.episode_id for i in _caught_up(store).recall(text, 384)}
 
     # The small model's own words are no notes: it copied them ("1.7 miles" again).
     assert asked in recalled() and not {wrong, right} & recalled()
@@ -116,7 +125,7 @@ def test_a_tools_result_and_another_bare_question_are_no_notes(store: MemoryStor
     same = log.append(earlier, "user", "Calculate (45 + 55) * 12 / 4 in euros, please?").id
 
     def recalled(text: str) -> set[int | None]:
-        return {i.episode_id for i in Recall(store, _count).recall(text, 384)}
+        return {i.episode_id for i in _caught_up(store).recall(text, 384)}
 
     found = recalled("Calculate (45 + 55) * 12 / 4.")
     assert told in found and same in found  # what the user said; the same question asked
@@ -135,7 +144,7 @@ def test_another_bare_request_is_no_note(store: MemoryStore) -> None:
     same = log.append(earlier, "user", "Write a thank-you note to my dentist, please.").id
     found = {
         i.episode_id
-        for i in Recall(store, _count).recall("Write a short thank-you note to my dentist.", 384)
+        for i in _caught_up(store).recall("Write a short thank-you note to my dentist.", 384)
     }
     assert told in found and same in found  # what the user said; the same request made
     assert landlord not in found
@@ -173,7 +182,7 @@ def test_an_earlier_message_filling_the_same_template_with_something_else_is_no_
     )
 
     def recalled(text: str) -> set[int | None]:
-        return {i.episode_id for i in Recall(store, _count).recall(text, 384)}
+        return {i.episode_id for i in _caught_up(store).recall(text, 384)}
 
     assert recalled(skincare).isdisjoint({running, marathon})  # the same form, another matter
     assert told in recalled(skincare)  # a message that shares no whole sentence still counts
@@ -193,7 +202,7 @@ def test_a_message_comes_beside_its_hit_or_not_at_all(store: MemoryStore) -> Non
     then = log.append(family, "user", "She teaches piano there and loves it.").id
 
     def recalled(text: str) -> set[int | None]:
-        return {i.episode_id for i in Recall(store, _count).recall(text, 384)}
+        return {i.episode_id for i in _caught_up(store).recall(text, 384)}
 
     assert asked not in recalled("Name a colour")
     assert {sister, then} <= recalled("Where does my sister Anna live?")  # a hit brings its own
@@ -204,7 +213,7 @@ def test_the_one_relevant_message_of_a_new_user_is_recalled(store: MemoryStore) 
     log = EpisodeLog(store.conn)
     chat = log.new_conversation("first").id
     said = log.append(chat, "user", "My sister Anna lives in Porto and teaches piano.").id
-    found = Recall(store, _count).recall("Where does my sister Anna live?", 384)
+    found = _caught_up(store).recall("Where does my sister Anna live?", 384)
     assert [i.episode_id for i in found] == [said]
 
 
@@ -282,18 +291,18 @@ def test_in_a_language_the_embedder_cannot_read_only_shared_words_count(
     vector = store.space.embed([f"{weight}\n一个大西瓜一般有多重？"])
     lesson = store.add(weight, LESSON, origin="local", vector=vector).id
     asked = "一袋大米通常有多重？"
-    blind = Recall(store, _count).recall(asked, 384)  # the catalogue did not say: as before
+    blind = _caught_up(store).recall(asked, 384)  # the catalogue did not say: as before
     assert lesson in {i.memory_id for i in blind}
     heavy = "How heavy is my bag of rice? Weights in kilograms, please."
     log.append(chat, "user", "My bag of rice weighs five kilograms.")
-    before = Recall(store, _count).recall(heavy, 384)
+    before = _caught_up(store).recall(heavy, 384)
     assert before
     vectors.languages = ("en",)  # all-minilm-l6-v2-int8 in the catalogue
     try:
-        found = Recall(store, _count).recall(asked, 384)
+        found = _caught_up(store).recall(asked, 384)
         # 大米 is shared (its neighbour comes along); the lesson shares no word
         assert rice in {i.episode_id for i in found} and all(i.memory_id is None for i in found)
-        assert Recall(store, _count).recall(heavy, 384) == before  # English: read as before
+        assert _caught_up(store).recall(heavy, 384) == before  # English: read as before
     finally:
         vectors.languages = ()
 
@@ -358,7 +367,32 @@ def test_a_question_asked_in_many_chats_leaves_room_for_the_message_that_answers
         asked = log.new_conversation(f"asked {n}").id
         log.append(asked, "user", question if n % 2 else f"  {question.lower()} ")
         log.append(asked, "assistant", "I do not know that yet.")
-    items = Recall(store, _count).recall(question, 600)
+    items = _caught_up(store).recall(question, 600)
     said = [" ".join(item.content.split()).casefold() for item in items]
     assert told.casefold() in said
     assert said.count(question.casefold()) <= 1  # the same words count once
+
+
+def test_recall_only_reads_and_a_turn_embeds_what_was_stored_before_it(
+    store: MemoryStore,
+) -> None:
+    """A search writes nothing (no vector, no row): the turn embeds the messages stored since
+    the last answer before it recalls, for a sent message and a prefetched draft alike."""
+    log = EpisodeLog(store.conn)
+    chat = log.new_conversation().id
+    told = log.append(chat, "user", "My sister Anna moved to Porto last spring.")
+    asked = "Where does my sister Anna live now?"
+    recall = Recall(store, _count)
+    assert store.index is not None and store.index.count("episodes") == 0
+    before = store.conn.total_changes()
+    recall.recall(asked, 384)
+    assert store.conn.total_changes() == before  # the search wrote nothing
+    assert store.index.count("episodes") == 0
+
+    assistant = Assistant(EpisodeLog(store.conn), KmChat(), recall=recall)
+    assistant.prefetch(0, asked)  # the draft's recall sees the message stored before it
+    assert store.index.count("episodes") == 1
+    again = log.append(chat, "user", "Anna's flat in Porto looks over the river.")
+    prepared = assistant.prepare(asked, [])  # and so does the turn's
+    assert store.index.count("episodes") == 2
+    assert {told.id, again.id} <= {i.episode_id for i in prepared.items}

@@ -490,6 +490,8 @@ class Assistant:
         history = fitted.messages[1:-1]
         window = {e.id for e in earlier[len(earlier) - len(history) :]} if history else set()
         hidden = {p.memory_id for p in in_system if p.memory_id is not None}
+        if self.recall:  # what was stored since the last answer (another window, an import)
+            self.recall.catch_up()
         items = (
             self.recall.recall(
                 query_for(text, earlier),

@@ -197,6 +197,14 @@ class Recall:
         self.count_tokens = count_tokens
         self.lessons = lessons
 
+    def catch_up(self) -> int:
+        """Embed the newest messages that have no vector yet (at most :data:`INDEX_PER_TURN`;
+        ``episode_index.Backfill`` does a big import), so that a search finds them by meaning
+        too; returns how many. The turn calls it before it recalls (``Assistant.prepare``, for
+        a sent message and a prefetched draft alike) and :meth:`record` after an answer is
+        stored: :meth:`recall` itself never writes."""
+        return self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
+
     def profile(self) -> list[Recalled]:
         """Pinned memories, then the newest :data:`SAVED` of the user's own: always in the
         system part, each group in a stable order."""
@@ -230,13 +238,14 @@ class Recall:
 
         With a ``situation`` (the tools used in the conversation), lessons are chosen by their
         similarity to the query and the situation together rather than to the query alone.
+        Only reads: the messages stored since the last answer are embedded by
+        :meth:`catch_up`, which the turn calls first.
         """
         if budget <= 0 or not query.strip():
             return []
         if not self.lessons:
             taught = {m.id for m in self.store.memories(kinds=[LESSON], limit=100_000)}
             exclude_memories = {*exclude_memories, *taught}
-        self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
         # Embedded once, for both searches, without the words common to every conversation.
         terms = self.episodes.focus(query)
         vector = self.episodes.query_vector(terms)
@@ -424,7 +433,7 @@ class Recall:
         ]
         if given:
             self.injections.record_given(answer_episode_id, given)
-        self.episodes.index_new(limit=INDEX_PER_TURN, newest=True)
+        self.catch_up()
 
 
 def _asked(excluded: Collection[int]) -> int:
