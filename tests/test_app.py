@@ -37,7 +37,7 @@ from engram.assistant.events import (
     Remembered,
     TurnStarted,
 )
-from engram.assistant.memories import open_memories, open_store, pause_memory
+from engram.assistant.memories import backups, open_memories, open_store, pause_memory
 from engram.assistant.remembering import USER_IMPORTANCE
 from engram.assistant.tools.permissions import DENY, Question
 from engram.core import paths
@@ -536,3 +536,34 @@ def test_an_export_to_a_file_is_written_whole_or_refused_before_anything_is_writ
         assert [p.name for p in folder.iterdir()] == ["memories.md"]  # no temporary file left
     finally:
         mine.close()
+
+
+# -- settings that apply without reopening the session ---------------------------------------------
+
+
+def test_learning_with_small_models_applies_at_once_without_reopening(open_app: Open) -> None:
+    app = open_app(backups_kept=0)
+    session = app.session
+    assert session is not None and session.learning is not None
+    assert session.learning.worker.source.state() == "too small"  # the tiny large model waits
+    assert not app.apply_settings(dataclasses.replace(app.settings, learn_with_small_models=True))
+    assert app.session is session  # the models stayed loaded
+    worker = session.learning.worker
+    assert worker.is_alive() and worker.source.state() == "not loaded"  # it will learn now
+    app.apply_settings(dataclasses.replace(app.settings, learn_with_small_models=False))
+    assert session.learning.worker.source.state() == "too small" and not worker.is_alive()
+
+
+def test_turning_automatic_backups_on_backs_up_at_once_without_reopening(open_app: Open) -> None:
+    app = open_app(backups_kept=0)  # off: nothing is written when the session opens
+    session = app.session
+    assert session is not None and session.backups is not None
+    assert session.backups.wait() is None and backups() == []
+    assert not app.apply_settings(dataclasses.replace(app.settings, backups_kept=2))
+    assert app.session is session
+    assert session.backups.wait() is not None and len(backups()) == 1
+    # Not due again under the same interval; due at once when the interval is shortened to 0.
+    app.apply_settings(dataclasses.replace(app.settings, backups_kept=3))
+    assert session.backups.wait() is None and len(backups()) == 1
+    app.apply_settings(dataclasses.replace(app.settings, backup_every_hours=0))
+    assert session.backups.wait() is not None and len(backups()) == 2

@@ -107,17 +107,34 @@ class Learning:
         on_status: Callable[[Status], None],
     ) -> None:
         self.settings = settings  # the scheduler reads triggers and the pause from here, live
-        self.worker = ConsolidationWorker(
+        self._embedder, self._gate, self._on_status = embedder, gate, on_status
+        self.worker = self._started(settings)
+        self.scheduler = Scheduler(JobQueue(conn), settings=lambda: self.settings, wake=self._wake)
+
+    def _wake(self) -> None:
+        self.worker.wake()  # the current thread's: apply() may have started another
+
+    def _started(self, settings: Settings) -> ConsolidationWorker:
+        """A consolidation thread, running, with the distiller ``settings`` choose."""
+        embedder = self._embedder
+        worker = ConsolidationWorker(
             lambda: MemoryStore.open(paths.database_path(), embedder, distilling(settings)),
-            distiller_backends.from_settings(settings, gate, cloud_key),
-            gate=gate,
-            on_status=on_status,
+            distiller_backends.from_settings(settings, self._gate, cloud_key),
+            gate=self._gate,
+            on_status=self._on_status,
             after_job=tidy,
         )
-        self.scheduler = Scheduler(
-            JobQueue(conn), settings=lambda: self.settings, wake=self.worker.wake
-        )
-        self.worker.start()
+        worker.start()
+        return worker
+
+    def apply(self, settings: Settings) -> None:
+        """Follow new settings: triggers and the pause from the next turn on; a new choice of
+        distiller (learning with a small model turned on or off) on a new thread, at once (a
+        job the old one was running goes back to the queue, and the new one takes it up)."""
+        old, self.settings = self.settings, settings
+        if old.learn_with_small_models != settings.learn_with_small_models:
+            self.worker.stop()
+            self.worker = self._started(settings)
 
     def close(self) -> None:
         """Stop the thread (queued work resumes on the next start)."""
@@ -126,8 +143,8 @@ class Learning:
 
 def _opening(settings: Settings) -> tuple[object, ...]:
     """What a session reads only when it opens: a change to one of these reopens it (models
-    reload). The rest (learning triggers, the pause, the prompt language, appearance,
-    downloads) applies live."""
+    reload). The rest (learning triggers, the pause, learning with small models, the automatic
+    backups, the prompt language, appearance, downloads) applies live (:meth:`Session.apply`)."""
     s = settings
     return (
         (s.small_model, s.large_model, s.embedding_model, s.threads, s.gpu_layers),
@@ -180,13 +197,18 @@ class Session:
 
     def apply(self, settings: Settings) -> None:
         """Take new settings that need no reopening (:func:`needs_reopen` is False)."""
-        old, self.settings = self.settings.tools, settings
+        old, self.settings = self.settings, settings
         self.assistant.language = prompts.for_setting(settings.language)
         _personalise(self.assistant, self.model, settings)
-        if settings.tools != old:
+        if settings.tools != old.tools:
             self._retool(settings)
         if self.learning is not None:
-            self.learning.settings = settings
+            self.learning.apply(settings)
+        if self.backups is not None and _backing_up(settings) != _backing_up(old):
+            # A backup now when the new interval makes one due (or backups were turned on), kept
+            # with the new count; one still being written under the old settings is cancelled.
+            self.backups.close()
+            self.backups = _auto_backup(settings)
 
     def _retool(self, settings: Settings) -> None:
         """New tool settings: a new toolbox (its MCP servers restart in the background), asking
@@ -211,6 +233,18 @@ class Session:
         if self.owns_model:
             self.model.close()
         self.conn.close()
+
+
+def _backing_up(settings: Settings) -> tuple[int, int]:
+    return settings.backup_every_hours, settings.backups_kept
+
+
+def _auto_backup(settings: Settings) -> AutoBackup:
+    """The automatic backup of the settings: one on its own thread when the newest is older
+    than their interval (none when they keep no backups)."""
+    path = paths.database_path()
+    every, keep = _backing_up(settings)
+    return AutoBackup(path, backup.folder_of(path), every, keep)
 
 
 def _personalise(assistant: Assistant, model: LocalModel | ServedModel, settings: Settings) -> None:
@@ -293,8 +327,7 @@ def open_session(
     session.hub, session.ask, session.on_permissions = hub, ask, on_permissions
     if store is not None:
         path = paths.database_path()
-        every, keep = settings.backup_every_hours, settings.backups_kept
-        session.backups = AutoBackup(path, backup.folder_of(path), every, keep)
+        session.backups = _auto_backup(settings)
         with db.transaction(conn):  # what the last switch of models left behind
             migrations.drop_older_generations(conn, store.space.generation)
         session.backfill = Backfill(path, store.embedder)
