@@ -395,7 +395,7 @@ def test_run_job_is_one_call_that_settles_the_job_without_a_thread(store: Memory
     steps: list[tuple[str, float]] = []
     result = run_job(
         job, store, queue, ScriptedSource(model), CancelToken(),
-        lambda phase, fraction, _model: steps.append((phase, fraction)),
+        lambda phase, fraction, _model, _step: steps.append((phase, fraction)),
     )  # fmt: skip
     assert result.outcome == "done" and result.problem is None
     assert [m.content for m in store.memories()] == ["The user's cat is called Miso."]

@@ -460,7 +460,9 @@ def test_the_status_bar_follows_learning_and_the_large_model(
 
         @Slot(object)
         def on_status(self, status: Status) -> None:
-            seen.append((status.state, window.learning_state.text(), window.large_state.text()))
+            seen.append(
+                (status.state, window.learning_state.full_text(), window.large_state.text())
+            )
 
     watcher = Watcher()
     window.worker.learning_status.connect(watcher.on_status)
@@ -472,9 +474,10 @@ def test_the_status_bar_follows_learning_and_the_large_model(
         lambda: any(s == "distilling" for s, _, _ in seen) and seen[-1][0] == "idle",
         timeout=120_000,
     )
-    assert ("distilling", "Learning… 0%", "Large model: loading") in seen
+    assert ("distilling", "Learning… 0% · loading the model", "Large model: loading") in seen
     progress = [text for state, text, _ in seen if state == "distilling"]
-    assert progress[-1] == "Learning… 100%"
+    assert any(" · reading the chat" in text for text in progress)
+    assert progress[-1] == "Learning… 100% · saving"
     assert seen[-1][1:] == ("Memory up to date", "Large model: loaded")
     assert not window.retry_button.isVisible()
     window.close()

@@ -4700,6 +4700,46 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="211"/>
+        <source>chat {chat} of {chats}</source>
+        <translation>第 {chat}/{chats} 个对话</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="192"/>
+        <source>loading the model</source>
+        <translation>正在加载模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="194"/>
+        <source>reading the chat ({done} of {total} tokens)</source>
+        <translation>正在阅读对话（{done}/{total} 个词元）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="198"/>
+        <source>reading the chat</source>
+        <translation>正在阅读对话</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="200"/>
+        <source>proposing memories ({count} tokens)</source>
+        <translation>正在提出记忆（已写 {count} 个词元）</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="202"/>
+        <source>proposing memories</source>
+        <translation>正在提出记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="204"/>
+        <source>checking memory {index} of {count}</source>
+        <translation>正在核对第 {index}/{count} 条记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/status_line.py" line="208"/>
+        <source>saving</source>
+        <translation>正在保存</translation>
+    </message>
 </context>
 <context>
     <name>ToolBlock</name>

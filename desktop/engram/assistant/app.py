@@ -37,6 +37,7 @@ from engram.assistant.events import (
     Remembered,
     SignalKind,
     Status,
+    Step,
     Token,
     TurnStarted,
 )
@@ -608,8 +609,15 @@ def learn_waiting(settings: Settings, progress: Callable[[float, str], None]) ->
             while len(ran) < waiting and (job := queue.claim(now=float("inf"))) is not None:
                 share = len(ran) / waiting
 
-                def report(phase: Phase, done: float, _model: object, job_id: int = job.id) -> None:
-                    progress(share + done / waiting, f"job {job_id}: {phase}")  # noqa: B023
+                def report(
+                    phase: Phase,
+                    done: float,
+                    _model: object,
+                    step: Step | None,
+                    job_id: int = job.id,
+                ) -> None:
+                    doing = step.name if step is not None and phase == "distilling" else phase
+                    progress(share + done / waiting, f"job {job_id}: {doing}")  # noqa: B023
 
                 ran.append((job, run_job(job, store, queue, source, CancelToken(), report)))
         finally:

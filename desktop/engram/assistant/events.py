@@ -274,6 +274,25 @@ Phase = Literal["idle", "waiting", "distilling", "failed"]
 LargeModelState = Literal["not configured", "too small", "not loaded", "loading", "loaded", "cloud"]
 
 
+# The steps of a learning job, in order: loading the large model, reading the chat, proposing
+# memories (the long model call), checking each proposal against the memories, saving.
+StepName = Literal["loading", "reading", "proposing", "checking", "saving"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """Where a learning job is, for the status bar: its step, ``done`` of ``total`` within it
+    (the chat's tokens the model has read; the tokens of its proposal written so far, of at
+    most ``total``; the proposals checked: 0 when not known), and its chat, ``chat`` of
+    ``chats`` (those the worker is learning from one after another; 0 when not known)."""
+
+    name: StepName
+    done: int = 0
+    total: int = 0
+    chat: int = 0
+    chats: int = 0
+
+
 @dataclass(frozen=True)
 class Status:
     """What the worker is doing, for the status bar."""
@@ -286,6 +305,7 @@ class Status:
     error: Problem | None = None  # why it failed (the UI translates it)
     job_id: int | None = None
     learned: tuple[Learned, ...] = ()  # what the job just finished wrote (once, then idle)
+    step: Step | None = None  # the job's step while distilling (or waiting in it)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from engram.ui.elided import ElidedLabel
 from engram.ui.i18n import Retranslating
 
 MODEL_STATE_MAX_WIDTH = 320
+MODEL_STATE_WHILE_LEARNING = 160  # the small model's name gives way to learning's step
 MESSAGE_MIN_WIDTH = 260  # a passing message shown whole up to this width, even at 900 px
 
 
@@ -43,7 +44,13 @@ class StatusLine(Retranslating, QStatusBar):
         self.loading_bar.setTextVisible(False)
         self.loading_bar.setFixedSize(48, 6)
         self.loading_bar.hide()
-        self.learning_state = QLabel()
+        # What learning does, its step included: never narrower than its first part (the
+        # share), the rest shortened with "…" rather than a window widened past its screen;
+        # the whole of it in the tooltip.
+        self.learning_state = ElidedLabel()
+        self.learning_state.setSizePolicy(
+            QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred
+        )
         self.learning_state.setObjectName("learning_state")
         self.retry_button = QPushButton()
         self.retry_button.hide()
@@ -150,7 +157,7 @@ class StatusLine(Retranslating, QStatusBar):
         self._status = status
         too_small = status.model == "too small"
         if status.state == "distilling":
-            text = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))
+            text = self._learning(status)
         elif status.state == "waiting":
             text = self.tr("Learning waits for the answer")
         elif too_small:
@@ -162,7 +169,16 @@ class StatusLine(Retranslating, QStatusBar):
             text = self.tr("{count} to learn").format(count=status.queued)
         else:
             text = self.tr("Memory up to date")
+        learning = status.state == "distilling"
+        self.model_state.setMaximumWidth(
+            MODEL_STATE_WHILE_LEARNING if learning else MODEL_STATE_MAX_WIDTH
+        )
+        first = text.split(" · ", 1)[0]  # all of it but a step (and its chat)
+        self.learning_state.setMinimumWidth(
+            self.learning_state.fontMetrics().horizontalAdvance(first) + 4
+        )
         self.learning_state.setText(text)
+        self.learning_state.setToolTip(text)
         self.large_state.setText(
             self.tr("Large model: {state}").format(state=labels.label(status.model))
             if status.model and not too_small
@@ -171,3 +187,35 @@ class StatusLine(Retranslating, QStatusBar):
         self.retry_button.setVisible(
             not too_small and (status.state == "failed" or status.parked > 0)
         )
+
+    def _learning(self, status: Status) -> str:
+        """Learning's share, its step and which of the waiting chats it learns from ("Learning…
+        61% · checking memory 3 of 7 · chat 2 of 5"): the step before the chat, which a
+        narrow window leaves out first."""
+        said = self.tr("Learning… {percent}%").format(percent=int(status.progress * 100))
+        step = status.step
+        if step is None:
+            return said
+        done, total = f"{step.done:,}", f"{step.total:,}"
+        if step.name == "loading":
+            doing = self.tr("loading the model")
+        elif step.name == "reading" and step.total:
+            doing = self.tr("reading the chat ({done} of {total} tokens)").format(
+                done=done, total=total
+            )
+        elif step.name == "reading":
+            doing = self.tr("reading the chat")
+        elif step.name == "proposing" and step.done:
+            doing = self.tr("proposing memories ({count} tokens)").format(count=done)
+        elif step.name == "proposing":
+            doing = self.tr("proposing memories")
+        elif step.name == "checking":
+            doing = self.tr("checking memory {index} of {count}").format(
+                index=step.done, count=step.total
+            )
+        else:
+            doing = self.tr("saving")
+        parts = [said, doing]
+        if step.chats > 1:
+            parts.append(self.tr("chat {chat} of {chats}").format(chat=step.chat, chats=step.chats))
+        return " · ".join(parts)

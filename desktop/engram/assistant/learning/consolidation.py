@@ -6,10 +6,18 @@ and settles the job in the queue (done, back in the queue, or failed with its er
 :class:`ConsolidationWorker` thread only loops: wait, claim, ``run_job``, report a small
 :class:`Status` through a callback the UI forwards. ``engram eval`` calls ``run_job`` directly.
 A missing or failing distiller never loses a job: it waits in the queue and the status says why.
+
+A job reports its steps (:class:`~engram.assistant.events.Step`): loading the large model,
+reading the chat, proposing memories, checking each proposal, saving. The proposal is one model
+call of a minute or two on a small machine; a local model says meanwhile how many of the chat's
+tokens it has read and how many tokens it has written (asked from the stop check it calls
+between batches and tokens, at most every :data:`TICK_SECONDS`), so the status moves during it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import threading
 import time
@@ -18,9 +26,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engram.assistant import reading
-from engram.assistant.events import LargeModelState, Learned, Phase, Status
+from engram.assistant.events import LargeModelState, Learned, Phase, Status, Step
 from engram.assistant.learning import distill, plan_words, reconcile
-from engram.assistant.learning.distiller_backends import DistillerSource, DistillerUnavailableError
+from engram.assistant.learning.distiller_backends import (
+    CallProgress,
+    DistillerSource,
+    DistillerUnavailableError,
+    ReportsProgress,
+)
 from engram.core import log, priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import (
@@ -30,6 +43,7 @@ from engram.core.errors import (
     ModelFileError,
     ModelLoadError,
     Problem,
+    StoreError,
     tr,
 )
 from engram.memory.jobs import Job, JobQueue, backoff
@@ -55,16 +69,63 @@ class Result:
     learned: tuple[Learned, ...] = ()
 
 
-# on_progress(phase, fraction, model state to show instead of the source's, or None)
-Progress = Callable[[Phase, float, LargeModelState | None], None]
+# on_progress(phase, fraction, model state to show instead of the source's or None, the step)
+Progress = Callable[[Phase, float, LargeModelState | None, Step | None], None]
+# Where each step starts in the job's share (the rest is saving, up to 1).
+READING, PROPOSING, CHECKING, SAVING = 0.05, 0.15, 0.3, 0.95
+# How often a model call in progress is reported, at most (seconds).
+TICK_SECONDS = 0.5
 
 
 class _StoppedError(Exception):
     """The work was cancelled in the middle of a job."""
 
 
-def _quiet(phase: Phase, fraction: float, model: LargeModelState | None) -> None:
+def _quiet(phase: Phase, fraction: float, model: LargeModelState | None, step: Step | None) -> None:
     pass
+
+
+class _Steps:
+    """A job's steps as it reports them: the share only grows, and a model call in progress
+    (asked from the stop check, :meth:`check`) moves the reading and proposing steps."""
+
+    def __init__(self, cancel: CancelToken, on_progress: Progress) -> None:
+        self.cancel = cancel
+        self.on_progress = on_progress
+        self.step: Step | None = None
+        self.fraction = 0.0
+        self.model: object = None  # the distiller model, once acquired
+        self._ticked = 0.0
+
+    def report(self, step: Step, fraction: float, model: LargeModelState | None = None) -> None:
+        self.step, self.fraction = step, max(self.fraction, fraction)
+        self.on_progress("distilling", self.fraction, model, step)
+
+    def waiting(self) -> None:
+        self.on_progress("waiting", self.fraction, None, self.step)
+
+    def check(self) -> bool:
+        """The stop check the model calls while it works: stop when asked; meanwhile say how
+        far its call is, while the chat is read and the memories proposed."""
+        if self.step is not None and self.step.name in ("reading", "proposing"):
+            now = time.monotonic()
+            if now - self._ticked >= TICK_SECONDS:
+                self._ticked = now
+                if isinstance(self.model, ReportsProgress):
+                    # inside the model's call: a report that cannot be made now waits for
+                    # the next tick, and never breaks the call
+                    with contextlib.suppress(StoreError):
+                        self._moved(self.model.progress())
+        return self.cancel.cancelled
+
+    def _moved(self, call: CallProgress | None) -> None:
+        if call is None or self.step is None or not call.total:
+            return
+        share = min(1.0, call.done / call.total)
+        if call.writing:  # its first token came: the proposal is being written
+            self.report(Step("proposing", call.done, call.total), PROPOSING + share * 0.15)
+        elif self.step.name == "reading":  # a later call (a lesson's example) reads no chat
+            self.report(Step("reading", call.done, call.total), READING + share * 0.1)
 
 
 def run_job(
@@ -85,23 +146,24 @@ def run_job(
     without using up an attempt; another known problem or a bug counts as a failed attempt.
     """
     limits = limits or distill.Limits()
+    steps = _Steps(cancel, on_progress)
 
-    def wait_foreground(fraction: float) -> None:
+    def wait_foreground() -> None:
         if cancel.cancelled:
             raise _StoppedError
         if gate is not None and gate.busy:
-            on_progress("waiting", fraction, None)
+            steps.waiting()
             gate.wait_idle(cancel)
         if cancel.cancelled:
             raise _StoppedError
 
     try:
-        wait_foreground(0.0)
+        wait_foreground()
         if source.state() == "not loaded":  # acquiring it loads it: say so meanwhile
-            on_progress("distilling", 0.0, "loading")
-        model = source.acquire(cancel)
+            steps.report(Step("loading"), 0.0, "loading")
+        model = steps.model = source.acquire(steps.check)
         episodes = queue.episodes(job)
-        on_progress("distilling", 0.05, None)
+        steps.report(Step("reading"), READING)
         outcomes = [
             distill.Outcome(s.answer_episode_id, s.kind, s.text, s.replaced)
             for s in Outcomes(store).of_job(job.id)
@@ -121,16 +183,16 @@ def run_job(
         )  # fmt: skip
         # and the user's own words of a correction, which only replace what they set right
         candidates = [*result.candidates, *distill.set_right(episodes, result.candidates, read)]
-        total = max(1, len(candidates))
-        done = 0.3 if candidates else 1.0  # nothing to reconcile: the job is all but done
-        on_progress("distilling", done, None)
         learned: list[Learned] = []
         for i, candidate in enumerate(candidates):
-            wait_foreground(done)
+            steps.report(
+                Step("checking", i + 1, len(candidates)),
+                CHECKING + (SAVING - CHECKING) * i / len(candidates),
+            )
+            wait_foreground()
             if wrote := _apply(store, model, candidate, result.language, job, source.origin):
                 learned.append(wrote)
-            done = 0.3 + 0.7 * (i + 1) / total
-            on_progress("distilling", done, None)
+        steps.report(Step("saving"), SAVING)
     except _StoppedError:
         queue.defer(job, "interrupted by shutdown", 0.0)
         return Result("stopped")
@@ -152,6 +214,7 @@ def run_job(
         queue.fail(job, f"internal error: {exc!r}")
         return Result("failed", Problem(tr("internal error: {error}"), error=repr(exc)))
     queue.complete(job.id)
+    steps.report(Step("saving"), 1.0)
     return Result("done", learned=tuple(learned))
 
 
@@ -214,6 +277,7 @@ class ConsolidationWorker(threading.Thread):
         self._wake = threading.Event()
         self.status = Status("idle")
         self.jobs_done = 0
+        self._in_a_row = 0  # jobs run since the worker was last idle: the chat is the next one
 
     def wake(self) -> None:
         """New work was queued (the Scheduler's ``wake`` callback)."""
@@ -243,7 +307,9 @@ class ConsolidationWorker(threading.Thread):
                 job = queue.claim()
                 if job is not None:
                     self._run(store, queue, job)
+                    self._in_a_row += 1
                     continue
+                self._in_a_row = 0
                 self.source.idle()
                 if self.status.state != "failed":
                     self._report(queue, "idle")
@@ -254,8 +320,10 @@ class ConsolidationWorker(threading.Thread):
             store.conn.close()
 
     def _run(self, store: MemoryStore, queue: JobQueue, job: Job) -> None:
-        def progress(phase: Phase, fraction: float, model: LargeModelState | None) -> None:
-            self._report(queue, phase, fraction, job=job, model=model)
+        def progress(
+            phase: Phase, fraction: float, model: LargeModelState | None, step: Step | None
+        ) -> None:
+            self._report(queue, phase, fraction, job=job, model=model, step=step)
 
         result = run_job(
             job,
@@ -289,8 +357,12 @@ class ConsolidationWorker(threading.Thread):
         job: Job | None = None,
         model: LargeModelState | None = None,
         learned: tuple[Learned, ...] = (),
+        step: Step | None = None,
     ) -> None:
         counts = queue.counts()
+        if step is not None:  # this job's chat of those run in a row and those still waiting
+            chat = self._in_a_row + 1
+            step = dataclasses.replace(step, chat=chat, chats=chat + counts.get("queued", 0))
         status = Status(
             state,
             progress,
@@ -300,6 +372,7 @@ class ConsolidationWorker(threading.Thread):
             error,
             job.id if job else None,
             learned,
+            step,
         )
         if status != self.status:
             self.status = status

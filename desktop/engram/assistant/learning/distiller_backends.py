@@ -7,7 +7,8 @@ Thin adapters over :mod:`engram.models`: the local one passes the worker's stop 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from engram.assistant.events import LargeModelState
 from engram.assistant.learning.distill import StructuredModel
@@ -39,7 +40,28 @@ class DistillerSource(Protocol):
     def idle(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class CallProgress:
+    """How far a model's call is: reading its prompt (``done`` of ``total`` tokens) or, once
+    ``writing``, its answer (``done`` tokens written, of at most ``total``)."""
+
+    writing: bool
+    done: int
+    total: int
+
+
+@runtime_checkable
+class ReportsProgress(Protocol):
+    """A distiller model that says how far its current call is (the local model: the learning
+    thread asks it from the stop check the model calls between batches and tokens)."""
+
+    def progress(self) -> CallProgress | None: ...
+
+
 class _Cancellable:
+    """The large local model as a job holds it: its stop check is the worker's, and it says
+    how far its current call is (:class:`ReportsProgress`)."""
+
     def __init__(self, model: LocalModel, cancelled: Cancelled) -> None:
         self.model = model
         self.cancelled = cancelled
@@ -48,6 +70,16 @@ class _Cancellable:
         self, messages: Sequence[Message], json_schema: dict[str, Any], max_tokens: int = 768
     ) -> dict[str, Any]:
         return self.model.structured(messages, json_schema, max_tokens, self.cancelled)
+
+    def progress(self) -> CallProgress | None:
+        """The prompt's tokens read until the first token; then the tokens written."""
+        read = self.model.reading()
+        if read is not None:
+            return CallProgress(False, *read)
+        stats = self.model.last_stats
+        return (
+            None if stats is None else CallProgress(True, stats.generated_tokens, stats.max_tokens)
+        )
 
 
 class LocalDistiller:
