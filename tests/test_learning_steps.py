@@ -5,8 +5,7 @@ in English and Chinese."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -20,29 +19,17 @@ from engram.assistant.learning.distiller_backends import LocalDistiller
 from engram.core import paths
 from engram.core.cancel import CancelToken
 from engram.core.messages import Message
-from engram.memory import embed
 from engram.memory.jobs import JobQueue
 from engram.memory.store import MemoryStore
 from engram.models.background import LazyModel
 from engram.models.local import CallStats
 from engram.ui.status_line import StatusLine
-from test_consolidation_support import ScriptedModel, chat, memories_answer, minilm
+from test_consolidation import embedder, store  # noqa: F401  (shared fixtures)
+from test_consolidation_support import ScriptedModel, chat, memories_answer
 from test_live_switches import _zh
 from waiting import wait_until
 
 PROMPT = 400  # tokens of the distill request, as the fake model reads it in batches
-
-
-@pytest.fixture(scope="module")
-def embedder(starter_models: Path) -> embed.FastEmbedder:
-    return minilm(starter_models)
-
-
-@pytest.fixture
-def store(embedder: embed.FastEmbedder) -> Iterator[MemoryStore]:
-    opened = MemoryStore.open(paths.database_path(), embedder)
-    yield opened
-    opened.conn.close()
 
 
 @pytest.fixture(autouse=True)
@@ -88,7 +75,7 @@ def _distiller(model: ReadingModel) -> LocalDistiller:
 
 
 def test_a_job_reports_each_step_and_moves_during_the_long_model_call(
-    store: MemoryStore,
+    store: MemoryStore,  # noqa: F811
 ) -> None:
     chat(store, [("My cat is called Miso and I live in Lyon.", "Nice!")])
     queue = JobQueue(store.conn)
@@ -128,7 +115,7 @@ def test_a_job_reports_each_step_and_moves_during_the_long_model_call(
     assert len(set(fractions)) >= 10  # the share moves with the steps, not only at their ends
 
 
-def test_the_worker_says_which_of_the_waiting_chats_it_reads(store: MemoryStore) -> None:
+def test_the_worker_says_which_of_the_waiting_chats_it_reads(store: MemoryStore) -> None:  # noqa: F811
     for said in ("My cat is called Miso.", "I live in Lyon.", "I play the cello."):
         chat(store, [(said, "Noted.")])
     queue = JobQueue(store.conn)
