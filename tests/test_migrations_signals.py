@@ -10,6 +10,16 @@ from engram.memory.episodes import EpisodeLog
 BEFORE = [name for name, _ in migrations.MIGRATIONS].index("0012_signals_outlive_answers")
 
 
+def _said(conn: object, chat: int, turn: int, role: str, content: str) -> int:
+    """A message written as a 0011 file holds it (today's EpisodeLog writes later columns)."""
+    conn.execute(  # type: ignore[attr-defined]
+        "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at)"
+        " VALUES (?, ?, ?, ?, 0)",
+        (chat, turn, role, content),
+    )
+    return int(conn.last_insert_rowid())  # type: ignore[attr-defined]
+
+
 def _count(conn: object, table: str) -> int:
     return int(db.scalar(conn, f"SELECT COUNT(*) FROM {table}"))  # type: ignore[arg-type]
 
@@ -21,11 +31,11 @@ def test_a_0011_file_keeps_its_signals_and_credit_and_signals_then_outlive_answe
     migrations.apply(conn, path, migrations.MIGRATIONS[:BEFORE])
     log = EpisodeLog(conn)
     chat = log.new_conversation("bridges").id
-    log.append(chat, "user", "How long is the Golden Gate Bridge?")
-    answer = log.append(chat, "assistant", "It is 1.7 miles.").id
+    _said(conn, chat, 0, "user", "How far is it across the Humber Bridge?")
+    answer = _said(conn, chat, 1, "assistant", "It is 1.4 miles.")
     other = log.new_conversation("other").id
-    log.append(other, "user", "Hello")
-    kept = log.append(other, "assistant", "Hi.").id
+    _said(conn, other, 0, "user", "Hello")
+    kept = _said(conn, other, 1, "assistant", "Hi.")
     conn.execute(
         "INSERT INTO memories(id, kind, content, created_at, updated_at, origin)"
         " VALUES (7, 'lesson', 'When asked a distance, answer in km.', 0, 0, 'local');"
