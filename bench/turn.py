@@ -41,7 +41,6 @@ from engram.memory import db  # noqa: E402
 from engram.memory.store import MemoryStore  # noqa: E402
 from engram.models import roles  # noqa: E402
 
-DIM = 384
 TURNS = (1, 10, 30)
 WINDOW = 2  # turns either side of 10 and 30 pooled into their sample
 PEOPLE = ["sister", "brother", "mother", "father", "colleague", "neighbour", "friend", "cousin"]
@@ -87,7 +86,7 @@ SITUATED_LESSONS = 2000
 
 def situated(store: MemoryStore, ids: list[int], rng: np.random.Generator) -> None:
     """Six situations, each with a random unit vector, for each of the lessons ``ids``."""
-    vecs = rng.standard_normal((6 * len(ids), DIM)).astype(np.float32)
+    vecs = rng.standard_normal((6 * len(ids), store.embedder.dim)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     with db.transaction(store.conn):
         for n, memory_id in enumerate(ids):
@@ -104,7 +103,7 @@ def build_store(path: Path, total: int, real: int = 300, seed: int = 7) -> None:
     contents = filler(n, rng)
     for start in range(0, n, 20_000):
         stop = min(n, start + 20_000)
-        vecs = rng.standard_normal((stop - start, DIM)).astype(np.float32)
+        vecs = rng.standard_normal((stop - start, store.embedder.dim)).astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         kind = kinds[(start // 20_000) % len(kinds)]
         ids = store.add_many(contents[start:stop], kind, vectors=vecs)
