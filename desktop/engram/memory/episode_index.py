@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 import apsw
 
-from engram.core import log, priority
-from engram.core.cancel import CancelToken
-from engram.core.errors import StoreError
+from engram.core import log
 from engram.memory import db, faults, migrations
 from engram.memory.embed import Embedder, Vectors
 from engram.memory.episodes import EpisodeLog
+from engram.memory.passes import Pass
 from engram.memory.records import EpisodeHit
 from engram.memory.search import Filters, Focus, focus, hybrid
 from engram.memory.vectors import EmbeddingSpace
@@ -147,7 +145,7 @@ def embed_missing(
     return done
 
 
-class Backfill:
+class Backfill(Pass):
     """Embeds every memory and episode still without a vector on its own thread and connection.
 
     After a large import the turn embeds only a few messages before it searches (the rest are
@@ -155,35 +153,19 @@ class Backfill:
     this catches up in the background. ``close()`` stops it between batches and waits.
     """
 
-    def __init__(self, path: Path, embedder: Embedder) -> None:
-        self.cancel = CancelToken()
-        self.done = 0
-        self._thread = threading.Thread(
-            target=self._run, args=(path, embedder), name="engram-backfill", daemon=True
-        )
-        self._thread.start()
+    name = "backfill"
 
-    def _run(self, path: Path, embedder: Embedder) -> None:
-        priority.lower_this_thread()
-        try:
-            conn = db.connect(path)
-        except StoreError as exc:
-            _log.warning("backfill not started: %s", type(exc).__name__)
-            return
-        try:
-            space = EmbeddingSpace(conn, embedder)
-            for table in migrations.VECTOR_SPACES:
-                self.done += embed_missing(space, table, cancel=self.cancel)
-            _log.info("backfill embedded %d rows", self.done)
-        except StoreError as exc:
-            _log.warning("backfill stopped: %s", type(exc).__name__)
-        finally:
-            conn.close()
+    def __init__(self, path: Path, embedder: Embedder) -> None:
+        super().__init__(path, embedder)
+        self.done = 0
+        self.start()
+
+    def work(self, conn: apsw.Connection, embedder: Embedder) -> None:
+        space = EmbeddingSpace(conn, embedder)
+        for table in migrations.VECTOR_SPACES:
+            self.done += embed_missing(space, table, cancel=self.cancel)
+        _log.info("backfill embedded %d rows", self.done)
 
     def wait(self) -> int:
-        self._thread.join()
+        self.join()
         return self.done
-
-    def close(self) -> None:
-        self.cancel.cancel()
-        self._thread.join()

@@ -11,16 +11,16 @@ Vectors of two models are never compared: the new generation is searched only on
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from engram.core import log, priority
-from engram.core.cancel import CancelToken
-from engram.core.errors import StoreError
+import apsw
+
+from engram.core import log
 from engram.memory import db, migrations, vectors
 from engram.memory.embed import Embedder
 from engram.memory.episode_index import Progress
+from engram.memory.passes import Pass
 from engram.memory.store import MemoryStore
 
 _log = log.get("memory.reembed")
@@ -78,7 +78,7 @@ def reembed(
     return True
 
 
-class Reembedding:
+class Reembedding(Pass):
     """Re-embeds a file's memories and messages with a new model on its own thread and
     connection, when the file's vectors are another model's.
 
@@ -87,40 +87,24 @@ class Reembedding:
     ``close()`` stops it between batches and waits; the next start carries on.
     """
 
+    name = "reembed"
+
     def __init__(self, path: Path, embedder: Embedder, old: Embedder | None) -> None:
         if old is not None:
             vectors.register(old)  # every store in this process searches the old space meanwhile
-        self.cancel = CancelToken()
+        super().__init__(path, embedder)
         self.progress: tuple[int, int] = (0, 0)
         self.finished = False
-        self._thread = threading.Thread(
-            target=self._run, args=(path, embedder), name="engram-reembed", daemon=True
-        )
-        self._thread.start()
+        self.start()
 
     def _report(self, done: int, total: int) -> None:
         self.progress = (done, total)
 
-    def _run(self, path: Path, embedder: Embedder) -> None:
-        priority.lower_this_thread()
-        try:
-            conn = db.connect(path)
-        except StoreError as exc:
-            _log.warning("re-embedding not started: %s", type(exc).__name__)
-            return
-        try:
-            store = MemoryStore(conn, embedder)
-            self.finished = reembed(store, embedder, self._report, self.cancel)
-        except StoreError as exc:
-            _log.warning("re-embedding stopped: %s", type(exc).__name__)
-        finally:
-            conn.close()
+    def work(self, conn: apsw.Connection, embedder: Embedder) -> None:
+        store = MemoryStore(conn, embedder)
+        self.finished = reembed(store, embedder, self._report, self.cancel)
 
     def wait(self) -> bool:
         """Wait for the end; True when the new vectors are in place."""
-        self._thread.join()
+        self.join()
         return self.finished
-
-    def close(self) -> None:
-        self.cancel.cancel()
-        self._thread.join()
