@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engram.assistant.events import (
+    Event,
     Failed,
     Finished,
     Recalled,
@@ -72,7 +73,7 @@ class Config:
 
 
 @dataclass
-class _Said:
+class Said:
     """One answer as the user saw it, with the tool calls made for it."""
 
     conversation_id: int
@@ -239,7 +240,7 @@ class TaskRunner:
         condition: str,
         earlier: Sequence[dict[str, Any]],
     ) -> dict[str, Any]:
-        said = _Said(0, 0, "", [])
+        said = Said(0, 0, "", [])
         for message in task.messages:
             said = self._say(assistant, said.conversation_id, message)
         passed = not said.error and passes(task.check, said.text, said.calls)
@@ -272,34 +273,42 @@ class TaskRunner:
                 assistant.signal(said.episode_id, signal.kind, signal.text)
         if condition in DISTILLED:
             reason = "outcome" if task.feedback is not None else "turns"
-            record["memories_after"] = self._consolidate(store, said.conversation_id, reason)
+            record["memories_after"] = learn(store, self.distiller, said.conversation_id, reason)
             record["lessons_after"] = len(store.memories(kinds=[LESSON], limit=100_000))
         return record
 
-    def _say(self, assistant: Assistant, conversation_id: int, text: str) -> _Said:
-        said = _Said(conversation_id, 0, "", [])
-        for event in assistant.turn(conversation_id, text):
-            if isinstance(event, ToolCalled):
-                said.calls.append(Call(event.name, event.arguments))
-            elif isinstance(event, Recalling):
-                said.recited = bool(said.recalled) and not event.items
-                said.recalled = event.items
-            elif isinstance(event, Finished):
-                said.episode_id, said.text = event.episode_id, event.text
-            elif isinstance(event, Failed):
-                said.error = event.problem.message
-                _log.warning("task answer failed: %s", said.error)
-            elif isinstance(event, TurnStarted):
-                said.conversation_id = event.conversation_id
-        return said
+    def _say(self, assistant: Assistant, conversation_id: int, text: str) -> Said:
+        return heard(assistant.turn(conversation_id, text), conversation_id)
 
-    def _consolidate(self, store: MemoryStore, conversation_id: int, reason: str) -> int:
-        """Distill the task's conversation now; the number of active memories after it."""
-        queue = JobQueue(store.conn)
-        queue.enqueue(conversation_id, reason=reason)
-        while (job := queue.claim()) is not None:
-            run_job(job, store, queue, self.distiller, CancelToken())
-        return len(store.memories(limit=100_000))
+
+def heard(events: Iterable[Event], conversation_id: int = 0) -> Said:
+    """What a turn's ``events`` said (``Assistant.turn``'s, or ``Engram.send``'s) in a chat
+    (0: the new chat the turn starts)."""
+    said = Said(conversation_id, 0, "", [])
+    for event in events:
+        if isinstance(event, ToolCalled):
+            said.calls.append(Call(event.name, event.arguments))
+        elif isinstance(event, Recalling):
+            said.recited = bool(said.recalled) and not event.items
+            said.recalled = event.items
+        elif isinstance(event, Finished):
+            said.episode_id, said.text = event.episode_id, event.text
+        elif isinstance(event, Failed):
+            said.error = event.problem.message
+            _log.warning("answer failed: %s", said.error)
+        elif isinstance(event, TurnStarted):
+            said.conversation_id = event.conversation_id
+    return said
+
+
+def learn(store: MemoryStore, distiller: DistillerSource, conversation_id: int, reason: str) -> int:
+    """Run the learning job of a chat's new messages now, as the learning thread would
+    (``reason``: why it was queued); the number of active memories after it."""
+    queue = JobQueue(store.conn)
+    queue.enqueue(conversation_id, reason=reason)
+    while (job := queue.claim()) is not None:
+        run_job(job, store, queue, distiller, CancelToken())
+    return len(store.memories(limit=100_000))
 
 
 def _copies(store: Path) -> Path:
