@@ -19,7 +19,6 @@ import pytest
 import tiny
 from engram.assistant import intent
 from engram.assistant.app import (
-    NOTHING_NEW,
     PAUSED,
     TEMPORARY,
     Engram,
@@ -37,6 +36,7 @@ from engram.assistant.events import (
     Remembered,
     TurnStarted,
 )
+from engram.assistant.learn import NOTHING_NEW
 from engram.assistant.memories import backups, open_memories, open_store, pause_memory
 from engram.assistant.remembering import USER_IMPORTANCE
 from engram.assistant.tools.permissions import DENY, Question
@@ -178,7 +178,9 @@ def test_remember_this_and_slash_remember_keep_the_users_words_alike(open_app: O
     told = next(e for e in events if isinstance(e, Remembered))
     assert told.content == "my locker code is 4711"
     assert any(isinstance(e, Finished) for e in events)  # and it was answered
-    chat, typed = app.remember(said.conversation_id, "/remember I live in Oslo", "I live in Oslo")
+    chat, typed = app.memories.remember(
+        said.conversation_id, "/remember I live in Oslo", "I live in Oslo"
+    )
     assert chat == said.conversation_id and isinstance(typed, Remembered)
     store = _store(app)
     for remembered, episode in ((told, said.user_episode_id), (typed, None)):
@@ -187,10 +189,10 @@ def test_remember_this_and_slash_remember_keep_the_users_words_alike(open_app: O
         assert memory.importance == USER_IMPORTANCE
         sources = [s.episode_id for s in store.sources(memory.id)]
         assert episode is None or sources == [episode]
-    line = [e for e in app.messages(chat) if e.role == "user"][-1]
+    line = [e for e in app.chats.messages(chat) if e.role == "user"][-1]
     assert line.content == "/remember I live in Oslo"  # the command is where it came from
     assert [s.episode_id for s in store.sources(typed.memory_id)] == [line.id]
-    new_chat, slash = app.remember(0, "/remember I cycle to work", "I cycle to work")
+    new_chat, slash = app.memories.remember(0, "/remember I cycle to work", "I cycle to work")
     assert new_chat not in (0, chat) and isinstance(slash, Remembered)  # a chat titled after it
 
 
@@ -210,11 +212,11 @@ def test_remember_this_is_acknowledged_in_its_language_and_a_question_is_answere
         assert any(isinstance(e, Remembered) for e in events)
         finished = next(e for e in events if isinstance(e, Finished))
         assert finished.text == reply
-        assert app.messages(_answered(events)[0])[-1].content == reply  # stored as the answer
+        assert app.chats.messages(_answered(events)[0])[-1].content == reply  # stored as the answer
     asked = _send(app, 0, "remember this: my sister is Ana. What should I get her?")
     assert any(isinstance(e, Remembered) for e in asked)
     assert next(e for e in asked if isinstance(e, Finished)).text != "Got it, I'll remember that."
-    temporary = app.new_chat("", temporary=True)  # nothing is kept: the model answers
+    temporary = app.chats.new("", temporary=True)  # nothing is kept: the model answers
     events = _send(app, temporary, "remember this: my bank PIN is 4321")
     assert [e for e in events if isinstance(e, NotRemembered)] == [NotRemembered(TEMPORARY)]
     assert next(e for e in events if isinstance(e, Finished)).text != "Got it, I'll remember that."
@@ -225,27 +227,27 @@ def test_forget_that_archives_with_an_undo_and_what_stays_forgotten_is_deleted(
     open_app: Open,
 ) -> None:
     app = open_app()
-    chat, _typed = app.remember(0, "/remember my bike is blue", "my bike is blue")
-    before = len(app.messages(chat))
+    chat, _typed = app.memories.remember(0, "/remember my bike is blue", "my bike is blue")
+    before = len(app.chats.messages(chat))
     (forgotten,) = _send(app, chat, "forget that")  # the message, as in the window
     assert isinstance(forgotten, Forgotten) and forgotten.content == "my bike is blue"
-    assert len(app.messages(chat)) == before  # "forget that" is no turn
+    assert len(app.chats.messages(chat)) == before  # "forget that" is no turn
     store = _store(app)
     memory = store.get(forgotten.memory_id)
     assert memory is not None and memory.status == "archived"
     assert store.memories() == []  # never recalled while archived
-    app.undo_forget(forgotten)
+    app.memories.undo_forget(forgotten)
     memory = store.get(forgotten.memory_id)
     assert memory is not None and memory.status == "active"
-    again = app.forget_last(chat)  # "that" is still what the undo brought back
+    again = app.memories.forget_last(chat)  # "that" is still what the undo brought back
     assert isinstance(again, Forgotten) and again.memory_id == forgotten.memory_id
-    app.undo_forget(again)
+    app.memories.undo_forget(again)
 
-    _chat, kept = app.remember(chat, "/remember my car is green", "my car is green")
+    _chat, kept = app.memories.remember(chat, "/remember my car is green", "my car is green")
     assert isinstance(kept, Remembered)
-    gone = app.forget_last(chat)  # the terminal's /forget
+    gone = app.memories.forget_last(chat)  # the terminal's /forget
     assert isinstance(gone, Forgotten) and gone.memory_id == kept.memory_id
-    app.purge_forgotten()  # the undo is no longer offered
+    app.memories.purge_forgotten()  # the undo is no longer offered
     assert store.get(kept.memory_id) is None
     assert store.get(forgotten.memory_id) is not None  # the undone one stays
 
@@ -254,7 +256,7 @@ def test_forget_that_archives_with_an_undo_and_what_stays_forgotten_is_deleted(
 def test_after_an_answer_forget_that_means_the_memory_it_used(open_app: Open) -> None:
     app = open_app()
     bike = _store(app).add("The user's bike is a red Brompton.", "fact", origin="local").id
-    chat, _tea = app.remember(0, "/remember I like green tea", "I like green tea")
+    chat, _tea = app.memories.remember(0, "/remember I like green tea", "I like green tea")
     events = _send(app, chat, "What bike do I ride, my red Brompton?")
     finished = next(e for e in events if isinstance(e, Finished))
     assert bike in [item.memory_id for item in finished.recalled]
@@ -285,21 +287,25 @@ def test_while_paused_nothing_is_learned_and_every_use_case_says_why(open_app: O
     events = _send(app, 0, "remember this: my bank PIN is 4321")
     assert [e for e in events if isinstance(e, NotRemembered)] == [NotRemembered(PAUSED)]
     chat, answer = _answered(events)
-    assert app.remember(chat, "/remember my PIN is 4321", "my PIN is 4321")[1] == (
+    assert app.memories.remember(chat, "/remember my PIN is 4321", "my PIN is 4321")[1] == (
         NotRemembered(PAUSED)
     )
-    assert app.messages(chat)[-1].content != "/remember my PIN is 4321"  # nothing stored
-    assert app.judge(answer, "thumbs_up") == PAUSED  # a thumb, in the window and the terminal
-    assert app.learn_now(chat) == PAUSED  # Remember
-    app.idle(chat)
+    assert app.chats.messages(chat)[-1].content != "/remember my PIN is 4321"  # nothing stored
+    assert (
+        app.learning.judge(answer, "thumbs_up") == PAUSED
+    )  # a thumb, in the window and the terminal
+    assert app.learning.learn_now(chat) == PAUSED  # Remember
+    app.learning.idle(chat)
     assert _signals(app) == [] and _jobs(app).jobs() == []
-    assert all(e.excluded for e in app.messages(chat))  # never learned, even after resuming
+    assert all(e.excluded for e in app.chats.messages(chat))  # never learned, even after resuming
 
     app.apply_settings(tiny.settings(max_answer_tokens=8, consolidate_every_turns=50))
     assert app.memory == MemoryState("on")
     _chat, later = _answered(_send(app, chat, "I like hiking on weekends."))
-    assert app.judge(later, "thumbs_up") is None and _signals(app) == [(later, "thumbs_up")]
-    assert app.learn_now(chat) == NOTHING_NEW  # the thumb queued a job for all of it
+    assert app.learning.judge(later, "thumbs_up") is None and _signals(app) == [
+        (later, "thumbs_up")
+    ]
+    assert app.learning.learn_now(chat) == NOTHING_NEW  # the thumb queued a job for all of it
     (job,) = _jobs(app).jobs()
     read = " ".join(e.content for e in _jobs(app).episodes(job))
     assert "hiking" in read and "4321" not in read
@@ -322,24 +328,24 @@ def test_what_is_left_is_queued_at_exit_unless_memory_is_paused(open_app: Open) 
 @pytest.mark.slow
 def test_a_temporary_chat_learns_nothing_and_is_deleted_when_left(open_app: Open) -> None:
     app = open_app()
-    chat = app.new_chat("scratch", temporary=True)
+    chat = app.chats.new("scratch", temporary=True)
     events = _send(app, chat, "remember this: my locker code is 9911")
     assert [e for e in events if isinstance(e, NotRemembered)] == [NotRemembered(TEMPORARY)]
     _chat, answer = _answered(events)
-    assert app.judge(answer, "thumbs_down", "too short") == TEMPORARY
-    assert app.learn_now(chat) == TEMPORARY
-    asked = app.messages(chat)[0]
+    assert app.learning.judge(answer, "thumbs_down", "too short") == TEMPORARY
+    assert app.learning.learn_now(chat) == TEMPORARY
+    asked = app.chats.messages(chat)[0]
     regenerated = list(app.resend(chat, asked.id, asked.content, CancelToken()))
     assert any(isinstance(e, Finished) for e in regenerated)
-    app.idle(chat)
+    app.learning.idle(chat)
     assert _signals(app) == [] and _jobs(app).jobs() == []  # a regenerate judged nothing
-    app.leave(chat)
-    assert app.messages(chat) == []
+    app.chats.leave(chat)
+    assert app.chats.messages(chat) == []
     assert _rows("SELECT COUNT(*) FROM conversations") == [(0,)]
     normal, _answer = _answered(_send(app, 0, "Name a colour."))
-    app.leave(normal)
-    assert app.messages(normal)  # a normal chat stays
-    still_open = app.new_chat("scratch", temporary=True)
+    app.chats.leave(normal)
+    assert app.chats.messages(normal)  # a normal chat stays
+    still_open = app.chats.new("scratch", temporary=True)
     app.close()  # a temporary chat lives no longer than the Engram that made it
     assert _rows("SELECT id FROM conversations") == [(normal,)] and still_open
 
@@ -357,7 +363,7 @@ def test_without_memory_engram_answers_and_says_memory_is_off(loaded_models: Loa
         (refused,) = [e for e in events if isinstance(e, NotRemembered)]
         assert "Memory is off" in refused.problem.message
         chat, answer = _answered(events)
-        assert app.judge(answer, "thumbs_up") == refused.problem
+        assert app.learning.judge(answer, "thumbs_up") == refused.problem
         assert isinstance(next(iter(app.send(chat, "forget that", CancelToken()))), NothingToForget)
     finally:
         app.close()
@@ -374,7 +380,7 @@ from engram.core.cancel import CancelToken
 
 app = Engram(dataclasses.replace(settings.load(), max_answer_tokens=4))
 app.open()
-chat = app.new_chat("scratch", temporary=True)
+chat = app.chats.new("scratch", temporary=True)
 for _event in app.send(chat, "a secret said in a temporary chat", CancelToken()):
     pass
 print(chat, flush=True)
@@ -419,16 +425,16 @@ def test_this_is_wrong_is_a_memory_wrong_signal_that_retires_the_memory(open_app
     app = open_app()
     bike = _store(app).add("The user's bike is a red Brompton.", "fact").id
     chat, answer = _answered(_send(app, 0, "What bike do I ride, my red Brompton?"))
-    assert app.judge(answer, "memory_wrong", memory_id=bike) is None
+    assert app.learning.judge(answer, "memory_wrong", memory_id=bike) is None
     assert _signals(app) == [(answer, "memory_wrong")]
     memory = _store(app).get(bike)  # retired at once, its harm counted; the browser shows it
     assert memory is not None and memory.feedback == -1 and memory.status == "archived"
     stored = _rows("SELECT text, job_id FROM signals")
     assert stored == [("The user's bike is a red Brompton.", None)]  # what was wrong
     assert _jobs(app).jobs() == []  # it judges a memory: no lesson is asked for
-    temporary = app.new_chat(temporary=True)
+    temporary = app.chats.new(temporary=True)
     _chat, other = _answered(_send(app, temporary, "What bike do I ride?"))
-    assert app.judge(other, "memory_wrong", memory_id=bike) == TEMPORARY
+    assert app.learning.judge(other, "memory_wrong", memory_id=bike) == TEMPORARY
     assert chat and _signals(app) == [(answer, "memory_wrong")]
 
 

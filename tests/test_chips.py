@@ -150,7 +150,7 @@ def test_the_chips_of_an_answer_are_the_same_live_and_reopened_one_per_memory(
     assert [c[5] for c in live] == [True, True]  # the answer says what the memory says
     assert not any(c[3] == message for c in live)
 
-    reopened = app.recalled([finished.episode_id])[finished.episode_id]
+    reopened = app.memories.recalled([finished.episode_id])[finished.episode_id]
     assert _chips(*reopened) == live
 
 
@@ -175,7 +175,7 @@ def test_a_stopped_answer_shows_the_same_chips_live_and_reopened(
     cancelled = next(e for e in _send(app, 0, ASKED, stop) if isinstance(e, Cancelled))
     live = _chips(cancelled.recalled, cancelled.used)
     assert [c[0] for c in live] == ["plan", "fact"]
-    reopened = app.recalled([cancelled.episode_id])[cancelled.episode_id]
+    reopened = app.memories.recalled([cancelled.episode_id])[cancelled.episode_id]
     assert _chips(*reopened) == live
 
 

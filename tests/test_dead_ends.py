@@ -11,8 +11,9 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 import tiny
-from engram.assistant.app import NOTHING_NEW, LoadedModels
+from engram.assistant.app import LoadedModels
 from engram.assistant.events import Learned, Status
+from engram.assistant.learn import NOTHING_NEW
 from engram.core import paths
 from engram.core.errors import EngramError, tr
 from engram.memory import db

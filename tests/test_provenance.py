@@ -197,7 +197,9 @@ def test_the_users_own_words_are_recorded_with_the_message_they_were_said_in(
         said = list(app.send(0, "remember this: my bike is red", CancelToken()))
         first = next(e for e in said if isinstance(e, Remembered))
         started = next(e for e in said if isinstance(e, TurnStarted))
-        _chat, remembered = app.remember(started.conversation_id, "/remember I cycle", "I cycle")
+        _chat, remembered = app.memories.remember(
+            started.conversation_id, "/remember I cycle", "I cycle"
+        )
         assert isinstance(remembered, Remembered)
         store = app.session.store if app.session is not None else None
         assert store is not None

@@ -1,10 +1,12 @@
-"""The user's memories as the front ends see them, without a session.
+"""The user's memories as the front ends see them: without a session, and in a chat.
 
 The memory browser and ``engram memory`` browse, search, edit, pin, undo, export, import and
 forget memories through :class:`Memories` (on a connection of their own); the functions below
-pause memory, write and restore backups and start afresh from a damaged file. The value types
-the front ends show (:class:`Memory`, :class:`Write`, the kinds and statuses) are re-exported
-here, so no front end reads the memory layer itself.
+pause memory, write and restore backups and start afresh from a damaged file. In a chat, the
+application's :class:`MemoryManager` (``Engram.memories``) keeps what the user asks it to
+remember, forgets what "forget that" means with an undo, and gives each stored answer's chips.
+The value types the front ends show (:class:`Memory`, :class:`Write`, the kinds and statuses)
+are re-exported here, so no front end reads the memory layer itself.
 """
 
 from __future__ import annotations
@@ -14,11 +16,20 @@ from pathlib import Path
 from typing import IO, Any
 
 from engram.assistant import remembering
-from engram.assistant.events import Remembered
+from engram.assistant.events import (
+    Forgotten,
+    NothingToForget,
+    NotRemembered,
+    Recalled,
+    Remembered,
+    TurnStarted,
+)
 from engram.assistant.session import USER, embedder_for
+from engram.assistant.state import AppState
+from engram.assistant.turn.pipeline import title_for
 from engram.core import paths
 from engram.core.atomic import atomic_write, output_file
-from engram.core.errors import StoreCorruptError
+from engram.core.errors import EngramError, Problem, StoreCorruptError
 from engram.core.settings import Settings, SettingsStore
 from engram.memory import backup, db, pause, salvage, transfer
 from engram.memory.episode_index import EpisodeIndex
@@ -46,6 +57,7 @@ __all__ = [
     "STATUSES",
     "Memories",
     "Memory",
+    "MemoryManager",
     "Write",
     "backup_folder",
     "backup_now",
@@ -221,6 +233,95 @@ class Memories:
 
 
 # -- the whole file: pause, backups, a damaged file -------------------------------------------
+
+
+class MemoryManager:
+    """The user's memories in the chats of an open session (``Engram.memories``): what they
+    ask to remember, what "forget that" means (with an undo), and each answer's chips."""
+
+    def __init__(self, state: AppState) -> None:
+        self._state = state
+        self._mentioned = remembering.LastMentioned()  # what "forget that" means in each chat
+        self._forgotten: list[Forgotten] = []  # archived, deleted unless undone
+
+    def remember(
+        self, conversation_id: int, said: str, content: str
+    ) -> tuple[int, Remembered | NotRemembered]:
+        """Keep ``content`` as the user's own memory now, without an answer (the terminal's
+        ``/remember``); the line ``said`` stays in the chat as where it came from (conversation
+        0: a new chat, titled after ``content``). Returns the chat and what happened."""
+        assistant = self._state.ready().assistant
+        quiet = self._state.quiet(conversation_id)
+        if quiet is not None:
+            return conversation_id, NotRemembered(quiet)
+        if not conversation_id:
+            conversation_id = assistant.new_conversation(title_for(content))
+        self._mentioned.turn(conversation_id)
+        episode = assistant.log.append(conversation_id, "user", said)
+        how = f"/remember in message #{episode.id}"
+        return conversation_id, self._remember(conversation_id, episode.id, content, quiet, how)
+
+    def started(
+        self, turn: TurnStarted, content: str | None, quiet: Problem | None
+    ) -> Remembered | NotRemembered | None:
+        """A turn started: "forget that" means something new from now on, and the ``content``
+        of its "remember this: …" (when it had one) is kept at once."""
+        self._mentioned.turn(turn.conversation_id)
+        if not content:
+            return None
+        chat, episode = turn.conversation_id, turn.user_episode_id
+        how = f'"remember this:" in message #{episode}'
+        return self._remember(chat, episode, content, quiet, how)
+
+    def _remember(
+        self, conversation_id: int, episode_id: int, content: str, quiet: Problem | None, how: str
+    ) -> Remembered | NotRemembered:
+        if quiet is not None:
+            return NotRemembered(quiet)
+        store = self._state.ready().store
+        assert store is not None  # memory is on: quiet is not None without a store
+        try:
+            by = Provenance("user", detail=how)
+            remembered = remembering.remember(store, conversation_id, episode_id, content, by=by)
+        except EngramError as exc:  # e.g. too long to be one memory
+            return NotRemembered(exc.problem)
+        self._mentioned.remembered(conversation_id, remembered.memory_id)
+        return remembered
+
+    def forget_last(self, conversation_id: int) -> Forgotten | NothingToForget:
+        """ "forget that": archive the memory just remembered in the chat, or else the one its
+        last answer used; :meth:`undo_forget` brings it back, :meth:`purge_forgotten` (or
+        closing the Engram) deletes it for good."""
+        assistant = self._state.ready().assistant
+        if assistant.recall is None:
+            return NothingToForget()
+        found = self._mentioned.forget(conversation_id, assistant.log, assistant.recall)
+        if found is None:
+            return NothingToForget()
+        self._forgotten.append(found)
+        return found
+
+    def undo_forget(self, forgotten: Forgotten) -> None:
+        """Bring back what "forget that" archived."""
+        session = self._state.session
+        if session is not None and session.store is not None:
+            remembering.undo(session.store, forgotten)
+            self._forgotten = [f for f in self._forgotten if f != forgotten]
+
+    def purge_forgotten(self) -> None:
+        """The undo is no longer offered: delete what was forgotten, text and all."""
+        session = self._state.session
+        if session is not None and session.store is not None and self._forgotten:
+            remembering.purge(session.store, self._forgotten)
+        self._forgotten = []
+
+    def recalled(
+        self, answer_episode_ids: list[int]
+    ) -> dict[int, tuple[tuple[Recalled, ...], tuple[Recalled, ...]]]:
+        """The chips of each of these stored answers, and those it used: what its live answer
+        showed (``Finished.recalled`` and ``used``), made by the same function."""
+        session = self._state.session
+        return session.assistant.chips(answer_episode_ids) if session is not None else {}
 
 
 def pause_memory(settings: SettingsStore, paused: bool | None) -> bool:

@@ -110,7 +110,7 @@ class _Chat:
         """A new chat: a temporary one is made at once, a normal one by its first message."""
         self.conversation_id, self.last_answer, self.forgotten = 0, None, None
         if self.temporary:
-            self.conversation_id = self.app.new_chat("Temporary chat", temporary=True)
+            self.conversation_id = self.app.chats.new("Temporary chat", temporary=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print()
     finally:
-        app.leave(chat.conversation_id)  # deletes a temporary chat
+        app.chats.leave(chat.conversation_id)  # deletes a temporary chat
         app.close()
     return status
 
@@ -248,7 +248,7 @@ def _banner(app: Engram, chat: _Chat) -> str:
 
 def _earlier(app: Engram, conversation_id: int) -> None:
     """Print the last turns of a resumed chat, and how many earlier ones are not shown."""
-    said = app.messages(conversation_id)
+    said = app.chats.messages(conversation_id)
     if len(said) > EARLIER_SHOWN:
         print(f"[{len(said) - EARLIER_SHOWN} earlier messages not shown]")
     for episode in said[-EARLIER_SHOWN:]:
@@ -260,7 +260,7 @@ def _earlier(app: Engram, conversation_id: int) -> None:
 
 def _unanswered(app: Engram, conversation_id: int) -> bool:
     """Is the chat's last message one whose answer never came (a kill or a crash mid-answer)?"""
-    said = app.messages(conversation_id)
+    said = app.chats.messages(conversation_id)
     return bool(said) and said[-1].role == "user"
 
 
@@ -280,13 +280,13 @@ def _run_command(command: str, text: str, chat: _Chat) -> None:
     if command == "/help":
         print(HELP)
     elif command == "/new":
-        chat.app.leave(chat.conversation_id)
+        chat.app.chats.leave(chat.conversation_id)
         chat.start()
         print("[new chat]")
     elif command == "/remember":
         _remember(chat, text.strip(), rest)
     elif command == "/forget":
-        _said(chat, chat.app.forget_last(chat.conversation_id))
+        _said(chat, chat.app.memories.forget_last(chat.conversation_id))
     elif command == "/undo":
         _undo(chat)
     elif command in THUMBS:
@@ -299,7 +299,7 @@ def _remember(chat: _Chat, said: str, content: str) -> None:
     if not content:
         print("[/remember needs the text to remember, e.g. /remember I am vegetarian]")
         return
-    chat.conversation_id, result = chat.app.remember(chat.conversation_id, said, content)
+    chat.conversation_id, result = chat.app.memories.remember(chat.conversation_id, said, content)
     _said(chat, result)
 
 
@@ -307,7 +307,7 @@ def _undo(chat: _Chat) -> None:
     if chat.forgotten is None:
         print("[nothing to bring back: nothing was forgotten in this chat]")
         return
-    chat.app.undo_forget(chat.forgotten)
+    chat.app.memories.undo_forget(chat.forgotten)
     print(f"[brought back: {terminal.safe(chat.forgotten.content)}]")
     chat.forgotten = None
 
@@ -315,7 +315,7 @@ def _undo(chat: _Chat) -> None:
 def _judge(chat: _Chat, kind: SignalKind, why: str) -> None:
     if chat.last_answer is None:
         print("[no answer to judge yet in this chat]")
-    elif (problem := chat.app.judge(chat.last_answer, kind, why or None)) is not None:
+    elif (problem := chat.app.learning.judge(chat.last_answer, kind, why or None)) is not None:
         print(f"[not noted: {problem.message}]")
     else:
         print("[noted: Engram learns from it]")
@@ -348,7 +348,7 @@ def _asked(chat: _Chat, text: str, command: str | None) -> Asked | None:
     conversation_id = chat.conversation_id
     if command != "/retry":
         return lambda stop: chat.app.send(conversation_id, text, stop)
-    said = chat.app.messages(conversation_id) if conversation_id else []
+    said = chat.app.chats.messages(conversation_id) if conversation_id else []
     last = next((e for e in reversed(said) if e.role == "user"), None)
     if last is None:
         print("[nothing to answer again: no message in this chat yet]")

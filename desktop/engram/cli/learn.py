@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engram.assistant.app import learn_waiting
+from engram.assistant.learn import learn_waiting
 from engram.assistant.memories import Memory
 from engram.cli import terminal
 from engram.cli.eval import ProgressBar

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engram.assistant import app
+from engram.assistant import tool_admin
 from engram.assistant.events import ToolCalled, ToolResult
 from engram.assistant.tools import permissions
 from engram.assistant.tools.permissions import ALWAYS, DENY, ONCE, Question
@@ -109,7 +109,7 @@ def ask(question: Question, stop: CancelToken) -> str:
 
 def _list(_args: argparse.Namespace) -> int:
     current = settings.SettingsStore.load().current.tools
-    found = app.every_tool(current)
+    found = tool_admin.every_tool(current)
     for tool in found:
         state = "off" if tool.name in current.disabled or not current.enabled else "on"
         choice = current.permissions.get(tool.name, "ask" if tool.needs_permission else "-")
@@ -136,7 +136,7 @@ def _call(args: argparse.Namespace) -> int:
             tr("Turn it on with `engram tools enable {name}`."),
             name=args.name,
         )
-    text, is_error = app.call_tool(store.current.tools, args.name, arguments)
+    text, is_error = tool_admin.call_tool(store.current.tools, args.name, arguments)
     print(text)
     return 1 if is_error else 0
 
@@ -176,14 +176,14 @@ def _add(args: argparse.Namespace) -> int:
         {"url": args.url} if args.url else {"command": command[0] if command else "",
                                             "args": command[1:], "env": env}
     )  # fmt: skip
-    saved = app.mcp_entry(args.name, entry)  # refuses a malformed entry
+    saved = tool_admin.mcp_entry(args.name, entry)  # refuses a malformed entry
     _save_servers(store, {**store.current.tools.mcp_servers, args.name: saved})
     print(f"added MCP server {args.name}; `engram tools list` starts it and lists its tools")
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
-    added = app.mcp_entries(args.file.read_text(encoding="utf-8"))
+    added = tool_admin.mcp_entries(args.file.read_text(encoding="utf-8"))
     store = settings.SettingsStore.load()
     _save_servers(store, {**store.current.tools.mcp_servers, **added})
     print(f"added {len(added)} MCP server(s): {', '.join(added)}")
@@ -210,7 +210,7 @@ def _folders(args: argparse.Namespace) -> int:
     if args.change in ("add", "remove") and args.path is None:
         raise InputError(tr("Give the folder's path."), tr("engram tools folders add ~/Notes"))
     if args.change == "add":
-        folders = [*dict.fromkeys([*folders, app.folder_to_share(args.path)])]
+        folders = [*dict.fromkeys([*folders, tool_admin.folder_to_share(args.path)])]
     elif args.change == "remove":
         folders = [f for f in folders if Path(f) != args.path.expanduser().resolve()]
     if args.change in ("add", "remove"):
@@ -224,10 +224,10 @@ def _tool_names(store: settings.SettingsStore) -> set[str]:
     """Every tool name the user can mean: built-ins, MCP servers' tools, and names already in
     the settings (a server's tool while the server is away)."""
     current = store.current.tools
-    names = {tool.name for tool in app.builtin_tools()}
+    names = {tool.name for tool in tool_admin.builtin_tools()}
     names |= {*current.disabled, *current.permissions}
     if current.mcp_servers:
-        names |= {tool.name for tool in app.every_tool(current)}
+        names |= {tool.name for tool in tool_admin.every_tool(current)}
     return names
 
 

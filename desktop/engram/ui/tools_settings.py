@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.assistant import app
+from engram.assistant import tool_admin
 from engram.assistant.tools.permissions import ALWAYS
 from engram.core import log
 from engram.core.errors import EngramError, InputError, Problem, tr
@@ -58,7 +58,7 @@ class ToolLister(Worker):
 
     @worker_slot(str, object)
     def list_tools(self, name: str, entry: dict[str, Any]) -> None:
-        found = app.server_tools(name, entry, self.start_timeout)
+        found = tool_admin.server_tools(name, entry, self.start_timeout)
         self.listed.emit(name, [(t.name, _first_line(t.description)) for t in found])
 
 
@@ -84,7 +84,7 @@ class ToolsPage(QScrollArea):
         store: SettingsStore,
         parent: QWidget | None = None,
         *,
-        start_timeout: float = app.MCP_START_TIMEOUT_S,
+        start_timeout: float = tool_admin.MCP_START_TIMEOUT_S,
     ) -> None:
         super().__init__(parent)
         self.store = store
@@ -120,8 +120,8 @@ class ToolsPage(QScrollArea):
         self.enabled.setChecked(tools.enabled)
         self.enabled.toggled.connect(lambda on: self._change(enabled=on))
         self.max_steps = QSpinBox()
-        self.max_steps.setRange(1, app.MAX_TOOL_STEPS)
-        self.max_steps.setValue(min(max(1, tools.max_steps), app.MAX_TOOL_STEPS))
+        self.max_steps.setRange(1, tool_admin.MAX_TOOL_STEPS)
+        self.max_steps.setValue(min(max(1, tools.max_steps), tool_admin.MAX_TOOL_STEPS))
         self.max_steps.setToolTip(self.tr("Each step reads the whole conversation again."))
         self.max_steps.valueChanged.connect(lambda n: self._change(max_steps=n))
         form.addRow(self.enabled)
@@ -132,7 +132,7 @@ class ToolsPage(QScrollArea):
         box = QGroupBox(self.tr("Built-in tools (offline)"))
         layout = QVBoxLayout(box)
         self.builtin_switches: dict[str, QCheckBox] = {}
-        for tool in app.builtin_tools(self._language):
+        for tool in tool_admin.builtin_tools(self._language):
             switch = QCheckBox(tool.name)
             switch.toggled.connect(lambda on, name=tool.name: self._switch_tool(name, on))
             about = QLabel(tool.description)
@@ -251,7 +251,7 @@ class ToolsPage(QScrollArea):
             switch.setChecked(on)
             switch.blockSignals(False)
         self.max_steps.blockSignals(True)
-        self.max_steps.setValue(min(max(1, tools.max_steps), app.MAX_TOOL_STEPS))
+        self.max_steps.setValue(min(max(1, tools.max_steps), tool_admin.MAX_TOOL_STEPS))
         self.max_steps.blockSignals(False)
         self.folders.clear()
         self.folders.addItems(list(tools.folders))
@@ -330,7 +330,7 @@ class ToolsPage(QScrollArea):
         """Share a folder with the files tools (read-only); Engram's own folders, their parents
         and the filesystem's root are refused with the reason, as on the command line."""
         try:
-            folder = app.folder_to_share(path)
+            folder = tool_admin.folder_to_share(path)
         except EngramError as exc:
             self._say(errors.text(exc), problem=True)
             return
@@ -362,7 +362,7 @@ class ToolsPage(QScrollArea):
                     "args": words,
                     "env": _environment(self.server_env.toPlainText()),
                 }
-            saved = app.mcp_entry(name, entry)
+            saved = tool_admin.mcp_entry(name, entry)
         except EngramError as exc:
             self._say(errors.text(exc), problem=True)
             return
@@ -383,7 +383,7 @@ class ToolsPage(QScrollArea):
     def import_config(self, path: Path) -> None:
         """Add the servers of a Claude Desktop ``mcpServers`` file; a problem names the file."""
         try:
-            servers = app.mcp_entries(path.read_text(encoding="utf-8"))
+            servers = tool_admin.mcp_entries(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, EngramError) as exc:
             why = _problem_text(exc)
             self._say(self.tr("{file}: {why}").format(file=path.name, why=why), problem=True)

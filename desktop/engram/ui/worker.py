@@ -85,23 +85,25 @@ class ModelWorker(Worker):
 
     @worker_slot(object)
     def recall_history(self, answer_episode_ids: list[int]) -> None:
-        self.history_recalled.emit(self.app.recalled(answer_episode_ids))
+        self.history_recalled.emit(self.app.memories.recalled(answer_episode_ids))
 
     @worker_slot(int, str, object)
     def judge(self, answer_episode_id: int, kind: SignalKind, text: str | None) -> None:
-        self.judged.emit(self.app.judge(answer_episode_id, kind, text))
+        self.judged.emit(self.app.learning.judge(answer_episode_id, kind, text))
 
     @worker_slot(int, int)
     def memory_wrong(self, answer_episode_id: int, memory_id: int) -> None:
-        self.judged.emit(self.app.judge(answer_episode_id, "memory_wrong", memory_id=memory_id))
+        self.judged.emit(
+            self.app.learning.judge(answer_episode_id, "memory_wrong", memory_id=memory_id)
+        )
 
     @worker_slot(object)
     def undo_forget(self, forgotten: Forgotten) -> None:
-        self.app.undo_forget(forgotten)
+        self.app.memories.undo_forget(forgotten)
 
     @worker_slot()
     def purge_forgotten(self) -> None:
-        self.app.purge_forgotten()
+        self.app.memories.purge_forgotten()
 
     @worker_slot()
     def list_models(self) -> None:
@@ -109,42 +111,42 @@ class ModelWorker(Worker):
 
     @worker_slot(int)
     def idle(self, conversation_id: int) -> None:
-        self.app.idle(conversation_id)
+        self.app.learning.idle(conversation_id)
 
     @worker_slot(int)
     def remember(self, conversation_id: int) -> None:
-        self.learning_queued.emit(self.app.learn_now(conversation_id))
+        self.learning_queued.emit(self.app.learning.learn_now(conversation_id))
 
     @worker_slot()
     def retry_learning(self) -> None:
-        self.app.retry_learning()
+        self.app.learning.retry()
 
     @worker_slot(int, str)
     def rename_conversation(self, conversation_id: int, title: str) -> None:
-        self.app.rename(conversation_id, title)
+        self.app.chats.rename(conversation_id, title)
         self.conversations_changed.emit()
 
     @worker_slot(str)
     def start_temporary(self, title: str) -> None:
-        self.temporary_started.emit(self.app.new_chat(title, temporary=True))
+        self.temporary_started.emit(self.app.chats.new(title, temporary=True))
 
     @worker_slot(int)
     def leave_conversation(self, conversation_id: int) -> None:
-        self.app.leave(conversation_id)
+        self.app.chats.leave(conversation_id)
         self.conversations_changed.emit()
 
     @worker_slot(int)
     def delete_conversation(self, conversation_id: int) -> None:
-        self.app.delete(conversation_id)
+        self.app.chats.delete(conversation_id)
         self.conversations_changed.emit()
 
     @worker_slot()
     def load_plan(self) -> None:
-        self.plan_loaded.emit(self.app.plan())
+        self.plan_loaded.emit(self.app.plans.current())
 
     @worker_slot(object)
     def save_plan(self, plan: Plan) -> None:
-        self.plan_loaded.emit(self.app.save_plan(plan))
+        self.plan_loaded.emit(self.app.plans.save(plan))
 
     @worker_slot()
     def check_memory(self) -> None:
