@@ -45,6 +45,13 @@ class Floors:
     # meaning reader to read a correction (assistant/reading/meaning.py): a difference of
     # cosines, calibrated by bench/reading.py; 1.0 (never) for a model not calibrated.
     correction_margin: float = dataclasses.field(default=1.0, metadata={"margin": True})
+    # How far a message's nearest example requests of a tool (or, for a tool that brings only
+    # a description, that description) must beat the messages that need no tool for the tool to
+    # be offered, and how far the leading clock or calculator must for its call to be made at
+    # once (assistant/reading/requests.py); calibrated by bench/tool_routing.py.
+    tool_margin: float = dataclasses.field(default=1.0, metadata={"margin": True})
+    tool_description_margin: float = dataclasses.field(default=1.0, metadata={"margin": True})
+    tool_expect_margin: float = dataclasses.field(default=1.0, metadata={"margin": True})
     # The floors past which a memory is replaced, merged or not written: a calibrated one is
     # never lower than MiniLM's (:meth:`guards`).
     corrected: float = dataclasses.field(default=0.45, metadata={"guard": True})

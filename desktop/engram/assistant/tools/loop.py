@@ -31,6 +31,7 @@ from engram.assistant.tools.route import Route, route
 from engram.core import log
 from engram.core.errors import EngramError, Problem, tr
 from engram.core.messages import Message
+from engram.memory.embed import Embedder
 from engram.memory.episodes import ToolStep
 from engram.models.capabilities import Capable
 
@@ -149,9 +150,10 @@ class Toolbox:
             return None
         return self.tools().specs(language, names) or None
 
-    def route(self, message: str, kept: bool = False) -> Route:
-        """The tools an answer to ``message`` may call (see :mod:`.route`)."""
-        return route(message, self.tools(), kept)
+    def route(self, message: str, kept: bool = False, embedder: Embedder | None = None) -> Route:
+        """The tools an answer to ``message`` may call (see :mod:`.route`), read by its meaning
+        too with an ``embedder``."""
+        return route(message, self.tools(), kept, embedder)
 
     def grammar(self, names: Collection[str], fmt: str) -> Any:
         """The llama.cpp grammar of one call of one of ``names`` (built once per set)."""

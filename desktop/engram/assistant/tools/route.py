@@ -11,8 +11,9 @@ the user's message alone, before the model says anything:
   question); its call is generated at once under a grammar instead of hoping the model thinks of
   it, so "17.5% of 240" is computed, not guessed.
 
-Built-in tools are routed by cue words; any other tool (an MCP server's) is allowed when a word
-of its name appears in the message.
+Cue words route the built-in tools, and a word of its name an MCP server's tool; with an
+embedder that reads the message's language, its meaning routes every tool too
+(:mod:`engram.assistant.reading.requests`): a rule only ever adds a tool, and so does meaning.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engram.assistant.tools.base import Registry
+from engram.assistant.reading.requests import ToolReader
+from engram.assistant.tools.base import Registry, Tool
+from engram.memory.embed import Embedder
 
 _DIGIT = r"[0-9０-９]"
 _NUMBER = rf"{_DIGIT}[0-9０-９.,]*"
@@ -119,17 +122,27 @@ class Route:
     expected: str | None = None
 
 
-def route(message: str, registry: Registry, kept: bool = False) -> Route:
-    """Route ``message`` (the user's own words) among the tools of ``registry``. ``kept``: the
-    application keeps the message's words as said ("remember this: …"), so no remember call is
-    offered (it would only ask the user for the same memory again: the window waited on that
-    question after "记住：…")."""
+def route(
+    message: str, registry: Registry, kept: bool = False, embedder: Embedder | None = None
+) -> Route:
+    """Route ``message`` (the user's own words) among the tools of ``registry``, by the rules
+    and, with an ``embedder``, by its meaning. ``kept``: the application keeps the message's
+    words as said ("remember this: …"), so no remember call is offered (it would only ask the
+    user for the same memory again: the window waited on that question after "记住：…")."""
+    tools = [t for t in registry if not (kept and t.name == "remember")]
+    ruled = _ruled(message, tools)
+    meant = ToolReader.of(embedder).read(message, tools) if embedder is not None else None
+    if meant is None:
+        return ruled
+    return Route(ruled.allowed | meant.allowed, ruled.expected or meant.expected)
+
+
+def _ruled(message: str, tools: list[Tool]) -> Route:
+    """The route the cue words and the tools' names give."""
     allowed: set[str] = set()
     expected: str | None = None
     words = set(_WORD.findall(message.lower()))
-    for tool in registry:
-        if kept and tool.name == "remember":
-            continue
+    for tool in tools:
         cues = _CUES.get(tool.name)
         if cues is None:
             if words & set(_WORD.findall(tool.name.lower().replace("_", " "))):

@@ -316,7 +316,8 @@ class Assistant:
         is told of (see :func:`tool_loop.answer`)."""
         if self.tools is None or not tool_loop.can_call(model):
             return Route()
-        return self.tools.route(text, kept)
+        embedder = self.recall.store.embedder if self.recall is not None else None
+        return self.tools.route(text, kept, embedder)
 
     def _template_tools(self, model: ChatModel, names: frozenset[str]) -> dict[str, object]:
         """``tools=`` for a template that renders the list of the tools in ``names`` itself
