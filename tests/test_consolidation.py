@@ -12,7 +12,14 @@ import pytest
 import tiny
 from engram.assistant.events import Status
 from engram.assistant.intent import read
-from engram.assistant.learning import distill, distiller_backends, hygiene, reconcile
+from engram.assistant.learning import (
+    distill,
+    distiller_backends,
+    grounding,
+    hygiene,
+    proposals,
+    reconcile,
+)
 from engram.assistant.learning.consolidation import ConsolidationWorker, Result, run_job
 from engram.assistant.learning.distiller_backends import DistillerSource, LocalDistiller
 from engram.assistant.learning.redact import RedactingModel
@@ -202,7 +209,7 @@ def test_parse_drops_invented_ids_and_garbage_and_keeps_summary_and_plan(
         "plan": {"goal": "Run a marathon in May", "steps": ["10 km", "half marathon", "full"],
                  "current_step": 7},
     }  # fmt: skip
-    result = distill.parse(raw, episodes, "en")
+    result = proposals.parse(raw, episodes, "en")
     contents = {c.kind: c for c in result.candidates}
     assert [c.kind for c in result.candidates] == ["plan", "fact", "summary", "plan"]
     assert result.candidates[0].episode_ids == (ids[0],)
@@ -225,11 +232,11 @@ def test_language_follows_the_user_and_prompts_exist_for_both() -> None:
     for language in ("en", "zh_CN"):
         assert distill.messages([ep("user", "hi")], language)[0]["content"]
         assert prompts.text("reconcile", language)
-    assert "当前在第 2 步" in distill.plan_text("跑马拉松", ["五公里", "半马"], 1, "zh_CN")
+    assert "当前在第 2 步" in proposals.plan_text("跑马拉松", ["五公里", "半马"], 1, "zh_CN")
     # A plan reads in the language of its goal, whatever language the job was in.
     episodes = [ep("user", "我想在五月跑完马拉松。")]
     goal = {"goal": "Run a marathon in May", "steps": ["10 km", "full"], "current_step": 0}
-    found = distill.parse({"memories": [], "summary": "", "plan": goal}, episodes, "zh_CN")
+    found = proposals.parse({"memories": [], "summary": "", "plan": goal}, episodes, "zh_CN")
     assert [c.content for c in found.candidates] == [
         "The user's goal: Run a marathon in May. Steps: 1. 10 km; 2. full. Currently on step 1."
     ]
@@ -238,8 +245,8 @@ def test_language_follows_the_user_and_prompts_exist_for_both() -> None:
 # -- reconciliation ------------------------------------------------------------------------------
 
 
-def cand(content: str, kind: str = "fact", ids: tuple[int, ...] = ()) -> distill.Candidate:
-    return distill.Candidate(kind, content, 0.8, ids)
+def cand(content: str, kind: str = "fact", ids: tuple[int, ...] = ()) -> proposals.Candidate:
+    return proposals.Candidate(kind, content, 0.8, ids)
 
 
 def test_reconcile_decides_add_skip_supersede_update(store: MemoryStore) -> None:
@@ -469,9 +476,9 @@ def test_a_decision_that_changes_nothing_is_a_skip_and_loops_are_garbage(
     )
     decision = reconcile.decide(store, model, cand("Lena is a nurse at night.", "profile"), "en")
     assert (decision.action, decision.target_id) == ("skip", nurse.id)
-    assert distill.is_garbage("I'm a nurse. " * 12)
-    assert distill.is_garbage("用户的目标：" + ".1" * 30)
-    assert not distill.is_garbage("The user is a nurse and works night shifts in Berlin.")
+    assert grounding.is_garbage("I'm a nurse. " * 12)
+    assert grounding.is_garbage("用户的目标：" + ".1" * 30)
+    assert not grounding.is_garbage("The user is a nurse and works night shifts in Berlin.")
 
 
 def test_a_rerun_does_not_resurrect_what_the_first_run_superseded(store: MemoryStore) -> None:
@@ -552,12 +559,12 @@ def test_ordinary_long_sentences_are_not_taken_for_a_loop() -> None:
         "When the user asks how far one city is from another, give the distance in kilometres "
         "first, because they corrected an answer in miles."
     )
-    assert not distill.is_garbage(long)
-    assert not distill.is_garbage(
+    assert not grounding.is_garbage(long)
+    assert not grounding.is_garbage(
         "用户每周六上午十点上小提琴课，周日下午练琴两个小时，平时晚上会听古典音乐。"
     )
-    assert distill.is_garbage("哈哈哈哈哈哈哈哈")
-    assert distill.is_garbage("The user said ok ok ok ok ok ok ok ok ok")
+    assert grounding.is_garbage("哈哈哈哈哈哈哈哈")
+    assert grounding.is_garbage("The user said ok ok ok ok ok ok ok ok ok")
 
 
 @pytest.mark.parametrize(
@@ -573,4 +580,4 @@ def test_ordinary_long_sentences_are_not_taken_for_a_loop() -> None:
 )  # fmt: skip
 def test_a_lesson_is_kept_by_its_form_and_content(content: str, problem: str) -> None:
     language = "zh_CN" if text_language(content) == "zh_CN" else "en"
-    assert distill.lesson_problem(content, language) == problem
+    assert grounding.lesson_problem(content, language) == problem

@@ -11,7 +11,7 @@ import pytest
 
 import tiny
 from engram.assistant.events import Status
-from engram.assistant.learning import distill, reconcile
+from engram.assistant.learning import proposals, reconcile
 from engram.assistant.learning.consolidation import ConsolidationWorker
 from engram.assistant.learning.distiller_backends import LocalDistiller
 from engram.core import paths
@@ -126,7 +126,7 @@ def test_the_starter_model_gives_a_valid_reconcile_decision(
     ids = chat(store, [("I moved to Munich.", "Nice!")])
     berlin = store.add("The user lives in Berlin.", "profile", origin="local")
     store.add("The user likes hiking in the Alps.", "preference", origin="local")
-    candidate = distill.Candidate("profile", "The user moved to Munich.", 0.8, (ids[0],))
+    candidate = proposals.Candidate("profile", "The user moved to Munich.", 0.8, (ids[0],))
     stop = threading.Event()
     model = LocalDistiller(LazyModel(_Kept(bg), 3600)).acquire(stop.is_set)
     decision = reconcile.decide(store, model, candidate, "en")

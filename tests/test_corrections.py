@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from engram.assistant import remembering
-from engram.assistant.learning import consolidation, distill, reconcile
+from engram.assistant.learning import consolidation, distill, proposals, reconcile
 from engram.core.cancel import CancelToken
 from engram.memory import changes
 from engram.memory.episodes import EpisodeLog
@@ -329,7 +329,7 @@ def test_the_real_model_tells_a_fact_set_right_from_one_added_to(
     old = _said(store, first)
     log = EpisodeLog(store.conn)
     episode = log.append(log.new_conversation().id, "user", later)
-    [candidate] = distill.set_right([episode], [])
+    [candidate] = proposals.set_right([episode], [])
     decision = reconcile.decide(store, coder_large, candidate, distill.detect_language([episode]))
     if untrue:
         assert decision == reconcile.Decision(

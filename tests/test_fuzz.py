@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engram.assistant import events
-from engram.assistant.learning import distill
+from engram.assistant.learning import proposals
 from engram.assistant.turn import prompt
 from engram.core import sanitize
 from engram.core.errors import CatalogueError, InputError
@@ -320,7 +320,7 @@ distilled = st.fixed_dictionaries(
 
 
 def _distiller_output(raw: dict[str, Any], language: str) -> None:
-    found = distill.parse(raw, EPISODES, language)
+    found = proposals.parse(raw, EPISODES, language)
     for c in found.candidates:
         assert c.kind in kinds.KINDS and c.content.strip()
         assert set(c.episode_ids) <= {3, 4, 9}

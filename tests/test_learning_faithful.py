@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from engram.assistant.events import Plan
-from engram.assistant.learning import distill, plans, reconcile, signals
-from engram.assistant.learning.distill import Candidate
+from engram.assistant.learning import distill, grounding, plans, proposals, reconcile, signals
+from engram.assistant.learning.proposals import Candidate
 from engram.core import errors, paths, prompts
 from engram.memory import db, embed
 from engram.memory.episodes import Episode, EpisodeLog
@@ -64,7 +64,7 @@ def answer(
 def kept(raw: dict[str, Any], episodes: list[Episode], **kwargs: Any) -> list[tuple[str, str]]:
     language = distill.detect_language(episodes)
     return [
-        (c.kind, c.content) for c in distill.parse(raw, episodes, language, **kwargs).candidates
+        (c.kind, c.content) for c in proposals.parse(raw, episodes, language, **kwargs).candidates
     ]
 
 
@@ -81,7 +81,7 @@ def test_a_stated_preference_is_kept_with_its_situations() -> None:
          ["getting a pet", "dogs", "boats", "-", "cats", "The user adopts pets", "animal shelters",
           "getting a pet"]),
     )  # fmt: skip
-    result = distill.parse(raw, episodes, "en")
+    result = proposals.parse(raw, episodes, "en")
     (pref,) = result.candidates
     assert pref.kind == "preference"
     # the prompt's example ("boats") and a sentence about the user are no situations
@@ -90,7 +90,7 @@ def test_a_stated_preference_is_kept_with_its_situations() -> None:
 
 
 def test_the_prompts_examples_are_not_copied_into_memory() -> None:
-    for language, examples in distill.EXAMPLES.items():
+    for language, examples in grounding.EXAMPLES.items():
         prompt = " ".join(prompts.text("distill", language).split())
         assert all(phrase in prompt for phrase in examples)
     episodes = said(("user", "I strongly prefer films under two hours."), ("assistant", "OK."))
@@ -165,7 +165,7 @@ def test_a_summary_is_kept_only_for_a_conversation_of_several_messages() -> None
     assert kept(raw, said(*exchange)) == []
     longer = said(*exchange, ("user", "Any day trips?"), ("assistant", "Sintra and Cascais."))
     assert kept(raw, longer) == [("summary", raw["summary"])]
-    assert distill.SUMMARY_AFTER == 3
+    assert proposals.SUMMARY_AFTER == 3
 
 
 def test_a_profile_the_user_never_stated_is_not_stored() -> None:
@@ -258,7 +258,7 @@ def test_a_lesson_needs_a_signal_or_an_instruction() -> None:
     lesson = ("lesson", "When the user asks for a distance, give it in kilometres.")
     asked = said(("user", "How long is a half marathon?"), ("assistant", "13.1 miles."))
     assert kept(answer(lesson), asked) == []
-    outcome = distill.Outcome(2, "thumbs_down")
+    outcome = proposals.Outcome(2, "thumbs_down")
     assert kept(answer(lesson), asked, outcomes=[outcome]) == [lesson]
     told = [*asked, *said(("user", "Next time, give distances in kilometres."))[:1]]
     told[-1] = Episode(3, 1, 2, "user", told[-1].content, 0.0, None, "complete")
@@ -276,7 +276,7 @@ def test_a_lesson_with_a_number_the_user_never_gave_is_an_answer_not_a_lesson() 
         ("assistant", "About 200 °C."),
         ("user", "And for how long?"),
     )
-    outcome = distill.Outcome(2, "thumbs_down", None)  # no words of the user's to keep instead
+    outcome = proposals.Outcome(2, "thumbs_down", None)  # no words of the user's to keep instead
     copied = ("lesson", "When the user asks for temperatures in Celsius, respond with 200 degrees.")
     rule = ("lesson", "When the user asks about oven temperatures, give them in °C.")
     assert kept(answer(copied, rule), episodes, outcomes=[outcome]) == [rule]
@@ -285,7 +285,7 @@ def test_a_lesson_with_a_number_the_user_never_gave_is_an_answer_not_a_lesson() 
     assert kept(raw, episodes, outcomes=[outcome]) == [rule]  # nor a summary keeping the answer
     # the user's own numbers may stand in a lesson
     weekday = said(("user", "What day of the week is 2026-03-14?"), ("assistant", "Friday."))
-    told = distill.Outcome(2, "regenerate", None)
+    told = proposals.Outcome(2, "regenerate", None)
     dated = (
         "lesson",
         "When the user asks the weekday of a date like 2026-03-14, use the date tool.",
@@ -315,19 +315,19 @@ def test_a_correction_is_kept_as_a_lesson_in_the_users_words_with_its_question_a
     they said: …") was recited by the real 0.5B instead of followed; the words alone are the
     lesson, and the question (with the situations the model names) is where it applies."""
     episodes = said(("user", question), ("assistant", "13.1 miles."), ("user", correction))
-    outcome = distill.Outcome(2, "correction", correction)
+    outcome = proposals.Outcome(2, "correction", correction)
     language = distill.detect_language(episodes)
-    found = distill.parse(answer(), episodes, language, outcomes=[outcome]).candidates
+    found = proposals.parse(answer(), episodes, language, outcomes=[outcome]).candidates
     assert [(c.kind, c.content, c.episode_ids) for c in found] == [("lesson", words, (1, 2, 3))]
     assert found[0].applies_to == (situation,)
     # the model's lessons say where the user's words apply; they are not kept beside them
     written = answer(("lesson", LESSONS[language][0], ["shopping lists"]))
-    found = distill.parse(written, episodes, language, outcomes=[outcome]).candidates
+    found = proposals.parse(written, episodes, language, outcomes=[outcome]).candidates
     assert [(c.content, c.applies_to) for c in found] == [(words, (situation, "shopping lists"))]
     # praise asks for none of the user's words, and the model's lesson is checked as before
-    praise = distill.Outcome(2, "praise", "Thanks, that worked!")
-    assert distill.parse(answer(), episodes, language, outcomes=[praise]).candidates == ()
-    found = distill.parse(written, episodes, language, outcomes=[praise]).candidates
+    praise = proposals.Outcome(2, "praise", "Thanks, that worked!")
+    assert proposals.parse(answer(), episodes, language, outcomes=[praise]).candidates == ()
+    found = proposals.parse(written, episodes, language, outcomes=[praise]).candidates
     assert [c.content for c in found] == [LESSONS[language][0]]
 
 
@@ -336,18 +336,20 @@ LANDLORD = "Write a short message to my landlord saying the heating is broken."
 
 
 def test_the_texts_a_user_quoted_are_found_and_an_apostrophe_is_no_quote() -> None:
-    assert distill.quoted(SIGN_OFF) == ["Best regards, Mia"]
-    assert distill.quoted("When you list things, use bullet points starting with '- '.") == ["- "]
-    assert distill.quoted("解释的时候第一行先写“总结：”加一句话概括。") == ["总结："]
-    assert distill.quoted("Write dates as YYYY-MM-DD. That's how I file everything, isn't it") == []
-    assert distill.quoted("Use ' ' or \"\" for nothing.") == []
+    assert proposals.quoted(SIGN_OFF) == ["Best regards, Mia"]
+    assert proposals.quoted("When you list things, use bullet points starting with '- '.") == ["- "]
+    assert proposals.quoted("解释的时候第一行先写“总结：”加一句话概括。") == ["总结："]
+    assert (
+        proposals.quoted("Write dates as YYYY-MM-DD. That's how I file everything, isn't it") == []
+    )
+    assert proposals.quoted("Use ' ' or \"\" for nothing.") == []
 
 
-def _signed(example: Any) -> tuple[distill.Distillation, ScriptedModel]:
+def _signed(example: Any) -> tuple[proposals.Distillation, ScriptedModel]:
     episodes = said(("user", LANDLORD), ("assistant", "Dear landlord, the heating is broken."),
                     ("user", SIGN_OFF))  # fmt: skip
     model = ScriptedModel(lambda _m: answer(), example_answer=example)
-    outcome = distill.Outcome(2, "correction", SIGN_OFF)
+    outcome = proposals.Outcome(2, "correction", SIGN_OFF)
     return distill.distill(model, episodes, outcomes=[outcome])[0], model
 
 
@@ -400,7 +402,7 @@ def test_a_lesson_quoting_nothing_asks_for_no_example() -> None:
     episodes = said(("user", "How long is a half marathon?"), ("assistant", "13.1 miles."),
                     ("user", words))  # fmt: skip
     model = ScriptedModel(lambda _m: answer())
-    found = distill.distill(model, episodes, outcomes=[distill.Outcome(2, "correction", words)])
+    found = distill.distill(model, episodes, outcomes=[proposals.Outcome(2, "correction", words)])
     assert [(c.content, c.meta) for c in found[0].candidates] == [(words, {})]
     assert [kind for kind, _ in model.calls] == ["distill"]
 
@@ -411,15 +413,15 @@ def test_a_piece_of_the_lessons_own_words_is_no_situation() -> None:
     letter to that question."""
     episodes = said(("user", LANDLORD), ("assistant", "Dear landlord, the heating is broken."),
                     ("user", SIGN_OFF))  # fmt: skip
-    outcome = distill.Outcome(2, "correction", SIGN_OFF)
+    outcome = proposals.Outcome(2, "correction", SIGN_OFF)
     sign = "When the user asks for a letter, sign it with their name."
     written = answer(("lesson", sign, ["Best regards, Mia", "writing a letter"]))
-    (lesson,) = distill.parse(written, episodes, "en", outcomes=[outcome]).candidates
-    asked = LANDLORD[: distill.SITUATION_CHARS].strip()
+    (lesson,) = proposals.parse(written, episodes, "en", outcomes=[outcome]).candidates
+    asked = LANDLORD[: grounding.SITUATION_CHARS].strip()
     assert (lesson.content, lesson.applies_to) == (SIGN_OFF, (asked, "writing a letter"))
     # the model's own lesson is checked against its own words the same way
     tip = "When the user asks for a letter, end it with the sender's name."
-    (lesson,) = distill.parse(answer(("lesson", tip, ["asks for a letter", "emails"])), episodes,
+    (lesson,) = proposals.parse(answer(("lesson", tip, ["asks for a letter", "emails"])), episodes,
                               "en").candidates  # fmt: skip
     assert lesson.applies_to == ("emails",)
 
@@ -441,14 +443,14 @@ def test_praise_with_a_reason_is_kept_as_a_lesson_in_the_users_words(
     (the answer it was given, with meat in it); the reason the user gave is the lesson."""
     question = "Recommend a vegetarian dinner I can cook in 20 minutes."
     episodes = said(("user", question), ("assistant", "Chickpea curry."), ("user", praise))
-    outcome = distill.Outcome(2, "praise", praise)
+    outcome = proposals.Outcome(2, "praise", praise)
     language = distill.detect_language(episodes)
     model = answer(("lesson", "When the user asks for a quick chickpea dish, recommend pasta."))
-    found = distill.parse(model, episodes, language, outcomes=[outcome]).candidates
+    found = proposals.parse(model, episodes, language, outcomes=[outcome]).candidates
     assert [(c.kind, c.content) for c in found] == [("lesson", words)]
     assert found[0].applies_to[0].startswith("Recommend a vegetarian dinner")  # its situation
     for thanks in ("Thanks a lot, that was really great!", "谢谢！", "Thanks! A dessert too?"):
-        assert distill.told(episodes, [distill.Outcome(2, "praise", thanks)]) == []
+        assert proposals.told(episodes, [proposals.Outcome(2, "praise", thanks)]) == []
 
 
 def test_a_correction_the_model_copied_as_its_lesson_is_still_kept() -> None:
@@ -460,9 +462,9 @@ def test_a_correction_the_model_copied_as_its_lesson_is_still_kept() -> None:
         ("assistant", "1. Turn off lights."),
         ("user", correction),
     )
-    outcome = distill.Outcome(2, "correction", correction)
+    outcome = proposals.Outcome(2, "correction", correction)
     copied = answer(("lesson", correction, ["lists", "tips"]))
-    found = distill.parse(copied, episodes, "en", outcomes=[outcome]).candidates
+    found = proposals.parse(copied, episodes, "en", outcomes=[outcome]).candidates
     assert [(c.kind, c.content, c.applies_to) for c in found] == [
         ("lesson", correction, ("List three ways to save energy at home", "lists", "tips"))
     ]
@@ -553,14 +555,14 @@ def test_an_update_that_merges_another_thing_or_loses_the_new_words_is_an_add(
 
 def test_a_plan_the_user_ticked_keeps_its_steps_and_only_moves_on(store: MemoryStore) -> None:
     spec = {"goal": "Learn Spanish", "steps": ["basics", "series", "tutor"], "current_step": 0}
-    made = store.add(distill.plan_text("Learn Spanish", spec["steps"], 0, "en"), "plan",  # type: ignore[arg-type]
+    made = store.add(proposals.plan_text("Learn Spanish", spec["steps"], 0, "en"), "plan",  # type: ignore[arg-type]
                      origin="local", meta={"plan": spec})  # fmt: skip
     plans.save(store, Plan(made.id, "Learn Spanish", ("basics", "series", "tutor"), 2))
     model = ScriptedModel(memories_answer())
 
     def plan(steps: list[str], step: int) -> Candidate:
         new = {"goal": "Learn Spanish", "steps": steps, "current_step": step}
-        text = distill.plan_text("Learn Spanish", steps, step, "en")
+        text = proposals.plan_text("Learn Spanish", steps, step, "en")
         return Candidate("plan", text, 0.7, (), {"plan": new})
 
     back = reconcile.decide(store, model, plan(["basics", "series", "tutor"], 0), "en")
@@ -595,7 +597,7 @@ def test_a_correction_supersedes_the_old_fact(
     episodes = EpisodeLog(store.conn).episodes(1)
     raw = answer((kind, new))
     raw["memories"][0]["episodes"] = [ids[0]]
-    (candidate,) = distill.parse(raw, episodes, distill.detect_language(episodes)).candidates
+    (candidate,) = proposals.parse(raw, episodes, distill.detect_language(episodes)).candidates
     assert candidate.corrects
     model = ScriptedModel(memories_answer(), lambda _m: {"decision": "add", "target_id": 0,
                                                          "content": ""})  # fmt: skip
@@ -616,7 +618,7 @@ def test_a_new_fact_on_another_subject_supersedes_nothing(store: MemoryStore) ->
     episodes = EpisodeLog(store.conn).episodes(1)
     raw = answer(("fact", "The user has a dog."))
     raw["memories"][0]["episodes"] = [ids[0]]
-    (candidate,) = distill.parse(raw, episodes, "en").candidates
+    (candidate,) = proposals.parse(raw, episodes, "en").candidates
     model = ScriptedModel(memories_answer(), lambda _m: {"decision": "add", "target_id": 0,
                                                          "content": ""})  # fmt: skip
     assert reconcile.decide(store, model, candidate, "en").action == "add"
@@ -646,7 +648,7 @@ def test_situations_are_stored_in_meta_and_embedded_with_the_content(store: Memo
     )  # fmt: skip
     assert updated is not None and updated.meta["applies_to"] == [*places, "sailing"]
     stored = store.index.get("memories", [written.id])[written.id].reshape(-1)
-    (expected,) = store.embedder.embed([distill.situated(updated.content, [*places, "sailing"])])
+    (expected,) = store.embedder.embed([proposals.situated(updated.content, [*places, "sailing"])])
     assert float(np.dot(stored, expected)) > 0.99
 
 
@@ -689,8 +691,8 @@ def test_only_the_lessons_that_bore_on_the_answer_are_credited(store: MemoryStor
 
 def test_a_sentence_said_over_and_over_is_a_loop() -> None:
     loop = "用户要求署名小林。" + "助手的回复是正确的，但用户指出了错误。" * 4
-    assert distill.is_garbage(loop)
-    assert not distill.is_garbage("The user likes tea. The user likes tea in the morning.")
+    assert grounding.is_garbage(loop)
+    assert not grounding.is_garbage("The user likes tea. The user likes tea in the morning.")
 
 
 def test_each_correction_of_a_job_gets_the_situations_the_model_drew_from_its_episodes() -> None:
@@ -703,7 +705,7 @@ def test_each_correction_of_a_job_gets_the_situations_the_model_drew_from_its_ep
         ("user", "List three ways to save energy at home."), ("assistant", "1. Turn off lights."),
         ("user", bullets),
     )  # fmt: skip
-    outcomes = [distill.Outcome(2, "correction", km), distill.Outcome(5, "correction", bullets)]
+    outcomes = [proposals.Outcome(2, "correction", km), proposals.Outcome(5, "correction", bullets)]
     raw = answer()
     raw["memories"] = [
         {"kind": "lesson", "content": content, "applies_to": [place], "importance": 4,
@@ -713,7 +715,7 @@ def test_each_correction_of_a_job_gets_the_situations_the_model_drew_from_its_ep
             ("When listing things, use bullet points.", "shopping lists", [4, 5, 6]),
         )
     ]  # fmt: skip
-    found = distill.parse(raw, episodes, "en", outcomes=outcomes).candidates
+    found = proposals.parse(raw, episodes, "en", outcomes=outcomes).candidates
     assert [(c.content, c.applies_to) for c in found] == [
         ("Give distances in kilometres.", ("How long is a half marathon?", "race distances")),
         (bullets, ("List three ways to save energy at home", "shopping lists")),
@@ -728,7 +730,7 @@ def test_a_lesson_that_only_repeats_the_answer_is_not_kept() -> None:
         ("assistant", "A building kit or a telescope would delight a curious ten-year-old."),
         ("user", "Thanks!"),
     )
-    praise = distill.Outcome(2, "praise", "Thanks!")
+    praise = proposals.Outcome(2, "praise", "Thanks!")
     echo = "When the user asks for a present for a child, suggest a building kit or a telescope."
     assert kept(answer(("lesson", echo)), episodes, outcomes=[praise]) == []
     # A rule in words the user said is theirs as much as the answer's: kept.

@@ -16,7 +16,7 @@ from engram.assistant import events
 from engram.assistant.events import Finished, Recalled, Recalling
 from engram.assistant.learning import distiller_backends
 from engram.assistant.learning.consolidation import run_job
-from engram.assistant.learning.distill import plan_text
+from engram.assistant.learning.proposals import plan_text
 from engram.assistant.learning.scheduler import Scheduler
 from engram.assistant.turn import prompt
 from engram.assistant.turn.pipeline import Assistant

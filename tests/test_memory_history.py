@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engram.assistant.learning import reconcile
-from engram.assistant.learning.distill import Candidate
+from engram.assistant.learning.proposals import Candidate
 from engram.assistant.session import USER
 from engram.core import paths
 from engram.core.errors import InputError

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engram.assistant.learning import distill, plan_words
+from engram.assistant.learning import plan_words, proposals
 from test_learning_faithful import answer, kept, said
 
 SPANISH = (
@@ -134,10 +134,10 @@ def test_the_users_listed_plan_replaces_the_distillers_reading() -> None:
         "steps": ["watch one Spanish series with subtitles", "have a conversation with a tutor"],
         "current_step": 0,
     }
-    result = distill.parse(answer(plan=wrong), episodes, "en")
+    result = proposals.parse(answer(plan=wrong), episodes, "en")
     [plan] = result.candidates
     assert plan.kind == "plan" and plan.meta["plan"] == _spanish(1)
-    assert plan.content == distill.plan_text("Learning Spanish", SPANISH_STEPS, 1, "en")
+    assert plan.content == proposals.plan_text("Learning Spanish", SPANISH_STEPS, 1, "en")
 
 
 def test_the_distiller_may_not_move_the_active_plan_when_the_user_said_nothing_of_it() -> None:

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from engram.assistant.app import LoadedModels
 from engram.assistant.events import Finished, ToolCalled, ToolResult, TurnEvent
-from engram.assistant.learning import distill
+from engram.assistant.learning import distill, proposals
 from engram.assistant.session import Session, open_session
 from engram.assistant.tools import builtins, loop
 from engram.assistant.tools.base import ToolContext
@@ -116,6 +116,37 @@ def test_a_statement_about_the_user_is_not_answered_with_the_rules(
         assert line[:40] not in said  # no sentence of the system part is repeated
 
 
+@pytest.mark.parametrize("question", ["Got the time?", "你知道现在是几点吗？"])
+def test_asking_the_time_in_words_no_rule_knows_answers_from_the_clock(
+    coder: LoadedModels, question: str
+) -> None:
+    """With the default multilingual encoder the message's meaning routes it to the clock
+    (assistant/reading/requests.py); the cue rules alone offer no tool for these."""
+    from engram.assistant.session import embedder_of
+    from engram.models import catalogue, starter
+
+    entry = catalogue.load().get("use-multilingual-v3")
+    starter.fetch([entry], report=lambda _line: None)
+    opened = open_session(
+        Settings(temperature=0.0, max_answer_tokens=96, embedding_model=entry.id),
+        small=coder.small,
+        embedder=embedder_of(entry),
+    )
+    try:
+        toolbox = loop.Toolbox(
+            builtins.registry(disabled={"files_list", "files_search", "files_read"})
+        )
+        assert toolbox.route(question).allowed == frozenset()  # the rules alone
+        opened.assistant.tools = toolbox
+        events, finished = _turn(opened, question)
+    finally:
+        opened.close()
+    called = [e for e in events if isinstance(e, ToolCalled)]
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [c.name for c in called][:1] == ["datetime"] and not results[0].is_error
+    assert finished.text.strip() and "{" not in finished.text
+
+
 def _episodes(*said: tuple[Role, str]) -> list[Episode]:
     now = time.time()
     return [
@@ -152,7 +183,7 @@ def test_a_correction_becomes_a_lesson_in_the_users_words_where_it_was_asked(
         ("user", "No, that's wrong for me: always give distances in kilometres, not miles."),
         ("assistant", "Sorry! It is about 465 kilometres."),
     )
-    correction = distill.Outcome(2, "correction", episodes[2].content)
+    correction = proposals.Outcome(2, "correction", episodes[2].content)
     result, _raw = distill.distill(coder_large, episodes, outcomes=[correction])
     lessons = [c for c in result.candidates if c.kind == "lesson"]
     assert [c.content for c in lessons] == ["Always give distances in kilometres, not miles."]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engram.assistant.learning import reconcile
-from engram.assistant.learning.distill import Candidate
+from engram.assistant.learning.proposals import Candidate
 from engram.assistant.remembering import Forgotten, undo
 from engram.memory import db, embed
 from engram.memory.episodes import EpisodeLog

@@ -235,7 +235,7 @@ def test_a_correction_said_the_natural_way_supersedes(
 
 def test_the_distiller_cannot_swallow_a_correction(store: MemoryStore) -> None:
     from engram.assistant.learning import reconcile
-    from engram.assistant.learning.distill import Candidate
+    from engram.assistant.learning.proposals import Candidate
 
     dose = store.add("The user takes 5 mg of warfarin daily", "fact", origin="local")
     candidate = Candidate("fact", "The user takes 50 mg of warfarin daily", 0.8, (1,), {})

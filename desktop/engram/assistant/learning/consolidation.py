@@ -27,7 +27,7 @@ from typing import Literal
 
 from engram.assistant import reading
 from engram.assistant.events import LargeModelState, Learned, Phase, Status, Step
-from engram.assistant.learning import distill, plan_words, reconcile
+from engram.assistant.learning import distill, plan_words, proposals, reconcile
 from engram.assistant.learning.distiller_backends import (
     CallProgress,
     DistillerSource,
@@ -165,7 +165,7 @@ def run_job(
         episodes = queue.episodes(job)
         steps.report(Step("reading"), READING)
         outcomes = [
-            distill.Outcome(s.answer_episode_id, s.kind, s.text, s.replaced)
+            proposals.Outcome(s.answer_episode_id, s.kind, s.text, s.replaced)
             for s in Outcomes(store).of_job(job.id)
         ]
         # the plan the user's messages name: the distiller and their words may advance it
@@ -182,7 +182,7 @@ def run_job(
             log.private(distill.transcript(episodes)), log.private(str(raw)),
         )  # fmt: skip
         # and the user's own words of a correction, which only replace what they set right
-        candidates = [*result.candidates, *distill.set_right(episodes, result.candidates, read)]
+        candidates = [*result.candidates, *proposals.set_right(episodes, result.candidates, read)]
         learned: list[Learned] = []
         for i, candidate in enumerate(candidates):
             steps.report(
@@ -221,7 +221,7 @@ def run_job(
 def _apply(
     store: MemoryStore,
     model: distill.StructuredModel,
-    candidate: distill.Candidate,
+    candidate: proposals.Candidate,
     language: str,
     job: Job,
     origin: str,

@@ -1,7 +1,7 @@
 """The user's current plan as the window's plan panel edits it: goal, steps, current step.
 
 Reads the newest active plan memory (its ``meta.plan``) and writes an edit back through the
-store: the text the model sees follows the structure (:func:`distill.plan_text`), and a plan
+store: the text the model sees follows the structure (:func:`proposals.plan_text`), and a plan
 ticked past its last step is done (archived: out of the system part, kept in the browser).
 A plan the user edited here is theirs: reconciliation keeps its steps and never moves it back.
 """
@@ -9,7 +9,7 @@ A plan the user edited here is theirs: reconciliation keeps its steps and never 
 from __future__ import annotations
 
 from engram.assistant.events import Plan
-from engram.assistant.learning.distill import plan_text
+from engram.assistant.learning.proposals import plan_text
 from engram.assistant.learning.reconcile import TICKED
 from engram.memory.kinds import PLAN
 from engram.memory.records import plan_of

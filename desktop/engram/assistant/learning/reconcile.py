@@ -33,17 +33,9 @@ import numpy as np
 
 from engram.assistant import intent
 from engram.assistant.learning import signals
-from engram.assistant.learning.distill import (
-    ABOUT_USER,
-    MAX_SITUATIONS,
-    Candidate,
-    StructuredModel,
-    coverage,
-    is_garbage,
-    line_schema,
-    shares_terms,
-    situated,
-)
+from engram.assistant.learning.distill import StructuredModel, line_schema
+from engram.assistant.learning.grounding import MAX_SITUATIONS, coverage, is_garbage, shares_terms
+from engram.assistant.learning.proposals import ABOUT_USER, Candidate, situated
 from engram.core import log, prompts, sanitize
 from engram.memory import changes
 from engram.memory.kinds import FACT, PLAN, PROFILE
