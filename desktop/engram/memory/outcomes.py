@@ -22,7 +22,8 @@ import apsw
 from engram.core import log
 from engram.memory import db
 from engram.memory.kinds import CREDITED
-from engram.memory.store import IN_IDS, MemoryStore
+from engram.memory.reads import IN_IDS
+from engram.memory.store import MemoryStore
 
 _log = log.get("memory.outcomes")
 RISE = 0.1  # importance a lesson gains when it helped
