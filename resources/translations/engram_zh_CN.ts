@@ -50,27 +50,27 @@
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="150"/>
+        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="215"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="64"/>
+        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="96"/>
         <source>No large model is configured for memory consolidation.</source>
         <translation>尚未配置用于整理记忆的大模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="65"/>
+        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="97"/>
         <source>Choose a large model in Settings → Models; conversations wait in the queue.</source>
         <translation>请在“设置 → 模型”中选择大模型；对话会在队列中等待。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="133"/>
+        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="165"/>
         <source>The cloud distiller is on, but its address, model or API key is missing.</source>
         <translation>云端提炼已开启，但缺少接口地址、模型或 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="134"/>
+        <location filename="../../desktop/engram/assistant/learning/distiller_backends.py" line="166"/>
         <source>Complete Settings → Cloud, or turn the cloud distiller off.</source>
         <translation>请在“设置 → 云端”中补全信息，或关闭云端提炼。</translation>
     </message>
@@ -85,90 +85,90 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="166"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="160"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="166"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="160"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="77"/>
+        <location filename="../../desktop/engram/assistant/state.py" line="24"/>
         <source>This is a temporary chat: nothing said in it is remembered.</source>
         <translation>这是临时对话：其中说的内容都不会被记住。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="78"/>
+        <location filename="../../desktop/engram/assistant/state.py" line="25"/>
         <source>Start a normal chat for what Engram should remember.</source>
         <translation>想让 Engram 记住的内容，请在普通对话中说。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="81"/>
+        <location filename="../../desktop/engram/assistant/state.py" line="28"/>
         <source>Memory is paused: Engram learns nothing new until you resume it.</source>
         <translation>记忆已暂停：恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="82"/>
+        <location filename="../../desktop/engram/assistant/state.py" line="29"/>
         <source>Resume it in Settings → Memory, in the memory browser or with engram memory resume.</source>
         <translation>可以在“设置 → 记忆”、记忆浏览器中恢复，或运行 engram memory resume。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="89"/>
+        <location filename="../../desktop/engram/assistant/learn.py" line="32"/>
         <source>Nothing new to learn from this chat: Engram has learned from all of it already.</source>
         <translation>这段对话没有新的可学内容：Engram 已经从中学过了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="90"/>
+        <location filename="../../desktop/engram/assistant/learn.py" line="33"/>
         <source>What you say next is learned from as the chat goes on.</source>
         <translation>接下来说的内容会随着对话继续被学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="93"/>
+        <location filename="../../desktop/engram/assistant/learn.py" line="36"/>
         <source>There is nothing to learn from yet.</source>
         <translation>还没有可以学习的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="94"/>
+        <location filename="../../desktop/engram/assistant/learn.py" line="37"/>
         <source>Send a message first; Engram learns from the chat it is in.</source>
         <translation>请先发送一条消息；Engram 从当前对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="97"/>
+        <location filename="../../desktop/engram/assistant/learn.py" line="40"/>
         <source>Engram does not learn in this session.</source>
         <translation>Engram 在本次会话中不学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="98"/>
+        <location filename="../../desktop/engram/assistant/learn.py" line="41"/>
         <source>Learning runs in the desktop app and engram chat.</source>
         <translation>学习在桌面应用和 engram chat 中进行。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="164"/>
+        <location filename="../../desktop/engram/assistant/state.py" line="55"/>
         <source>Memory is off: {why}</source>
         <translation>记忆已关闭：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="312"/>
+        <location filename="../../desktop/engram/assistant/state.py" line="79"/>
         <source>Engram is not ready: no model is loaded.</source>
         <translation>Engram 还没有准备好：没有加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="313"/>
+        <location filename="../../desktop/engram/assistant/state.py" line="80"/>
         <source>Wait until the model has loaded, or see why it could not load.</source>
         <translation>请等模型加载完成，或查看它无法加载的原因。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="126"/>
         <location filename="../../desktop/engram/cli/memory.py" line="190"/>
-        <location filename="../../desktop/engram/memory/store.py" line="559"/>
+        <location filename="../../desktop/engram/memory/reads.py" line="87"/>
         <source>There is no memory #{id}.</source>
         <translation>不存在记忆 #{id}。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/cli/memory.py" line="126"/>
-        <location filename="../../desktop/engram/memory/store.py" line="560"/>
+        <location filename="../../desktop/engram/memory/reads.py" line="88"/>
         <source>List them with `engram memory list`.</source>
         <translation>可用 `engram memory list` 列出所有记忆。</translation>
     </message>
@@ -208,22 +208,22 @@
         <translation>它可以用作：{roles}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="123"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="140"/>
         <source>{name} is not installed.</source>
         <translation>{name} 未安装。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="124"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="141"/>
         <source>engram models download {id} fetches it.</source>
         <translation>engram models download {id} 可以下载它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="171"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="188"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="172"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="189"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -293,246 +293,246 @@
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="480"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="564"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="483"/>
+        <location filename="../../desktop/engram/memory/migrations.py" line="567"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="139"/>
-        <location filename="../../desktop/engram/memory/embed.py" line="202"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="166"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="229"/>
         <source>Cannot load the embedding model from {folder} ({error}).</source>
         <translation>无法从 {folder} 加载嵌入模型（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="140"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="167"/>
         <source>Fetch the starter models again (`engram models fetch-starter`).</source>
         <translation>请重新获取入门模型（`engram models fetch-starter`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="203"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="230"/>
         <source>Download it again in the model manager (`engram models fetch-starter`).</source>
         <translation>请在模型管理器中重新下载（`engram models fetch-starter`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="237"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="264"/>
         <source>A vector has shape {shape}, but the store uses {dim} dimensions.</source>
         <translation>向量的形状为 {shape}，但记忆库使用 {dim} 维。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="238"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="265"/>
         <source>Embed with the store&apos;s embedding model, or re-embed the store for the new one.</source>
         <translation>请使用记忆库的嵌入模型，或用新模型重新嵌入整个记忆库。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="244"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="271"/>
         <source>A vector contains NaN or infinity.</source>
         <translation>向量中含有 NaN 或无穷大。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="244"/>
-        <location filename="../../desktop/engram/memory/embed.py" line="248"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="271"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="275"/>
         <source>Check the embedding model output.</source>
         <translation>请检查嵌入模型的输出。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/embed.py" line="248"/>
+        <location filename="../../desktop/engram/memory/embed.py" line="275"/>
         <source>A vector is all zeros.</source>
         <translation>向量全为零。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="50"/>
+        <location filename="../../desktop/engram/memory/store.py" line="32"/>
         <source>memory kind</source>
         <translation>记忆类型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="51"/>
+        <location filename="../../desktop/engram/memory/store.py" line="33"/>
         <source>memory origin</source>
         <translation>记忆来源</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="52"/>
+        <location filename="../../desktop/engram/memory/store.py" line="34"/>
         <source>memory status</source>
         <translation>记忆状态</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="60"/>
+        <location filename="../../desktop/engram/memory/store.py" line="42"/>
         <source>A memory cannot be empty.</source>
         <translation>记忆不能为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="60"/>
+        <location filename="../../desktop/engram/memory/store.py" line="42"/>
         <source>Write what should be remembered.</source>
         <translation>请写下要记住的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="63"/>
+        <location filename="../../desktop/engram/memory/store.py" line="45"/>
         <source>A memory of {length:,} characters is too long (at most {limit:,}).</source>
         <translation>这条记忆有 {length:,} 个字符，太长了（最多 {limit:,} 个）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="64"/>
+        <location filename="../../desktop/engram/memory/store.py" line="46"/>
         <source>Split it into shorter facts, or keep the long text in a conversation.</source>
         <translation>请拆分成几条较短的事实，或把长文本留在对话中。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="74"/>
+        <location filename="../../desktop/engram/memory/store.py" line="56"/>
         <source>Unknown {what} {value!r}.</source>
         <translation>未知的{what}：{value!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="75"/>
+        <location filename="../../desktop/engram/memory/store.py" line="57"/>
         <source>Use one of: {allowed}.</source>
         <translation>请使用以下之一：{allowed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="166"/>
+        <location filename="../../desktop/engram/memory/store.py" line="126"/>
         <source>Memory #{id} has no change of Engram&apos;s to undo there.</source>
         <translation>记忆 #{id} 在那里没有可撤销的 Engram 改动。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="167"/>
+        <location filename="../../desktop/engram/memory/store.py" line="127"/>
         <source>Edit the memory&apos;s text instead.</source>
         <translation>请直接编辑这条记忆的文字。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="421"/>
+        <location filename="../../desktop/engram/memory/store.py" line="322"/>
         <source>A memory has no field {key!r} to update.</source>
         <translation>记忆没有可更新的字段 {key!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="488"/>
+        <location filename="../../desktop/engram/memory/store.py" line="389"/>
         <source>Feedback must be +1 or -1, not {vote!r}.</source>
         <translation>反馈只能是 +1 或 -1，而不是 {vote!r}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/store.py" line="749"/>
+        <location filename="../../desktop/engram/memory/store.py" line="470"/>
         <source>{value!r} is not between 0 and 1.</source>
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="86"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="92"/>
         <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
         <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="87"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="93"/>
         <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
         <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="97"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="103"/>
         <source>{key} must be a number from {low} to {high}</source>
         <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="107"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="113"/>
         <source>{key} must be a date in seconds since 1970 (a number), not {value}</source>
         <translation>{key} 必须是自 1970 年起的秒数（数字）表示的日期，而不是 {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="117"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="123"/>
         <source>content must be text</source>
         <translation>content 必须是文本</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="119"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="125"/>
         <source>content is empty</source>
         <translation>content 为空</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="134"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="140"/>
         <source>{key} must be one of {allowed}</source>
         <translation>{key} 必须是以下之一：{allowed}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="139"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="145"/>
         <source>pinned must be true or false</source>
         <translation>pinned 必须是 true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="153"/>
         <source>meta must be an object</source>
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="154"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="160"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="176"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="182"/>
         <source>a superseded memory needs superseded_by, the id of its replacement</source>
         <translation>已被取代的记忆需要 superseded_by，即取代它的记忆的 id</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="182"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="188"/>
         <source>{key} must be an integer</source>
         <translation>{key} 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="191"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="197"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="197"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="203"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="199"/>
-        <location filename="../../desktop/engram/models/cloud.py" line="166"/>
-        <location filename="../../desktop/engram/models/local.py" line="626"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="205"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="170"/>
+        <location filename="../../desktop/engram/models/local.py" line="630"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="204"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="210"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="211"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="217"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="218"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="224"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="222"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="228"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="230"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="236"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="233"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="239"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="252"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="276"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="253"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="277"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="258"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="282"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -803,300 +803,300 @@
         <translation>请修正这组搭配中的模型 ID。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="53"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="57"/>
         <source>The cloud address {url!r} is not an http(s) URL.</source>
         <translation>云端地址 {url!r} 不是 http(s) 网址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="54"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="58"/>
         <source>Enter the API&apos;s base URL in Settings, e.g. https://api.example.com/v1.</source>
         <translation>请在设置中填写 API 的接口地址，例如 https://api.example.com/v1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="114"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="118"/>
         <source>The answer from {url} stopped before it was complete.</source>
         <translation>来自 {url} 的回答在完成前中断了。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="115"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="119"/>
         <source>The connection dropped; try again.</source>
         <translation>连接已断开，请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="163"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="167"/>
         <source>The answer from {model} does not match the expected format ({detail}).</source>
         <translation>{model} 的回答不符合预期格式（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="164"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="168"/>
         <source>Try again, or choose a stronger cloud model.</source>
         <translation>请重试，或选择更强的云端模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="230"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="234"/>
         <source>{url} answered HTTP {status}: the API key was refused.</source>
         <translation>{url} 返回 HTTP {status}：API 密钥被拒绝。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="231"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="235"/>
         <source>Check the API key in Settings → Cloud.</source>
         <translation>请在“设置 → 云端”中检查 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="237"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="241"/>
         <source>{url} answered HTTP {status}: too many requests or the quota is used up.</source>
         <translation>{url} 返回 HTTP {status}：请求过多或额度已用完。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="238"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="242"/>
         <source>Wait a little and try again, or check the plan and billing of the account.</source>
         <translation>请稍后重试，或检查账户的套餐和账单。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="244"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="248"/>
         <source>{url} answered HTTP {status}: the provider has a problem.</source>
         <translation>{url} 返回 HTTP {status}：服务商出现故障。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="245"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="249"/>
         <source>Try again later; nothing was lost.</source>
         <translation>请稍后重试；没有丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="251"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="255"/>
         <source>{url} answered HTTP {status}: not found ({detail}).</source>
         <translation>{url} 返回 HTTP {status}：未找到（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="252"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="256"/>
         <source>Check the base URL and the model name in Settings → Cloud.</source>
         <translation>请在“设置 → 云端”中检查接口地址和模型名称。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="258"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="262"/>
         <source>{url} answered HTTP {status}: the request was refused ({detail}).</source>
         <translation>{url} 返回 HTTP {status}：请求被拒绝（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="259"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="263"/>
         <source>Check the model name and settings; the provider&apos;s message above says more.</source>
         <translation>请检查模型名称和设置；上面服务商的消息中有更多说明。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="269"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="273"/>
         <source>{url} did not answer within {timeout:.0f} s.</source>
         <translation>{url} 在 {timeout:.0f} 秒内没有响应。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="270"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="274"/>
         <source>The provider is slow or unreachable; try again later.</source>
         <translation>服务商响应缓慢或无法访问，请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="275"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="279"/>
         <source>Cannot reach {url} ({reason}).</source>
         <translation>无法连接 {url}（{reason}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="276"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="280"/>
         <source>Check the network connection and the base URL in Settings → Cloud.</source>
         <translation>请检查网络连接，以及“设置 → 云端”中的接口地址。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="290"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="294"/>
         <source>The answer from {url} is not a valid chat completion ({error}).</source>
         <translation>来自 {url} 的回答不是有效的对话补全结果（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="292"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="296"/>
         <source>Check that the base URL points to an OpenAI-compatible API (it usually ends in /v1).</source>
         <translation>请确认接口地址指向兼容 OpenAI 的 API（通常以 /v1 结尾）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="311"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="315"/>
         <source>The answer did not finish within {deadline:.0f} s.</source>
         <translation>回答未能在 {deadline:.0f} 秒内完成。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="312"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="316"/>
         <source>The provider kept the answer open; try again later or with a shorter request.</source>
         <translation>服务商一直没有结束回答；请稍后重试，或缩短请求。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="319"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="323"/>
         <source>The answer stalled (no data within the timeout).</source>
         <translation>回答停滞了（超时时间内没有收到数据）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="320"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="324"/>
         <source>The provider is slow or the connection dropped; try again.</source>
         <translation>服务商响应缓慢或连接已断开，请重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="357"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="361"/>
         <source>your server at {host}: text stays on your machine or network</source>
         <translation>你的服务器 {host}：文字留在你的电脑或网络内</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/cloud.py" line="359"/>
+        <location filename="../../desktop/engram/models/cloud.py" line="363"/>
         <source>the cloud service at {host}: text leaves your network</source>
         <translation>云服务 {host}：文字会离开你的网络</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="121"/>
+        <location filename="../../desktop/engram/models/download.py" line="99"/>
         <source>{name} has no download source in the catalogue.</source>
         <translation>模型目录中没有 {name} 的下载来源。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="122"/>
+        <location filename="../../desktop/engram/models/download.py" line="100"/>
         <source>Import the file instead.</source>
         <translation>请改为导入该文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="191"/>
+        <location filename="../../desktop/engram/models/download.py" line="167"/>
         <source>The hub did not say how large {url} is.</source>
         <translation>模型站点没有提供 {url} 的大小。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="191"/>
+        <location filename="../../desktop/engram/models/download.py" line="167"/>
         <source>Try again later.</source>
         <translation>请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="195"/>
+        <location filename="../../desktop/engram/models/download.py" line="171"/>
         <source>{url} has {size} bytes on the hub, the catalogue expects {expected}.</source>
         <translation>{url} 在模型站点上有 {size} 字节，但模型目录要求 {expected} 字节。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="196"/>
+        <location filename="../../desktop/engram/models/download.py" line="172"/>
         <source>The file changed upstream; update models.toml (or pin the revision).</source>
         <translation>上游文件已变更；请更新 models.toml（或固定 revision）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="214"/>
+        <location filename="../../desktop/engram/models/download.py" line="190"/>
         <source>Cannot reach {url}: {error}</source>
         <translation>无法连接 {url}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="215"/>
+        <location filename="../../desktop/engram/models/download.py" line="191"/>
         <source>Unset HF_HUB_OFFLINE to allow downloads.</source>
         <translation>请取消设置 HF_HUB_OFFLINE 以允许下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="222"/>
+        <location filename="../../desktop/engram/models/download.py" line="198"/>
         <source>cannot reach {url} ({error})</source>
         <translation>无法连接 {url}（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="230"/>
+        <location filename="../../desktop/engram/models/download.py" line="206"/>
         <source>{url} answered HTTP {status}</source>
         <translation>{url} 返回 HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="233"/>
+        <location filename="../../desktop/engram/models/download.py" line="209"/>
         <source>{url} answered HTTP {status}.</source>
         <translation>{url} 返回 HTTP {status}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="234"/>
+        <location filename="../../desktop/engram/models/download.py" line="210"/>
         <source>The repository needs a Hugging Face login (`hf auth login`).</source>
         <translation>该仓库需要登录 Hugging Face（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="236"/>
+        <location filename="../../desktop/engram/models/download.py" line="212"/>
         <source>Accept the model&apos;s licence on its hub page and log in (`hf auth login`).</source>
         <translation>请在模型页面上接受其许可协议并登录（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="238"/>
+        <location filename="../../desktop/engram/models/download.py" line="214"/>
         <source>The file or repository is not on the hub (or the mirror); check models.toml.</source>
         <translation>模型站点（或镜像）上没有该文件或仓库；请检查 models.toml。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="240"/>
+        <location filename="../../desktop/engram/models/download.py" line="216"/>
         <source>Check the endpoint setting and try again.</source>
         <translation>请检查下载地址设置后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="254"/>
+        <location filename="../../desktop/engram/models/download.py" line="230"/>
         <source>Download failed after {attempts} attempts: {problem}.</source>
         <translation>尝试 {attempts} 次后下载失败：{problem}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="256"/>
+        <location filename="../../desktop/engram/models/download.py" line="232"/>
         <source>Check the network (or the mirror in Settings) and run the download again; it resumes where it stopped.</source>
         <translation>请检查网络（或设置中的镜像）后重新下载；下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="264"/>
+        <location filename="../../desktop/engram/models/download.py" line="240"/>
         <location filename="../../desktop/engram/models/starter.py" line="182"/>
         <location filename="../../desktop/engram/models/starter.py" line="219"/>
         <source>Download cancelled.</source>
         <translation>下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="274"/>
+        <location filename="../../desktop/engram/models/download.py" line="250"/>
         <source>{name} needs {need:.2f} GB more disk space, {free:.2f} GB are free in {folder}.</source>
         <translation>{name} 还需要 {need:.2f} GB 磁盘空间，{folder} 中只剩 {free:.2f} GB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="275"/>
+        <location filename="../../desktop/engram/models/download.py" line="251"/>
         <source>Free some space (or move the models folder) and try again.</source>
         <translation>请释放一些空间（或移动模型文件夹）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="324"/>
+        <location filename="../../desktop/engram/models/download.py" line="300"/>
         <source>Could not write {path} ({error}); the partial file was deleted.</source>
         <translation>无法写入 {path}（{error}）；已删除未完成的文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/faults.py" line="63"/>
-        <location filename="../../desktop/engram/models/download.py" line="325"/>
+        <location filename="../../desktop/engram/models/download.py" line="301"/>
         <source>Free some disk space and try again.</source>
         <translation>请释放一些磁盘空间后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="337"/>
+        <location filename="../../desktop/engram/models/download.py" line="313"/>
         <source>{path} of {name} failed verification ({size} bytes instead of {expected}); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（{size} 字节，应为 {expected} 字节）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="342"/>
+        <location filename="../../desktop/engram/models/download.py" line="318"/>
         <source>{path} of {name} failed verification (its sha256 does not match); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（sha256 不匹配）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="345"/>
+        <location filename="../../desktop/engram/models/download.py" line="321"/>
         <source>Try again; if it keeps failing the mirror or the catalogue entry is wrong.</source>
         <translation>请重试；如果仍然失败，说明镜像或模型目录条目有误。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="396"/>
+        <location filename="../../desktop/engram/models/download.py" line="372"/>
         <source>the connection to {url} ended early</source>
         <translation>与 {url} 的连接提前结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="449"/>
+        <location filename="../../desktop/engram/models/download.py" line="425"/>
         <source>Download of {path} cancelled.</source>
         <translation>{path} 的下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="450"/>
+        <location filename="../../desktop/engram/models/download.py" line="426"/>
         <source>Run the download again to resume it.</source>
         <translation>重新下载即可从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="572"/>
+        <location filename="../../desktop/engram/models/download.py" line="548"/>
         <source>The download queue is closed.</source>
         <translation>下载队列已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="617"/>
+        <location filename="../../desktop/engram/models/download.py" line="593"/>
         <source>Download cancelled before it started.</source>
         <translation>下载在开始前已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="631"/>
+        <location filename="../../desktop/engram/models/download.py" line="607"/>
         <source>Download of {name} failed: {error}</source>
         <translation>{name} 下载失败：{error}</translation>
     </message>
@@ -1221,72 +1221,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="216"/>
+        <location filename="../../desktop/engram/models/local.py" line="217"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="218"/>
+        <location filename="../../desktop/engram/models/local.py" line="219"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="239"/>
+        <location filename="../../desktop/engram/models/local.py" line="240"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="241"/>
+        <location filename="../../desktop/engram/models/local.py" line="242"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="334"/>
+        <location filename="../../desktop/engram/models/local.py" line="338"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="335"/>
+        <location filename="../../desktop/engram/models/local.py" line="339"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="356"/>
+        <location filename="../../desktop/engram/models/local.py" line="360"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="359"/>
+        <location filename="../../desktop/engram/models/local.py" line="363"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="389"/>
+        <location filename="../../desktop/engram/models/local.py" line="393"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="389"/>
+        <location filename="../../desktop/engram/models/local.py" line="393"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="613"/>
+        <location filename="../../desktop/engram/models/local.py" line="617"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="619"/>
+        <location filename="../../desktop/engram/models/local.py" line="623"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="635"/>
+        <location filename="../../desktop/engram/models/local.py" line="639"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="636"/>
+        <location filename="../../desktop/engram/models/local.py" line="640"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1418,32 +1418,32 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="146"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="163"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="146"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="163"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="151"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="168"/>
         <source>{name} is in use as the {roles} model.</source>
         <translation>{name} 正被用作 {roles} 模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="152"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="169"/>
         <source>Choose another model for it first (engram models use, or Settings).</source>
         <translation>请先为它选定另一个模型（engram models use，或在“设置”中）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="164"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="181"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="165"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="182"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -1503,12 +1503,12 @@
         <translation>请勾选“仅在本次运行期间保留密钥”，或安装并解锁密钥环服务后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/runner.py" line="73"/>
+        <location filename="../../desktop/engram/evaluation/runner.py" line="72"/>
         <source>{path} is not an answers file of `engram eval` ({error}).</source>
         <translation>{path} 不是 `engram eval` 的答案文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/runner.py" line="74"/>
+        <location filename="../../desktop/engram/evaluation/runner.py" line="73"/>
         <source>Move it away or choose another --out folder.</source>
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
@@ -1564,57 +1564,57 @@
         <translation>{path} 不是 LoCoMo 文件（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="94"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="96"/>
         <source>{rate:.1f} GB of model weights a second, measured here</source>
         <translation>每秒读取 {rate:.1f} GB 模型权重（在本机实测）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="97"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="99"/>
         <source>no AVX2</source>
         <translation>无 AVX2</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="100"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="102"/>
         <source>about {rate:.1f} GB of model weights a second, estimated from {cores} cores ({simd}); not measured yet</source>
         <translation>每秒约读取 {rate:.1f} GB 模型权重，按 {cores} 个核心（{simd}）估算；尚未实测</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="112"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="114"/>
         <source>{ram:.1f} GB RAM ({free:.1f} GB free), {disk:.1f} GB free disk, {cores} cores{gpu}</source>
         <translation>内存 {ram:.1f} GB（可用 {free:.1f} GB），磁盘可用 {disk:.1f} GB，{cores} 核{gpu}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="208"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="211"/>
         <source>needs {size:.1f} GB of disk, {free:.1f} GB free</source>
         <translation>需要 {size:.1f} GB 磁盘空间，可用 {free:.1f} GB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="218"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="221"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="227"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="230"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM; close other programs while it runs</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）；运行时请关闭其他程序</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="236"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="239"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM, but only {free:.1f} GB are free now</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB），但目前只有 {free:.1f} GB 可用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="244"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="247"/>
         <source>needs {need:g} GB of {total:.1f} GB RAM</source>
         <translation>需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="301"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="337"/>
         <source>together need {need:g} GB of {total:.1f} GB RAM; the system would swap</source>
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）；系统会使用交换空间</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/hardware.py" line="307"/>
+        <location filename="../../desktop/engram/models/hardware.py" line="343"/>
         <source>together need {need:g} GB of {total:.1f} GB RAM</source>
         <translation>合计需要 {need:g} GB 内存（共 {total:.1f} GB）</translation>
     </message>
@@ -1839,12 +1839,12 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="178"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="182"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="197"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="201"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
@@ -2296,22 +2296,22 @@
         <translation>请重新下载该模型，或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="108"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="71"/>
         <source>The answer broke off: the model failed while writing it.</source>
         <translation>回答中断了：模型在写回答时出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="110"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="73"/>
         <source>Your message is saved; Regenerate answers it again. If it happens again, choose another model in Settings. The details are in the log: {path}</source>
         <translation>你的消息已保存；点“重新生成”会再次回答。如果再次发生，请在设置中换一个模型。详情见日志：{path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="116"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="79"/>
         <source>Your message was not sent: something failed before the model started.</source>
         <translation>你的消息没有发出：模型开始之前出了错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/app.py" line="117"/>
+        <location filename="../../desktop/engram/assistant/app.py" line="80"/>
         <source>It is back in the message box to send again. The details are in the log: {path}</source>
         <translation>它已放回输入框，可以再次发送。详情见日志：{path}</translation>
     </message>
@@ -2376,6 +2376,31 @@
         <source>The model hub at {url} sent an answer Engram cannot read.</source>
         <translation>模型中心 {url} 返回的内容 Engram 无法读取。</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="176"/>
+        <source>The quality check was stopped.</source>
+        <translation>质量检查已停止。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="176"/>
+        <source>Run it again to finish.</source>
+        <translation>再运行一次即可完成。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="180"/>
+        <source>The quality check could not run {name}.</source>
+        <translation>质量检查无法运行 {name}。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="181"/>
+        <source>The details are in the log: {path}</source>
+        <translation>详情见日志：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="259"/>
+        <source>Engram now answers with {name}, the best of the quality check at a usable speed.</source>
+        <translation>Engram 现在用 {name} 回答：它在质量检查中得分最高，速度也够用。</translation>
+    </message>
 </context>
 <context>
     <name>AddMemoryDialog</name>
@@ -2423,131 +2448,131 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="274"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="268"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="123"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="119"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="152"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="146"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="277"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="271"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="283"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="277"/>
         <source>The model tried to use a tool, but what it wrote could not be used.</source>
         <translation>模型尝试使用工具，但它写出的调用无法使用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="287"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="281"/>
         <source>Not answered: the answer was interrupted before it was saved (Engram closed or the model failed). Your message is kept; Retry answers it.</source>
         <translation>未回答：回答在保存之前被中断（Engram 已关闭或模型出错）。你的消息已保留；点“重试”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="303"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="297"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="311"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="305"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="315"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="309"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="280"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="274"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="143"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="137"/>
         <source>Running the tool {name}…</source>
         <translation>正在运行工具 {name}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="147"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="141"/>
         <source>Reading what {name} gave back…</source>
         <translation>正在阅读 {name} 返回的结果…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="200"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="194"/>
         <source>Asking the large model (it loads on first use)…</source>
         <translation>正在询问大模型（首次使用时需要加载）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="202"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="196"/>
         <source>Reading your memories…</source>
         <translation>正在查阅你的记忆…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="204"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="198"/>
         <source>Preparing the prompt…</source>
         <translation>正在准备提示…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/answer_view.py" line="228"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="222"/>
         <source>Thinking: reading the conversation and %n memories ({done} of {tokens} tokens)…</source>
         <translation>
             <numerusform>思考中：正在阅读对话和 %n 条记忆（已读 {done} / {tokens} 个词元）…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="234"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="228"/>
         <source>Thinking: reading the conversation ({done} of {tokens} tokens)…</source>
         <translation>思考中：正在阅读对话（已读 {done} / {tokens} 个词元）…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/answer_view.py" line="244"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="238"/>
         <source>Thinking: reading the conversation and %n memories ({tokens} tokens)…</source>
         <translation>
             <numerusform>思考中：正在阅读对话和 %n 条记忆（{tokens} 个词元）…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="248"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="242"/>
         <source>Thinking: reading the conversation ({tokens} tokens)…</source>
         <translation>思考中：正在阅读对话（{tokens} 个词元）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="382"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="378"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="387"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="383"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="387"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="383"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="401"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="397"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="402"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="398"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="410"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="406"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -3350,67 +3375,67 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>MemoryChips</name>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="51"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="57"/>
         <source>Recalled:</source>
         <translation>回忆：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="56"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="63"/>
         <source>used in this answer</source>
         <translation>本次回答用到了</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="56"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="63"/>
         <source>given, not used</source>
         <translation>提供了，但未使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="58"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="65"/>
         <source>Plan: {text}</source>
         <translation>计划：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="59"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="66"/>
         <source>Your current plan</source>
         <translation>你当前的计划</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="59"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="66"/>
         <source>followed in every answer</source>
         <translation>每个回答都会遵循</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="64"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="74"/>
         <source>Memory: {text}</source>
         <translation>记忆：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="66"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="77"/>
         <source>Open in memory browser</source>
         <translation>在记忆浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="67"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="78"/>
         <source>This is wrong</source>
         <translation>这条不对</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="62"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="72"/>
         <source>Marked wrong</source>
         <translation>已标记为错误</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="61"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="62"/>
         <source>An earlier message</source>
         <translation>以前的一条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="68"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="69"/>
         <source>Made from your earlier message:</source>
         <translation>根据你以前的这条消息记下：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chips.py" line="73"/>
+        <location filename="../../desktop/engram/ui/chips.py" line="74"/>
         <source>Earlier message: {text}</source>
         <translation>以前的消息：{text}</translation>
     </message>
@@ -3994,62 +4019,62 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>PermissionPrompt</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="187"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="188"/>
         <source>built-in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="188"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="189"/>
         <source>Engram wants to use the tool {name} ({source}):</source>
         <translation>Engram 想使用工具 {name}（{source}）：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="169"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="170"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="170"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="171"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="171"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="172"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="177"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="178"/>
         <source>your recalled memories</source>
         <translation>召回的记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="183"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="184"/>
         <source>The model wants to remember “{content}” after reading {read}. That text, not you, may be asking for it.</source>
         <translation>模型在读取 {read} 之后想要记住“{content}”。提出这个请求的可能是那段内容，而不是你。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="186"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="187"/>
         <source>The model wants to remember “{content}”.</source>
         <translation>模型想要记住“{content}”。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="193"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="194"/>
         <source>It asks after reading {read}: that text, not you, may be asking for it.</source>
         <translation>这是在读取 {read} 之后提出的：提出请求的可能是那段内容，而不是你。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="164"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="165"/>
         <source>Allowed once.</source>
         <translation>已允许一次。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="165"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="166"/>
         <source>Always allowed (change it in Settings → Tools).</source>
         <translation>已始终允许（可在 设置 → 工具 中更改）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="166"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="167"/>
         <source>Denied.</source>
         <translation>已拒绝。</translation>
     </message>
@@ -4160,12 +4185,12 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>RetryButton</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="53"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="52"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="54"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="53"/>
         <source>Answer this message now</source>
         <translation>现在回答这条消息</translation>
     </message>
@@ -4591,152 +4616,152 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>StatusLine</name>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="136"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="143"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="87"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="94"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="87"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="94"/>
         <source>Retry learning</source>
         <translation>重试学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="81"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="88"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="81"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="88"/>
         <source>Open the settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="82"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="89"/>
         <source>Models, memory, cloud, appearance (Ctrl+,)</source>
         <translation>模型、记忆、云端、外观（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="90"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="83"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="90"/>
         <source>Open the model manager</source>
         <translation>打开模型管理器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="84"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="91"/>
         <source>Download, import and choose models</source>
         <translation>下载、导入和选择模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="92"/>
         <source>Memories</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="85"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="92"/>
         <source>Open the memory browser</source>
         <translation>打开记忆浏览器</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="86"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="93"/>
         <source>See and edit what Engram remembers (Ctrl+M)</source>
         <translation>查看和编辑 Engram 记住的内容（Ctrl+M）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="88"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="95"/>
         <source>Try the lessons that failed again</source>
         <translation>重新尝试失败的学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="137"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="144"/>
         <source>Loading model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="138"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="145"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="139"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="146"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="153"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="195"/>
         <source>Learning… {percent}%</source>
         <translation>正在学习… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="155"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="162"/>
         <source>Learning waits for the answer</source>
         <translation>学习正在等待回答结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="160"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="167"/>
         <source>Learning paused: {error}</source>
         <translation>学习已暂停：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="162"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="169"/>
         <source>{count} to learn</source>
         <translation>{count} 项待学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="164"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="171"/>
         <source>Memory up to date</source>
         <translation>记忆已是最新</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="167"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="183"/>
         <source>Large model: {state}</source>
         <translation>大模型：{state}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="211"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="220"/>
         <source>chat {chat} of {chats}</source>
         <translation>第 {chat}/{chats} 个对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="192"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="201"/>
         <source>loading the model</source>
         <translation>正在加载模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="194"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="203"/>
         <source>reading the chat ({done} of {total} tokens)</source>
         <translation>正在阅读对话（{done}/{total} 个词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="198"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="207"/>
         <source>reading the chat</source>
         <translation>正在阅读对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="200"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="209"/>
         <source>proposing memories ({count} tokens)</source>
         <translation>正在提出记忆（已写 {count} 个词元）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="202"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="211"/>
         <source>proposing memories</source>
         <translation>正在提出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="204"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="213"/>
         <source>checking memory {index} of {count}</source>
         <translation>正在核对第 {index}/{count} 条记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/status_line.py" line="208"/>
+        <location filename="../../desktop/engram/ui/status_line.py" line="217"/>
         <source>saving</source>
         <translation>正在保存</translation>
     </message>
@@ -4744,32 +4769,32 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>ToolBlock</name>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="64"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="65"/>
         <source>Tool: {name} · running…</source>
         <translation>工具：{name} · 运行中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="66"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="67"/>
         <source>Tool: {name} · failed</source>
         <translation>工具：{name} · 失败</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="68"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="69"/>
         <source>Tool: {name}</source>
         <translation>工具：{name}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="70"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="71"/>
         <source>Tool: {name} · {seconds:.2f} s</source>
         <translation>工具：{name} · {seconds:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="77"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="78"/>
         <source>Arguments:</source>
         <translation>参数：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/tool_block.py" line="79"/>
+        <location filename="../../desktop/engram/ui/tool_block.py" line="80"/>
         <source>Result:</source>
         <translation>结果：</translation>
     </message>

@@ -12,10 +12,20 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from engram.assistant import quality_check
 from engram.core import log
 from engram.core.errors import EngramError, InputError, tr
 from engram.core.settings import Settings, SettingsStore
-from engram.models import build_check, files, gguf_import, hardware, hub_search, roles, speed
+from engram.models import (
+    build_check,
+    files,
+    gguf_import,
+    hardware,
+    hub_search,
+    quality,
+    roles,
+    speed,
+)
 from engram.models import catalogue as _catalogue
 from engram.models import secrets as _secrets
 from engram.models import starter as _starter
@@ -86,6 +96,14 @@ hub_files = hub_search.files  # a repository's GGUF files
 add_hub_file = hub_search.register  # a chosen hub file as an imported catalogue entry
 shared_keys = _secrets.shared  # the key store every window shares
 on_speed_measured = speed.subscribe  # call back (any thread) after each decode speed measured
+# The bundled quality check of the answering models (assistant.quality_check, models.quality):
+quality_candidates = quality_check.candidates  # the installed models that can answer
+check_quality = quality_check.check  # each candidate's score and speed here (kept per state)
+quality_verdict = quality_check.verdict  # the model the kept results choose, or None
+adopt_quality = quality_check.adopt  # answer with that model, once, unless the user chose
+quality_pending = quality_check.pending  # the check is still to run (or apply) for settings
+quality_child = quality_check.child_main  # one model's run, in the child process
+QualityResult = quality.Result
 
 
 def installed_chat_models() -> list[tuple[str, str, tuple[str, ...]]]:

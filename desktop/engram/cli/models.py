@@ -49,6 +49,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     verbs.add_parser("recommend", help="the recommended models for this machine").set_defaults(
         run=_recommend
     )
+    quality = verbs.add_parser(
+        "check",
+        help="score the installed answering models on the bundled quality check and time them",
+    )
+    quality.add_argument(
+        "ids", nargs="*", metavar="ID", help="models (default: every installed one)"
+    )
+    quality.add_argument("--again", action="store_true", help="run it again, not the kept result")
+    quality.add_argument(
+        "--child", help=argparse.SUPPRESS
+    )  # one model, in a data folder of its own
+    quality.add_argument("--embedding", help=argparse.SUPPRESS)
+    quality.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    quality.set_defaults(run=_check)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -141,8 +155,8 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _recommend(args: argparse.Namespace) -> int:
-    machine = models.probe()
     cat = models.catalogue()
+    machine = models.probe()
     print(f"This machine: {machine.describe()}")
     offer = models.offer(cat, machine)  # the same pair as the welcome panel and the model manager
     if offer is None:
@@ -157,6 +171,9 @@ def _recommend(args: argparse.Namespace) -> int:
     )
     print(f"Decode speed: {machine.describe_speed()}{how}")
     print(f"Recommended for this machine: {pair.reason}")
+    verdict = machine.verdict  # the quality check's choice among the installed models
+    if verdict is not None and verdict.chosen.model_id != pair.small:
+        print(f"Of the installed models: {verdict.reason(_names(cat))}")
     for role in models.ROLES:
         entry = cat.get(getattr(pair, role))
         fit = models.fit(entry, machine, models.installed(entry))
@@ -168,6 +185,42 @@ def _recommend(args: argparse.Namespace) -> int:
         if larger.ram_gb > pair.ram_gb and slow:
             paces = ", ".join(f"{entry.id} at about {rate:.1f} tokens/s" for entry, rate in slow)
             print(f"Not the {larger.ram_gb:g} GB pair: too slow here ({paces}).")
+    return 0
+
+
+def _names(cat: models.Catalogue) -> dict[str, str]:
+    return {entry.id: entry.name for entry in cat.models}
+
+
+def _check(args: argparse.Namespace) -> int:
+    if args.child:
+        return models.quality_child(args.child, args.embedding, args.background)
+    cat = models.catalogue()
+    entries = [cat.get(i) for i in args.ids] if args.ids else models.quality_candidates(cat)
+    if not entries:
+        print("No installed model can answer; engram models download ID fetches one.")
+        return 0
+
+    def progress(model_id: str, done: int, total: int) -> None:
+        end = "\n" if done == total else ""
+        print(f"\r{model_id}: {done}/{total} items", end=end, file=sys.stderr, flush=True)
+
+    store = settings_mod.SettingsStore.load()
+    results = models.check_quality(entries, store.current, progress, again=args.again)
+    for result in results:
+        pace = "" if result.tokens_per_s >= 8 else " (too slow to answer with here)"
+        print(
+            f"{result.model_id:40} {result.passed}/{result.total} passed, "
+            f"{result.tokens_per_s:.1f} tokens/s{pace}, {result.seconds:.0f} s"
+        )
+        for item, why in result.failed.items():
+            print(f"    failed {item}: {why}")
+    verdict = models.quality_verdict(cat)
+    if verdict is not None:
+        print(verdict.reason(_names(cat)))
+    changed = models.adopt_quality(store)
+    if changed is not None:
+        print(changed)
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import platform
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from engram.core import log, paths
 from engram.core.errors import Problem, tr
-from engram.models import files, speed
+from engram.models import catalogue, files, quality, speed
 from engram.models.catalogue import Catalogue, ModelEntry, Pair
 
 _log = log.get("models.hardware")
@@ -54,6 +55,7 @@ class Machine:
     gpu: str | None = None
     decode_bytes_per_s: float | None = None  # measured from real answers (models.speed)
     simd: str = ""  # the widest vector instructions: "avx512", "avx2", "neon" or "" (older)
+    verdict: quality.Verdict | None = None  # the answering models' check here (models.quality)
 
     @property
     def decode_threads(self) -> int:
@@ -181,7 +183,7 @@ def detect_simd() -> str:
 
 
 def probe(models_dir: Path | None = None, gpu: bool = True) -> Machine:
-    """Measure this machine now."""
+    """Measure this machine now (with what the quality check found here, when it ran)."""
     import psutil
 
     memory = psutil.virtual_memory()
@@ -194,6 +196,7 @@ def probe(models_dir: Path | None = None, gpu: bool = True) -> Machine:
         gpu=detect_gpu() if gpu else None,
         decode_bytes_per_s=speed.bytes_per_second(),
         simd=detect_simd(),
+        verdict=quality.verdict(quality.candidates(catalogue.load())),
     )
 
 
@@ -255,12 +258,45 @@ def recommend(cat: Catalogue, machine: Machine) -> Pair | None:
     laptop with 24 GB gets the pair it can run, not a 4B + 7B pair at two tokens a second.
 
     Installed RAM is reported a little under the nominal size (8 GB shows as ~7.6), so a tier is
-    reached at 90 % of its size.
+    reached at 90 % of its size. Once the quality check ran here (``machine.verdict``) and
+    checked the pair's answering model, the pair answers with the model it chose instead
+    (:func:`answering`).
     """
     tiers = reached(cat, machine)
     quick = [p for p in tiers if not too_slow(cat, p, machine)]
     chosen = quick or tiers[:1]
-    return chosen[-1] if chosen else (cat.pairs[0] if cat.pairs else None)
+    pair = chosen[-1] if chosen else (cat.pairs[0] if cat.pairs else None)
+    return None if pair is None else answering(cat, pair, machine.verdict)
+
+
+def answering(cat: Catalogue, pair: Pair, found: quality.Verdict | None) -> Pair:
+    """``pair`` answering with the model the quality check chose on this machine, when the
+    check scored the pair's own answering model too (a pair to download is not second-guessed);
+    its learning model stays at least as capable (:func:`learner_for`), and its reason is the
+    check's, in both languages."""
+    if found is None or pair.small not in {r.model_id for r in found.results}:
+        return pair
+    chosen = cat.get(found.chosen.model_id)
+    learner = learner_for(chosen, cat.get(pair.large))
+    names = {entry.id: entry.name for entry in cat.models}
+    return dataclasses.replace(
+        pair,
+        small=chosen.id,
+        large=learner.id,
+        reason=found.reason(names, "en"),
+        reason_zh=found.reason(names, "zh_CN"),
+    )
+
+
+def learner_for(chosen: ModelEntry, large: ModelEntry | None) -> ModelEntry:
+    """The learning model to go with ``chosen`` answering: ``large``, unless it is smaller than
+    the answering model (learning stays at least as capable; size stands for capability within
+    the catalogue's families) and ``chosen`` can learn; then ``chosen`` plays both roles."""
+    if large is None:
+        return chosen
+    if "large" in chosen.roles and large.download_bytes() < chosen.download_bytes():
+        return chosen
+    return large
 
 
 def reached(cat: Catalogue, machine: Machine) -> list[Pair]:
