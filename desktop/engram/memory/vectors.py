@@ -27,7 +27,7 @@ import numpy.typing as npt
 from engram.core import log
 from engram.memory import db
 from engram.memory.embed import Embedder, Vectors, check_vectors
-from engram.memory.migrations import BUMP_VECTOR_VERSION, vector_table
+from engram.memory.migrations.generations import BUMP_VECTOR_VERSION, vector_table
 
 _log = log.get("memory.vectors")
 Codes = npt.NDArray[np.uint64]
