@@ -283,22 +283,22 @@
         <translation>请检查该文件夹是否存在且可写。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="228"/>
+        <location filename="../../desktop/engram/memory/migrations/chats.py" line="61"/>
         <source>The episodes table of this database has an unexpected schema.</source>
         <translation>此数据库的 episodes 表结构与预期不符。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="229"/>
+        <location filename="../../desktop/engram/memory/migrations/chats.py" line="62"/>
         <source>Back up the file and report it; Engram will not change it.</source>
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="564"/>
+        <location filename="../../desktop/engram/memory/migrations/__init__.py" line="94"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations.py" line="567"/>
+        <location filename="../../desktop/engram/memory/migrations/__init__.py" line="97"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -2448,133 +2448,146 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="268"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="293"/>
         <source>Answered by the large model</source>
         <translation>由大模型回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="119"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="144"/>
         <source>Remembered: {text}</source>
         <translation>已记住：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="146"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="171"/>
         <source>The message is too long for the model&apos;s context; the last {count} characters were left out of this answer (the whole message is saved).</source>
         <translation>消息太长，超出了模型的上下文；本次回答未包含最后 {count} 个字符（完整消息已保存）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="271"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="296"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="277"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="302"/>
         <source>The model tried to use a tool, but what it wrote could not be used.</source>
         <translation>模型尝试使用工具，但它写出的调用无法使用。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="281"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="306"/>
         <source>Not answered: the answer was interrupted before it was saved (Engram closed or the model failed). Your message is kept; Retry answers it.</source>
         <translation>未回答：回答在保存之前被中断（Engram 已关闭或模型出错）。你的消息已保留；点“重试”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="297"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="322"/>
         <source>Cut at the answer length limit ({tokens} tokens)</source>
         <translation>已达到回答长度上限（{tokens} 个词元），回答被截断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="305"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="330"/>
         <source>{speed:.1f} tokens/s · context {used:,} of {size:,}</source>
         <translation>{speed:.1f} 词元/秒 · 上下文 {used:,} / {size:,}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="309"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="334"/>
         <source>Last answer: {tokens} tokens, first token after {first:.2f} s</source>
         <translation>上一个回答：{tokens} 个词元，首个词元用时 {first:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="274"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="299"/>
         <source>Interrupted by an error</source>
         <translation>因出错而中断</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="137"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="162"/>
         <source>Running the tool {name}…</source>
         <translation>正在运行工具 {name}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="141"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="166"/>
         <source>Reading what {name} gave back…</source>
         <translation>正在阅读 {name} 返回的结果…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="194"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="219"/>
         <source>Asking the large model (it loads on first use)…</source>
         <translation>正在询问大模型（首次使用时需要加载）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="196"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="221"/>
         <source>Reading your memories…</source>
         <translation>正在查阅你的记忆…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="198"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="223"/>
         <source>Preparing the prompt…</source>
         <translation>正在准备提示…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/answer_view.py" line="222"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="247"/>
         <source>Thinking: reading the conversation and %n memories ({done} of {tokens} tokens)…</source>
         <translation>
             <numerusform>思考中：正在阅读对话和 %n 条记忆（已读 {done} / {tokens} 个词元）…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="228"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="253"/>
         <source>Thinking: reading the conversation ({done} of {tokens} tokens)…</source>
         <translation>思考中：正在阅读对话（已读 {done} / {tokens} 个词元）…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/answer_view.py" line="238"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="263"/>
         <source>Thinking: reading the conversation and %n memories ({tokens} tokens)…</source>
         <translation>
             <numerusform>思考中：正在阅读对话和 %n 条记忆（{tokens} 个词元）…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="242"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="267"/>
         <source>Thinking: reading the conversation ({tokens} tokens)…</source>
         <translation>思考中：正在阅读对话（{tokens} 个词元）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="378"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="405"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="383"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="410"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="383"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="410"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="397"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="424"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="398"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="425"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="406"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="442"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
+    </message>
+</context>
+<context>
+    <name>AskLargeButton</name>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="74"/>
+        <source>Ask large model</source>
+        <translation>问大模型</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="75"/>
+        <source>Ask the same question of the large model: slower, but stronger</source>
+        <translation>把同一个问题再问一次大模型：慢一些，但更强</translation>
     </message>
 </context>
 <context>
@@ -3748,7 +3761,7 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
     </message>
     <message>
         <location filename="../../desktop/engram/ui/model_manager.py" line="150"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="573"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="588"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
@@ -3806,139 +3819,144 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
         <translation>本机：{machine}。解码速度：{speed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="410"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="416"/>
+        <source>Of the installed models: {reason}</source>
+        <translation>已安装的模型中：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="425"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="418"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="433"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="421"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="436"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="560"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="575"/>
         <source>Remove {name} ({size}) from this computer? Its files are deleted.</source>
         <translation>要从这台电脑上移除 {name}（{size}）吗？它的文件会被删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="565"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="580"/>
         <source>It is an offline starter model: Download brings it back.</source>
         <translation>这是离线入门模型：点“下载”即可取回。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="568"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="583"/>
         <source>Remove model</source>
         <translation>移除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="666"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="681"/>
         <source>Removed {id}.</source>
         <translation>已移除 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="413"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="426"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="428"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="441"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="415"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="430"/>
         <source>This is the pair in use.</source>
         <translation>这就是正在使用的组合。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="427"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="442"/>
         <source>Engram switches to these models at once.</source>
         <translation>Engram 会立即切换到这些模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="431"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="446"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="449"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="464"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="451"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="466"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="453"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="468"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="486"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="531"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="501"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="546"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="516"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="531"/>
         <source>Adding {file}…</source>
         <translation>正在添加 {file}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="527"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="542"/>
         <source>Downloading {file} as {name}; it is in the catalogue too.</source>
         <translation>正在下载 {file}，名为 {name}；它也已加入目录。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="535"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="550"/>
         <source>Downloaded {name}.</source>
         <translation>已下载 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="552"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="567"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="582"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="597"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="587"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="602"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="587"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="602"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="612"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="627"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="626"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="641"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="630"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="645"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="648"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="663"/>
         <source>Cancelled {name}; Download continues where it stopped.</source>
         <translation>已取消 {name}；再点“下载”会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="658"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="673"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
@@ -4185,12 +4203,12 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>RetryButton</name>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="52"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="53"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="53"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="54"/>
         <source>Answer this message now</source>
         <translation>现在回答这条消息</translation>
     </message>
@@ -5001,62 +5019,62 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>TurnControls</name>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="65"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
         <source>Send message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="66"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="67"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="70"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
         <source>Ask large model</source>
         <translation>问大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="68"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
         <source>Ask the large model</source>
         <translation>向大模型提问</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="69"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="72"/>
         <source>Answer this message with the large model, slower but stronger (Ctrl+Enter)</source>
         <translation>用大模型回答这条消息，较慢但更强（Ctrl+Enter）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="74"/>
         <source>Remember</source>
         <translation>记住</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="71"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="74"/>
         <source>Learn from this chat now</source>
         <translation>立即从这个对话中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="77"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="80"/>
         <source>Temporary chats are not learned from.</source>
         <translation>Engram 不会从临时对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/turn_controls.py" line="78"/>
+        <location filename="../../desktop/engram/ui/turn_controls.py" line="81"/>
         <source>Learn from this chat now (or start a message with “remember this:”)</source>
         <translation>立即从这个对话中学习（或在消息开头写“记住：”）</translation>
     </message>
@@ -5072,62 +5090,67 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="175"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="222"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="178"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="225"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="183"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="230"/>
         <source>Looking at this computer and its models…</source>
         <translation>正在查看这台电脑和它的模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="189"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="236"/>
         <source>You are chatting with {name}, the offline starter: quick on any computer, good at short answers and at using its tools. A larger model answers better.</source>
         <translation>你正在与离线入门模型 {name} 对话：在任何电脑上都很快，擅长简短回答和使用工具。更大的模型回答得更好。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="196"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="243"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="203"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="251"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="207"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="255"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="286"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="272"/>
+        <source>Checking which installed model answers best here ({model}: {done} of {total}); the current one answers meanwhile.</source>
+        <translation>正在检查哪个已安装的模型在这台电脑上回答得最好（{model}：{done}/{total}）；在此期间由当前模型回答。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/welcome.py" line="398"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="290"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="402"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="293"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="404"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="295"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="408"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="353"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="466"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

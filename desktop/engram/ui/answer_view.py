@@ -1,6 +1,7 @@
 """The chat's turns on screen: an answer streaming in from the model worker's ``TurnEvent``s (tool
 blocks, permission questions, markers, the header's numbers), a stored chat when it is opened
-again, and the buttons on each message (prompt, thumbs, regenerate, edit)."""
+again, and the buttons on each message (prompt, thumbs, regenerate, edit; after a thumb down on the
+latest answer, Ask large model in the answer itself)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,30 @@ class RetryButton(Retranslating, QPushButton):
     def retranslate(self) -> None:
         self.setText(self.tr("Retry"))
         self.setToolTip(self.tr("Answer this message now"))
+
+
+class AskLargeButton(Retranslating, QPushButton):
+    """In an answer the user marked bad: ask the same question of the large model (the bubble's
+    ``ask_large`` action; the turn controls send it)."""
+
+    def __init__(self, bubble: MessageBubble) -> None:
+        super().__init__()
+        self.setObjectName("ask_large_offer")
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        self.bubble = bubble
+        self.clicked.connect(self._ask)
+        self.retranslate()
+
+    def _ask(self) -> None:
+        self.hide()  # offered once: the large model's answer follows
+        self.bubble.action.emit(ASK_LARGE, self.bubble)
+
+    def retranslate(self) -> None:
+        self.setText(self.tr("Ask large model"))
+        self.setToolTip(self.tr("Ask the same question of the large model: slower, but stronger"))
+
+
+ASK_LARGE = "ask_large"  # a bubble's action: ask its question again, of the large model
 
 
 class AnswerView(QObject):
@@ -366,6 +391,8 @@ class AnswerView(QObject):
     # -- the buttons on a message --------------------------------------------------------
 
     def _on_bubble_action(self, action: str, bubble: MessageBubble) -> None:
+        if action == ASK_LARGE:  # the turn controls send it
+            return
         if action == "prompt" and bubble.prompt is not None:
             steps = [(b.name, b.arguments, b.result) for b in bubble.tool_blocks]
             PromptDialog(bubble.prompt, self._window, steps).exec()
@@ -398,7 +425,16 @@ class AnswerView(QObject):
                 self.tr("What was wrong with this answer? (optional; Engram learns from it)"),
             )
             text = said.strip() or None if ok else None
+            self._offer_large(bubble)
         self.judge_requested.emit(bubble.episode_id, kind, text)
+
+    def _offer_large(self, bubble: MessageBubble) -> None:
+        """After a thumb down on the latest answer, offer the large model in the answer (once;
+        not when the large model is the one that answered)."""
+        offered = bubble.findChild(AskLargeButton)
+        latest = bubble is self.chat.latest("assistant")
+        if latest and offered is None and self.large_is_other():
+            bubble.add_block(AskLargeButton(bubble))
 
     def judged(self, why_not: Problem | None) -> None:
         """A verdict was noted (or why not: memory is paused, a temporary chat)."""

@@ -399,7 +399,22 @@ class ModelManager(QMainWindow):
             )
         )
         self._show_pair(models.offer(self._catalogue, machine))
+        self._show_checked(machine)
         return machine
+
+    def _show_checked(self, machine: models.Machine) -> None:
+        """The quality check's choice among the installed models, when the recommended pair
+        does not already answer with it (its reason then is the check's)."""
+        found = machine.verdict
+        if found is None or self._pair is None or found.chosen.model_id == self._pair.small:
+            return
+        names = {entry.id: entry.name for entry in self._catalogue.models}
+        reason = found.reason(names, i18n.resolve(self.settings.current.language))
+        self.pair_label.setText(
+            self.pair_label.text()
+            + " "
+            + self.tr("Of the installed models: {reason}").format(reason=reason)
+        )
 
     def _show_pair(self, offer: models.Offer | None) -> None:
         pair = offer.pair if offer is not None else None

@@ -1,6 +1,7 @@
 """The message box and its buttons (Send, Stop, Ask large model, Remember), and the state of the
 answer they start: ready (a model is loaded), busy (an answer runs), its cancel token, and the
-prompt read ahead while the user pauses typing."""
+prompt read ahead while the user pauses typing. An answer's own Ask large model (offered after a
+thumb down) asks its question again, of the large model, through the same send."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout
 
 from engram.core.cancel import CancelToken
+from engram.ui.answer_view import ASK_LARGE
 from engram.ui.buttons import name_buttons
-from engram.ui.chat_view import ChatView
+from engram.ui.chat_view import ChatView, MessageBubble
 from engram.ui.composer import Composer
 
 # A pause in typing this long starts evaluating the prompt ahead of Enter.
@@ -58,6 +60,7 @@ class TurnControls(QObject):
         self.large_button.clicked.connect(lambda: self.ask_large(self.composer.toPlainText()))
         self.send_button.clicked.connect(lambda: self.submit(self.composer.toPlainText()))
         self.stop_button.clicked.connect(self.stop)
+        chat.bubble_action.connect(self._on_bubble_action)
 
     def retranslate(self) -> None:
         """The buttons in the current language."""
@@ -84,6 +87,17 @@ class TurnControls(QObject):
     def ask_large(self, text: str) -> None:
         """Send the composer's text to the large model instead (one answer)."""
         self._send(text, large=True)
+
+    def _on_bubble_action(self, action: str, bubble: MessageBubble) -> None:
+        """An answer's Ask large model: its question, sent again to the large model (the
+        message box keeps what the user is typing)."""
+        bubbles = self.chat.bubbles()
+        if action != ASK_LARGE or bubble not in bubbles:
+            return
+        asked = [b for b in bubbles[: bubbles.index(bubble)] if b.role == "user"]
+        if asked and asked[-1].text.strip() and self.ready and not self.busy:
+            self.chat.add("user", asked[-1].text)
+            self._start(self.send_requested, asked[-1].text, True)
 
     def _prefetch(self) -> None:
         """While the user pauses typing, let the model read the prompt it will get."""

@@ -13,6 +13,13 @@ estimated from the cores, low on purpose); it is worked out again, by the same f
 whenever a decode speed is measured here (the build check's short benchmark at the first load, or
 an answer long enough to time), without a restart (read at once while the chat is empty, else
 once it is empty again).
+
+Which installed model answers is chosen by the bundled quality check (``model_admin.check_quality``:
+each model's score and decode speed here, kept per machine state): while the settings still use
+the starter default, the panel runs it in the background once a decode speed was measured (the
+first load's benchmark or a timed answer) or the starter models were fetched, never before the
+first answer can start; until it finishes the current model stands. Then the panel says which
+model answers and why, as the model manager and ``engram models recommend`` do.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -34,11 +42,12 @@ from PySide6.QtWidgets import (
 )
 
 from engram.assistant import model_admin as models
-from engram.assistant.model_admin import ModelEntry, Offer, Progress
+from engram.assistant.model_admin import ModelEntry, Offer, Pair, Progress
 from engram.core import log
+from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore
-from engram.ui import errors, labels
+from engram.ui import errors, i18n, labels
 from engram.ui.model_manager import ModelManager
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.starter_dialog import StarterDialog
@@ -49,11 +58,14 @@ _log = log.get("ui.welcome")
 
 class Facts(NamedTuple):
     """What the panel says: the offer for this machine, the small model's entry, and why
-    learning waits (each None when unknown or nothing to say)."""
+    learning waits (each None when unknown or nothing to say); the pair the quality check
+    chose (``checked``, its reason the check's) and whether the check is still to run here."""
 
     offer: Offer | None = None
     small: ModelEntry | None = None
     waits: Problem | None = None
+    checked: Pair | None = None
+    check_pending: bool = False
 
 
 def check(prefs: Settings) -> Facts:
@@ -63,13 +75,39 @@ def check(prefs: Settings) -> Facts:
     except EngramError as exc:  # a broken user catalogue: the window shows the problem
         _log.warning("welcome panel without the catalogue: %s", type(exc).__name__)
         return Facts()
-    offer = models.offer(cat, models.probe(gpu=False))
+    machine = models.probe(gpu=False)
+    offer = models.offer(cat, machine)
     small = next((e for e in cat.models if e.id == prefs.small_model), None)
     try:
         waits = None if prefs.learn_with_small_models else models.learning_problem(prefs, cat)
     except EngramError:  # an unknown or broken large model: the load reports it
         waits = None
-    return Facts(offer, small, waits)
+    verdict = machine.verdict
+    checked = (
+        offer.pair if offer and verdict and verdict.chosen.model_id == offer.pair.small else None
+    )
+    return Facts(offer, small, waits, checked, models.quality_pending(prefs, cat))
+
+
+class QualityRun(Worker):
+    """Runs the quality check off the UI thread (each model in a child process at a lower
+    priority), then makes its choice the answering model unless the user chose one."""
+
+    progressed = Signal(str, int, int)  # model id, items done, items
+    done = Signal(object)  # Problem | None: what changed in the settings
+
+    def __init__(self, store: SettingsStore) -> None:
+        super().__init__()
+        self.store = store
+        self.cancel = CancelToken()  # set from the UI thread: the running child is killed
+
+    @worker_slot()
+    def run(self) -> None:
+        entries = models.quality_candidates()
+        models.check_quality(
+            entries, self.store.current, self.progressed.emit, self.cancel, background=True
+        )
+        self.done.emit(None if self.cancel.cancelled else models.adopt_quality(self.store))
 
 
 class WelcomeCheck(Worker):
@@ -98,6 +136,8 @@ class WelcomePanel(QFrame):
     check_requested = Signal(object)  # Settings: read the facts for them (on the check thread)
     check_shutdown = Signal()
     speed_measured = Signal()  # a decode speed was measured here (emitted by the timing thread)
+    quality_requested = Signal()
+    quality_shutdown = Signal()
 
     def __init__(
         self,
@@ -121,6 +161,9 @@ class WelcomePanel(QFrame):
         self._learning_said: Problem | None = None  # learning itself said its model is too small
         self._missing_starter: Problem | None = None
         self._fetched: dict[str, tuple[int, int]] = {}  # model id -> (done, total) while fetching
+        self._quality: tuple[QualityRun, QThread] | None = None  # while the check runs
+        self._quality_may_run = False  # a speed was measured or the starters fetched
+        self._checking_model: tuple[str, int, int] | None = None  # the check's progress
         self._pending: set[str] = set()  # models of the pair still downloading
         self.title = _label("welcome_title")
         bold = self.title.font()
@@ -130,6 +173,7 @@ class WelcomePanel(QFrame):
         self.intro = _label("welcome_intro")
         self.demo = _label("welcome_demo")
         self.learning = _label("welcome_learning")
+        self.answering = _label("welcome_answering")  # the quality check's choice and why
         self.checking = _label("welcome_checking")  # the placeholder until the facts arrive
         self.offer_label = _label("welcome_offer")
         self.offer_button = QPushButton()
@@ -143,7 +187,9 @@ class WelcomePanel(QFrame):
         offer_row.addWidget(self.offer_label, 1)
         offer_row.addWidget(self.offer_button)
         layout = QVBoxLayout(self)
-        for label in (self.title, self.intro, self.checking, self.demo, self.learning):
+        for label in (
+            self.title, self.intro, self.checking, self.demo, self.answering, self.learning,
+        ):  # fmt: skip
             layout.addWidget(label)
         layout.addLayout(offer_row)
         layout.addWidget(self.progress)
@@ -170,7 +216,8 @@ class WelcomePanel(QFrame):
         prefs = self.store.current
         if recheck or self._facts is None:
             self._request_check(prefs)
-        self._offer, small, problem = self._facts or Facts()
+        facts = self._facts or Facts()
+        self._offer, small, problem = facts.offer, facts.small, facts.waits
         problem = problem or self._learning_said
         self.title.setText(self.tr("Welcome to Engram"))
         self.intro.setText(
@@ -197,6 +244,7 @@ class WelcomePanel(QFrame):
                 ).format(name=name)
             )
         self.demo.setVisible(small is not None and (small.demo or small.starter))
+        self._show_answering(facts)
         why = errors.translate(problem)[0] if problem else ""
         self.learning.setText(why)
         self.learning.setVisible(problem is not None)
@@ -210,6 +258,24 @@ class WelcomePanel(QFrame):
             self.demo.setText(errors.translate(self._missing_starter)[0])  # the button is the way
             self.demo.show()
         self._follow_chat()
+
+    def _show_answering(self, facts: Facts) -> None:
+        """Which model answers and why (the quality check's result), or that it is running."""
+        prefs = self.store.current
+        language = i18n.resolve(prefs.language)
+        checked = facts.checked  # said here while it answers, else beside its Use them
+        in_use = checked is not None and checked.small == prefs.small_model
+        if self._checking_model is not None:
+            model_id, done, total = self._checking_model
+            self.answering.setText(
+                self.tr(
+                    "Checking which installed model answers best here ({model}: {done} of "
+                    "{total}); the current one answers meanwhile."
+                ).format(model=model_id, done=done, total=total)
+            )
+        elif checked is not None and in_use:
+            self.answering.setText(checked.reason_in(language))
+        self.answering.setVisible(self._checking_model is not None or in_use)
 
     def _request_check(self, prefs: Settings) -> None:
         if self._stopped:
@@ -229,6 +295,49 @@ class WelcomePanel(QFrame):
             self._end_check_thread()
         self._facts = facts
         self.refresh(recheck=False)
+        self._start_quality()
+
+    def _start_quality(self) -> None:
+        """Run the quality check in the background when it is due and may run now."""
+        facts = self._facts
+        due = facts is not None and facts.check_pending
+        if self._stopped or self._quality is not None or not (due and self._quality_may_run):
+            return
+        run = QualityRun(self.store)
+        self._quality = start_worker(self, run, "engram-quality-check", (
+            (self.quality_requested, run.run), (self.quality_shutdown, run.shutdown),
+            (run.progressed, self._on_quality_progress), (run.done, self._on_quality_done),
+            (run.failed, self._on_quality_failed),
+        ))  # fmt: skip
+        self.quality_requested.emit()
+
+    def _on_quality_progress(self, model_id: str, done: int, total: int) -> None:
+        self._checking_model = (model_id, done, total)
+        self.refresh(recheck=False)
+
+    def _on_quality_done(self, changed: Problem | None) -> None:
+        self._end_quality()
+        if changed is not None:
+            self._say(changed)
+        self.refresh()
+
+    def _on_quality_failed(self, problem: Problem) -> None:  # logged by the check's thread
+        _log.warning("the quality check did not finish: %s", problem.template)
+        self._end_quality()
+        self.refresh(recheck=False)
+
+    def _say(self, changed: Problem) -> None:
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(errors.translate(changed)[0], 8000)
+
+    def _end_quality(self) -> None:
+        self._checking_model = None
+        if self._quality is not None:
+            run, thread = self._quality
+            run.cancel.cancel()
+            stop_thread(thread, self.quality_shutdown)
+            self._quality = None
 
     def _on_check_failed(self, _problem: Problem) -> None:  # logged by the check thread
         self._on_checked(Facts())
@@ -239,7 +348,9 @@ class WelcomePanel(QFrame):
         out again while the chat is empty (the panel's place); after an answer in a chat, once
         the chat is empty again, not again on a thread after every answer meanwhile."""
         self._speed_unread = True
+        self._quality_may_run = True
         self._follow_chat()
+        self._start_quality()
 
     def learning_waits(self, problem: Problem | None) -> None:
         """Learning reported (``problem``) or no longer reports that its large model is too
@@ -255,6 +366,7 @@ class WelcomePanel(QFrame):
         self.signals.close()
         self._stop_hearing_speed()
         self._end_check_thread()
+        self._end_quality()
 
     def _end_check_thread(self) -> None:
         if self._checker is not None:
@@ -289,14 +401,15 @@ class WelcomePanel(QFrame):
             )
             self.offer_button.setText(self.tr("Download and use them"))
         else:
-            self.offer_label.setText(
-                self.tr("{small} and {large} are installed and fit this machine.").format(**names)
-            )
+            fit = self.tr("{small} and {large} are installed and fit this machine.")
+            checked = self._facts.checked if self._facts else None
+            why = checked.reason_in(i18n.resolve(chosen.language)) if checked == offer.pair else ""
+            self.offer_label.setText(" ".join(filter(None, (fit.format(**names), why))))
             self.offer_button.setText(self.tr("Use them"))
 
     def wanted(self) -> bool:
         """Is there something to say: a demo model, learning waiting, or a missing starter?"""
-        shown = (self.checking, self.demo, self.learning, self.starter_button)
+        shown = (self.checking, self.demo, self.answering, self.learning, self.starter_button)
         return any(w.isVisibleTo(self) for w in shown) or bool(self._fetched)
 
     def _follow_chat(self) -> None:
@@ -387,6 +500,7 @@ class WelcomePanel(QFrame):
 
     def _on_starter_installed(self) -> None:
         self._missing_starter = None
+        self._quality_may_run = True
         self.refresh()
         self.starter_installed.emit()
 
