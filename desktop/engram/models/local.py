@@ -8,13 +8,10 @@ from the GGUF or an explicit override, never from llama-cpp-python's silent llam
 
 from __future__ import annotations
 
-import atexit
 import functools
 import hashlib
 import json
-import logging
 import random
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -30,12 +27,13 @@ from engram.models import (
     build_check,
     chat_shape,
     gguf_import,
+    llama_load,
     preflight,
     schema_check,
     speed,
     splice,
 )
-from engram.models.background import ForegroundGate, thread_plan
+from engram.models.background import ForegroundGate
 from engram.models.capabilities import Capabilities
 
 _log = log.get("models.local")
@@ -62,77 +60,12 @@ CALL_OPENINGS = (
 _NOT_TEXT = ("<tool_call>", "<|python_tag|>", "{", "```", "<", '"', "“")
 
 
-@atexit.register
-def _close_llama_devnull() -> None:
-    """Close the two /dev/null files llama_cpp opens when imported and never closes (its
-    ``_utils`` silences the loader with them), before the interpreter's teardown reports them
-    as unclosed files. Nothing of llama_cpp writes to them at exit: they serve model loading."""
-    utils = sys.modules.get("llama_cpp._utils")
-    for name in ("outnull_file", "errnull_file"):
-        file = getattr(utils, name, None)
-        if file is not None:
-            file.close()
-
-
 class StructuredOutputError(EngramError):
     """The model produced no JSON that matches the schema."""
 
 
 class GenerationCancelledError(EngramError):
     """A generation whose result the caller needs was cancelled before it finished."""
-
-
-# ggml's WARN and ERROR, one level lower in Engram's log: llama.cpp calls routine events (its
-# graph sizes, an aborted decode) warnings and errors; a real failure raises in Python anyway.
-_LLAMA_LEVELS = {2: logging.DEBUG, 3: logging.INFO}
-
-
-class _Unsilenced:
-    """What llama-cpp-python's ``suppress_stdout_stderr`` becomes: nothing. It points the
-    process's stdout and stderr (the file descriptors and ``sys.stdout``) at /dev/null while a
-    model loads, for every thread: ``engram chat`` printed no answer at all while the learning
-    thread loaded the 1.5B, and two loads that overlap can leave the terminal silenced for good.
-    llama.cpp's own messages go to Engram's log instead (:func:`_route_llama_log`)."""
-
-    def __init__(self, disable: bool = True) -> None:
-        del disable
-
-    def __enter__(self) -> _Unsilenced:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        return None
-
-
-@functools.cache  # once per process; the cache keeps the ctypes callback alive
-def _route_llama_log() -> Any:
-    """Send llama.cpp's own warnings and errors to Engram's log, not to the terminal: an aborted
-    prompt evaluation (a cancel, or the background model yielding) is routine, yet llama.cpp
-    reports it as an error ("decode: removing memory module entries ...") on stderr. Its
-    bindings' process-wide silencing is turned off (:class:`_Unsilenced`)."""
-    import ctypes
-
-    import llama_cpp
-    import llama_cpp._internals
-    import llama_cpp.llama
-    import llama_cpp.llama_chat_format
-
-    for module in (llama_cpp._internals, llama_cpp.llama, llama_cpp.llama_chat_format):
-        module.suppress_stdout_stderr = _Unsilenced  # type: ignore[attr-defined]
-    logger = log.get("models.llama_cpp")
-
-    def forward(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
-        if level in _LLAMA_LEVELS:
-            logger.log(_LLAMA_LEVELS[level], "%s", text.decode("utf-8", "replace").rstrip())
-
-    callback = llama_cpp.llama_log_callback(forward)
-    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
-    return callback
-
-
-def default_threads() -> int:
-    """Threads for the foreground model (see :func:`engram.models.background.thread_plan`)."""
-    return thread_plan().foreground
 
 
 @dataclass
@@ -183,13 +116,9 @@ class LocalModel:
         template = preflight.resolve_template(info.metadata, chat_template, path)
         preflight.check_memory(path)
         build_check.ensure(path)  # a llama.cpp built for another CPU would kill the process
-        import jinja2
         import llama_cpp
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        from engram.models.compact_llama import CompactLlama
-
-        _route_llama_log()
+        llama_load.route_llama_log()
         self.path = path
         self._bytes = preflight.model_bytes(path)
         self.chat_template = template
@@ -200,51 +129,21 @@ class LocalModel:
         self.temperature, self.top_p = 0.7, 0.95  # answers' sampling (Settings → Answers)
         self._lock = threading.Lock()
         self._abort_check: CancelCheck | None = None
-        threads = n_threads or default_threads()
-        try:
-            self._llm: Any = CompactLlama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_batch=min(n_batch, n_ctx),
-                n_threads=threads,
-                n_threads_batch=threads,
-                n_gpu_layers=n_gpu_layers,
-                use_mmap=True,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError) as exc:
-            raise ModelLoadError(
-                tr("llama.cpp could not load {path} (architecture {architecture!r}: {error})."),
-                tr(
-                    "The file may be truncated or damaged, or this llama.cpp does not support its "
-                    "architecture; download it again or choose another model."
-                ),
-                path=path,
-                architecture=info.architecture,
-                error=str(exc),
-            ) from exc
+        threads = n_threads or llama_load.default_threads()
+        self._llm: Any = llama_load.open_llama(
+            path,
+            info.architecture,
+            n_ctx=n_ctx,
+            n_batch=min(n_batch, n_ctx),
+            threads=threads,
+            n_gpu_layers=n_gpu_layers,
+        )
         llm = self._llm
-        eos = llm.token_eos()
-        self._eos_text = llm._model.token_get_text(eos) if eos != -1 else ""
-        bos = llm.token_bos()
         try:
-            self._formatter = Jinja2ChatFormatter(
-                template=template,
-                eos_token=self._eos_text,
-                bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
-                stop_token_ids=[eos],
-            )
-        except jinja2.TemplateError as exc:
+            self._formatter, self._eos_text = llama_load.formatter(llm, template, path)
+        except ModelLoadError:
             self.close()
-            raise ModelLoadError(
-                tr("The chat template for {path} is invalid ({error})."),
-                tr(
-                    "Fix chat_template for this model in models.toml, or remove it to use the "
-                    "template inside the GGUF."
-                ),
-                path=path,
-                error=str(exc),
-            ) from exc
+            raise
         # What the template accepts (a system role, non-alternating turns): chats are fitted to it.
         self._shape = chat_shape.probe(lambda chat: self._render(chat, None)[0])
         # Kept as attributes: ctypes callbacks must outlive the context that calls them.
