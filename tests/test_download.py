@@ -17,9 +17,9 @@ import tiny
 from engram.core import priority
 from engram.core.cancel import CancelToken
 from engram.core.errors import DownloadError
-from engram.models import download, fetching, hardware
+from engram.models import download, download_queue, fetching, hardware
 from engram.models.catalogue import ModelEntry, ModelFile
-from engram.models.download import JobState
+from engram.models.download_queue import JobState
 from hub_server import HubServer
 
 pytestmark = pytest.mark.network_local  # real HTTP servers on 127.0.0.1
@@ -254,11 +254,11 @@ def test_queue_runs_jobs_in_order_and_cancels_one(hub: HubServer) -> None:
     finished: list[str] = []
     order_lock = threading.Lock()
 
-    def note(job: download.Job) -> None:
+    def note(job: download_queue.Job) -> None:
         with order_lock:
             finished.append(job.entry.id)
 
-    with download.DownloadQueue(_options(hub)) as queue:
+    with download_queue.DownloadQueue(_options(hub)) as queue:
         a = queue.submit(_entry("a", "a.gguf"), finished=note)
         b = queue.submit(_entry("b", "b.gguf"), finished=note)
         c = queue.submit(_entry("c", "c.gguf"), finished=note)
@@ -277,10 +277,10 @@ def test_downloads_run_at_background_priority(hub: HubServer) -> None:
     hub.add(REPO, "tiny.gguf", _blob(MB))
     nice: list[int] = []
 
-    def note(job: download.Job) -> None:
+    def note(job: download_queue.Job) -> None:
         nice.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
 
-    with download.DownloadQueue(_options(hub)) as queue:
+    with download_queue.DownloadQueue(_options(hub)) as queue:
         job = queue.submit(_entry("tiny", "tiny.gguf"), finished=note)
         assert job.wait(20) and job.state is JobState.DONE
 
@@ -296,7 +296,7 @@ def test_closing_the_queue_cancels_the_running_job(hub: HubServer) -> None:
         if p.done > 0:
             started.set()
 
-    queue = download.DownloadQueue(_options(hub))
+    queue = download_queue.DownloadQueue(_options(hub))
     job = queue.submit(_entry(), on_progress)
     assert started.wait(10)
     queue.close(timeout=10)
@@ -346,7 +346,7 @@ def test_cancel_interrupts_a_stalled_connection(hub: HubServer) -> None:
         if p.done >= MB // 2:
             receiving.set()
 
-    with download.DownloadQueue(_options(hub, timeout=30.0)) as queue:
+    with download_queue.DownloadQueue(_options(hub, timeout=30.0)) as queue:
         job = queue.submit(_entry(), on_progress)
         assert receiving.wait(10)
         job.cancel()

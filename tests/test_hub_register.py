@@ -16,7 +16,7 @@ import pytest
 import tiny
 from engram.cli.main import main
 from engram.core import settings
-from engram.models import catalogue, download, gguf_import, hub_search
+from engram.models import catalogue, download, download_queue, gguf_import, hub_search
 from engram.models.catalogue import ModelEntry
 from engram.models.download import Options
 from hub_server import HubServer
@@ -86,7 +86,7 @@ def test_the_download_queue_takes_the_languages_from_the_header(hub: HubServer) 
     content = _header("qwen2", 32768, ["en", "zh", "English", "ZH"])
     entry = _registered(hub, "someone/Multi-GGUF", "multi-Q4_K_M.gguf", content)
 
-    with download.DownloadQueue(_options(hub)) as queue:  # as the window's worker does
+    with download_queue.DownloadQueue(_options(hub)) as queue:  # as the window's worker does
         job = queue.submit(entry)
         assert job.wait(30) and job.error is None
 

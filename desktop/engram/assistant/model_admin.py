@@ -31,13 +31,8 @@ from engram.models import secrets as _secrets
 from engram.models import starter as _starter
 from engram.models.catalogue import ROLES, Catalogue, ModelEntry, Pair
 from engram.models.cloud import CloudClient, destination
-from engram.models.download import (
-    DownloadQueue,
-    Job,
-    JobState,
-    Options,
-    on_package_index,
-)
+from engram.models.download import Options, on_package_index
+from engram.models.download_queue import DownloadQueue, Job, JobState
 from engram.models.fetching import DownloadCancelledError, Progress
 from engram.models.gguf_import import GgufInfo
 from engram.models.hardware import ASSUMED_BYTES_PER_S, FITS, NO_FIT, TIGHT, Fit, Machine, Offer
