@@ -203,15 +203,15 @@ def test_the_history_shows_engrams_change_and_undo_puts_the_users_words_back(
     history = browser.history.widget().findChildren(QLabel)
     newest = history[0].text()
     assert "Engram's learning (qwen2.5-1.5b-instruct)" in newest and mine in newest
-    assert len(browser.undo_buttons) == 1
+    assert len(browser.history.undo_buttons) == 1
 
-    qtbot.mouseClick(browser.undo_buttons[0], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(browser.history.undo_buttons[0], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: store._get(seeded["dog"]).content == mine, timeout=WAIT_MS)
     assert [(w.via, w.before) for w in store.writes(seeded["dog"])][-1] == ("user", rewritten)
     qtbot.waitUntil(lambda: browser.editor.toPlainText() == mine, timeout=WAIT_MS)
     newest = browser.history.widget().findChildren(QLabel)[0].text()
     assert newest.splitlines()[0].endswith("(undo)") and rewritten in newest
-    assert "You" in newest and not browser.undo_buttons  # nothing of Engram's left to undo
+    assert "You" in newest and not browser.history.undo_buttons  # nothing of Engram's left to undo
 
 
 def test_undoing_a_replacement_from_the_new_memory_brings_the_old_one_back(
@@ -225,7 +225,7 @@ def test_undoing_a_replacement_from_the_new_memory_brings_the_old_one_back(
     assert any(
         old.content in label.text() for label in browser.history.widget().findChildren(QLabel)
     )
-    (undo,) = browser.undo_buttons
+    (undo,) = browser.history.undo_buttons
     qtbot.mouseClick(undo, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: store._get(old.id).status == "active", timeout=WAIT_MS)
     assert store._get(new.id).status == "archived"

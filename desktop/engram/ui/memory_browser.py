@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableView,
     QToolBar,
@@ -36,12 +35,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.assistant.memories import KINDS, STATUSES, Memory, Write, open_memories
+from engram.assistant.memories import KINDS, STATUSES, Memory, open_memories
 from engram.core import log
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore, store_of
-from engram.ui import errors, labels, markdown
+from engram.ui import errors, labels, markdown, memory_history
 from engram.ui.add_memory import AddMemoryDialog
+from engram.ui.memory_history import MemoryHistory
 from engram.ui.memory_model import MemoryTableModel
 from engram.ui.memory_worker import MemoryWorker
 from engram.ui.settings_signals import SettingsSignals
@@ -50,7 +50,6 @@ from engram.ui.threads import stop_thread, worker_thread
 _log = log.get("ui.memory")
 SEARCH_DEBOUNCE_MS = 150
 SOURCE_LINES, SOURCE_CHARS = 6, 300  # how much of each source message the list shows
-BEFORE_CHARS = 300  # how much of a memory's earlier text its history shows (all of it on hover)
 
 
 class MemoryBrowser(QMainWindow):
@@ -111,6 +110,19 @@ class MemoryBrowser(QMainWindow):
     # -- layout --------------------------------------------------------------------------------
 
     def _build(self) -> None:
+        splitter = QSplitter()
+        splitter.addWidget(self._build_list())
+        splitter.addWidget(self._build_detail())
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        self.setCentralWidget(splitter)
+        self._build_toolbar()
+        self.retranslate()
+        self._wire()
+        self._show(None)
+
+    def _build_list(self) -> QWidget:
+        """The filters, the table of memories, its empty state and its count."""
         self.search = QLineEdit()
         self.search.setClearButtonEnabled(True)
         self.kind = QComboBox()
@@ -146,7 +158,10 @@ class MemoryBrowser(QMainWindow):
         left.addWidget(self.count_label)
         left_widget = QWidget()
         left_widget.setLayout(left)
+        return left_widget
 
+    def _build_detail(self) -> QWidget:
+        """The selected memory: its text, importance, buttons, history and sources."""
         self.editor = QPlainTextEdit()
         self.importance = QDoubleSpinBox()
         self.importance.setRange(0.0, 1.0)
@@ -170,18 +185,7 @@ class MemoryBrowser(QMainWindow):
         self.sources.setWordWrap(True)
         self.sources.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.history_label = QLabel()
-        self.history_rows = QVBoxLayout()
-        self.history_rows.setContentsMargins(0, 0, 0, 0)
-        history_column = QWidget()
-        column = QVBoxLayout(history_column)
-        column.setContentsMargins(0, 0, 4, 0)
-        column.addLayout(self.history_rows)
-        column.addStretch(1)
-        self.history = QScrollArea()
-        self.history.setWidgetResizable(True)
-        self.history.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.history.setWidget(history_column)
-        self.undo_buttons: list[QPushButton] = []
+        self.history = MemoryHistory(self.memories)
         right = QVBoxLayout()
         right.addWidget(self.details)
         right.addWidget(self.editor, 1)
@@ -194,14 +198,9 @@ class MemoryBrowser(QMainWindow):
         right.addWidget(self.sources, 1)
         self.detail_pane = QWidget()
         self.detail_pane.setLayout(right)
+        return self.detail_pane
 
-        splitter = QSplitter()
-        splitter.addWidget(left_widget)
-        splitter.addWidget(self.detail_pane)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        self.setCentralWidget(splitter)
-
+    def _build_toolbar(self) -> None:
         self.toolbar = QToolBar()
         self.toolbar.setMovable(False)
         self.addToolBar(self.toolbar)
@@ -213,8 +212,9 @@ class MemoryBrowser(QMainWindow):
         self.pause_action.setCheckable(True)
         self.pause_action.setChecked(self.settings.current.memory_paused)
         self.forget_action = self.toolbar.addAction("", self.ask_forget)
-        self.retranslate()
 
+    def _wire(self) -> None:
+        """Filters, selection, buttons and shortcuts to what they do."""
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
@@ -232,8 +232,8 @@ class MemoryBrowser(QMainWindow):
         self.restore_button.clicked.connect(self._restore)
         self.pause_action.toggled.connect(self._pause)
         self.sources.itemDoubleClicked.connect(self._open_source)
+        self.history.undo_requested.connect(self._undo)
         QShortcut(QKeySequence.StandardKey.Find, self, self.search.setFocus)
-        self._show(None)
 
     def retranslate(self) -> None:
         """Every text in the current language (at start and when the language changes)."""
@@ -371,7 +371,7 @@ class MemoryBrowser(QMainWindow):
     def _show(self, memory: Memory | None) -> None:
         self.detail_pane.setEnabled(memory is not None)
         self.sources.clear()
-        self._show_history(memory)
+        self.history.show_memory(memory)
         if memory is None:
             self.editor.clear()
             self.details.setText(self.tr("Select a memory to see and change it."))
@@ -391,126 +391,14 @@ class MemoryBrowser(QMainWindow):
                 day=day,
                 uses=memory.use_count,
             )
-            + self._written(memory)
-            + self._lesson_record(memory)
+            + memory_history.last_written(self.memories, memory)
+            + memory_history.lesson_record(self.memories, memory)
         )
         self.provenance_requested.emit(memory.id)
-
-    def _written(self, memory: Memory) -> str:
-        """Who wrote the memory last (and the distiller's model), and when."""
-        writes = self.memories.writes(memory.id)
-        if not writes:
-            return ""
-        last = writes[-1]
-        who = labels.label(last.via) + (f" ({last.model})" if last.model else "")
-        day = time.strftime("%Y-%m-%d %H:%M", time.localtime(last.at))
-        return "\n" + self.tr("Last written: {who}, {day}").format(who=who, day=day)
-
-    def _show_history(self, memory: Memory | None) -> None:
-        """Every write of the memory, newest first: when, who, what changed and the text it
-        had before; an Undo beside each change of Engram's that can still be taken back."""
-        while (item := self.history_rows.takeAt(0)) is not None:
-            if (widget := item.widget()) is not None:
-                widget.setParent(None)  # out of the window at once, not at the next event loop
-                widget.deleteLater()
-        self.undo_buttons = []
-        if memory is None:
-            return
-        entries: list[tuple[int, Write, str | None, bool]] = [
-            (memory.id, w, w.before, self._can_undo(memory, w))
-            for w in self.memories.writes(memory.id)
-        ]
-        replaced = self.memories.replaced_by(memory.id)
-        if replaced is not None and replaced.status == "superseded":
-            # The memory this one replaced: its text, and its replacement undone from here.
-            for w in self.memories.writes(replaced.id):
-                if w.replaced_by == memory.id:
-                    entries.append((replaced.id, w, replaced.content, w.undoable))
-        entries.sort(key=lambda e: (e[1].at, e[1].id), reverse=True)
-        for memory_id, write, before, undo in entries:
-            self.history_rows.addWidget(self._history_row(memory_id, write, before, undo))
-
-    @staticmethod
-    def _can_undo(memory: Memory, write: Write) -> bool:
-        """Would undoing this write still change something?"""
-        if not write.undoable:
-            return False
-        if write.before is not None:
-            return write.before != memory.content
-        return memory.status == "superseded" and memory.superseded_by == write.replaced_by
-
-    def _history_row(self, memory_id: int, write: Write, before: str | None, undo: bool) -> QWidget:
-        who = labels.label(write.via) + (f" ({write.model})" if write.model else "")
-        day = time.strftime("%Y-%m-%d %H:%M", time.localtime(write.at))
-        text = self.tr("{day} · {who}: {change}").format(
-            day=day, who=who, change=self._change(write, memory_id)
-        )
-        if before is not None:
-            shown = before if len(before) <= BEFORE_CHARS else before[:BEFORE_CHARS] + "…"
-            text += "\n" + self.tr("Before: {text}").format(text=shown)
-        label = QLabel(text)
-        label.setWordWrap(True)
-        label.setTextFormat(Qt.TextFormat.PlainText)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        if before is not None:
-            label.setToolTip(QtGui.Qt.convertFromPlainText(before[:2000]))
-        row = QWidget()
-        line = QHBoxLayout(row)
-        line.setContentsMargins(0, 2, 0, 2)
-        line.addWidget(label, 1)
-        if undo:
-            button = QPushButton(self.tr("Undo"))
-            button.setToolTip(self.tr("Put back the text as it was before this change"))
-            button.setAccessibleName(self.tr("Undo this change of Engram's"))
-            button.clicked.connect(lambda: self._undo(memory_id, write.id))
-            line.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
-            self.undo_buttons.append(button)
-        return row
-
-    def _change(self, write: Write, memory_id: int) -> str:
-        """What a write did, in the user's language (a change this version does not name is
-        shown as recorded)."""
-        if write.replaced_by is not None:
-            return self.tr("memory #{old} replaced by #{new}").format(
-                old=memory_id, new=write.replaced_by
-            )
-        said = []
-        for part in write.change.split(", "):
-            field, _, value = part.partition(" → ")
-            named = {
-                "created": self.tr("created"),
-                "content": self.tr("changed the text"),
-                "importance": self.tr("changed the importance"),
-                "confidence": self.tr("changed the confidence"),
-                "pinned": self.tr("pinned"),
-                "unpinned": self.tr("unpinned"),
-                "kind": self.tr("kind → {value}").format(value=labels.label(value)),
-                "status": self.tr("status → {value}").format(value=labels.label(value)),
-            }
-            said.append(named.get(field, part))
-        text = ", ".join(said)
-        if write.via == "user" and write.detail.startswith("undid write #"):
-            text += " " + self.tr("(undo)")
-        return text
 
     def _undo(self, memory_id: int, write_id: int) -> None:
         self._select_after = memory_id
         self.undo_requested.emit(memory_id, write_id)
-
-    def _lesson_record(self, memory: Memory) -> str:
-        """For a lesson: how it has done (answers it went into, helped, hurt), and whether it
-        was retired for hurting more than it helped (Restore brings it back)."""
-        record = self.memories.lesson_record(memory)
-        if record is None:
-            return ""
-        line = self.tr("Given to {used} answers · helped {helped} · hurt {hurt}").format(
-            used=record.used, helped=record.helped, hurt=record.hurt
-        )
-        if memory.status == "archived" and memory.meta.get("retired") == "hurt":
-            line += "\n" + self.tr(
-                "Retired: it hurt more answers than it helped. Restore keeps it."
-            )
-        return "\n" + line
 
     def _on_provenance(self, memory_id: int, episodes: list) -> None:  # type: ignore[type-arg]
         current = self.current()
