@@ -117,6 +117,104 @@ def quoted(words: str) -> list[str]:
     return [text for text in found if text.strip()]
 
 
+class _Kept:
+    """What :func:`parse` keeps of one answer: the candidates so far, the contents seen and the
+    count dropped, with the checks every proposal passes (what the user said, the outcome
+    signals, the plan shown)."""
+
+    def __init__(
+        self,
+        episodes: Sequence[Episode],
+        language: str,
+        outcomes: Sequence[Outcome],
+        plan: dict[str, Any] | None,
+        read: Reader,
+    ) -> None:
+        self.allowed = {e.id for e in episodes}
+        self.everything = tuple(sorted(self.allowed))
+        self.language, self.outcomes, self.plan = language, outcomes, plan
+        shown = " ".join(str(v) for v in (plan or {}).values() if isinstance(v, (str, list)))
+        # a plan may restate the one shown
+        self.said, self.planned = Said(episodes, read=read), Said(episodes, shown, read)
+        # A lesson says how to answer; a number in it the user never gave is an answer the model
+        # copied ("… respond with 200 degrees"), which then overrides the right one. A summary
+        # that keeps one ("… provided the correct answer of 200 degrees") recalls a wrong answer
+        # as true.
+        self.given = _numbers(" ".join([self.said.text, *(o.text or "" for o in outcomes)]))
+        self.found: list[Candidate] = []
+        self.seen: set[str] = set()
+        self.dropped = 0
+
+    def refused(self, kind: str, content: str) -> str:
+        """Why a proposed memory of ``kind`` is not kept ('' when it is)."""
+        said, outcomes = self.said, self.outcomes
+        if kind == kinds.LESSON:
+            if not outcomes and not said.instructs:
+                return "no signal and no instruction"
+            if _numbers(content) - self.given:
+                return "a number the user never gave"
+            if said.echoes_answer(content, [o.text or "" for o in outcomes]):
+                return "the assistant's own answer, not what the user wanted"
+            return lesson_problem(content, self.language)
+        if kind == kinds.PLAN:
+            if not self.plan and not said.sets_goal:
+                return "no goal the user stated"
+            if re.search(r"(?i)\bshould\b|应该", _goal_of(content)):
+                return "advice, not the user's goal"
+            return self.planned.problem(kind, _goal_of(content))
+        if kind in ABOUT_USER:
+            if said.only_asks or ASKED_FOR.match(content):
+                return "the user only asked"
+            if kind == kinds.PREFERENCE and not intent.states_preference(content):
+                return "no liking, avoiding or need in it"  # "The user is planning a trip …"
+            return said.problem(kind, content)
+        if kind == kinds.SUMMARY and said.misnames(content):
+            return "the assistant's name where the user never said it"
+        if kind == kinds.SUMMARY and _numbers(content) - self.given:
+            return "a number the user never gave"
+        return ""
+
+    def keep(
+        self,
+        kind: str,
+        content: str,
+        importance: float,
+        ids: Sequence[Any],
+        applies_to: tuple[str, ...] = (),
+        own_words: bool = False,
+        **meta: Any,
+    ) -> None:
+        """Keep a proposed memory unless a check refuses it (the user's ``own_words`` are not
+        checked for the form of a model's lesson: they are what the user said)."""
+        said = self.said
+        content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
+        renamed = kind in (*ABOUT_USER, kinds.PLAN) and said.misnames(content)
+        if renamed:  # "Engram prefers …" written for what the user said
+            content = said.renamed(content)
+        key = normalized(content)
+        if kind not in kinds.KINDS or is_garbage(content) or key in self.seen:
+            self.dropped += 1
+            return
+        if copies_example(content, self.language):
+            _log.info("a proposed %s was dropped: the prompt's example", kind)
+            self.dropped += 1
+            return
+        if why := (not own_words and self.refused(kind, content)) or (
+            renamed and said.problem(kinds.SUMMARY, content)
+        ):
+            _log.info("a proposed %s was dropped: %s", kind, why)
+            self.dropped += 1
+            return
+        valid = tuple(sorted({i for i in ids if isinstance(i, int) and i in self.allowed}))
+        self.dropped += len({repr(i) for i in ids}) - len(valid)
+        self.seen.add(key)
+        situated = applies_to if kind in SITUATED else ()
+        corrects = kind in ABOUT_USER and said.corrects(valid)
+        self.found.append(
+            Candidate(kind, content, importance, valid or self.everything, meta, situated, corrects)
+        )
+
+
 def parse(
     raw: dict[str, Any],
     episodes: Sequence[Episode],
@@ -131,92 +229,14 @@ def parse(
     said (:class:`Said`); a conversation in which the user only asked yields none of them. A
     lesson needs a reason: an outcome signal, or the user telling the assistant how to answer.
     """
-    allowed = {e.id for e in episodes}
-    everything = tuple(sorted(allowed))
-    shown = " ".join(str(v) for v in (plan or {}).values() if isinstance(v, (str, list)))
-    # a plan may restate the one shown
-    said, planned = Said(episodes, read=read), Said(episodes, shown, read)
-    # A lesson says how to answer; a number in it the user never gave is an answer the model
-    # copied ("… respond with 200 degrees"), which then overrides the right one. A summary that
-    # keeps one ("… provided the correct answer of 200 degrees") recalls a wrong answer as true.
-    given = _numbers(" ".join([said.text, *(o.text or "" for o in outcomes)]))
-    found: list[Candidate] = []
-    seen: set[str] = set()
-    dropped = 0
-
-    def refused(kind: str, content: str) -> str:
-        if kind == kinds.LESSON:
-            if not outcomes and not said.instructs:
-                return "no signal and no instruction"
-            if _numbers(content) - given:
-                return "a number the user never gave"
-            if said.echoes_answer(content, [o.text or "" for o in outcomes]):
-                return "the assistant's own answer, not what the user wanted"
-            return lesson_problem(content, language)
-        if kind == kinds.PLAN:
-            if not plan and not said.sets_goal:
-                return "no goal the user stated"
-            if re.search(r"(?i)\bshould\b|应该", _goal_of(content)):
-                return "advice, not the user's goal"
-            return planned.problem(kind, _goal_of(content))
-        if kind in ABOUT_USER:
-            if said.only_asks or ASKED_FOR.match(content):
-                return "the user only asked"
-            if kind == kinds.PREFERENCE and not intent.states_preference(content):
-                return "no liking, avoiding or need in it"  # "The user is planning a trip …"
-            return said.problem(kind, content)
-        if kind == kinds.SUMMARY and said.misnames(content):
-            return "the assistant's name where the user never said it"
-        if kind == kinds.SUMMARY and _numbers(content) - given:
-            return "a number the user never gave"
-        return ""
-
-    def keep(
-        kind: str,
-        content: str,
-        importance: float,
-        ids: Sequence[Any],
-        applies_to: tuple[str, ...] = (),
-        own_words: bool = False,
-        **meta: Any,
-    ) -> None:
-        """Keep a proposed memory unless a check refuses it (the user's ``own_words`` are not
-        checked for the form of a model's lesson: they are what the user said)."""
-        nonlocal dropped
-        content = " ".join(str(content).split())[:MAX_CONTENT_CHARS]
-        renamed = kind in (*ABOUT_USER, kinds.PLAN) and said.misnames(content)
-        if renamed:  # "Engram prefers …" written for what the user said
-            content = said.renamed(content)
-        key = normalized(content)
-        if kind not in kinds.KINDS or is_garbage(content) or key in seen:
-            dropped += 1
-            return
-        if copies_example(content, language):
-            _log.info("a proposed %s was dropped: the prompt's example", kind)
-            dropped += 1
-            return
-        if why := (not own_words and refused(kind, content)) or (
-            renamed and said.problem(kinds.SUMMARY, content)
-        ):
-            _log.info("a proposed %s was dropped: %s", kind, why)
-            dropped += 1
-            return
-        valid = tuple(sorted({i for i in ids if isinstance(i, int) and i in allowed}))
-        dropped += len({repr(i) for i in ids}) - len(valid)
-        seen.add(key)
-        situated = applies_to if kind in SITUATED else ()
-        corrects = kind in ABOUT_USER and said.corrects(valid)
-        found.append(
-            Candidate(kind, content, importance, valid or everything, meta, situated, corrects)
-        )
-
+    kept = _Kept(episodes, language, outcomes, plan, read)
     for item in listed(raw.get("memories")):
         if not isinstance(item, dict):
-            dropped += 1
+            kept.dropped += 1
             continue
         level = item.get("importance")
         importance = (min(5, max(1, level)) / 5) if isinstance(level, int) else 0.5
-        keep(
+        kept.keep(
             str(item.get("kind", "")),
             str(item.get("content", "")),
             importance,
@@ -224,48 +244,62 @@ def parse(
             situations(item.get("applies_to"), language, str(item.get("content", ""))),
         )
     summary = raw.get("summary")
-    if isinstance(summary, str) and summary.strip() and len(said.texts) >= SUMMARY_AFTER:
-        keep(kinds.SUMMARY, summary, 0.4, everything)
-    if said.states_preference and not any(c.kind in ABOUT_USER for c in found):
-        # The model filed the user's stated preference as the summary: keep it as what it is.
-        text = " ".join(summary.split()) if isinstance(summary, str) else ""
-        stated = (said.stated(text) or said.stated(said.renamed(text))) if text else None
-        if stated and not ASKED_FOR.match(stated) and intent.states_preference(stated):
-            ids = tuple(said.texts) or everything
-            # said to set something right ("我已经不喝咖啡了"): compared with the facts too
-            corrects = said.corrects(ids)
-            preference = Candidate(kinds.PREFERENCE, stated, 0.6, ids, {}, (), corrects)
-            # the whole summary is the preference: it is kept once, as what it is
-            found = [c for c in found if normalized(c.content) != normalized(stated)]
-            found.append(preference)
+    if isinstance(summary, str) and summary.strip() and len(kept.said.texts) >= SUMMARY_AFTER:
+        kept.keep(kinds.SUMMARY, summary, 0.4, kept.everything)
+    if kept.said.states_preference and not any(c.kind in ABOUT_USER for c in kept.found):
+        _preference_in_summary(kept, summary)
     if own := told(episodes, outcomes):
-        # What the user told the assistant after an answer is the lesson, in their own words: the
-        # model's lessons only say where it applies (the real 1.5B turned "please give distances
-        # in kilometres, not miles" into "When the user asks for distances in kilometres, give
-        # them in kilometres", and "No emojis in anything you write for me" into a caption rule).
-        written = [c for c in found if c.kind == kinds.LESSON]
-        # a model's lesson that copied the user's words is no reason to drop those words
-        seen -= {normalized(c.content) for c in written}
-        found = [c for c in found if c.kind != kinds.LESSON]
-        for said_words, asked, ids in own:
-            places = situations(
-                [asked, *_written_for(ids, written, len(own))], language, said_words
-            )
-            asked_then = {ASKED: asked} if quoted(said_words) else {}
-            keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True, **asked_then)
-    # A plan the user listed, or moved on in so many words, is kept as they said it.
-    spec = plan_words.said_plan(said.texts.values(), plan)
+        _lessons_in_own_words(kept, own)
+    _plan(kept, raw.get("plan"))
+    return Distillation(language, tuple(kept.found), kept.dropped)
+
+
+def _preference_in_summary(kept: _Kept, summary: Any) -> None:
+    """The model filed the user's stated preference as the summary: keep it as what it is."""
+    said = kept.said
+    text = " ".join(summary.split()) if isinstance(summary, str) else ""
+    stated = (said.stated(text) or said.stated(said.renamed(text))) if text else None
+    if stated and not ASKED_FOR.match(stated) and intent.states_preference(stated):
+        ids = tuple(said.texts) or kept.everything
+        # said to set something right ("我已经不喝咖啡了"): compared with the facts too
+        corrects = said.corrects(ids)
+        preference = Candidate(kinds.PREFERENCE, stated, 0.6, ids, {}, (), corrects)
+        # the whole summary is the preference: it is kept once, as what it is
+        kept.found = [c for c in kept.found if normalized(c.content) != normalized(stated)]
+        kept.found.append(preference)
+
+
+def _lessons_in_own_words(kept: _Kept, own: list[tuple[str, str, tuple[int, ...]]]) -> None:
+    """What the user told the assistant after an answer is the lesson, in their own words: the
+    model's lessons only say where it applies (the real 1.5B turned "please give distances in
+    kilometres, not miles" into "When the user asks for distances in kilometres, give them in
+    kilometres", and "No emojis in anything you write for me" into a caption rule)."""
+    written = [c for c in kept.found if c.kind == kinds.LESSON]
+    # a model's lesson that copied the user's words is no reason to drop those words
+    kept.seen -= {normalized(c.content) for c in written}
+    kept.found = [c for c in kept.found if c.kind != kinds.LESSON]
+    for said_words, asked, ids in own:
+        places = situations(
+            [asked, *_written_for(ids, written, len(own))], kept.language, said_words
+        )
+        asked_then = {ASKED: asked} if quoted(said_words) else {}
+        kept.keep(kinds.LESSON, said_words, 0.6, ids, places, own_words=True, **asked_then)
+
+
+def _plan(kept: _Kept, proposed: Any) -> None:
+    """A plan the user listed, or moved on in so many words, is kept as they said it; else the
+    distiller's, when the user's words hold it."""
+    spec = plan_words.said_plan(kept.said.texts.values(), kept.plan)
     said_so = spec is not None
     if spec is None:
-        spec, why = _proposed_plan(raw.get("plan"), plan, said)
+        spec, why = _proposed_plan(proposed, kept.plan, kept.said)
         if why:
             _log.info("a proposed plan was dropped: %s", why)
-            dropped += 1
+            kept.dropped += 1
     if spec is not None:
         goal, steps, current = spec["goal"], spec["steps"], spec["current_step"]
         content = plan_text(goal, steps, current, text_language(goal))
-        keep(kinds.PLAN, content, 0.7, everything, own_words=said_so, plan=spec)
-    return Distillation(language, tuple(found), dropped)
+        kept.keep(kinds.PLAN, content, 0.7, kept.everything, own_words=said_so, plan=spec)
 
 
 def _proposed_plan(
