@@ -9,6 +9,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+import apsw
+
 from engram.core.errors import InputError, Problem, tr
 from engram.memory import db
 from engram.memory.episode_index import Progress, embed_missing
@@ -268,92 +270,17 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
     A stop while embedding loses nothing: the memories are in, and the session's ``Backfill``
     embeds the rest.
     """
-    try:
-        with path.open(encoding="utf-8") as handle:
-            memories, others = parse(handle)
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            tr("{path} is not UTF-8 text ({error})."),
-            tr("Import an Engram export."),
-            path=path,
-            error=str(exc),
-        ) from exc
-    except OSError as exc:
-        raise InputError(tr("Cannot read {path} ({error})."), path=path, error=str(exc)) from exc
+    memories, others = _read(path)
     conn = store.conn
-    conversations: dict[int, int] = {}
-    episodes: dict[int, int] = {}
     ids: dict[Any, int] = {}
     added: list[int] = []
-    present = 0
     with db.transaction(conn):
-        for raw in others:
-            if raw["type"] == "conversation":
-                conn.execute(
-                    "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
-                    (str(raw.get("title", "")), raw.get("created_at", 0), raw.get("created_at", 0)),
-                )
-                conversations[raw["id"]] = conn.last_insert_rowid()
-            elif raw["conversation_id"] in conversations:
-                step = raw["step"]
-                conn.execute(
-                    "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at,"
-                    " tool_name, tool_arguments, tool_result, tool_error)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        conversations[raw["conversation_id"]],
-                        raw["turn_index"],
-                        raw["role"],
-                        raw["content"],
-                        raw.get("created_at", 0),
-                        *(step.columns() if step is not None else (None,) * 4),
-                    ),
-                )
-                episodes[raw["id"]] = conn.last_insert_rowid()
+        conversations, episodes = _insert_chats(conn, others)
         for m in memories:
-            if db.scalar(
-                conn,
-                "SELECT 1 FROM memories WHERE kind = ? AND content = ?",
-                (m["kind"], m["content"]),
-            ):
-                present += 1
-                continue
-            (new_id,) = store.next_ids(1)  # never the id of a deleted memory
-            conn.execute(
-                "INSERT INTO memories(id, kind, content, importance, confidence, pinned, status,"
-                " created_at, updated_at, feedback, origin, meta)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    new_id,
-                    m["kind"],
-                    m["content"],
-                    m["importance"],
-                    m["confidence"],
-                    m["pinned"],
-                    m["status"],
-                    m["created_at"],
-                    m["updated_at"],
-                    m["feedback"],
-                    m["origin"],
-                    m["meta"],
-                ),
-            )
-            ids[m["old_id"]] = new_id
-            added.append(new_id)
-            store.put_situations(new_id, situations_in(json.loads(m["meta"])))
-            for s in m["sources"]:
-                episode = episodes.get(s.get("episode_id"))
-                conn.execute(
-                    "INSERT INTO memory_sources(memory_id, episode_id, conversation_id,"
-                    " turn_index, source_deleted) VALUES (?, ?, ?, ?, ?)",
-                    (
-                        new_id,
-                        episode,
-                        conversations.get(s.get("conversation_id")),
-                        s.get("turn_index") if isinstance(s.get("turn_index"), int) else None,
-                        int(episode is None),
-                    ),
-                )
+            new_id = _insert_memory(store, m, conversations, episodes)
+            if new_id is not None:
+                ids[m["old_id"]] = new_id
+                added.append(new_id)
         imported = Provenance("import", detail=f"imported from {path.name}")
         store.record(added, "created", imported)
         for m in memories:
@@ -364,4 +291,103 @@ def import_jsonl(store: MemoryStore, path: Path, progress: Progress | None = Non
                 )
     embed_missing(store.space, "memories", batch=IMPORT_BATCH, progress=progress)
     embed_missing(store.space, "situations", batch=IMPORT_BATCH)
-    return Imported(len(memories) - present, present)
+    return Imported(len(added), len(memories) - len(added))
+
+
+def _read(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The memories and the other records (chats, messages) of an export file."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return parse(handle)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            tr("{path} is not UTF-8 text ({error})."),
+            tr("Import an Engram export."),
+            path=path,
+            error=str(exc),
+        ) from exc
+    except OSError as exc:
+        raise InputError(tr("Cannot read {path} ({error})."), path=path, error=str(exc)) from exc
+
+
+def _insert_chats(
+    conn: apsw.Connection, others: list[dict[str, Any]]
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Insert the file's chats and their messages (a message of no chat in the file is left
+    out); returns the new ids of each by its id in the file."""
+    conversations: dict[int, int] = {}
+    episodes: dict[int, int] = {}
+    for raw in others:
+        if raw["type"] == "conversation":
+            conn.execute(
+                "INSERT INTO conversations(title, created_at, updated_at) VALUES (?, ?, ?)",
+                (str(raw.get("title", "")), raw.get("created_at", 0), raw.get("created_at", 0)),
+            )
+            conversations[raw["id"]] = conn.last_insert_rowid()
+        elif raw["conversation_id"] in conversations:
+            step = raw["step"]
+            conn.execute(
+                "INSERT INTO episodes(conversation_id, turn_index, role, content, created_at,"
+                " tool_name, tool_arguments, tool_result, tool_error)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversations[raw["conversation_id"]],
+                    raw["turn_index"],
+                    raw["role"],
+                    raw["content"],
+                    raw.get("created_at", 0),
+                    *(step.columns() if step is not None else (None,) * 4),
+                ),
+            )
+            episodes[raw["id"]] = conn.last_insert_rowid()
+    return conversations, episodes
+
+
+def _insert_memory(
+    store: MemoryStore,
+    m: dict[str, Any],
+    conversations: dict[int, int],
+    episodes: dict[int, int],
+) -> int | None:
+    """Insert one memory of the file with its situations and sources; returns its new id, or
+    None when the same memory (kind and content) is present already."""
+    conn = store.conn
+    if db.scalar(
+        conn, "SELECT 1 FROM memories WHERE kind = ? AND content = ?", (m["kind"], m["content"])
+    ):
+        return None
+    (new_id,) = store.next_ids(1)  # never the id of a deleted memory
+    conn.execute(
+        "INSERT INTO memories(id, kind, content, importance, confidence, pinned, status,"
+        " created_at, updated_at, feedback, origin, meta)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            new_id,
+            m["kind"],
+            m["content"],
+            m["importance"],
+            m["confidence"],
+            m["pinned"],
+            m["status"],
+            m["created_at"],
+            m["updated_at"],
+            m["feedback"],
+            m["origin"],
+            m["meta"],
+        ),
+    )
+    store.put_situations(new_id, situations_in(json.loads(m["meta"])))
+    for s in m["sources"]:
+        episode = episodes.get(s.get("episode_id"))
+        conn.execute(
+            "INSERT INTO memory_sources(memory_id, episode_id, conversation_id,"
+            " turn_index, source_deleted) VALUES (?, ?, ?, ?, ?)",
+            (
+                new_id,
+                episode,
+                conversations.get(s.get("conversation_id")),
+                s.get("turn_index") if isinstance(s.get("turn_index"), int) else None,
+                int(episode is None),
+            ),
+        )
+    return new_id
