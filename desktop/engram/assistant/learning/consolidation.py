@@ -158,41 +158,7 @@ def run_job(
             raise _StoppedError
 
     try:
-        wait_foreground()
-        if source.state() == "not loaded":  # acquiring it loads it: say so meanwhile
-            steps.report(Step("loading"), 0.0, "loading")
-        model = steps.model = source.acquire(steps.check)
-        episodes = queue.episodes(job)
-        steps.report(Step("reading"), READING)
-        outcomes = [
-            proposals.Outcome(s.answer_episode_id, s.kind, s.text, s.replaced)
-            for s in Outcomes(store).of_job(job.id)
-        ]
-        # the plan the user's messages name: the distiller and their words may advance it
-        plans = store.memories(kinds=[PLAN], limit=plan_words.PLANS)
-        said = " ".join(e.content for e in episodes if e.role == "user")
-        plan = plan_words.named(plans, said).meta.get("plan") if plans else None
-        read = functools.partial(reading.read, embedder=store.embedder)  # as the turn reads
-        result, raw = distill.distill(
-            model, episodes, limits, outcomes, plan if isinstance(plan, dict) else None, read
-        )
-        _log.info(
-            "job %d (%s): %d candidates, %d dropped\ninput:\n%s\nraw: %s",
-            job.id, result.language, len(result.candidates), result.dropped,
-            log.private(distill.transcript(episodes)), log.private(str(raw)),
-        )  # fmt: skip
-        # and the user's own words of a correction, which only replace what they set right
-        candidates = [*result.candidates, *proposals.set_right(episodes, result.candidates, read)]
-        learned: list[Learned] = []
-        for i, candidate in enumerate(candidates):
-            steps.report(
-                Step("checking", i + 1, len(candidates)),
-                CHECKING + (SAVING - CHECKING) * i / len(candidates),
-            )
-            wait_foreground()
-            if wrote := _apply(store, model, candidate, result.language, job, source.origin):
-                learned.append(wrote)
-        steps.report(Step("saving"), SAVING)
+        learned = _learn(job, store, queue, source, steps, wait_foreground, limits)
     except _StoppedError:
         queue.defer(job, "interrupted by shutdown", 0.0)
         return Result("stopped")
@@ -216,6 +182,55 @@ def run_job(
     queue.complete(job.id)
     steps.report(Step("saving"), 1.0)
     return Result("done", learned=tuple(learned))
+
+
+def _learn(
+    job: Job,
+    store: MemoryStore,
+    queue: JobQueue,
+    source: DistillerSource,
+    steps: _Steps,
+    wait_foreground: Callable[[], None],
+    limits: distill.Limits,
+) -> list[Learned]:
+    """Distill the job's episodes and reconcile each candidate with the memories, waiting for
+    the foreground between candidates; returns what was written."""
+    wait_foreground()
+    if source.state() == "not loaded":  # acquiring it loads it: say so meanwhile
+        steps.report(Step("loading"), 0.0, "loading")
+    model = steps.model = source.acquire(steps.check)
+    episodes = queue.episodes(job)
+    steps.report(Step("reading"), READING)
+    outcomes = [
+        proposals.Outcome(s.answer_episode_id, s.kind, s.text, s.replaced)
+        for s in Outcomes(store).of_job(job.id)
+    ]
+    # the plan the user's messages name: the distiller and their words may advance it
+    plans = store.memories(kinds=[PLAN], limit=plan_words.PLANS)
+    said = " ".join(e.content for e in episodes if e.role == "user")
+    plan = plan_words.named(plans, said).meta.get("plan") if plans else None
+    read = functools.partial(reading.read, embedder=store.embedder)  # as the turn reads
+    result, raw = distill.distill(
+        model, episodes, limits, outcomes, plan if isinstance(plan, dict) else None, read
+    )
+    _log.info(
+        "job %d (%s): %d candidates, %d dropped\ninput:\n%s\nraw: %s",
+        job.id, result.language, len(result.candidates), result.dropped,
+        log.private(distill.transcript(episodes)), log.private(str(raw)),
+    )  # fmt: skip
+    # and the user's own words of a correction, which only replace what they set right
+    candidates = [*result.candidates, *proposals.set_right(episodes, result.candidates, read)]
+    learned: list[Learned] = []
+    for i, candidate in enumerate(candidates):
+        steps.report(
+            Step("checking", i + 1, len(candidates)),
+            CHECKING + (SAVING - CHECKING) * i / len(candidates),
+        )
+        wait_foreground()
+        if wrote := _apply(store, model, candidate, result.language, job, source.origin):
+            learned.append(wrote)
+    steps.report(Step("saving"), SAVING)
+    return learned
 
 
 def _apply(
