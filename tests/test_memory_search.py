@@ -42,6 +42,13 @@ def test_english_search_stems_words_and_ignores_stopwords(store: MemoryStore) ->
     assert index_text("去杭州ok") == " 去 杭 州 去杭 杭州 ok"
 
 
+def test_a_contractions_pieces_match_nothing(store: MemoryStore) -> None:  # noqa: F811
+    kettle = store.add("That's the kettle I don't lend to anyone; it's my grandmother's.")
+    for query in ("What's a good name for a parrot?", "Isn't it late? I'm tired, we'd better go."):
+        assert _text(store, query) == [], query
+    assert _text(store, "Where's the kettle?") == [kettle.id]
+
+
 def test_episode_search_finds_raw_messages_in_both_languages(store: MemoryStore) -> None:  # noqa: F811
     log = EpisodeLog(store.conn)
     conv = log.new_conversation()

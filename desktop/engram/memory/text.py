@@ -17,8 +17,14 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# The pieces an English contraction splits into ("what's", "don't", "I'll", "we're", "I've",
+# "I'd", "I'm", "isn't"): words of every other sentence, which matched a question to any memory
+# that contains one. Not "won" or "can", which are words of their own.
+_CLITICS = ("s", "t", "d", "ll", "re", "ve", "m", "don", "doesn", "didn", "isn", "aren")
+_CLITICS += ("wasn", "weren", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn", "mustn")
 _STOPWORDS = frozenset(
     [
+        *_CLITICS,
         "a",
         "an",
         "and",
