@@ -118,6 +118,24 @@ def run(args: argparse.Namespace) -> int:
         return _list()
     if args.resume is not None:
         _check_exists(args.resume)
+    chat = _opened(args)
+    app = chat.app
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print(_banner(app, chat))
+        if args.resume:
+            _earlier(app, chat.conversation_id)
+    elif args.resume and _unanswered(app, chat.conversation_id):
+        print(UNANSWERED, file=sys.stderr)
+    try:
+        return _converse(chat, args, interactive)
+    finally:
+        app.chats.leave(chat.conversation_id)  # deletes a temporary chat
+        app.close()
+
+
+def _opened(args: argparse.Namespace) -> _Chat:
+    """The chat, its Engram open: why memory is off or learning waits said once."""
     store = settings.SettingsStore.load()
     # It learns like the window: consolidation runs in the background while you chat, and what
     # is left is queued when the chat ends (`engram learn` runs it at once).
@@ -142,13 +160,12 @@ def run(args: argparse.Namespace) -> int:
         chat.conversation_id = args.resume
     else:
         chat.start()
-    interactive = sys.stdin.isatty()
-    if interactive:
-        print(_banner(app, chat))
-        if args.resume:
-            _earlier(app, chat.conversation_id)
-    elif args.resume and _unanswered(app, chat.conversation_id):
-        print(UNANSWERED, file=sys.stderr)
+    return chat
+
+
+def _converse(chat: _Chat, args: argparse.Namespace, interactive: bool) -> int:
+    """Each line of the input, a command or a message, until it ends (or /quit, Ctrl+C); the
+    exit status is 1 when a line could not be read or done, else the answers'."""
     status = 0
     number = 0
     try:
@@ -159,14 +176,8 @@ def run(args: argparse.Namespace) -> int:
             if not raw:
                 break
             number += 1
-            try:
-                text = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as exc:
-                print(
-                    f"engram: line {number} is not UTF-8 text (byte {exc.start + 1}); it was not "
-                    "sent. Save the input as UTF-8 and send it again.",
-                    file=sys.stderr,
-                )
+            text = _decoded(raw, number)
+            if text is None:
                 status = 1
                 continue
             if not text.strip():
@@ -192,10 +203,20 @@ def run(args: argparse.Namespace) -> int:
                 status = 1
     except KeyboardInterrupt:
         print()
-    finally:
-        app.chats.leave(chat.conversation_id)  # deletes a temporary chat
-        app.close()
     return status
+
+
+def _decoded(raw: bytes, number: int) -> str | None:
+    """Input line ``number`` as text, or None (said) when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        print(
+            f"engram: line {number} is not UTF-8 text (byte {exc.start + 1}); it was not "
+            "sent. Save the input as UTF-8 and send it again.",
+            file=sys.stderr,
+        )
+        return None
 
 
 def _list() -> int:
