@@ -29,7 +29,7 @@ def _offer(window: MainWindow) -> QPushButton | None:
 def _answer(qtbot: QtBot, window: MainWindow, text: str) -> None:
     window.composer.setPlainText(text)
     window.submit(text)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
 
 
 @pytest.mark.slow
@@ -43,7 +43,7 @@ def test_a_bad_answer_offers_the_large_model_which_answers_the_same_question(
     window = MainWindow(tiny.settings(max_answer_tokens=8, large_model=large.id), loaded_models)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     _answer(qtbot, window, "Name a river in Europe.")
     answer = window.chat.bubbles()[-1]
     assert _offer(window) is None  # nothing to offer before a verdict
@@ -65,7 +65,7 @@ def test_a_bad_answer_offers_the_large_model_which_answers_the_same_question(
     assert (text, by_large) == ("Name a river in Europe.", True)
     assert not offer.isVisible()  # offered once
     assert window.composer.toPlainText() == "a draft"
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     roles = [(b.role, b.text if b.role == "user" else "") for b in window.chat.bubbles()]
     assert roles == [
         ("user", "Name a river in Europe."), ("assistant", ""),
@@ -84,7 +84,7 @@ def test_no_offer_when_the_large_model_is_the_one_that_answers(
     window = MainWindow(tiny.settings(max_answer_tokens=8), loaded_models)  # one model, both roles
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     _answer(qtbot, window, "Name a colour.")
     answer = window.chat.bubbles()[-1]
     qtbot.mouseMove(answer)

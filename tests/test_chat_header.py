@@ -38,7 +38,7 @@ def _window(qtbot: QtBot, loaded_models: LoadedModels, width: int, height: int =
     qtbot.addWidget(window)
     window.resize(width, height)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     qtbot.waitUntil(lambda: window.header.combos["small"].count() > 0, timeout=5_000)
     window.header.stats.setText(NUMBERS)  # after an answer
     _settle()
@@ -190,10 +190,10 @@ def test_a_new_chat_shows_no_numbers_of_the_last_answer(
     window = MainWindow(prefs, loaded_models)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     header = window.header
     window.submit("Name a colour.")
-    qtbot.waitUntil(lambda: not window._busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=60_000)
     assert "tokens/s" in header.stats.text()  # the answer's speed and context use
     answered = window.conversation_id
 
@@ -204,7 +204,7 @@ def test_a_new_chat_shows_no_numbers_of_the_last_answer(
     assert header.stats.toolTip() == ""
 
     window.submit("Name a fruit.")  # a second chat answered, then the first one opened again
-    qtbot.waitUntil(lambda: not window._busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=60_000)
     assert "tokens/s" in header.stats.text()
     window.open_conversation(answered)
     _settle()

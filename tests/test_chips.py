@@ -185,17 +185,17 @@ def test_the_window_shows_the_same_chips_live_and_when_the_chat_is_opened_again(
     window = MainWindow(tiny.settings(max_answer_tokens=64), loaded_models)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     session = window.worker.app.session
     assert session is not None and session.store is not None
     session.assistant.model = ScriptedModel([ANSWER])  # type: ignore[assignment]
     session.assistant.tools = None
     session.store.add("Learn how tides work", "plan", origin="local", meta=PLAN)
     window.submit(f"remember this: {LILY}")
-    qtbot.waitUntil(lambda: not window._busy, timeout=30_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=30_000)
     window.new_conversation()  # asked in another chat: the message is recalled there
     window.submit(ASKED)
-    qtbot.waitUntil(lambda: not window._busy, timeout=30_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=30_000)
     answer = window.chat.bubbles()[-1]
     assert answer.chips is not None
     live = _shown(answer.chips)

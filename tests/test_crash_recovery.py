@@ -68,7 +68,7 @@ def _open(qtbot: QtBot, models: LoadedModels) -> MainWindow:
     window = MainWindow(tiny.settings(max_answer_tokens=24), models)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=LOAD_TIMEOUT_MS)
     return window
 
 
@@ -88,7 +88,7 @@ def _use(window: MainWindow, model: object) -> None:
 
 def _send(qtbot: QtBot, window: MainWindow, text: str) -> None:
     window.submit(text)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
 
 
 def test_a_model_failing_mid_answer_keeps_the_message_says_so_and_regenerate_answers(
@@ -112,7 +112,7 @@ def test_a_model_failing_mid_answer_keeps_the_message_says_so_and_regenerate_ans
     assert answer.buttons["regenerate"].isVisible()  # the way on is offered where it works
     _use(window, BreakingModel(None, "The moon pulls the sea on both sides of the Earth."))
     qtbot.mouseClick(answer.buttons["regenerate"], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not window._busy and len(window.chat.bubbles()) == 2)
+    qtbot.waitUntil(lambda: not window.turns.busy and len(window.chat.bubbles()) == 2)
     assert window.chat.bubbles()[-1].text == "The moon pulls the sea on both sides of the Earth."
     stored = _episodes(window.conversation_id)
     assert [e.role for e in stored] == ["user", "assistant"]
@@ -197,7 +197,7 @@ def test_the_next_start_says_the_last_answer_was_interrupted_and_nothing_was_los
 
     def answered() -> bool:
         stored = [e.role for e in _episodes(window.conversation_id)]
-        return not window._busy and stored == ["user", "assistant"]
+        return not window.turns.busy and stored == ["user", "assistant"]
 
     qtbot.waitUntil(answered, timeout=ANSWER_TIMEOUT_MS)
     assert not window.chat.bubbles()[-1].marker.text().startswith("Not answered")

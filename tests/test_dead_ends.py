@@ -40,7 +40,7 @@ def _open(qtbot: QtBot, loaded_models: LoadedModels, **prefs: object) -> MainWin
     window = MainWindow(tiny.settings(**prefs), loaded_models)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     return window
 
 
@@ -82,7 +82,7 @@ def test_remember_is_off_in_a_temporary_chat_and_its_tooltip_says_why(
 ) -> None:
     assert window.remember_button.isEnabled()
     qtbot.mouseClick(window.temporary_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window._temporary_id != 0, timeout=5_000)
+    qtbot.waitUntil(lambda: window.turns.temporary, timeout=5_000)
     assert not window.remember_button.isEnabled()
     assert window.remember_button.toolTip() == "Temporary chats are not learned from."
     window._remember()  # even if asked: no job, no claim to learn

@@ -43,9 +43,9 @@ def test_the_plan_an_answer_followed_is_a_chip_under_it(
     window = MainWindow(tiny.settings(max_answer_tokens=12), loaded_models)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     window.submit("What should I do today?")
-    qtbot.waitUntil(lambda: not window._busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=60_000)
     answer = window.chat.bubbles()[-1]
     assert answer.chips is not None
     first = answer.chips.items[0]

@@ -100,7 +100,7 @@ def test_the_window_speaks_chinese_when_chosen(
     assert window.stop_button.text() == "停止"
     assert window.sidebar.new_button.text() == "新对话"
     assert window.composer.placeholderText().startswith("给 Engram 发消息")
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     window.close()
 
 
@@ -174,12 +174,12 @@ def test_a_failed_turn_and_a_failed_learning_job_are_shown_in_chinese(
     window = MainWindow(prefs)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     failed: list[Failed] = []
     window.worker.turn_event.connect(lambda e: failed.append(e) if isinstance(e, Failed) else None)
     window.composer.setPlainText("Hello there")
     qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: bool(failed) and not window._busy, timeout=60_000)
+    qtbot.waitUntil(lambda: bool(failed) and not window.turns.busy, timeout=60_000)
     tokens = failed[0].problem.params["tokens"]
     message = _zh(
         "The conversation ({tokens} tokens) does not fit the model's context window of "

@@ -80,7 +80,7 @@ def test_switching_to_chinese_retranslates_every_visible_text_of_the_main_window
     window = MainWindow(store, loaded_models)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     # The status line shows the state set below, not a report the background learner sends
     # when it gets round to it (the tiny large model is "too small", which shows no text).
     window.worker.learning_status.disconnect(window._on_learning)

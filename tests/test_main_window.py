@@ -43,7 +43,7 @@ def _open(
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
     if wait_loaded:
-        qtbot.waitUntil(lambda: window._ready, timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.turns.ready, timeout=LOAD_TIMEOUT_MS)
     return window
 
 
@@ -85,9 +85,9 @@ def test_enter_sends_and_the_answer_streams_into_the_window(
     shown: list[str] = []
     _type_and_enter(qtbot, window, "What is the capital of France?")
     assert window.composer.toPlainText() == ""
-    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
+    qtbot.waitUntil(lambda: window.turns.busy, timeout=5_000)
     qtbot.waitUntil(
-        lambda: shown.append(window.chat.bubbles()[-1].text) or not window._busy,
+        lambda: shown.append(window.chat.bubbles()[-1].text) or not window.turns.busy,
         timeout=ANSWER_TIMEOUT_MS,
     )
     bubbles = window.chat.bubbles()
@@ -109,7 +109,7 @@ def test_shift_enter_is_a_newline_and_blank_messages_are_not_sent(
     qtbot.keyClick(window.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClicks(window.composer, "   ")
     qtbot.keyClick(window.composer, Qt.Key.Key_Return)
-    assert not window._busy
+    assert not window.turns.busy
     assert window.chat.bubbles() == []
     assert "\n" in window.composer.toPlainText()
     assert _stored() == []
@@ -155,7 +155,7 @@ def test_restart_shows_the_conversation_again(qtbot: QtBot, loaded_models: Loade
     first = _open(qtbot, tiny.settings(max_answer_tokens=16), models=loaded_models)
     _type_and_enter(qtbot, first, "Hello there")
     qtbot.waitUntil(lambda: len(_stored()) == 2, timeout=ANSWER_TIMEOUT_MS)
-    qtbot.waitUntil(lambda: not first._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not first.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     answer = first.chat.bubbles()[-1].text
     first.close()
     second = _open(qtbot, wait_loaded=False, models=loaded_models)
@@ -163,7 +163,7 @@ def test_restart_shows_the_conversation_again(qtbot: QtBot, loaded_models: Loade
         ("user", "Hello there"),
         ("assistant", answer),
     ]
-    qtbot.waitUntil(lambda: second._ready, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: second.turns.ready, timeout=LOAD_TIMEOUT_MS)
     second.close()
 
 
@@ -192,8 +192,8 @@ def test_a_huge_paste_is_accepted_and_truncated_with_a_notice(
     huge = "The quick brown fox jumps over the lazy dog. " * 23_000  # about 1 MB
     window.composer.setPlainText(huge)
     qtbot.mouseClick(window.send_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.turns.busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     assert notices and "too long" in notices[0]
     assert window.notice.isVisible() and "too long" in window.notice.text()
     stored = _stored()
@@ -297,8 +297,8 @@ def test_answers_show_their_memories_as_chips_and_wrong_gives_feedback(
     dog = _seed_memory("The user's dog is called Biscuit.")
     window = _open(qtbot, tiny.settings(max_answer_tokens=32), models=loaded_models)
     _type_and_enter(qtbot, window, "What is my dog called?")
-    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.turns.busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     answer = window.chat.bubbles()[-1]
     assert answer.chips is not None
     assert [item.memory_id for item in answer.chips.items] == [dog]
@@ -412,13 +412,13 @@ def test_settings_open_with_ctrl_comma_and_saving_restarts_the_assistant(
     dialog.answer_tokens.setValue(64)
     with qtbot.waitSignal(window.worker.loaded, timeout=LOAD_TIMEOUT_MS):
         dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
-    qtbot.waitUntil(lambda: window._ready, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=LOAD_TIMEOUT_MS)
     assert window.settings.current.max_answer_tokens == 64
     assert window.worker.app.session is not None
     assert window.worker.app.session.assistant.max_answer_tokens == 64
     _type_and_enter(qtbot, window, "Hi")
-    qtbot.waitUntil(lambda: window._busy, timeout=5_000)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.turns.busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     assert [role for role, _c, _s in _stored()] == ["user", "assistant"]
 
 
@@ -468,7 +468,7 @@ def test_the_status_bar_follows_learning_and_the_large_model(
     window.worker.learning_status.connect(watcher.on_status)
     qtbot.waitUntil(lambda: window.large_state.text() == "Large model: not loaded")
     _type_and_enter(qtbot, window, "My sister Anna moved to Lisbon and teaches piano there.")
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: any(s == "distilling" for s, _, _ in seen) and seen[-1][0] == "idle",
@@ -494,7 +494,7 @@ def _answer_after(qtbot: QtBot, window: MainWindow, action: Callable[[], object]
                           timeout=ANSWER_TIMEOUT_MS):  # fmt: skip
         action()
     # The worker says so from its thread; the window hears it once its queued slot has run.
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
 
 
 @pytest.mark.slow
@@ -673,7 +673,7 @@ def test_the_answer_that_replaces_a_regenerated_one_starts_with_its_thumbs_unpre
     with qtbot.waitSignal(window.worker.busy_changed, check_params_cb=lambda busy: not busy,
                           timeout=ANSWER_TIMEOUT_MS):  # fmt: skip
         qtbot.mouseClick(regenerate, Qt.MouseButton.LeftButton)
-        assert window._busy
+        assert window.turns.busy
         answer = window.chat.bubbles()[-1]
         assert answer is not first
         answer.actions_row.show()  # the pointer is over the new answer while it is written
@@ -682,7 +682,7 @@ def test_the_answer_that_replaces_a_regenerated_one_starts_with_its_thumbs_unpre
             button = answer.buttons[name]
             assert not button.isChecked()
             assert not button.geometry().contains(clicked_at)  # not hovered: never looks pressed
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     answer = window.chat.bubbles()[-1]
     assert answer.vote == 0
     assert not answer.buttons["thumbs_up"].isChecked()
@@ -745,9 +745,9 @@ def test_tool_calls_show_as_folded_blocks_and_permission_is_asked_inside_the_cha
     qtbot.waitUntil(lambda: bool(window._pending_prompts), timeout=ANSWER_TIMEOUT_MS)
     prompt = window._pending_prompts[0]
     assert "guarded" in prompt.question.text()
-    assert window._busy  # the answer waits for the user, no dialog
+    assert window.turns.busy  # the answer waits for the user, no dialog
     qtbot.mouseClick(prompt.buttons["always"], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     answer = window.chat.bubbles()[-1]
     assert answer.text == "Done."
     assert [(b.name, b.result) for b in answer.tool_blocks] == [
@@ -796,10 +796,10 @@ def _memory_ids() -> list[int]:
 
 def _say(qtbot: QtBot, window: MainWindow, text: str) -> None:
     """Send ``text`` once the window is idle, and wait until its turn is over."""
-    qtbot.waitUntil(lambda: window._ready and not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.turns.ready and not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     window.submit(text)
-    assert window._busy  # accepted
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    assert window.turns.busy  # accepted
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
 
 
 def _wait_notice(qtbot: QtBot, window: MainWindow, start: str) -> None:

@@ -68,7 +68,8 @@ def _shown(browser: MemoryBrowser) -> list[int]:
 
 
 def _select(browser: MemoryBrowser, memory_id: int) -> None:
-    browser._reselect(memory_id)
+    row = next(i for i, memory in enumerate(browser.model.rows) if memory.id == memory_id)
+    browser.table.selectRow(row)  # as a click on its row does
     assert browser.current() is not None and browser.current().id == memory_id  # type: ignore[union-attr]
 
 
@@ -194,7 +195,7 @@ def test_the_details_say_who_wrote_the_memory_last(
 def test_the_history_shows_engrams_change_and_undo_puts_the_users_words_back(
     qtbot: QtBot, browser: MemoryBrowser, seeded: dict[str, int], store: MemoryStore
 ) -> None:
-    mine = store._get(seeded["dog"]).content
+    mine = store.get(seeded["dog"]).content
     rewritten = "The user has a dog named Biscuit who likes long walks."
     with store.writing(Provenance("distiller", model="qwen2.5-1.5b-instruct")):
         store.update(seeded["dog"], rewritten)
@@ -206,7 +207,7 @@ def test_the_history_shows_engrams_change_and_undo_puts_the_users_words_back(
     assert len(browser.history.undo_buttons) == 1
 
     qtbot.mouseClick(browser.history.undo_buttons[0], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: store._get(seeded["dog"]).content == mine, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: store.get(seeded["dog"]).content == mine, timeout=WAIT_MS)
     assert [(w.via, w.before) for w in store.writes(seeded["dog"])][-1] == ("user", rewritten)
     qtbot.waitUntil(lambda: browser.editor.toPlainText() == mine, timeout=WAIT_MS)
     newest = browser.history.widget().findChildren(QLabel)[0].text()
@@ -227,8 +228,8 @@ def test_undoing_a_replacement_from_the_new_memory_brings_the_old_one_back(
     )
     (undo,) = browser.history.undo_buttons
     qtbot.mouseClick(undo, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: store._get(old.id).status == "active", timeout=WAIT_MS)
-    assert store._get(new.id).status == "archived"
+    qtbot.waitUntil(lambda: store.get(old.id).status == "active", timeout=WAIT_MS)
+    assert store.get(new.id).status == "archived"
     qtbot.waitUntil(lambda: browser.editor.toPlainText() == old.content, timeout=WAIT_MS)
 
 

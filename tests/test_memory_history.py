@@ -47,7 +47,7 @@ def test_an_update_by_the_distiller_keeps_the_earlier_text_and_undo_puts_it_back
     memory = store.add(mine, "preference", origin="local")
     merged = "The user likes coffee black with no sugar and oat milk in tea."
     _learned_update(store, memory.id, merged)
-    assert store._get(memory.id).content == merged
+    assert store.get(memory.id).content == merged
     change = store.writes(memory.id)[-1]
     assert (change.via, change.model, change.before) == ("distiller", DISTILLER.model, mine)
     assert change.undoable and "content" in change.change
@@ -87,7 +87,7 @@ def test_undoing_a_replacement_restores_the_replaced_memory_and_archives_the_new
     (replacing,) = [w for w in store.writes(old.id) if w.replaced_by is not None]
     assert replacing.replaced_by == new.id and replacing.undoable
     store.undo(old.id, replacing.id)
-    back, gone = store._get(old.id), store._get(new.id)
+    back, gone = store.get(old.id), store.get(new.id)
     assert (back.status, back.superseded_by, back.content) == ("active", None, old.content)
     assert gone.status == "archived"
     assert [m.id for m in store.memories()] == [old.id]

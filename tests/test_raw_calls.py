@@ -160,7 +160,7 @@ def test_the_window_never_shows_a_raw_call_and_says_the_model_tried_a_tool(
         tools = loop.Toolbox(builtins.registry(disabled={"files_read"}))
         window.worker.app.session.assistant.tools = tools  # type: ignore[union-attr]
         window.submit("What is my cat called?")
-        qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
         _user, answer = window.chat.bubbles()
         assert answer.text.strip() == "Miso weighs 4.2 kg." and not LEAKED.search(answer.text)
         assert answer.marker.text() == (

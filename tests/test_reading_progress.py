@@ -69,7 +69,7 @@ def test_the_bubble_counts_the_prompt_tokens_read_with_a_filling_bar(
             assert "(3,000 of 3,400 tokens)" in line.stage.text()
         finally:
             model.go.set()
-        qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
         assert answer.waiting is None and answer.text == "Paris."
     finally:
         window.close()

@@ -202,12 +202,12 @@ def test_the_window_shows_a_real_tool_call_folded_and_the_answer_in_words(
     window = MainWindow(Settings(temperature=0.0, max_answer_tokens=96), models=coder)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window._ready, timeout=120_000)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=120_000)
     window.composer.setFocus()
     qtbot.keyClicks(window.composer, "What is 17.5% of 240?")
     qtbot.keyClick(window.composer, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window._busy, timeout=10_000)
-    qtbot.waitUntil(lambda: not window._busy, timeout=180_000)
+    qtbot.waitUntil(lambda: window.turns.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=180_000)
     answer = window.chat.bubbles()[-1]
     assert [(b.name, "42" in b.result) for b in answer.tool_blocks] == [("calculator", True)]
     assert "42" in answer.text and "{" not in answer.text and "tool_call" not in answer.text

@@ -168,7 +168,7 @@ def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
     win = MainWindow(SettingsStore.load(), loaded_models)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitUntil(lambda: win._ready, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: win.turns.ready, timeout=LOAD_TIMEOUT_MS)
     yield win
     win.close()
 
@@ -186,13 +186,13 @@ def test_a_model_chosen_in_the_model_manager_is_used_without_a_restart(
     manager = window.show_models()
     with qtbot.waitSignal(window.worker.loaded, timeout=LOAD_TIMEOUT_MS):
         manager.use("smollm2-135m-instruct", "large")
-    qtbot.waitUntil(lambda: window._ready, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.turns.ready, timeout=LOAD_TIMEOUT_MS)
     assert _session_settings(window).large_model == "smollm2-135m-instruct"
     assert settings.load().large_model == "smollm2-135m-instruct"
     # The large model answers now, in this run (before, only after a restart).
     window.ask_large("Say hello.")
-    assert window._busy
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    assert window.turns.busy
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     answer = window.chat.latest("assistant")
     assert answer is not None and answer.text
     captions = [w.text() for w in answer.findChildren(QLabel) if w.objectName() == "bubble_caption"]

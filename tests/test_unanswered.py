@@ -60,7 +60,7 @@ def test_the_window_offers_retry_under_a_message_left_without_an_answer(
 
         def answered() -> bool:
             stored = [e.role for e in _episodes(cut_off)]
-            return not window._busy and stored == ["user", "assistant", "user", "assistant"]
+            return not window.turns.busy and stored == ["user", "assistant", "user", "assistant"]
 
         qtbot.waitUntil(answered, timeout=ANSWER_TIMEOUT_MS)
         last = window.chat.bubbles()[-1]

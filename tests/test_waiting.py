@@ -90,7 +90,7 @@ def test_the_answer_says_what_it_waits_for_until_its_first_word(
     finally:
         recalling.set()
         model.go.set()
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     answer = window.chat.bubbles()[-1]
     assert answer.waiting is None and answer.text == "Paris is the capital."
 
@@ -104,7 +104,7 @@ def test_a_failure_while_waiting_leaves_no_waiting_bubble(qtbot: QtBot, window: 
 
     session.assistant.prepare = prepare  # type: ignore[assignment,method-assign]
     window.submit("Hello there")
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     assert window.chat.bubbles() == [] and window.chat.answering() is None
 
 

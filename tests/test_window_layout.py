@@ -30,7 +30,7 @@ def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
     qtbot.addWidget(win)
     win.resize(900, 700)  # the default size, on a screen wider than the test's 800 px
     win.show()
-    qtbot.waitUntil(lambda: win._ready, timeout=30_000)
+    qtbot.waitUntil(lambda: win.turns.ready, timeout=30_000)
     assert (win.width(), win.height()) == (900, 700)
     yield win
     win.close()

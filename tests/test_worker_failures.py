@@ -34,7 +34,7 @@ def window(qtbot: QtBot, loaded_models: LoadedModels) -> Iterator[MainWindow]:
     win = MainWindow(tiny.settings(max_answer_tokens=64), loaded_models)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitUntil(lambda: win._ready, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: win.turns.ready, timeout=LOAD_TIMEOUT_MS)
     yield win
     win.close()
 
@@ -69,7 +69,7 @@ def test_an_unexpected_error_mid_answer_closes_the_answer_and_says_where_the_log
     events = _fail_mid_answer(window, error)
     with caplog.at_level(logging.ERROR, logger="engram"):
         window.submit(f"Tell me a story, {SECRET}")
-        qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     failed = [e for e in events if isinstance(e, Failed)]
     assert len(failed) == 1 and failed[0].problem.params["path"]
     assert window.chat._streaming is None  # the answer bubble closed
@@ -82,7 +82,7 @@ def test_an_unexpected_error_mid_answer_closes_the_answer_and_says_where_the_log
     assert "test_worker_failures.py" in logged and "raise error" in logged  # the traceback
     assert SECRET not in logged  # neither the message nor the error's text
     window.submit("And now?")  # the window still works
-    qtbot.waitUntil(lambda: not window._busy, timeout=ANSWER_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.turns.busy, timeout=ANSWER_TIMEOUT_MS)
     assert len([e for e in events if isinstance(e, Failed)]) == 2
 
 
