@@ -232,6 +232,22 @@ def cjk_font(qapp: object) -> None:
     pytest.skip(reason)
 
 
+@pytest.fixture(scope="session")
+def x_display() -> Iterator[str]:
+    """A real X display (Xvfb at 1280×800, ``tests/xvfb.py``) for a window run in a subprocess
+    with ``QT_QPA_PLATFORM=xcb``; skipped, with its reason, where there is none, unless CI
+    requires one (``ENGRAM_REQUIRE_XVFB=1``)."""
+    import xvfb
+
+    try:
+        with xvfb.display() as name:
+            yield name
+    except xvfb.NoDisplayError as exc:
+        if xvfb.required():
+            pytest.fail(f"{exc}; {xvfb.REQUIRE}=1 requires it")
+        pytest.skip(str(exc))
+
+
 @pytest.fixture
 def small_model_path(starter_models: Path) -> Path:
     from engram.models import catalogue
