@@ -110,6 +110,7 @@ def test_chinese_memories_are_grounded_by_the_bigrams_the_user_said(store: Memor
     )
     store.add("小雨今年五岁，怕狗。", conversation_id=chat, source_episodes=[said])
     store.add("带孩子去动物园看熊猫。", "lesson", conversation_id=chat, source_episodes=[answered])
+    assert bench.content_words("用户不怕狗") == {"不怕", "怕狗"}  # the frame's 用户 is no word
     items = {item.memory.content: item for item in bench.kept(store)}
     assert not bench.assistant_only(items["小雨今年五岁，怕狗。"])
     assert bench.assistant_only(items["带孩子去动物园看熊猫。"])
