@@ -145,12 +145,15 @@ def command(model_id: str, embedding: str, background: bool) -> list[str]:
 def _run_child(
     entry: ModelEntry, embedding: str, background: bool, progress: Progress, cancel: CancelToken
 ) -> quality.Result:
-    with tempfile.TemporaryDirectory(prefix="engram-quality-") as home:
+    with (
+        tempfile.TemporaryDirectory(prefix="engram-quality-") as home,
+        tempfile.TemporaryFile("w+", encoding="utf-8") as errors,  # never a full pipe
+    ):
         env = dict(os.environ, ENGRAM_HOME=home, ENGRAM_MODELS_DIR=str(paths.models_dir()))
         child = subprocess.Popen(
             command(entry.id, embedding, background),
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=errors,
             text=True,
             encoding="utf-8",
             env=env,
@@ -166,16 +169,18 @@ def _run_child(
                     progress(entry.id, done, total)
                 elif word == "result":
                     result = quality.Result.from_json(json.loads(rest))
-            _, errors = child.communicate(timeout=TIMEOUT_S)
+            child.wait(timeout=TIMEOUT_S)
         finally:
             stop()
             if child.poll() is None:
                 child.kill()
                 child.wait()
+        errors.seek(0)
+        said = errors.read()[-2000:]
     if cancel.cancelled:
         raise CheckFailedError(tr("The quality check was stopped."), tr("Run it again to finish."))
     if result is None:
-        _log.warning("quality check child of %s failed: %s", entry.id, errors[-2000:])
+        _log.warning("quality check child of %s failed: %s", entry.id, said)
         raise CheckFailedError(
             tr("The quality check could not run {name}."),
             tr("The details are in the log: {path}"),
