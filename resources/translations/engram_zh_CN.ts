@@ -5155,4 +5155,116 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
         <translation>正在下载：{done} / {total}</translation>
     </message>
 </context>
+<context>
+    <name>MemoryEffect</name>
+    <message>
+        <source>units</source>
+        <translation>单位</translation>
+    </message>
+    <message>
+        <source>format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>preferences</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>without memory</source>
+        <translation>不用记忆</translation>
+    </message>
+    <message>
+        <source>with what it learned</source>
+        <translation>用它学到的</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryEffectDialog</name>
+    <message>
+        <source>What does memory add?</source>
+        <translation>记忆带来了什么？</translation>
+    </message>
+    <message>
+        <source>Engram answers the first {tests} tests of its task set, each with the tasks that teach it, twice with your models: without memory, and with what it learns from the teaching tasks (lessons included). It uses a temporary folder: your memories are not touched. This takes a few minutes to half an hour; you can cancel at any time.
+
+The full measurement (40 tasks, four conditions, about an hour) runs in a terminal:
+{command}</source>
+        <translation>Engram 用你的模型把任务集中的前 {tests} 个测试（连同教它们的任务）各回答两次：一次不用记忆，一次用它从教学任务中学到的内容（包括经验）。它使用一个临时文件夹，不会碰你的记忆。这需要几分钟到半小时，你可以随时取消。
+
+完整的测量（40 个任务、四种条件，约一小时）请在终端中运行：
+{command}</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Loading your models…</source>
+        <translation>正在加载你的模型…</translation>
+    </message>
+    <message>
+        <source>Teaching task {number} of {count}, without memory</source>
+        <translation>教学任务 {number}/{count}，不用记忆</translation>
+    </message>
+    <message>
+        <source>Test {number} of {count}, without memory</source>
+        <translation>测试 {number}/{count}，不用记忆</translation>
+    </message>
+    <message>
+        <source>Teaching task {number} of {count}, with memory: answering, then learning</source>
+        <translation>教学任务 {number}/{count}，用记忆：先回答，再学习</translation>
+    </message>
+    <message>
+        <source>Test {number} of {count}, with memory</source>
+        <translation>测试 {number}/{count}，用记忆</translation>
+    </message>
+    <message>
+        <source>Stopped. Nothing was kept.</source>
+        <translation>已停止，没有留下任何东西。</translation>
+    </message>
+    <message>
+        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory helped on this short check.</source>
+        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆有帮助。</translation>
+    </message>
+    <message>
+        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory made no difference on this short check.</source>
+        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆没有带来差别。</translation>
+    </message>
+    <message>
+        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory did not help on this short check.</source>
+        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆没有帮助。</translation>
+    </message>
+    <message>
+        <source>{tests} tests are few: a difference of one or two can be chance. The command above measures the whole set.</source>
+        <translation>{tests} 个测试很少：相差一两个可能只是偶然。上面的命令会测量整个任务集。</translation>
+    </message>
+    <message>
+        <source>Run again</source>
+        <translation>再运行一次</translation>
+    </message>
+</context>
 </TS>

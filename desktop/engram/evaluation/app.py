@@ -12,6 +12,11 @@ over), and every run ends with ``report.md`` and ``chart.png`` there. The termin
 (:mod:`engram.cli.eval`) turns its arguments into an :class:`Evaluation`, shows the progress
 :func:`run` reports and says what it wrote; it imports nothing else of the evaluation (an import
 contract).
+
+The window's "What does memory add?" runs :func:`memory_effect`: a short check of the shipped task
+set of the user's language with the user's models, without memory and with what they learn
+(lessons included), as ``engram eval tasks-en --limit 8 --conditions none,lessons`` runs it, in a
+temporary folder removed afterwards, so the user's own memories are never read or written.
 """
 
 from __future__ import annotations
@@ -19,13 +24,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import shutil
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from engram.core import resources
 from engram.core import settings as settings_mod
 from engram.core.atomic import atomic_write, output_folder
+from engram.core.cancel import CancelToken
 from engram.core.errors import InputError, tr
 from engram.core.settings import Settings
 from engram.evaluation import dataset, locomo, models, report, runner, task_runner, tasks
@@ -34,6 +43,10 @@ SHIPPED = {"tasks-en": "tasks_en.json", "tasks-zh": "tasks_zh.json"}  # in resou
 TASK_CONDITIONS = task_runner.CONDITIONS
 LOCOMO_CONDITIONS = runner.CONDITIONS
 Progress = models.Progress
+# The short check: without memory, and with what was learned (lessons included), on the first
+# tests of the shipped set (each with the tasks that teach it, in file order: ``first_tests``).
+EFFECT_CONDITIONS = ("none", "lessons")
+EFFECT_TESTS = 8
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,89 @@ class Written:
     chart: Path
     seconds: float
     tables: str = ""
+
+
+@dataclass(frozen=True)
+class EffectStep:
+    """Where the short check is: loading the models (``condition`` ""), or the task it works
+    on: the condition, a task that teaches or a test, its number among those of the condition
+    and how many there are; ``done`` tasks of ``total`` are finished."""
+
+    condition: str
+    teaching: bool = False
+    number: int = 0
+    count: int = 0
+    done: int = 0
+    total: int = 0
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What the short check found: per condition, each test's kind and whether it passed (in
+    file order); the command that runs the same check in a terminal; how long it took."""
+
+    tests: dict[str, list[tuple[str, bool]]]
+    command: str
+    seconds: float
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds tested, in file order."""
+        return list(dict.fromkeys(kind for kind, _ in self.tests[EFFECT_CONDITIONS[0]]))
+
+    def passed(self, condition: str, kind: str | None = None) -> tuple[int, int]:
+        """Tests passed under ``condition`` (of ``kind``, or all), and how many there were."""
+        rows = [ok for k, ok in self.tests[condition] if kind is None or k == kind]
+        return sum(rows), len(rows)
+
+
+def memory_effect(
+    language: str,
+    step: Callable[[EffectStep], None],
+    cancel: CancelToken,
+    tests: int = EFFECT_TESTS,
+) -> Effect | None:
+    """The short check in ``language`` ("en" or "zh") with the models in Settings: the first
+    ``tests`` tests of the shipped set with what teaches them, answered without memory and with
+    lessons by the same runner as ``engram eval`` (feedback said in words is only the next
+    message). It runs in a temporary folder, removed when it ends, stopped or not; ``step``
+    hears where it is; None when ``cancel`` stopped it."""
+    name = "tasks-zh" if language == "zh" else "tasks-en"
+    task_set = tasks.first_tests(tasks.load(dataset_path(name)), tests)
+    plan = [(c, t) for c in EFFECT_CONDITIONS for t in task_set.tasks]
+    settings = settings_mod.load()
+
+    def progress(done: int, total: int, _note: str) -> None:
+        if done < total:
+            condition, task = plan[done]
+            same = [t for c, t in plan if c == condition and t.teaches == task.teaches]
+            step(EffectStep(condition, task.teaches, same.index(task) + 1, len(same), done, total))
+
+    step(EffectStep(""))
+    start = time.perf_counter()
+    out = Path(tempfile.mkdtemp(prefix="engram-memory-effect-"))
+    try:
+        with models.loaded(settings) as loaded:
+            if cancel.cancelled:
+                return None
+            evaluation = task_runner.TaskRunner(
+                loaded.small, loaded.distiller(), loaded.embedder, out, progress=progress,
+                cancel=cancel,
+            )  # fmt: skip
+            records = evaluation.run(task_set, EFFECT_CONDITIONS)
+    except task_runner.StoppedError:
+        return None
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    asked = Evaluation(
+        Path(name), out, settings.small_model, settings.large_model, settings.embedding_model,
+        limit=tests, conditions=EFFECT_CONDITIONS,
+    )  # fmt: skip
+    found = {
+        c: [(r["kind"], bool(r["passed"])) for r in rows if not r["teaches"]]
+        for c, rows in records.items()
+    }
+    return Effect(found, _command(asked).strip("`"), time.perf_counter() - start)
 
 
 def dataset_path(text: str) -> Path:

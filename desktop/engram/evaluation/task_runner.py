@@ -14,7 +14,9 @@ Each record also says what the answer was given: the memories and messages recal
 many were lessons, and whether any came from a teaching task of the same kind (``taught``: the
 stated preference reached the question). After every task the record is saved with a copy of the
 condition's store, so a stopped run resumes at the next task (``resume=True``) and gives the same
-answers it would have given without the stop.
+answers it would have given without the stop. A cancel (the token given) stops the answer or the
+distillation under way and raises :class:`StoppedError`; the task it stopped in is not
+recorded.
 """
 
 from __future__ import annotations
@@ -85,6 +87,10 @@ class Said:
     recited: bool = False  # it began by reciting its prompt and was asked again without memory
 
 
+class StoppedError(Exception):
+    """The run was cancelled; what it had finished is saved (when resumable)."""
+
+
 class TaskRunner:
     """Runs task sets with a small chat model and a distiller (the large model)."""
 
@@ -96,6 +102,7 @@ class TaskRunner:
         out: Path,
         config: Config | None = None,
         progress: Progress = lambda done, total, note: None,
+        cancel: CancelToken | None = None,
     ) -> None:
         self.small = small
         self.distiller = distiller
@@ -103,6 +110,7 @@ class TaskRunner:
         self.out = out
         self.config = config or Config()
         self.progress = progress
+        self.cancel = cancel or CancelToken()
 
     def run(
         self,
@@ -139,7 +147,10 @@ class TaskRunner:
             try:
                 assistant = self._assistant(store, chosen, condition)
                 for task in chosen.tasks[len(rows) :]:
-                    rows.append(self._task(store, assistant, task, condition, rows))
+                    row = self._task(store, assistant, task, condition, rows)
+                    if self.cancel.cancelled:  # cut short: neither recorded nor saved
+                        raise StoppedError
+                    rows.append(row)
                     self._save(store, condition, records, resume)
                     done += 1
                     verdict = "pass" if rows[-1]["passed"] else "fail"
@@ -273,12 +284,14 @@ class TaskRunner:
                 assistant.signal(said.episode_id, signal.kind, signal.text)
         if condition in DISTILLED:
             reason = "outcome" if task.feedback is not None else "turns"
-            record["memories_after"] = learn(store, self.distiller, said.conversation_id, reason)
+            record["memories_after"] = learn(
+                store, self.distiller, said.conversation_id, reason, self.cancel
+            )
             record["lessons_after"] = len(store.memories(kinds=[LESSON], limit=100_000))
         return record
 
     def _say(self, assistant: Assistant, conversation_id: int, text: str) -> Said:
-        return heard(assistant.turn(conversation_id, text), conversation_id)
+        return heard(assistant.turn(conversation_id, text, self.cancel), conversation_id)
 
 
 def heard(events: Iterable[Event], conversation_id: int = 0) -> Said:
@@ -301,13 +314,21 @@ def heard(events: Iterable[Event], conversation_id: int = 0) -> Said:
     return said
 
 
-def learn(store: MemoryStore, distiller: DistillerSource, conversation_id: int, reason: str) -> int:
+def learn(
+    store: MemoryStore,
+    distiller: DistillerSource,
+    conversation_id: int,
+    reason: str,
+    cancel: CancelToken | None = None,
+) -> int:
     """Run the learning job of a chat's new messages now, as the learning thread would
-    (``reason``: why it was queued); the number of active memories after it."""
+    (``reason``: why it was queued); the number of active memories after it. A cancel stops
+    the job (it goes back to the queue) and claims no other."""
+    cancel = cancel or CancelToken()
     queue = JobQueue(store.conn)
     queue.enqueue(conversation_id, reason=reason)
-    while (job := queue.claim()) is not None:
-        run_job(job, store, queue, distiller, CancelToken())
+    while not cancel.cancelled and (job := queue.claim()) is not None:
+        run_job(job, store, queue, distiller, cancel)
     return len(store.memories(limit=100_000))
 
 

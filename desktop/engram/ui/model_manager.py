@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -45,6 +45,7 @@ from engram.ui import errors, i18n, labels
 from engram.ui.download_worker import DownloadWorker
 from engram.ui.hub_search_page import HubSearch
 from engram.ui.labels import human_bytes
+from engram.ui.memory_effect import MemoryEffectDialog
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.threads import stop_thread, worker_thread
 
@@ -327,24 +328,13 @@ class ModelManager(QMainWindow):
         )
 
     def _show_measure(self) -> None:
-        command = self.measure_command()
-        box = QMessageBox(self)
-        box.setWindowTitle(self.tr("What does memory add?"))
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(
-            self.tr(
-                "Engram can measure what its memory adds with your models: 40 tasks answered with"
-                " no memory, with earlier messages, with learned memories and with lessons, then a"
-                " report with the score of each and its interval.\n\nRun this in a terminal (about"
-                " an hour on two cores; a stopped run resumes):\n\n{command}"
-            ).format(command=command)
-        )
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        copy = box.addButton(self.tr("Copy the command"), QMessageBox.ButtonRole.ActionRole)
-        box.addButton(QMessageBox.StandardButton.Close)
-        box.exec()
-        if box.clickedButton() is copy:
-            QGuiApplication.clipboard().setText(command)
+        """Open "What does memory add?", the short check run here (the one open, if any)."""
+        dialog = self.findChild(MemoryEffectDialog)
+        if dialog is None:
+            dialog = MemoryEffectDialog(self.settings.current, self.measure_command(), self)
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
         if event.type() == QEvent.Type.LanguageChange:  # Settings → Language applies live
