@@ -4033,6 +4033,10 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
+    <message>
+        <source>Undone: your memories are as they were before this learning.</source>
+        <translation>已撤销：你的记忆回到了这次学习之前的样子。</translation>
+    </message>
 </context>
 <context>
     <name>PermissionPrompt</name>

@@ -310,11 +310,13 @@ class Status:
 
 @dataclass(frozen=True)
 class Learned:
-    """One memory a job wrote: ``action`` "add", "update" or "supersede" (the new memory's id)."""
+    """One memory a job wrote: ``action`` "add", "update" or "supersede" (the new memory's id);
+    ``job_id``: the job, which :mod:`engram.assistant.unlearn` undoes as one."""
 
     memory_id: int
     action: str
     content: str
+    job_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,10 @@ reading the chat, proposing memories, checking each proposal, saving. The propos
 call of a minute or two on a small machine; a local model says meanwhile how many of the chat's
 tokens it has read and how many tokens it has written (asked from the stop check it calls
 between batches and tokens, at most every :data:`TICK_SECONDS`), so the status moves during it.
+
+What a job writes is marked as its own (:mod:`engram.memory.job_writes`): the memories it adds,
+changes and replaces, and those the hygiene pass after it merges into what it wrote, so
+:mod:`engram.assistant.unlearn` can undo the job as one.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from engram.core.errors import (
     StoreError,
     tr,
 )
+from engram.memory import job_writes
 from engram.memory.jobs import Job, JobQueue, backoff
 from engram.memory.kinds import PLAN
 from engram.memory.outcomes import Outcomes
@@ -242,6 +247,7 @@ def _apply(
     origin: str,
 ) -> Learned | None:
     decision = reconcile.decide(store, model, candidate, language, job.conversation_id)
+    before = job_writes.last(store.conn)
     try:
         written = reconcile.apply(
             store,
@@ -259,7 +265,30 @@ def _apply(
         job.id, candidate.kind, log.private(candidate.content), decision.action,
         written.id if written else decision.target_id, decision.why,
     )  # fmt: skip
-    return Learned(written.id, decision.action, written.content) if written else None
+    if written is None:
+        return None
+    replaced = store.replaced_by(written.id)  # an added memory may replace a near-duplicate
+    touched = {
+        written.id,
+        decision.target_id or written.id,
+        replaced.id if replaced else written.id,
+    }
+    job_writes.claim(store.conn, job.id, before, touched)
+    return Learned(written.id, decision.action, written.content, job.id)
+
+
+def _claim_merges(store: MemoryStore, job_id: int, after: int, learned: set[int]) -> None:
+    """Mark as the job's the archiving of each memory the pass after it merged into one the
+    job wrote (undoing the job splits them back); the pass's other upkeep stays its own."""
+    merged = {
+        memory_id
+        for memory_id, write in job_writes.since(store.conn, after)
+        if write.change == "status → archived"
+        and (memory := store.get(memory_id)) is not None
+        and memory.meta.get("archived") in {f"merged into #{i}" for i in learned}
+    }
+    if merged:
+        job_writes.claim(store.conn, job_id, after, merged)
 
 
 class ConsolidationWorker(threading.Thread):
@@ -357,8 +386,10 @@ class ConsolidationWorker(threading.Thread):
             return
         self.jobs_done += 1
         if self._after_job is not None:
+            before = job_writes.last(store.conn)
             try:
                 self._after_job(store)
+                _claim_merges(store, job.id, before, {item.memory_id for item in result.learned})
             except EngramError as exc:  # hygiene is best effort; the job is done
                 _log.warning("after job %d: %s", job.id, exc.message)
         self._report(queue, "idle", learned=result.learned)
