@@ -29,7 +29,7 @@ from engram.core import resources
 from engram.memory.embed import Embedder, Floors, Vectors, floors_of, reads_language
 from engram.memory.text import text_language
 
-NEAREST = 2  # example requests a tool's score averages
+NEAREST = 3  # example requests a tool's score averages
 NEAREST_NONE = 3  # messages needing no tool the baseline averages
 # The built-in tools that only read and take what they need from the message: a call of one
 # costs nothing and answers better than the small model's guess, so meaning may expect it.
