@@ -33,6 +33,7 @@ REAL_MODELS = {"coder", "coder_large"}  # the fixtures that lend the real starte
 # The longest tests by function name (seconds, all its parameters together, on the 2-core VM
 # under load), run first: a worker that ends the run on one of them leaves the other idle.
 LONGEST = {
+    "test_the_walk_reaches_its_end_with_a_screenshot_of_every_step": 220,  # both walks
     "test_eval_answers_judges_on_resume_and_reports": 95,
     "test_engram_eval_runs_a_task_set_with_the_starter_models": 88,
     "test_a_planted_file_cannot_make_the_real_model_keep_a_memory": 61,

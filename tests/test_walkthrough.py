@@ -295,9 +295,27 @@ def test_a_deleted_memory_leaves_the_browser_empty_with_its_buttons_off(walked: 
 
 def test_learning_shows_its_step_and_its_result_stays_whole(walked: Walked) -> None:
     """Scripted statuses (the driver's): a step in the status bar, then a result that is still
-    there after a passing toast would have gone, with the memory's words whole."""
+    there after a passing toast would have gone, with the memory's words whole, Manage and
+    Undo; Undo says what it did."""
     learned = walked.step("learning_result")
     assert "2" in learned["step_text"] and "3" in learned["step_text"]  # checking 2 of 3
     assert learned["toast_shown"]
     memory = next(c for c in walked.step("regenerate")["chips"] if c["memory_id"] is not None)
     assert memory["content"] in learned["toast"]
+    assert {"manage", "undo_learning"} <= set(learned["toast_links"])  # review it, or undo it
+    assert learned["after_undo"] and learned["after_undo"] != learned["toast"]  # says it undid
+
+
+def test_what_memory_adds_runs_in_the_window_with_a_progress_bar_and_cancels(
+    walked: Walked,
+) -> None:
+    """Started from the model manager, the short check shows a bar that has a share to fill
+    and moves past loading the models; Cancel stops it, keeping nothing (the walk does not
+    wait for a result: the check takes minutes)."""
+    effect = walked.step("memory_effect")
+    assert effect["window"]["inside"]
+    assert effect["running"] and effect["bar"] and effect["bar_range"][1] > 0
+    assert len(effect["said"]) >= 2, effect["said"]  # a step after loading the models
+    assert effect["buttons_running"] != effect["buttons"]  # Cancel in Start's place
+    assert effect["buttons_stopped"] == effect["buttons"] and not effect["chart"]
+    assert effect["stopped"] not in effect["said"]  # it says it stopped

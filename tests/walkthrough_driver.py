@@ -20,6 +20,7 @@ memory). Everything else is the app as it ships.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 import traceback
@@ -38,6 +39,7 @@ READY_S = 240.0  # the first start on a loaded 2-core machine: the models load, 
 ANSWER_S = 180.0
 SETTLE_S = 8.0  # the welcome panel is watched this long after the model is ready
 SAMPLE_MS = 200
+EFFECT_S = 60.0  # "What does memory add?": its first step with a share, and its Cancel
 
 # What the user writes, in their own words, per language: a fact to remember, a fact only said,
 # a question that needs the remembered fact, a memory added by hand, why an answer was bad.
@@ -170,7 +172,7 @@ class Walk:
         steps = (
             self.first_start, self.model_manager, self.memory_browser, self.remember,
             self.new_chat, self.ask, self.mark_bad, self.regenerate, self.reopen,
-            self.delete_memory, self.learning_result, self.models_again,
+            self.delete_memory, self.learning_result, self.models_again, self.memory_effect,
         )  # fmt: skip
         try:
             for step in steps:
@@ -373,15 +375,20 @@ class Walk:
         QTest.mouseMove(regenerate)
         spin(200)
         at = QCursor.pos()
+
+        def under_pointer(bubble: Any) -> list[str]:
+            """The thumbs under the pointer, the row shown as while the pointer is over it."""
+            bubble.actions_row.show()
+            spin(200)
+            thumbs = [bubble.buttons[name] for name in ("thumbs_up", "thumbs_down")]
+            return [b.text() for b in thumbs
+                    if b.rect().contains(b.mapFromGlobal(at))]  # fmt: skip
+
         QTest.mouseClick(regenerate, Qt.MouseButton.LeftButton)
+        self.wait(lambda: window.chat.answering() is not None, 10, "the new answer")
+        writing = under_pointer(window.chat.answering())  # while it is written
         new = self.answered()
-        new.actions_row.show()  # as while the pointer is over it
-        spin(300)
-        under = [
-            name
-            for name in ("thumbs_up", "thumbs_down")
-            if new.buttons[name].rect().contains(new.buttons[name].mapFromGlobal(at))
-        ]
+        under = writing + under_pointer(new)
         texts = [b.text for b in window.chat.bubbles() if b.role == "assistant"]
         self.facts(
             old_text=old_text, new_text=new.text, replaced=new is not old,
@@ -444,19 +451,24 @@ class Walk:
         browser.close()
 
     def learning_result(self) -> None:
-        """The status bar follows learning's steps, and its result stays with Undo. Scripted:
-        the worker's own signal carries statuses a job would send (no 1.5B job runs here)."""
+        """The status bar follows learning's steps, and its result stays, whole, with Undo.
+        Scripted: the worker's own signal carries what a job would report (no 1.5B job runs
+        here), about a real memory and a job the chat really queued."""
         from engram.assistant.events import Learned, Status, Step
+        from engram.core import paths
+        from engram.memory import db
+        from engram.memory.jobs import JobQueue
 
         window = self.window
-        memory = window.chat.latest("assistant")  # any answer's first memory chip will do
-        chips = [c for c in _chips(memory) if c["memory_id"] is not None]
-        if not chips:
-            self.facts(skipped="no memory to learn about")
-            return
-        learned = Learned(chips[0]["memory_id"], "update", chips[0]["content"])
+        memory = next(c for c in _chips(window.chat.latest("assistant")) if c["memory_id"])
+        conn = db.connect(paths.database_path())
+        try:
+            job = JobQueue(conn).jobs()[0]
+        finally:
+            conn.close()
+        learned = Learned(memory["memory_id"], "update", memory["content"], job_id=job.id)
         window.worker.learning_status.emit(Status(
-            "distilling", 0.4, queued=1, model="loaded", job_id=1,
+            "distilling", 0.4, queued=1, model="loaded", job_id=job.id,
             step=Step("checking", 2, 3, chat=1, chats=2),
         ))  # fmt: skip
         spin(300)
@@ -464,9 +476,16 @@ class Walk:
         self.shot("learning-step")
         window.worker.learning_status.emit(Status("idle", model="loaded", learned=(learned,)))
         spin(7000)  # longer than a passing toast
+        label = window.notice.label
         self.facts(toast=window.notice.text(), toast_shown=window.notice.isVisible(),
+                   toast_links=re.findall(r'href="([^"]+)"', label.text()),
                    toast_buttons=_buttons_in(window.notice))  # fmt: skip
         self.shot("learning-result")
+        label.linkActivated.emit("undo_learning")  # its Undo link clicked
+        spin(2000)
+        self.facts(after_undo=window.notice.text() if window.notice.isVisible() else "",
+                   status_after_undo=window.status.currentMessage())  # fmt: skip
+        self.shot("learning-undone")
 
     def models_again(self) -> None:
         """The model manager at the end: the recommendation after a few answers."""
@@ -474,6 +493,43 @@ class Walk:
         self.facts(machine=manager.machine_label.text(), pair=manager.pair_label.text(),
                    pair_enabled=manager.pair_button.isEnabled())  # fmt: skip
         self.shot("models-again")
+        manager.close()
+
+    def memory_effect(self) -> None:
+        """What does memory add?, from the model manager: the short check starts here with a
+        progress bar, and Cancel stops it (the whole check takes minutes)."""
+        from engram.ui.memory_effect import MemoryEffectDialog
+
+        manager = self.models()
+        QTest.mouseClick(manager.measure_button, Qt.MouseButton.LeftButton)
+
+        def dialog() -> Any:
+            return manager.findChild(MemoryEffectDialog)
+
+        self.wait(lambda: dialog() is not None and dialog().isVisible(), 10, "the dialog")
+        spin(300)
+        effect = dialog()
+        self.facts(window=self.fits(effect), title=effect.windowTitle(),
+                   buttons=_buttons_in(effect))  # fmt: skip
+        self.shot("memory-effect")
+        QTest.mouseClick(effect.start_button, Qt.MouseButton.LeftButton)
+        said = [effect.status.text()]
+        deadline = time.monotonic() + EFFECT_S
+        while effect.bar.maximum() == 0 and time.monotonic() < deadline:  # busy, no share yet
+            spin(200)
+            if effect.status.text() != said[-1]:
+                said.append(effect.status.text())
+        self.facts(running=effect.running(), bar=effect.bar.isVisible(),
+                   bar_range=[effect.bar.minimum(), effect.bar.maximum()], said=said,
+                   buttons_running=_buttons_in(effect))  # fmt: skip
+        self.shot("memory-effect-running")
+        QTest.mouseClick(effect.cancel_button, Qt.MouseButton.LeftButton)
+        self.wait(lambda: not effect.running(), EFFECT_S, "the check to stop")
+        spin(300)
+        self.facts(stopped=effect.status.text(), chart=effect.chart.isVisible(),
+                   buttons_stopped=_buttons_in(effect))  # fmt: skip
+        self.shot("memory-effect-cancelled")
+        effect.close()
         manager.close()
 
 
