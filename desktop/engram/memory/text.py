@@ -20,8 +20,10 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # The pieces an English contraction splits into ("what's", "don't", "I'll", "we're", "I've",
 # "I'd", "I'm", "isn't"): words of every other sentence, which matched a question to any memory
 # that contains one. Not "won" or "can", which are words of their own.
-_CLITICS = ("s", "t", "d", "ll", "re", "ve", "m", "don", "doesn", "didn", "isn", "aren")
-_CLITICS += ("wasn", "weren", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn", "mustn")
+_CLITICS = (
+    *("s", "t", "d", "ll", "re", "ve", "m", "don", "doesn", "didn", "isn", "aren"),
+    *("wasn", "weren", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn", "mustn"),
+)
 _STOPWORDS = frozenset(
     [
         *_CLITICS,

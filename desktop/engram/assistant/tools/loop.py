@@ -4,6 +4,19 @@ step limit, then answers. Runs with whichever model answers (small, or large whe
 The tool list sits in the stable front of the prompt (the system part, or the template's tool
 section), so a turn that calls nothing costs about what it did without tools. Results are
 untrusted data: they pass the prompt sanitiser and go back to the model as tool messages.
+
+Each answer's message was routed once (:mod:`.route`; a message whose words the application
+keeps, "remember this: …", may not call remember), and only the tools it allows are described
+to the model (offered every built-in tool, a small model answers everyday messages such as
+"I went to the dentist yesterday" with a call). A call the message
+plainly asks for is generated at once under a grammar of that tool; otherwise the model starts
+freely, and once its first characters show a call, that stream stops and the call is generated
+again under a grammar of the tools the message allows, so a call is always well-formed JSON and
+a text answer never pays for grammar sampling. When the message allows no tool, an answer that
+opened with a call is written again as text (its first token may not open a call); a later line
+that is a call of a tool not allowed is dropped, never shown. With the sources of each result
+read since the prompt's own untrusted text, every call is checked by
+:meth:`Permissions.allowed`.
 """
 
 from __future__ import annotations
@@ -11,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -44,9 +57,11 @@ LoopEvent = str | ToolCalled | ToolResult | CallNotRead  # a piece of the answer
 # a call written into the text that could not be used
 
 
-def _transcript(
-    fmt: str, made: list[tuple[Message, str, ToolOutput, str]], limit: int
-) -> list[Message]:
+# One call of an answer: the call as the model's message, its tool, its output, the text shown.
+Made = tuple[Message, str, ToolOutput, str]
+
+
+def _transcript(fmt: str, made: list[Made], limit: int) -> list[Message]:
     """The steps so far as messages, each result cut to ``limit`` characters."""
     transcript: list[Message] = []
     for said, name, output, text in made:
@@ -62,7 +77,7 @@ def _transcript(
 
 def _fitted(
     fmt: str,
-    made: list[tuple[Message, str, ToolOutput, str]],
+    made: list[Made],
     messages: list[Message],
     model: Any,
     max_tokens: int,
@@ -224,27 +239,15 @@ def answer(
     read: tuple[str, ...] = (),
 ) -> Iterator[LoopEvent]:
     """Stream an answer that may call tools: its text pieces, and an event for each call and
-    result (each step is also appended to ``steps``).
-
-    ``routed`` is where ``request`` (the user's own words) was routed once, as the prompt was
-    laid out (:mod:`.route`; a message whose words the application keeps, "remember this: …",
-    may not call remember), and only the tools it allows are described to the model (offered
-    all seven built-in tools, the real 0.5B answered 11 of 16 everyday messages, "I went to the
-    dentist yesterday" among them, with a call). A call the message plainly asks for is
-    generated at once under a grammar of that tool; otherwise the model starts freely, and once
-    its first characters show a call, that stream stops and the call is generated again under a
-    grammar of the tools the message allows, so a call is always well-formed JSON and a text
-    answer never pays for grammar sampling. When the message allows no tool, an answer that
-    opened with a call is written again as text (its first token may not open a call); a later
-    line that is a call of a tool not allowed is dropped, never shown.
-
-    ``read``: where untrusted text already in the prompt came from (:data:`RECALLED`); with the
-    sources of each result read since, every call is checked by :meth:`Permissions.allowed`.
+    result (each step is also appended to ``steps``). ``routed``: where ``request`` (the user's
+    own words) was routed as the prompt was laid out, the only tools described to the model;
+    ``read``: where untrusted text already in the prompt came from (:data:`RECALLED`). How a
+    call is made, and what happens to one not wanted, is in the module's docstring.
     """
     fmt = toolbox.format_of(model)
     tools = toolbox.template_tools(model, language, routed.allowed)
     toolbox.permissions.new_answer()
-    made: list[tuple[Message, str, ToolOutput, str]] = []  # call, tool, output, text shown
+    made: list[Made] = []  # call, tool, output, text shown
     answered: set[str] = set()  # the expected tool once its call gave a result
     done: set[str] = set()  # the calls made so far, to refuse the same call again
     note: Message = {"role": "user", "content": calls.answer_note(language, clean(request))}
@@ -258,37 +261,23 @@ def answer(
         preface: list[str] = []
         fitted = messages + _fitted(fmt, made, messages, model, max_tokens)
         prompt = [*fitted, note] if text_only else fitted
-        options: dict[str, Any] = {"tools": tools} if tools else {}
+        asking = _Asking(model, prompt, max_tokens, cancelled, {"tools": tools} if tools else {})
         if step == 0 and may_call and routed.expected:
             call_text = _from_words(toolbox, routed.expected, request) or _constrained(
-                toolbox, model, prompt, {routed.expected}, fmt, max_tokens, cancelled, options
+                toolbox, asking, {routed.expected}, fmt
             )
             tail = ""
         else:
-            splitter = calls.Splitter(fmt, [tool.name for tool in toolbox.tools()])
-            stream = model.stream_chat(prompt, max_tokens, cancelled, text_only=text_only,
-                                       **options)  # fmt: skip
-            with closing(stream):
-                for piece in stream:
-                    shown = splitter.feed(piece)
-                    if shown:
-                        preface.append(shown)
-                        yield shown
-                    if splitter.opened_with_call:
-                        break  # generated again: under the grammar, or as text
-            tail, call_text = splitter.finish()
-            if call_text and splitter.opened_with_call and not cancelled():
+            tail, call_text, opened = yield from _free(toolbox, asking, fmt, text_only, preface)
+            if call_text and opened and not cancelled():
                 if not may_call:
                     _log.debug("step %d: a call nobody asked for; written as text", step + 1)
                     written: list[str] = []
-                    yield from _kept(
-                        _as_text(model, prompt, max_tokens, cancelled, options), written
-                    )
+                    yield from _kept(_as_text(asking), written)
                     yield from _result_left_out(toolbox.registry, made, routed.expected, written)
                     return
                 # A free call is generated again under the grammar of the tools still open.
-                call_text = _constrained(toolbox, model, prompt, open_tools, fmt, max_tokens,
-                                         cancelled, options)  # fmt: skip
+                call_text = _constrained(toolbox, asking, open_tools, fmt)
         if tail:
             yield tail
         if not call_text or cancelled():
@@ -300,24 +289,12 @@ def answer(
         key = _call_key(toolbox, call)
         if not may_call or call.name not in open_tools or key in done:
             _log.debug("step %d: a call not wanted here is dropped", step + 1)
-            written = list(preface)
-            if preface:  # the answer ends with what it said; the user is told of the call
-                yield CallNotRead()
-            else:
-                asked = [*fitted, note] if made else fitted
-                yield from _kept(_as_text(model, asked, max_tokens, cancelled, options), written)
-            yield from _result_left_out(toolbox.registry, made, routed.expected, written)
+            asked = [*fitted, note] if made else fitted
+            yield from _unwanted(replace(asking, prompt=asked), preface)
+            yield from _result_left_out(toolbox.registry, made, routed.expected, preface)
             return
         done.add(key)
-        yield ToolCalled(step + 1, call.name, call.arguments, call.error)
-        output = toolbox.run(call, conversation_id, quiet, tuple(after))
-        if (source := read_from(toolbox.registry, call)) is not None:
-            after[source] = None
-        _log.debug("step %d: error=%s in %.3f s", step + 1, output.is_error, output.duration_s)
-        steps.append(Step(call, output))
-        yield ToolResult(
-            step + 1, call.name, output.text, output.is_error, output.duration_s, output.cut_chars
-        )
+        output = yield from _run(toolbox, call, step + 1, conversation_id, quiet, after, steps)
         if not output.is_error and call.name == routed.expected:
             answered.add(call.name)
         said = calls.call_message(fmt, call)
@@ -326,9 +303,73 @@ def answer(
         made.append((said, call.name, output, calls.without_tags(clean(output.text))))
 
 
+@dataclass(frozen=True)
+class _Asking:
+    """One request to the model within an answer: its prompt and how it is generated."""
+
+    model: Any
+    prompt: list[Message]
+    max_tokens: int
+    cancelled: Callable[[], bool]
+    options: dict[str, Any]
+
+
+def _unwanted(asking: _Asking, said: list[str]) -> Iterator[str | CallNotRead]:
+    """After a call not wanted here: an answer that said something ends with it (the user is
+    told of the call); one that said nothing is written again as text (added to ``said``)."""
+    if said:
+        yield CallNotRead()
+    else:
+        yield from _kept(_as_text(asking), said)
+
+
+def _free(
+    toolbox: Toolbox, asking: _Asking, fmt: str, text_only: bool, preface: list[str]
+) -> Generator[str, None, tuple[str, str, bool]]:
+    """Let the model start freely: its text pieces until its first characters show a call
+    (kept in ``preface``); returns the text held back at the end, the text of a call it wrote,
+    and whether the answer opened with that call."""
+    splitter = calls.Splitter(fmt, [tool.name for tool in toolbox.tools()])
+    stream = asking.model.stream_chat(
+        asking.prompt, asking.max_tokens, asking.cancelled, text_only=text_only, **asking.options
+    )
+    with closing(stream):
+        for piece in stream:
+            shown = splitter.feed(piece)
+            if shown:
+                preface.append(shown)
+                yield shown
+            if splitter.opened_with_call:
+                break  # generated again: under the grammar, or as text
+    tail, call_text = splitter.finish()
+    return tail, call_text, splitter.opened_with_call
+
+
+def _run(
+    toolbox: Toolbox,
+    call: calls.ToolCall,
+    number: int,
+    conversation_id: int,
+    quiet: Problem | None,
+    after: dict[str, None],
+    steps: list[Step],
+) -> Generator[LoopEvent, None, ToolOutput]:
+    """Run one call (the answer's ``number``-th), saying so before and after; its output."""
+    yield ToolCalled(number, call.name, call.arguments, call.error)
+    output = toolbox.run(call, conversation_id, quiet, tuple(after))
+    if (source := read_from(toolbox.registry, call)) is not None:
+        after[source] = None
+    _log.debug("step %d: error=%s in %.3f s", number, output.is_error, output.duration_s)
+    steps.append(Step(call, output))
+    yield ToolResult(
+        number, call.name, output.text, output.is_error, output.duration_s, output.cut_chars
+    )
+    return output
+
+
 def _result_left_out(
     registry: Registry,
-    made: Sequence[tuple[Message, str, ToolOutput, str]],
+    made: Sequence[Made],
     expected: str | None,
     said: Sequence[str],
 ) -> Iterator[str]:
@@ -384,18 +425,14 @@ def _call_key(toolbox: Toolbox, call: calls.ToolCall) -> str:
     return json.dumps([call.name, kept], sort_keys=True, default=str)
 
 
-def _as_text(
-    model: Any,
-    prompt: list[Message],
-    max_tokens: int,
-    cancelled: Callable[[], bool],
-    options: dict[str, Any],
-) -> Iterator[str | CallNotRead]:
+def _as_text(asking: _Asking) -> Iterator[str | CallNotRead]:
     """The answer written again as text: its first token may not open a call, and a call it
     writes later anyway is never shown (the 0.5B, told no tool, wrote
     '({"name": "calculator", …})' to "I went to the dentist yesterday")."""
     return calls.never_shown(
-        model.stream_chat(prompt, max_tokens, cancelled, text_only=True, **options)
+        asking.model.stream_chat(
+            asking.prompt, asking.max_tokens, asking.cancelled, text_only=True, **asking.options
+        )
     )
 
 
@@ -410,19 +447,10 @@ def _from_words(toolbox: Toolbox, name: str, request: str) -> str | None:
     return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
 
 
-def _constrained(
-    toolbox: Toolbox,
-    model: Any,
-    prompt: list[Message],
-    names: Collection[str],
-    fmt: str,
-    max_tokens: int,
-    cancelled: Callable[[], bool],
-    options: dict[str, Any],
-) -> str:
+def _constrained(toolbox: Toolbox, asking: _Asking, names: Collection[str], fmt: str) -> str:
     """One call of one of ``names``, generated under their grammar at temperature 0."""
     grammar = toolbox.grammar(names, fmt)
     return "".join(
-        model.stream_chat(prompt, max_tokens, cancelled, temperature=0.0, grammar=grammar,
-                          **options)
+        asking.model.stream_chat(asking.prompt, asking.max_tokens, asking.cancelled,
+                                 temperature=0.0, grammar=grammar, **asking.options)
     )  # fmt: skip

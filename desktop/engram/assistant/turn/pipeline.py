@@ -11,7 +11,6 @@ import contextlib
 import dataclasses
 import json
 from collections.abc import Callable, Collection, Generator, Iterator, Sequence
-from dataclasses import dataclass
 
 from engram.assistant import events, intent, reading
 from engram.assistant.events import (
@@ -20,7 +19,6 @@ from engram.assistant.events import (
     Failed,
     Finished,
     Recalling,
-    Token,
     Truncated,
     TurnEvent,
     TurnStarted,
@@ -33,21 +31,29 @@ from engram.assistant.tools import loop as tool_loop
 from engram.assistant.tools.permissions import RECALLED
 from engram.assistant.tools.route import Route
 from engram.assistant.turn import context, prompt, recitation, utilization
+from engram.assistant.turn.answering import (
+    Answering,
+    Prepared,
+    asked_before,
+    noted,
+    shown,
+    suspects,
+)
 from engram.assistant.turn.chat_model import ChatModel, answer_stats, declared_model
+from engram.assistant.turn.judgments import Judgments
+from engram.assistant.turn.prefetch import Drafted
 from engram.assistant.turn.recall import Recall
-from engram.core import log, prompts
-from engram.core.errors import EngramError, InputError, Problem, StoreError, tr
+from engram.core import log
+from engram.core.errors import EngramError, Problem, StoreError, tr
 from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.jobs import JobQueue
-from engram.memory.kinds import LESSON, PLAN
+from engram.memory.kinds import PLAN
 from engram.memory.outcomes import Credit, Outcomes
-from engram.memory.store import check_content
-from engram.memory.text import query_terms, text_language
+from engram.memory.text import query_terms
 
 _log = log.get("assistant.turn")
 TITLE_CHARS = 60
-REPEAT_WINDOW = 5  # a message repeats one of the user's last this many messages
 # A message with fewer content words than this is searched together with the previous one.
 SHORT_QUERY_TERMS = 4
 LARGE = "large"  # the episodes.model marker of an escalated answer
@@ -65,32 +71,6 @@ def query_for(text: str, history: list[Episode]) -> str:
         return text
     previous = next((e.content for e in reversed(history) if e.role == "user"), "")
     return f"{previous[:300]}\n{text}" if previous else text
-
-
-# The final message may add this many characters to the prefetched draft and keep its memories,
-PREFETCH_SLACK_CHARS = 24
-# when at least this share of the final choice was already chosen while typing.
-PREFETCH_MIN_OVERLAP = 0.5
-
-
-def _overlap(before: list[events.Recalled], after: list[events.Recalled]) -> float:
-    """Share of ``after`` (by memory or episode id) that ``before`` already had."""
-    if not after:
-        return 1.0 if not before else 0.0
-    keys = {(i.memory_id, i.episode_id) for i in before}
-    return sum((i.memory_id, i.episode_id) in keys for i in after) / len(after)
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A laid-out prompt: what was fitted, recalled and put where."""
-
-    fitted: context.Fitted
-    items: list[events.Recalled]  # in the memory block
-    parts: events.PromptParts
-    in_system: list[events.Recalled]  # pinned memories and the current plan
-    window: set[int]  # ids of the earlier messages the prompt shows verbatim
-    route: Route  # the tools the answer may call, the only ones the prompt describes
 
 
 class Assistant:
@@ -115,9 +95,10 @@ class Assistant:
         self.recall = recall
         self.memory_budget = memory_budget if recall else 0
         self.scheduler = scheduler
+        self.judgments = Judgments(log_, recall, scheduler)
         self.tools = tools  # the model may call these while it answers
         self._answer_excluded = False  # the message being answered is never learned from
-        self._prefetched: tuple[int, str, list[events.Recalled], events.PromptParts] | None = None
+        self.drafted = Drafted()  # the prompt prepared while the message was typed
 
     @property
     def model(self) -> ChatModel:
@@ -155,127 +136,129 @@ class Assistant:
         )
         text = said.text
         model = declared_model(escalate_to) if escalate_to is not None else self.model
-        marker = LARGE if escalate_to is not None else None
         if not text.strip():
             yield Failed(Problem(tr("The message is empty."), tr("Type something before sending.")))
             return
         if not conversation_id:
             conversation_id = self.log.new_conversation(title_for(text)).id
-        # "remember this: …" asking nothing more: the application keeps the words as said, and
-        # the answer says so in the words' language, with no model (the 0.5B answered "Remember
-        # this: I am allergic to peanuts." with "Remember to avoid peanuts." and "记住：我每周六
-        # 上午十点上小提琴课。" with a remark that it was no note).
-        noted = (
-            prompts.text("noted", text_language(said.remember))
-            if quiet is None and said.remember is not None and _only_kept(said.remember)
-            else None
-        )
-        kept = quiet is None and said.remember is not None
         earlier = self._history(conversation_id)
         # Recall before the message is stored, exactly as the prefetch did while it was typed:
         # the same choice gives the same prompt, and llama.cpp reuses what it evaluated then.
+        kept = quiet is None and said.remember is not None
         prepared = self.prepare(text, earlier, model, kept=kept)
-        fitted, items, parts = prepared.fitted, prepared.items, prepared.parts
+        now = Answering(conversation_id, model, prepared, quiet, noted(said, quiet))
+        now.marker = LARGE if escalate_to is not None else None
         if model is self.model:
-            items, parts = self._reuse_prefetched(conversation_id, text, items, parts)
+            now.items, now.parts = self.drafted.reuse(
+                conversation_id, text, now.items, now.parts, self._block
+            )
         self._answer_excluded = quiet is not None
         user_episode = self.log.append(conversation_id, "user", text, excluded=quiet is not None)
         if quiet is None:
-            self._judge_previous(earlier, said)
+            self.judgments.previous(earlier, said)
         self._plan_in_use(prepared.in_system)
         yield TurnStarted(conversation_id, user_episode.id, escalate_to is not None)
-        _log.debug("prompt for conversation %d: %s", conversation_id, parts.tokens)
-        yield Recalling(tuple(items), parts, tuple(prepared.in_system))
-        in_system = prepared.in_system  # the plan, pinned and saved memories: every answer's
-        if fitted.truncated_chars:
-            yield Truncated(fitted.truncated_chars)
-
-        pieces: list[str] = []
-        steps: list[tool_loop.Step] = []  # tool calls made for this answer, with their results
-        shown = StreamFilter()  # reasoning and echoed prompt markup stay out of the answer
-        # An answer that opens by reciting a lesson, a header, a memory rule, the message or an
-        # earlier question, or that ends having said nothing but a tag, is held back and asked
-        # again without the memory block (:mod:`.recitation`).
-        guard = (
-            recitation.Guard.of(
-                _suspects(items, parts),
-                [text, *_asked(items), *(m["content"] for m in parts.examples)],
-            )
-            if parts.block and noted is None
-            else None
-        )
+        _log.debug("prompt for conversation %d: %s", conversation_id, now.parts.tokens)
+        yield Recalling(tuple(now.items), now.parts, tuple(prepared.in_system))
+        if prepared.fitted.truncated_chars:
+            yield Truncated(prepared.fitted.truncated_chars)
         try:
-            while True:
-                holder = recitation.Holder(guard)
-                stream = (
-                    iter([noted])
-                    if noted is not None
-                    else self._stream(
-                        model, parts, conversation_id, cancelled, steps, quiet, prepared.route
-                    )
-                )
-                for piece in stream:
-                    if isinstance(piece, CallNotRead) and holder.said_nothing():
-                        break  # nothing but a tag, then a call nobody reads: no answer
-                    if not isinstance(piece, str):  # a tool ran: the answer stands as it is
-                        yield from _shown(holder.release(), pieces)
-                        yield piece
-                    elif visible := shown.feed(piece):
-                        if (ready := holder.feed(visible)) is None:
-                            break
-                        yield from _shown(ready, pieces)
-                else:
-                    rest = shown.finish()
-                    ready = holder.feed(rest) if rest else []
-                    if ready is not None and not holder.said_nothing():
-                        yield from _shown([*ready, *holder.release()], pieces)
-                        break
-                if isinstance(stream, Generator):
-                    stream.close()  # stops generating
-                if cancelled():
-                    break
-                _log.info("an answer recited its prompt or said nothing; again without memory")
-                items, guard, shown = [], None, StreamFilter()
-                parts = dataclasses.replace(parts, block="", examples=()).counted(
-                    model.count_tokens
-                )
-                yield Recalling((), parts, tuple(prepared.in_system))
+            yield from self._answer(now, text, cancelled)
         except EngramError as exc:
-            said_so_far, stored = "".join(pieces), 0
-            chips: tuple[tuple[events.Recalled, ...], tuple[events.Recalled, ...]] = ((), ())
-            with contextlib.suppress(StoreError):  # the answer's failure is the one to report
-                stored = self._store(
-                    conversation_id, pieces, "error", items, in_system, marker, steps
-                )
-                chips = self._shown(said_so_far, items, in_system)
-            yield Failed(exc.problem, said_so_far, *chips, stored)
+            yield self._failed(now, exc)
             return
         except GeneratorExit:
             # The consumer went away mid-answer (window closed): keep what was said.
-            self._store(conversation_id, pieces, "cancelled", items, in_system, marker, steps)
+            self._store(now, "cancelled")
             raise
-        answer = "".join(pieces)
-        stopped = cancelled()
-        try:
-            status = "cancelled" if stopped else "complete"
-            episode_id = self._store(
-                conversation_id, pieces, status, items, in_system, marker, steps
+        yield from self._finish(now, said, cancelled())
+
+    def _answer(
+        self, now: Answering, text: str, cancelled: Callable[[], bool]
+    ) -> Iterator[TurnEvent]:
+        """Stream the answer into ``now.pieces``. One that opens by reciting a lesson, a header,
+        a memory rule, the message or an earlier question, or that ends having said nothing but
+        a tag, is held back and asked again without the memory block (:mod:`.recitation`)."""
+        guard = (
+            recitation.Guard.of(
+                suspects(now.items, now.parts),
+                [text, *asked_before(now.items), *(m["content"] for m in now.parts.examples)],
             )
-            if quiet is None and any(step.output.is_error for step in steps):
-                self._record_signal(signals.Signal("tool_error", episode_id))
-            self._learn(conversation_id, episode_id, said)
+            if now.parts.block and now.noted is None
+            else None
+        )
+        while True:
+            holder = recitation.Holder(guard)
+            stream = (
+                iter([now.noted])
+                if now.noted is not None
+                else self._stream(
+                    now.model, now.parts, now.conversation_id, cancelled, now.steps, now.quiet,
+                    now.prepared.route,
+                )
+            )  # fmt: skip
+            for piece in stream:
+                if isinstance(piece, CallNotRead) and holder.said_nothing():
+                    break  # nothing but a tag, then a call nobody reads: no answer
+                if not isinstance(piece, str):  # a tool ran: the answer stands as it is
+                    yield from shown(holder.release(), now.pieces)
+                    yield piece
+                elif visible := now.shown.feed(piece):
+                    if (ready := holder.feed(visible)) is None:
+                        break
+                    yield from shown(ready, now.pieces)
+            else:
+                rest = now.shown.finish()
+                ready = holder.feed(rest) if rest else []
+                if ready is not None and not holder.said_nothing():
+                    yield from shown([*ready, *holder.release()], now.pieces)
+                    return
+            if isinstance(stream, Generator):
+                stream.close()  # stops generating
+            if cancelled():
+                return
+            _log.info("an answer recited its prompt or said nothing; again without memory")
+            now.items, guard, now.shown = [], None, StreamFilter()
+            now.parts = dataclasses.replace(now.parts, block="", examples=()).counted(
+                now.model.count_tokens
+            )
+            yield Recalling((), now.parts, tuple(now.prepared.in_system))
+
+    def _failed(self, now: Answering, exc: EngramError) -> Failed:
+        """The answer failed: what it said so far is kept (unless the store fails too)."""
+        said_so_far, stored = "".join(now.pieces), 0
+        chips: tuple[tuple[events.Recalled, ...], tuple[events.Recalled, ...]] = ((), ())
+        with contextlib.suppress(StoreError):  # the answer's failure is the one to report
+            stored = self._store(now, "error")
+            chips = self._shown(said_so_far, now.items, now.prepared.in_system)
+        return Failed(exc.problem, said_so_far, *chips, stored)
+
+    def _finish(self, now: Answering, said: Intent, stopped: bool) -> Iterator[TurnEvent]:
+        """Store the answer, its signals and what it was given, and say it is done."""
+        answer = "".join(now.pieces)
+        try:
+            episode_id = self._store(now, "cancelled" if stopped else "complete")
+            if now.quiet is None and any(step.output.is_error for step in now.steps):
+                self.judgments.record(signals.Signal("tool_error", episode_id))
+            self._learn(now.conversation_id, episode_id, said)
         except StoreError as exc:  # a full disk: the answer stays on screen, said unsaved
-            _log.warning("answer of conversation %d not saved: %s", conversation_id, type(exc))
+            _log.warning("answer of conversation %d not saved: %s", now.conversation_id, type(exc))
             yield Failed(exc.problem, answer)
             return
         # The chips, as the answer shows them again when its chat is opened later (chips()).
-        shown_given, used = self._shown(answer, items, in_system)
+        shown_given, used = self._shown(answer, now.items, now.prepared.in_system)
         if stopped:
             yield Cancelled(episode_id, answer, shown_given, used)
             return
-        stats = answer_stats(model)  # a local model's numbers for this answer
+        stats = answer_stats(now.model)  # a local model's numbers for this answer
         yield Finished(
-            episode_id, answer, shown_given, tuple(used), shown.reasoning, stats, model.n_ctx
+            episode_id,
+            answer,
+            shown_given,
+            tuple(used),
+            now.shown.reasoning,
+            stats,
+            now.model.n_ctx,
         )
 
     def _stream(
@@ -357,7 +340,7 @@ class Assistant:
         if replaced is not None and quiet is None:
             edited = resent is not None and episode.role == "user" and resent != episode.content
             kind: events.SignalKind = "edit_resend" if edited else "regenerate"
-            self._record_signal(signals.Signal(kind, replaced.id, resent if edited else None))
+            self.judgments.record(signals.Signal(kind, replaced.id, resent if edited else None))
             if self.recall is not None:
                 Outcomes(self.recall.store).keep_replaced(replaced.id)
         JobQueue(self.log.conn).uncover(conversation_id, episode.id)
@@ -386,55 +369,27 @@ class Assistant:
         """Prepare the prompt for a message still being typed and let the model evaluate it.
 
         Retrieval runs on the draft; when the final message recalls the same memories, the
-        prompt at Enter shares everything up to the new text and only that is evaluated then.
-        Returns the number of tokens evaluated now (0 when nothing was to do or it was stopped).
+        prompt at Enter shares everything up to the new text and only that is evaluated then
+        (:mod:`.prefetch`). Returns the number of tokens evaluated now (0 when nothing was to do
+        or it was stopped).
         """
         if not draft.strip():
             return 0
         earlier = self._history(conversation_id) if conversation_id else []
         kept = intent.read(draft).remember is not None
         prepared = self.prepare(draft, earlier, kept=kept)
-        self._prefetched = (conversation_id, draft, prepared.items, prepared.parts)
+        self.drafted.keep(conversation_id, draft, prepared.items, prepared.parts)
         return self.model.prefill(
             prepared.parts.messages(),
             cancelled,
             **self._template_tools(self.model, prepared.route.allowed),
         )
 
-    def _reuse_prefetched(
-        self,
-        conversation_id: int,
-        text: str,
-        items: list[events.Recalled],
-        parts: events.PromptParts,
-    ) -> tuple[list[events.Recalled], events.PromptParts]:
-        """Keep the memories chosen while typing when the final choice hardly differs.
-
-        The last keystrokes nudge the query's embedding, which can swap a near-tie; that is not
-        worth re-evaluating the whole memory block. A different message or choice is.
-        """
-        prefetched, self._prefetched = self._prefetched, None
-        if prefetched is None:
-            return items, parts
-        was_for, draft, old_items, old_parts = prefetched
-        typed_on = text.startswith(draft) and len(text) - len(draft) <= PREFETCH_SLACK_CHARS
-        same_place = was_for == conversation_id or (was_for == 0 and not old_parts.history)
-        if not (typed_on and same_place and old_parts.history == parts.history):
-            return items, parts
-        if _overlap(old_items, items) < PREFETCH_MIN_OVERLAP:
-            return items, parts
-        block = prompt.memory_block(
-            old_items, self.language, prompt.markers_of(self.model), intent.asks_when(text)
-        )
-        kept = events.PromptParts(
-            old_parts.system,
-            parts.history,
-            block,
-            parts.user,
-            tools=parts.tools,
-            examples=old_parts.examples,
-        )
-        return old_items, kept.counted(self.model.count_tokens)
+    def _block(self, items: list[events.Recalled], text: str) -> tuple[str, Callable[[str], int]]:
+        """The memory block of ``items`` for the message ``text``, and how the model counts."""
+        markers = prompt.markers_of(self.model)
+        block = prompt.memory_block(items, self.language, markers, intent.asks_when(text))
+        return block, self.model.count_tokens
 
     def _history(self, conversation_id: int) -> list[Episode]:
         return [
@@ -541,25 +496,6 @@ class Assistant:
         if self.scheduler is not None and not self._answer_excluded:
             self.scheduler.on_user_turn(conversation_id, answer_episode_id, said)
 
-    def _judge_previous(self, earlier: list[Episode], said: Intent) -> None:
-        """Store the outcome signals the new message gives on the answer before it (cheap:
-        regular expressions and word overlap, no model call)."""
-        answer = next((e for e in reversed(earlier) if e.role == "assistant"), None)
-        if answer is None or self.recall is None:
-            return
-        asked = [e.content for e in earlier if e.role == "user"][-REPEAT_WINDOW:]
-        found = signals.detect(said, answer.id, asked)
-        if found is not None:
-            self._record_signal(found)
-        if (found is None or found.positive) and self._tools_succeeded(answer.id):
-            self._record_signal(signals.Signal("tool_accepted", answer.id))
-
-    def _tools_succeeded(self, answer_episode_id: int) -> bool:
-        """The answer called tools and none ended in an error (no ``tool_error`` on it)."""
-        if self.recall is None or not self.log.tool_steps(answer_episode_id):
-            return False
-        return "tool_error" not in Outcomes(self.recall.store).kinds_on(answer_episode_id)
-
     def signal(
         self,
         answer_episode_id: int,
@@ -568,28 +504,8 @@ class Assistant:
         *,
         memory_id: int | None = None,
     ) -> list[Credit]:
-        """The user judged an answer (a thumb): store it, credit the lessons that went into the
-        answer, and learn from it now. ``memory_wrong`` judges the memory ``memory_id`` the
-        answer was given instead (a chip's "This is wrong"): the signal keeps the memory's
-        text, the memory is retired at once (archived, its harm counted, a tombstone keeping
-        learning from writing it again; the memory browser can restore it), and no lesson is
-        credited."""
-        store = self.recall.store if self.recall is not None else None
-        wrong = None
-        if kind == "memory_wrong" and store is not None and memory_id is not None:
-            wrong = store.get(memory_id)
-        if wrong is not None and store is not None:  # first: whoever sees the signal sees this
-            store.feedback(wrong.id, -1)
-            store.tombstones.bury(wrong, "wrong")
-            store.update(wrong.id, status="archived")
-        found = signals.Signal(kind, answer_episode_id, wrong.content if wrong else text)
-        credits = self._record_signal(found)
-        if self.recall is None or self.scheduler is None or kind not in signals.LESSON_KINDS:
-            return credits
-        conversation = Outcomes(self.recall.store).conversation_of(answer_episode_id)
-        if conversation is not None:
-            self.scheduler.on_signal(conversation)
-        return credits
+        """The user judged an answer (see :meth:`.judgments.Judgments.signal`)."""
+        return self.judgments.signal(answer_episode_id, kind, text, memory_id=memory_id)
 
     def _plan_in_use(self, in_system: list[events.Recalled]) -> None:
         """The current plan guides this answer: that is a use (no expiry while it is used)."""
@@ -597,75 +513,26 @@ class Assistant:
         if plans and self.recall is not None:
             self.recall.injections.mark_used(plans)
 
-    def _record_signal(self, found: signals.Signal) -> list[Credit]:
-        if self.recall is None or not self.log.by_id([found.answer_episode_id]):
-            return []  # no answer to judge (it failed before it was stored, or was deleted)
-        outcomes = Outcomes(self.recall.store)
-        _stored, credits = outcomes.record(
-            found.answer_episode_id,
-            found.kind,
-            found.positive,
-            found.text,
-            credit=found.kind in signals.JUDGES_LESSONS,
-            bore_on=lambda ids: self._bore_on(found.answer_episode_id, ids),
-        )
-        return credits
-
-    def _bore_on(self, answer_episode_id: int, lesson_ids: list[int]) -> set[int]:
-        """The lessons among ``lesson_ids`` whose situation came up in the message the answer
-        replied to (:func:`signals.credited`, by shared terms or by meaning)."""
-        assert self.recall is not None
-        store = self.recall.store
-        answer = self.log.by_id([answer_episode_id]).get(answer_episode_id)
-        if answer is None:
-            return set()
-        asked = next(
-            (
-                e.content
-                for e in reversed(self.log.episodes(answer.conversation_id))
-                if e.role == "user" and e.turn_index < answer.turn_index
-            ),
-            "",
-        )
-        lessons = [m for i in lesson_ids if (m := store.get(i)) is not None]
-
-        floor = store.floors(asked).bears
-
-        def close(first: str, second: str) -> bool:
-            vectors = store.space.embed([first, second])
-            return vectors is not None and float(vectors[0] @ vectors[1]) >= floor
-
-        return {m.id for m in signals.credited(lessons, asked, close)}
-
-    def _store(
-        self,
-        conversation_id: int,
-        pieces: list[str],
-        status: str,
-        items: list[events.Recalled],
-        in_system: list[events.Recalled],
-        model: str | None,
-        steps: list[tool_loop.Step],
-    ) -> int:
+    def _store(self, now: Answering, status: str) -> int:
         """Store the answer after the tool steps that led to it (each a ``tool`` episode),
-        and what it was given: its notes ``items`` and the memories of its system part."""
+        and what it was given: its notes and the memories of its system part."""
         excluded = self._answer_excluded
         made = [
-            self.log.append_step(conversation_id, step.stored(), excluded=excluded).id
-            for step in steps
+            self.log.append_step(now.conversation_id, step.stored(), excluded=excluded).id
+            for step in now.steps
         ]
         episode = self.log.append(
-            conversation_id,
+            now.conversation_id,
             "assistant",
-            "".join(pieces),
+            "".join(now.pieces),
             status=status,
-            model=model,
-            excluded=self._answer_excluded,
+            model=now.marker,
+            excluded=excluded,
         )
         if made:
             self.log.link_to_answer(made, episode.id)
         if self.recall is not None:
-            self.recall.record(episode.id, items, in_system)
+            self.recall.record(episode.id, now.items, now.prepared.in_system)
         return episode.id
 
     def chips(
@@ -691,35 +558,3 @@ class Assistant:
             return (), ()
         sources = self.recall.sources([*notes, *in_system])
         return utilization.chips(answer, notes, in_system, sources)
-
-
-def _only_kept(content: str) -> bool:
-    """Is "remember this: ``content``" a memory to keep and nothing else (no question, not
-    empty or too long to be one memory)?"""
-    try:
-        check_content(content)
-    except InputError:
-        return False
-    return not intent.is_question(content)
-
-
-def _shown(visible: Sequence[str], pieces: list[str]) -> Iterator[Token]:
-    """Pieces of the answer for the user: kept for the stored answer, and yielded."""
-    for piece in visible:
-        pieces.append(piece)
-        yield Token(piece)
-
-
-def _asked(items: Sequence[events.Recalled]) -> list[str]:
-    """The earlier questions of the user's among the notes: said back whole, they are no
-    answer ("- How deep is Lake Baikal?" to "How far is Lyon from Nice?")."""
-    return [i.content for i in items if i.role == "user" and intent.is_question(i.content)]
-
-
-def _suspects(items: Sequence[events.Recalled], parts: events.PromptParts) -> list[str]:
-    """What an answer given these memories must not open by copying: the lessons, and the
-    headers the prompt shows with each of their sentences, which say what to do with the notes
-    (given notes, Qwen2.5-Coder-0.5B answered "At what temperature does water boil?" with the
-    rules for them: "The user's message may start with notes from earlier conversations …")."""
-    shows = [h for h in prompts.headers() if h in parts.block or h in parts.system]
-    return [*(i.content for i in items if i.label == LESSON), *shows]
