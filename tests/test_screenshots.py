@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,8 @@ def test_main_window_renders_in_english_and_chinese(
         elif shot == "chat-details":
             chips = widget.chat.bubbles()[-1].chips  # type: ignore[attr-defined]
             checks.setdefault(shot, []).append([item.content for item in chips.items])
+            toast = widget.notice.label.text()  # type: ignore[attr-defined]
+            checks.setdefault("learned-links", []).append(re.findall(r'href="(\w+)"', toast))
         elif shot == "settings-tools":
             bar = widget.tools_page.verticalScrollBar()  # type: ignore[attr-defined]
             checks.setdefault(shot, []).append(bar.value() - bar.minimum())
@@ -46,6 +49,7 @@ def test_main_window_renders_in_english_and_chinese(
     monkeypatch.setattr(screenshots, "_save", look)
     written = screenshots.render(tmp_path)
     assert checks["first-run"] == [[], []]  # a fresh home: no chats in the sidebar
+    assert checks["learned-links"] == [["manage", "undo_learning"]] * 2  # as the app offers
     assert checks["settings-tools"] == [0, 0]  # the Tools page from its top
     for language, recalled in zip(("en", "zh_CN"), checks["chat-details"], strict=True):
         conversations, learned = screenshots.SAMPLES[language]

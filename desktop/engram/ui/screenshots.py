@@ -245,7 +245,9 @@ def _spin(ms: int) -> None:
     loop.exec()
 
 
-def _wait(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+def _wait(condition: Callable[[], bool], timeout: float = 120.0) -> None:
+    """Until ``condition`` holds, or ``timeout`` seconds (a model loads slowly on a busy
+    machine, and a window shot before it is ready shows "Loading model…")."""
     deadline = time.monotonic() + timeout
     while not condition() and time.monotonic() < deadline:
         _spin(50)
@@ -309,9 +311,11 @@ def chat_details(language: str, out: Path) -> Path:
         cut = CallStats(1268 - 512, 1200, 512, 512, first_token_s=0.14, total_s=10.7)
         window._show_stats(Finished(answer.episode_id, answer.text, stats=cut, context=4096))
         new, changed = ranked[0], ranked[2]  # learned from the last chat: a fact and the plan
-        window._show_learned(
-            (Learned(new[0], "add", new[1][1]), Learned(changed[0], "update", changed[1][1]))
-        )
+        job = 1  # the learning job that wrote them: its Undo is offered beside Manage
+        window._show_learned((
+            Learned(new[0], "add", new[1][1], job_id=job),
+            Learned(changed[0], "update", changed[1][1], job_id=job),
+        ))  # fmt: skip
         answer.actions_row.show()  # as when the pointer is over the answer
         _spin(200)
         window.chat.verticalScrollBar().setValue(window.chat.verticalScrollBar().maximum())
