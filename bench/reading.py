@@ -20,12 +20,12 @@ the margin is the catalogue's. A blind set (``bench/data/blind/``) is only ever 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+import margins
 from engram.assistant import intent
 from engram.assistant.reading import MeaningReader, read
 from engram.assistant.reading.meaning import CORRECTING
@@ -61,27 +61,16 @@ def calibrate(items: list[dict[str, Any]], reader: MeaningReader, target: float)
     """The smallest margin at which at most ``target`` of the messages that correct nothing
     read as correcting."""
     acts = [reader.read(i["text"]) for i in items]
-    innocent = sorted(
-        (
-            a.margin
-            for a, i in zip(acts, items, strict=True)
-            if a and i["label"] not in CORRECTS and a.act in CORRECTING
-        ),
-        reverse=True,
-    )
-    count = sum(1 for i in items if i["label"] not in CORRECTS)
-    allowed = int(target * count)
-    # Just above the margin of the first innocent message past what is allowed.
-    return round(innocent[allowed] + 0.001, 3) if len(innocent) > allowed else -1.0
+    innocent = [
+        a.margin
+        for a, i in zip(acts, items, strict=True)
+        if a and i["label"] not in CORRECTS and a.act in CORRECTING
+    ]
+    return margins.above(innocent, target, sum(1 for i in items if i["label"] not in CORRECTS))
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", type=Path, nargs="*", default=DEV)
-    parser.add_argument("--model", default="use-multilingual-v3")
-    parser.add_argument("--calibrate", action="store_true")
-    parser.add_argument("--target", type=float, default=TARGET)
-    args = parser.parse_args()
+    args = margins.arguments(__doc__, DEV, TARGET)
     embedder = embedder_of(catalogue.load().get(args.model))
     reader = MeaningReader.of(embedder)
     for path in args.set:

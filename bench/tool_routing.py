@@ -23,13 +23,13 @@ that get a call made at once (``tool_expect_margin``), and prints them for model
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import margins
 from engram.assistant.reading.requests import EXPECTABLE, ToolReader
 from engram.assistant.session import embedder_of
 from engram.assistant.tools import builtins
@@ -90,13 +90,6 @@ def report(items: list[dict[str, Any]], routes: dict[str, list[Route]]) -> None:
         )
 
 
-def _floor_for(margins: list[float], target: float, count: int) -> float:
-    """Just above the margin of the first look-alike past what ``target`` of ``count`` allows."""
-    ranked = sorted(margins, reverse=True)
-    allowed = int(target * count)
-    return round(ranked[allowed] + 0.001, 3) if len(ranked) > allowed else -1.0
-
-
 def calibrate(
     items: list[dict[str, Any]], reader: ToolReader, registry: Registry, target: float
 ) -> dict[str, float]:
@@ -111,9 +104,9 @@ def calibrate(
     ]
     leading = [max(found[name][0] for name in EXPECTABLE if name in found) for found in scores]
     return {
-        "tool_margin": _floor_for(by_examples, target, len(none)),
-        "tool_description_margin": _floor_for(by_description, target, len(none)),
-        "tool_expect_margin": _floor_for(leading, target / 2, len(none)),
+        "tool_margin": margins.above(by_examples, target, len(none)),
+        "tool_description_margin": margins.above(by_description, target, len(none)),
+        "tool_expect_margin": margins.above(leading, target / 2, len(none)),
     }
 
 
@@ -128,12 +121,7 @@ def routes_of(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", type=Path, nargs="*", default=DEV)
-    parser.add_argument("--model", default="use-multilingual-v3")
-    parser.add_argument("--calibrate", action="store_true")
-    parser.add_argument("--target", type=float, default=TARGET)
-    args = parser.parse_args()
+    args = margins.arguments(__doc__, DEV, TARGET)
     embedder: Any = embedder_of(catalogue.load().get(args.model))
     reader = ToolReader.of(embedder)
     for path in args.set:
@@ -141,14 +129,12 @@ def main() -> int:
         items, language = data["items"], data["language"]
         registry = installed(data.get("tools", []))
         if args.calibrate:
-            margins = calibrate(items, reader, registry, args.target)
+            found = calibrate(items, reader, registry, args.target)
             print(f"[model.floors.{language.split('_')[0]}]")
-            for name, value in margins.items():
+            for name, value in found.items():
                 print(f"{name} = {value}")
             # the routes below with these margins: the embedder's own table, in this process
-            embedder.floors[language.split("_")[0]] = floors_of(embedder, language).replaced(
-                margins
-            )
+            embedder.floors[language.split("_")[0]] = floors_of(embedder, language).replaced(found)
         print(f"{path.name} ({args.model}):")
         report(items, routes_of(items, registry, embedder))
     return 0

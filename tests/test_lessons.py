@@ -95,8 +95,8 @@ def store(tmp_path: Path, embedder: embed.FastEmbedder) -> Iterator[MemoryStore]
 def test_a_signal_on_an_answer_that_was_never_stored_is_ignored(store: MemoryStore) -> None:
     chat = KmChat()
     assistant = Assistant(EpisodeLog(store.conn), chat, recall=Recall(store, chat.count_tokens))
-    assert assistant.signal(0, "thumbs_down", "the turn failed before its answer") == []
-    assert assistant.signal(987_654, "praise") == []
+    assert assistant.judgments.signal(0, "thumbs_down", "the turn failed before its answer") == []
+    assert assistant.judgments.signal(987_654, "praise") == []
     assert db.scalar(store.conn, "SELECT COUNT(*) FROM signals") == 0
 
 
@@ -114,7 +114,8 @@ def _judged_with_the_lesson(
     for question, words in zip(asked, said, strict=True):
         done = next(e for e in assistant.turn(0, question) if isinstance(e, Finished))
         recall.record(done.episode_id, [given])  # the lesson went into every answer
-        judged.append([c.memory_id for c in assistant.signal(done.episode_id, kind, words)])
+        credits = assistant.judgments.signal(done.episode_id, kind, words)
+        judged.append([c.memory_id for c in credits])
     return lesson.id, judged
 
 
@@ -185,7 +186,8 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
     importance = store.get(lesson.id).importance  # type: ignore[union-attr]
 
     # Credit: the answer's first signal on the answer counts for the lesson, a second does not.
-    assert assistant.signal(done.episode_id, "memory_wrong") == []  # judges a memory, not it
+    # "memory_wrong" judges a memory, not the lesson
+    assert assistant.judgments.signal(done.episode_id, "memory_wrong") == []
     _signal, credits = outcomes.record(done.episode_id, "thumbs_up", True)
     assert [(c.memory_id, c.helped) for c in credits] == [(lesson.id, True)]
     assert outcomes.record(done.episode_id, "thumbs_down", False)[1] == []
@@ -200,7 +202,7 @@ def test_signal_job_lesson_guidance_credit_demotion_and_retirement(store: Memory
     for round_ in range(RETIRE_MARGIN + 1):
         done, block = ask()
         assert WORDS in block.split(GUIDANCE)[-1]
-        credits = assistant.signal(done.episode_id, "thumbs_down", "still wrong")
+        credits = assistant.judgments.signal(done.episode_id, "thumbs_down", "still wrong")
         assert [c.memory_id for c in credits] == [lesson.id]
         now = store.get(lesson.id)
         assert now is not None

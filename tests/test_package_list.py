@@ -3,8 +3,9 @@ resource folder: a package left out installs from a checkout but is missing from
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 

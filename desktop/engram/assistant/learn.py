@@ -63,7 +63,7 @@ class LearningManager:
         assistant = self._state.ready().assistant
         quiet = self._state.quiet(self._chat_of(answer_episode_id))
         if quiet is None:
-            assistant.signal(answer_episode_id, kind, text, memory_id=memory_id)
+            assistant.judgments.signal(answer_episode_id, kind, text, memory_id=memory_id)
         return quiet
 
     def _chat_of(self, answer_episode_id: int) -> int:

@@ -281,7 +281,7 @@ class TaskRunner:
                 self._say(assistant, said.conversation_id, task.feedback.text)
                 record["signal_detected"] = bool(Outcomes(store).kinds_on(said.episode_id))
             else:  # a thumb, sent as the window sends a click
-                assistant.signal(said.episode_id, signal.kind, signal.text)
+                assistant.judgments.signal(said.episode_id, signal.kind, signal.text)
         if condition in DISTILLED:
             reason = "outcome" if task.feedback is not None else "turns"
             record["memories_after"] = learn(

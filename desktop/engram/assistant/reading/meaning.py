@@ -13,12 +13,11 @@ The prototypes are embedded once per embedder and language; a message costs one 
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
+from engram.assistant.reading.shared import PerEmbedder
 from engram.core import resources
 from engram.memory.embed import MINILM_FLOORS, Embedder, Vectors, floors_of, reads_language
 from engram.memory.text import text_language
@@ -37,24 +36,13 @@ class Act:
     margin: float
 
 
-class MeaningReader:
+class MeaningReader(PerEmbedder):
     """The prototypes of each language embedded with one embedder; :meth:`of` shares one per
     embedder model across the process."""
 
-    _readers: ClassVar[dict[str, MeaningReader]] = {}
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
     def __init__(self, embedder: Embedder) -> None:
-        self.embedder = embedder
+        super().__init__(embedder)
         self._prototypes: dict[str, dict[str, Vectors]] = {}
-
-    @classmethod
-    def of(cls, embedder: Embedder) -> MeaningReader:
-        with cls._lock:
-            reader = cls._readers.get(embedder.model_id)
-            if reader is None:
-                reader = cls._readers[embedder.model_id] = cls(embedder)
-            return reader
 
     def _vectors(self, language: str) -> dict[str, Vectors]:
         with self._lock:

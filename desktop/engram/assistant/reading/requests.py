@@ -17,13 +17,13 @@ model with no calibrated margin (the default, 1.0) has no say, and the cue rules
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from engram.assistant.reading.shared import PerEmbedder
 from engram.assistant.tools.permissions import BUILT_IN
 from engram.core import resources
 from engram.memory.embed import Embedder, Floors, Vectors, floors_of, reads_language
@@ -67,25 +67,14 @@ def prototype_key(name: str) -> str:
     return name.split("_", maxsplit=1)[0]
 
 
-class ToolReader:
+class ToolReader(PerEmbedder):
     """The request prototypes of each language and the tools' descriptions, embedded with one
     embedder; :meth:`of` shares one per embedder model across the process."""
 
-    _readers: ClassVar[dict[str, ToolReader]] = {}
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
     def __init__(self, embedder: Embedder) -> None:
-        self.embedder = embedder
+        super().__init__(embedder)
         self._prototypes: dict[str, tuple[dict[str, Vectors], Vectors]] = {}
         self._described: dict[tuple[str, str, str], Vectors] = {}
-
-    @classmethod
-    def of(cls, embedder: Embedder) -> ToolReader:
-        with cls._lock:
-            reader = cls._readers.get(embedder.model_id)
-            if reader is None:
-                reader = cls._readers[embedder.model_id] = cls(embedder)
-            return reader
 
     def _language(self, language: str) -> tuple[dict[str, Vectors], Vectors]:
         with self._lock:

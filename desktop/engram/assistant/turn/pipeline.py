@@ -49,7 +49,7 @@ from engram.core.stream_filter import StreamFilter
 from engram.memory.episodes import Episode, EpisodeLog
 from engram.memory.jobs import JobQueue
 from engram.memory.kinds import PLAN
-from engram.memory.outcomes import Credit, Outcomes
+from engram.memory.outcomes import Outcomes
 from engram.memory.text import query_terms
 
 _log = log.get("assistant.turn")
@@ -495,17 +495,6 @@ class Assistant:
         this turn recorded wait for it in the store)."""
         if self.scheduler is not None and not self._answer_excluded:
             self.scheduler.on_user_turn(conversation_id, answer_episode_id, said)
-
-    def signal(
-        self,
-        answer_episode_id: int,
-        kind: events.SignalKind,
-        text: str | None = None,
-        *,
-        memory_id: int | None = None,
-    ) -> list[Credit]:
-        """The user judged an answer (see :meth:`.judgments.Judgments.signal`)."""
-        return self.judgments.signal(answer_episode_id, kind, text, memory_id=memory_id)
 
     def _plan_in_use(self, in_system: list[events.Recalled]) -> None:
         """The current plan guides this answer: that is a use (no expiry while it is used)."""
