@@ -25,13 +25,8 @@ from engram.models.catalogue import Pair
 from engram.models.download import Options, Progress
 from engram.ui.labels import human_bytes
 from engram.ui.memory_effect import MemoryEffectDialog
-from engram.ui.model_manager import (
-    COLUMNS,
-    DISK_COLUMN,
-    LANGUAGES_COLUMN,
-    SIZE_COLUMN,
-    ModelManager,
-)
+from engram.ui.model_manager import ModelManager
+from engram.ui.model_rows import COLUMNS, DISK_COLUMN, LANGUAGES_COLUMN, SIZE_COLUMN
 from hub_server import HubServer
 from test_model_admin import link_installed
 
