@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engram.core.atomic import atomic_write_bytes
 
@@ -105,14 +105,7 @@ def render(chart: Chart) -> Image.Image:
     plot_top = PAD + title_h + (sub_h + 6 if sub_h else 0) + 14 + value_h + 4
     plot_bottom = plot_top + PLOT_HEIGHT
     labels_bottom = plot_bottom + 8 + max((h for _, h in labels), default=0)
-    rows: list[list[int]] = [[]]  # the legend's items, flowed into rows within the width
-    used = PAD
-    for i, w in enumerate(item_width):
-        if rows[-1] and used + w > width - PAD:
-            rows.append([])
-            used = PAD
-        rows[-1].append(i)
-        used += w
+    rows = _flowed(item_width, width)  # the legend's items, in rows within the width
     row_height = max([SWATCH, *(h for _, (_w, h) in legend)]) + 8
     legend_top = labels_bottom + 16
     height = legend_top + len(rows) * row_height + PAD
@@ -130,19 +123,7 @@ def render(chart: Chart) -> Image.Image:
         draw.text((plot_left - 8, y), _tick(t), font=fonts.text, fill=TEXT, anchor="rm")
     for g, group in enumerate(chart.values):
         x = plot_left + g * group_width + (group_width - bars_width) // 2
-        for s, value in enumerate(group):
-            centre = x + s * (BAR + BAR_GAP) + BAR // 2
-            if value is None:
-                draw.text(
-                    (centre, plot_bottom - 3), "n/a", font=fonts.value, fill=MUTED, anchor="mb"
-                )
-                continue
-            top = plot_bottom - round(min(1.0, max(0.0, value)) * PLOT_HEIGHT)
-            colour = COLOURS[s % len(COLOURS)]
-            left = x + s * (BAR + BAR_GAP)
-            if top < plot_bottom:
-                draw.rectangle([(left, top), (left + BAR - 1, plot_bottom - 1)], fill=colour)
-            draw.text((centre, top - 3), f"{value:.2f}", font=fonts.value, fill=TEXT, anchor="mb")
+        _bars(draw, group, x, plot_bottom, fonts)
     draw.line([(plot_left, plot_bottom), (plot_right, plot_bottom)], fill=AXIS, width=2)
     draw.line([(plot_left - 1, plot_top), (plot_left - 1, plot_bottom)], fill=AXIS, width=2)
     for g, label in enumerate(chart.groups):
@@ -168,6 +149,35 @@ def render(chart: Chart) -> Image.Image:
             draw.text((x + SWATCH + 6, y), name, font=fonts.text, fill=TEXT)
             x += item_width[i]
     return image
+
+
+def _bars(draw: Any, group: Sequence[float | None], x: int, bottom: int, fonts: Any) -> None:
+    """One group's bars from ``x``, each with its value above it ("n/a" where there is none)."""
+    for s, value in enumerate(group):
+        centre = x + s * (BAR + BAR_GAP) + BAR // 2
+        if value is None:
+            draw.text((centre, bottom - 3), "n/a", font=fonts.value, fill=MUTED, anchor="mb")
+            continue
+        top = bottom - round(min(1.0, max(0.0, value)) * PLOT_HEIGHT)
+        left = x + s * (BAR + BAR_GAP)
+        if top < bottom:
+            draw.rectangle(
+                [(left, top), (left + BAR - 1, bottom - 1)], fill=COLOURS[s % len(COLOURS)]
+            )
+        draw.text((centre, top - 3), f"{value:.2f}", font=fonts.value, fill=TEXT, anchor="mb")
+
+
+def _flowed(widths: list[int], width: int) -> list[list[int]]:
+    """Items of these ``widths`` (their indexes) flowed into rows that fit ``width``."""
+    rows: list[list[int]] = [[]]
+    used = PAD
+    for i, w in enumerate(widths):
+        if rows[-1] and used + w > width - PAD:
+            rows.append([])
+            used = PAD
+        rows[-1].append(i)
+        used += w
+    return rows
 
 
 def write(path: Path, chart: Chart) -> None:
