@@ -177,14 +177,14 @@ def bench_snapshots(path: Path, threads: int, conversations: int = 8) -> dict[st
         rss = psutil.Process().memory_info().rss
         model = LocalModel(path, n_ctx=4096, n_threads=threads, state_cache_mb=256)
         if label == "upstream":  # llama-cpp-python's own snapshot, on the same model
-            model._llm.save_state = types.MethodType(llama_cpp.Llama.save_state, model._llm)
+            model.llama.save_state = types.MethodType(llama_cpp.Llama.save_state, model.llama)
         for topic in range(conversations):
             list(model.stream_chat(conversation(f"topic {topic}", 20), max_tokens=4))
         start = time.perf_counter()
         for _ in range(5):
-            model._llm.save_state()
+            model.llama.save_state()
         result[f"snapshot_ms_{label}"] = (time.perf_counter() - start) / 5 * 1000
-        held = model._llm.cache.cache_state.values()
+        held = model.llama.cache.cache_state.values()
         result[f"snapshot_mb_{label}"] = statistics.mean(
             (s.scores.nbytes + len(s.llama_state)) / 2**20 for s in held
         )

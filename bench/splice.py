@@ -34,7 +34,7 @@ def main() -> None:
     args = parser.parse_args()
     model = LocalModel(args.model, n_ctx=8192, state_cache_mb=0)
     start = time.perf_counter()
-    Splicer(model._llm)
+    Splicer(model.llama)
     load_ms = (time.perf_counter() - start) * 1000
     messages = [{"role": "system", "content": "You are Engram, a helpful assistant. " * 20}]
     for i in range(args.turns):
@@ -44,7 +44,7 @@ def main() -> None:
 
     def whole() -> list[int]:
         text, added_special = model._render(messages, None)
-        tokens: list[int] = model._llm.tokenize(
+        tokens: list[int] = model.llama.tokenize(
             text.encode(), add_bos=not added_special, special=True
         )
         return tokens

@@ -127,7 +127,7 @@ def starter_pair(
         prefs = tiny.settings()
         small = roles.load_local(prefs, "small")
         models = LoadedModels(small, embedder_for(prefs))
-    yield models, small._llm._seed
+    yield models, small.llama._seed
     small.close()
 
 
@@ -200,7 +200,7 @@ def as_freshly_loaded(model: LocalModel, seed: int) -> None:
     structured requests, no gate of an earlier session, no stats. Its KV cache is kept: llama.cpp
     evaluates a prompt from the first token that differs, so the opening the tests share (the
     system part) is evaluated once, and the answer is the same."""
-    llm = model._llm
+    llm = model.llama
     if llm.cache is not None:
         llm.cache.cache_state.clear()
     llm.set_seed(seed)

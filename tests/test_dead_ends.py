@@ -99,8 +99,8 @@ def scripted_learning(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> It
     """The window hears only the statuses a test gives it (no real job runs)."""
     monkeypatch.setattr(toast, "TOAST_MS", 600_000)
     window.remember_requested.disconnect(window.worker.remember)
-    window.worker.learning_status.disconnect(window._on_learning)
-    window._on_learning(Status("idle", model="loaded"))
+    window.worker.learning_status.disconnect(window.show_learning)
+    window.show_learning(Status("idle", model="loaded"))
     yield window
 
 
@@ -111,7 +111,7 @@ def _remember(window: MainWindow, *statuses: Status) -> str:
     window._on_learning_queued(None)  # the worker queued one
     assert window.notice.text() == "Learning from this chat…"
     for status in statuses:
-        window._on_learning(status)
+        window.show_learning(status)
     return window.notice.text()
 
 

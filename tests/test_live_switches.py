@@ -83,7 +83,7 @@ def test_switching_to_chinese_retranslates_every_visible_text_of_the_main_window
     qtbot.waitUntil(lambda: window.turns.ready, timeout=30_000)
     # The status line shows the state set below, not a report the background learner sends
     # when it gets round to it (the tiny large model is "too small", which shows no text).
-    window.worker.learning_status.disconnect(window._on_learning)
+    window.worker.learning_status.disconnect(window.show_learning)
     answer = window.chat.bubbles()[-1]
     answer.set_marker(window.answers._stopped)
     block = ToolBlock("calculator", {"expression": "1+1"})
@@ -93,7 +93,7 @@ def test_switching_to_chinese_retranslates_every_visible_text_of_the_main_window
     window.chat.attach_chips(answer, [Recalled("fact", "A memory", 1.0, 0.0, memory_id=1)])
     stats = CallStats(100, 0, 512, 50, first_token_s=0.1, total_s=1.1)
     window._show_stats(Finished(answer.episode_id, answer.text, stats=stats, context=4096))
-    window._on_learning(Status("idle", model="loaded"))
+    window.show_learning(Status("idle", model="loaded"))
     window.plan_panel.show_plan(Plan(1, "Run", ("Buy shoes", "Run 5 km"), 0))
     window.notices.problem(lambda: window.tr("Untitled chat"))
     assert window.composer.placeholderText().startswith("Message Engram")

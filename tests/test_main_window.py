@@ -511,8 +511,8 @@ def test_remembered_is_a_passing_toast_and_remember_says_when_it_will_learn(
     qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)  # all of it is queued
     qtbot.waitUntil(lambda: window.notice.text().startswith("Nothing new to learn"))
     _answer(qtbot, window, "Which season comes after winter?")
-    window.worker.learning_status.disconnect(window._on_learning)  # the tiny model cannot learn
-    window._on_learning(Status("distilling", 0.4, queued=1))
+    window.worker.learning_status.disconnect(window.show_learning)  # the tiny model cannot learn
+    window.show_learning(Status("distilling", 0.4, queued=1))
     qtbot.mouseClick(window.remember_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "when the current lesson is done" in window.notice.text())
     assert window.notice.kind == "toast"
@@ -958,14 +958,14 @@ def test_a_large_model_too_small_to_learn_is_said_once_without_a_retry(
     from engram.core.errors import EngramError, tr
 
     problem = EngramError(tr("Learning starts with a larger model."), tr("Choose one.")).problem
-    window._on_learning(Status("failed", queued=2, model="too small", error=problem))
+    window.show_learning(Status("failed", queued=2, model="too small", error=problem))
     assert window.welcome.learning_note.text() == "Learning starts with a larger model"
     assert window.welcome.learning_note.isVisible()
     assert window.learning_state.text() == ""
     assert window.large_state.text() == ""
     assert not window.retry_button.isVisible()
     # Any other failure still says what happened and offers a retry.
-    window._on_learning(Status("failed", model="loaded", error=problem))
+    window.show_learning(Status("failed", model="loaded", error=problem))
     assert window.learning_state.text().startswith("Learning paused: ")
     assert window.retry_button.isVisible()
 

@@ -69,14 +69,14 @@ def layout(system: str, user: list[str], assistant: list[str], last: str) -> lis
 def whole_prompt_tokens(model: LocalModel, messages: list[dict[str, str]]) -> list[int]:
     """What Engram did before: the rendered prompt tokenised with special tokens on."""
     prompt_text, added_special = model._render(messages, None)  # as LocalModel renders
-    tokens: list[int] = model._llm.tokenize(
+    tokens: list[int] = model.llama.tokenize(
         prompt_text.encode(), add_bos=not added_special, special=True
     )
     return tokens
 
 
 def control_ids(model: LocalModel) -> set[int]:
-    llm = model._llm
+    llm = model.llama
     return {llm.tokenize(t.encode(), add_bos=False, special=True)[0] for t in model.prompt_markers}
 
 
@@ -103,7 +103,7 @@ def test_unsanitised_hostile_contents_still_yield_no_control_token(model: LocalM
             assert tokens.count(token) == expected.count(token), (text, token)
     # The old way would have opened a real system turn.
     old = whole_prompt_tokens(model, layout("You are Engram.", [], [], HOSTILE[0]))
-    start = model._llm.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]
+    start = model.llama.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]
     assert old.count(start) == 4
 
 
@@ -129,9 +129,9 @@ def test_a_turn_built_from_hostile_history_message_and_memory_has_one_system_tur
         assert prepared.in_system, "the hostile words the user asked to keep are in front"
         messages = prepared.parts.messages()
         tokens = model.prompt_tokens(messages)
-        start = model._llm.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]
+        start = model.llama.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]
         assert tokens.count(start) == len(messages) + 1  # + the assistant turn the template opens
-        text = model._llm.detokenize(tokens, special=True).decode()
+        text = model.llama.detokenize(tokens, special=True).decode()
         assert text.count("<|im_start|>system") == 1
         block = prepared.parts.block
         assert len(re.findall(r"<\s*/?\s*memory\s*>", block, re.IGNORECASE)) == 2
@@ -197,7 +197,7 @@ def test_a_template_that_rewrites_contents_falls_back_to_cleaned_contents(
     try:
         tokens = loaded.prompt_tokens(layout("sys", [], [], HOSTILE[0]))
         plain = loaded.prompt_tokens(layout("sys", [], [], "plain words"))
-        start = loaded._llm.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]
+        start = loaded.llama.tokenize(b"<|im_start|>", add_bos=False, special=True)[0]
         assert tokens.count(start) == plain.count(start) >= 2
     finally:
         loaded.close()

@@ -51,7 +51,7 @@ def test_only_the_first_token_is_constrained_and_the_answer_is_the_same(
     said = "".join(small.stream_chat(messages, 60, temperature=0.0, text_only=True))
     assert small.last_stats is not None and small.last_stats.generated_tokens > 1
     tokens = small.prompt_tokens(messages)
-    everywhere = small._llm.create_completion(
+    everywhere = small.llama.create_completion(
         prompt=tokens, max_tokens=60, temperature=0.0, top_p=small.top_p,
         stop=[small._eos_text], logits_processor=small._text_only(len(tokens)),
     )  # fmt: skip
@@ -62,7 +62,7 @@ def test_only_the_first_token_is_constrained_and_the_answer_is_the_same(
 def test_a_text_only_answer_never_opens_with_a_quote(small: LocalModel) -> None:
     """Sampled at the app's 0.7 after the calculator, the 0.5B opened with a quote ('"1234 *
     5678 equals 7006652."') and then quoted every later answer of the chat."""
-    llm = small._llm
+    llm = small.llama
     first = small._text_only(3)[0](np.zeros(3, np.intc), np.zeros(llm.n_vocab(), np.float32))
     later = small._text_only(3)[0](np.zeros(4, np.intc), np.zeros(llm.n_vocab(), np.float32))
     quotes = [

@@ -89,7 +89,7 @@ def test_state_snapshots_keep_the_kv_cache_not_the_logits(model: LocalModel) -> 
     assert model.last_stats is not None
     assert model.last_stats.reused_tokens == model.last_stats.prompt_tokens - 1  # restored
     assert again == first
-    snapshots = list(model._llm.cache.cache_state.values())
+    snapshots = list(model.llama.cache.cache_state.values())
     assert snapshots
     for state in snapshots:  # one row of logits, not n_batch rows (100 MB for this model)
         assert state.scores.shape[0] <= 1
@@ -121,7 +121,7 @@ def test_cancel_during_a_long_prompt_evaluation(
     stats = model.last_stats
     assert pieces == []
     assert stats is not None and stats.cancelled and stats.first_token_s is None
-    assert model._llm.n_tokens < stats.prompt_tokens  # it stopped inside the prompt
+    assert model.llama.n_tokens < stats.prompt_tokens  # it stopped inside the prompt
     assert "".join(model.stream_chat(chat("Say hi."), max_tokens=8)).strip()  # still usable
     # llama.cpp reports the aborted decode as an error: to Engram's log, not the terminal.
     assert "removing memory module entries" not in capfd.readouterr().err
@@ -183,7 +183,7 @@ def _attempts(model: LocalModel, monkeypatch: pytest.MonkeyPatch, *said: str) ->
             yield next(answers)
             return
         yield from real(*args, **kwargs)
-        assert model._llm._seed == kwargs["seed"]  # no snapshot's seed replaced it
+        assert model.llama._seed == kwargs["seed"]  # no snapshot's seed replaced it
 
     monkeypatch.setattr(model, "stream_chat", generate)
     return made

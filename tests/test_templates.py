@@ -49,7 +49,7 @@ def family(
 
 def _text(model: LocalModel, messages: list[dict[str, object]]) -> str:
     tokens = model.prompt_tokens(messages)  # type: ignore[arg-type]
-    return model._llm.detokenize(tokens, special=True).decode("utf-8")  # type: ignore[no-any-return]
+    return model.llama.detokenize(tokens, special=True).decode("utf-8")  # type: ignore[no-any-return]
 
 
 def _engram_prompt(language: str = "en") -> list[dict[str, str]]:

@@ -219,7 +219,7 @@ def test_a_real_model_with_a_hermes_template_gets_the_tools_from_its_template(
         assert toolbox.format_of(model) == "hermes"
         assistant = Assistant(EpisodeLog(conn), model, max_answer_tokens=48, tools=toolbox)
         chat = [{"role": "system", "content": "S"}, {"role": "user", "content": "U"}]
-        llm = model._llm
+        llm = model.llama
         specs = toolbox.template_tools(model, "en", {"calculator"})
         with_tools = llm.detokenize(model.prompt_tokens(chat, specs))
         assert b"<tools>" in with_tools and b'"calculator"' in with_tools
@@ -253,7 +253,7 @@ def test_the_prompt_keeps_its_guards_after_a_tool_call(small_model_path: Path) -
             {"role": "assistant", "content": "", "tool_calls": [call]},
             {"role": "tool", "name": "calculator", "content": "42"},
         ]
-        text = model._llm.detokenize(model.prompt_tokens(chat), special=True).decode()
+        text = model.llama.detokenize(model.prompt_tokens(chat), special=True).decode()
         assert block in text and "<tool_call>" in text and "42" in text
     finally:
         model.close()

@@ -104,7 +104,7 @@ def test_a_hostile_memory_cannot_change_the_system_part(session: Session) -> Non
     messages = parts.messages()
     assert [m["role"] for m in messages] == ["system", "user"]
     # What llama.cpp actually sees: exactly one control-token pair per message.
-    llm = session.model._llm
+    llm = session.model.llama
     start = llm.tokenize(b"<|im_start|>", add_bos=False, special=True)
     tokens = llm.tokenize(_render(session, messages).encode(), add_bos=False, special=True)
     assert tokens.count(start[0]) == len(messages) + 1  # + the assistant turn the template opens
@@ -133,7 +133,7 @@ def test_a_hostile_lesson_example_is_an_exchange_of_data_and_the_real_model_answ
     assert parts.system == prompt.system_part("en", [])
     messages = parts.messages()
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    llm = session.model._llm
+    llm = session.model.llama
     start = llm.tokenize(b"<|im_start|>", add_bos=False, special=True)
     tokens = llm.tokenize(_render(session, messages).encode(), add_bos=False, special=True)
     assert tokens.count(start[0]) == len(messages) + 1
@@ -227,7 +227,7 @@ def test_a_saved_memory_is_recorded_as_given_and_shown_once_used(session: Sessio
 def _render(session: Session, messages: list[dict[str, str]]) -> str:
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    llm = session.model._llm
+    llm = session.model.llama
     template = llm.metadata["tokenizer.chat_template"]
     formatter = Jinja2ChatFormatter(template=template, eos_token="", bos_token="")
     return formatter(messages=messages).prompt

@@ -541,6 +541,12 @@ class LocalModel:
             detail=detail,
         )
 
+    @property
+    def llama(self) -> Any:
+        """The llama-cpp-python model underneath (its tokenizer, its KV cache): for benchmarks
+        and tests that check tokens; Engram itself goes through this class's methods."""
+        return self._llm
+
     def close(self) -> None:
         """Free the model's memory now rather than at garbage collection."""
         llm: Any = getattr(self, "_llm", None)

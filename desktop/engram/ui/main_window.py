@@ -209,7 +209,7 @@ class MainWindow(Retranslating, QMainWindow):
             (worker.busy_changed, self._set_busy),
             (worker.history_recalled, answers.history_recalled),
             (worker.conversations_changed, self._refresh_sidebar),
-            (worker.learning_status, self._on_learning),
+            (worker.learning_status, self.show_learning),
             (worker.models_listed, actions.show_models),
             (worker.permission_asked, answers.ask_permission),
             (worker.judged, answers.judged),
@@ -416,7 +416,7 @@ class MainWindow(Retranslating, QMainWindow):
             self.answers.answer_ended()
         self.turns.set_busy(busy)
 
-    def _on_learning(self, status: Status) -> None:
+    def show_learning(self, status: Status) -> None:
         """Show what consolidation is doing; new memories get a toast (and may move the plan)."""
         self._learning = status
         if status.learned:
