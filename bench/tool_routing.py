@@ -34,6 +34,7 @@ from engram.assistant.reading.requests import EXPECTABLE, ToolReader
 from engram.assistant.session import embedder_of
 from engram.assistant.tools import builtins
 from engram.assistant.tools.base import Registry, Tool
+from engram.assistant.tools.permissions import BUILT_IN
 from engram.assistant.tools.route import Route, route
 from engram.memory.embed import Embedder, floors_of
 from engram.models import catalogue
@@ -97,7 +98,8 @@ def calibrate(
     example requests and by descriptions, and half that get a clock or calculator call."""
     none = [i for i in items if i["tool"] is None]
     tools = list(registry)
-    scores = [reader.scores(i["text"], tools) for i in none]
+    built_in = {t.name for t in tools if t.source == BUILT_IN}
+    scores = [reader.scores(i["text"], tools, built_in) for i in none]
     by_examples = [max(s for s, ex in found.values() if ex) for found in scores]
     by_description = [
         max((s for s, ex in found.values() if not ex), default=-1.0) for found in scores

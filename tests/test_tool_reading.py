@@ -16,6 +16,7 @@ from engram.assistant.reading.requests import ToolReader
 from engram.assistant.session import embedder_of
 from engram.assistant.tools import builtins
 from engram.assistant.tools.base import Registry, Tool
+from engram.assistant.tools.permissions import BUILT_IN
 from engram.assistant.tools.route import route
 from engram.memory import embed
 from engram.models import catalogue, starter
@@ -121,5 +122,6 @@ def test_an_embedder_without_calibrated_margins_leaves_routing_to_the_rules(
 
 
 def test_scores_rank_the_asked_tool_first(use_model: embed.Embedder, tools: Registry) -> None:
-    found = ToolReader.of(use_model).read("What is 12 percent of 380 euros?", list(tools))
+    built_in = {t.name for t in tools if t.source == BUILT_IN}
+    found = ToolReader.of(use_model).read("What is 12 percent of 380 euros?", list(tools), built_in)
     assert found is not None and found.scores[0][0] == "calculator"

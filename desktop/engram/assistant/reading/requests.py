@@ -17,14 +17,13 @@ model with no calibrated margin (the default, 1.0) has no say, and the cue rules
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from engram.assistant.reading.shared import PerEmbedder
-from engram.assistant.tools.permissions import BUILT_IN
 from engram.core import resources
 from engram.memory.embed import Embedder, Floors, Vectors, floors_of, reads_language
 from engram.memory.text import text_language
@@ -37,7 +36,7 @@ EXPECTABLE = frozenset({"calculator", "datetime"})
 
 
 class Described(Protocol):
-    """What the reader needs of a tool: its name, where it comes from, what it says it does."""
+    """What the reader needs of a tool: its name and what it says it does."""
 
     @property
     def name(self) -> str: ...
@@ -47,9 +46,6 @@ class Described(Protocol):
 
     @property
     def description_zh(self) -> str: ...
-
-    @property
-    def source(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -95,16 +91,19 @@ class ToolReader(PerEmbedder):
                 self._described[key] = self.embedder.embed(list(texts))
             return self._described[key]
 
-    def scores(self, text: str, tools: Iterable[Described]) -> dict[str, tuple[float, bool]]:
+    def scores(
+        self, text: str, tools: Iterable[Described], built_in: Collection[str] = ()
+    ) -> dict[str, tuple[float, bool]]:
         """Each tool's margin over needing no tool for ``text`` (in a language the embedder
-        reads), and whether it was read from example requests (else its description)."""
+        reads), and whether it was read from example requests (else its description).
+        ``built_in``: the names of Engram's own tools, which bring example requests."""
         language = text_language(text).split("_", maxsplit=1)[0]
         prototypes, none = self._language(language)
         vector = self.embedder.embed([text])[0]
         baseline = float(np.sort(none @ vector)[-NEAREST_NONE:].mean())
         found: dict[str, tuple[float, bool]] = {}
         for tool in tools:
-            examples = prototypes.get(prototype_key(tool.name)) if tool.source == BUILT_IN else None
+            examples = prototypes.get(prototype_key(tool.name)) if tool.name in built_in else None
             if examples is not None:
                 score = float(np.sort(examples @ vector)[-NEAREST:].mean())
             else:
@@ -112,7 +111,9 @@ class ToolReader(PerEmbedder):
             found[tool.name] = (score - baseline, examples is not None)
         return found
 
-    def read(self, text: str, tools: Iterable[Described]) -> Requested | None:
+    def read(
+        self, text: str, tools: Iterable[Described], built_in: Collection[str] = ()
+    ) -> Requested | None:
         """The tools ``text`` asks for by its meaning, or None where this reader cannot say (a
         language the embedder does not read, or no margin calibrated for it)."""
         language = text_language(text)
@@ -123,7 +124,7 @@ class ToolReader(PerEmbedder):
             or min(floors.tool_margin, floors.tool_description_margin) >= _UNCALIBRATED
         ):
             return None
-        scores = self.scores(text, tools)
+        scores = self.scores(text, tools, built_in)
         allowed = frozenset(
             name for name, (score, examples) in scores.items() if score >= _margin(floors, examples)
         )

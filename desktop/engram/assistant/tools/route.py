@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from engram.assistant.reading.requests import ToolReader
 from engram.assistant.tools.base import Registry, Tool
+from engram.assistant.tools.permissions import BUILT_IN
 from engram.memory.embed import Embedder
 
 _DIGIT = r"[0-9０-９]"
@@ -131,7 +132,10 @@ def route(
     user for the same memory again: the window waited on that question after "记住：…")."""
     tools = [t for t in registry if not (kept and t.name == "remember")]
     ruled = _ruled(message, tools)
-    meant = ToolReader.of(embedder).read(message, tools) if embedder is not None else None
+    if embedder is None:
+        return ruled
+    built_in = {t.name for t in tools if t.source == BUILT_IN}
+    meant = ToolReader.of(embedder).read(message, tools, built_in)
     if meant is None:
         return ruled
     return Route(ruled.allowed | meant.allowed, ruled.expected or meant.expected)
