@@ -150,31 +150,30 @@ def _run_child(
         tempfile.TemporaryFile("w+", encoding="utf-8") as errors,  # never a full pipe
     ):
         env = dict(os.environ, ENGRAM_HOME=home, ENGRAM_MODELS_DIR=str(paths.models_dir()))
-        child = subprocess.Popen(
+        with subprocess.Popen(  # leaving it closes the pipe and reaps the child
             command(entry.id, embedding, background),
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,
             encoding="utf-8",
             env=env,
-        )
-        stop = cancel.on_cancel(child.kill)
-        try:
-            assert child.stdout is not None
-            result: quality.Result | None = None
-            for line in child.stdout:
-                word, _, rest = line.strip().partition(" ")
-                if word == "progress":
-                    done, total = (int(n) for n in rest.split())
-                    progress(entry.id, done, total)
-                elif word == "result":
-                    result = quality.Result.from_json(json.loads(rest))
-            child.wait(timeout=TIMEOUT_S)
-        finally:
-            stop()
-            if child.poll() is None:
-                child.kill()
-                child.wait()
+        ) as child:
+            stop = cancel.on_cancel(child.kill)
+            try:
+                assert child.stdout is not None
+                result: quality.Result | None = None
+                for line in child.stdout:
+                    word, _, rest = line.strip().partition(" ")
+                    if word == "progress":
+                        done, total = (int(n) for n in rest.split())
+                        progress(entry.id, done, total)
+                    elif word == "result":
+                        result = quality.Result.from_json(json.loads(rest))
+                child.wait(timeout=TIMEOUT_S)
+            finally:
+                stop()
+                if child.poll() is None:
+                    child.kill()
         errors.seek(0)
         said = errors.read()[-2000:]
     if cancel.cancelled:
