@@ -57,6 +57,8 @@ def test_a_bad_answer_offers_the_large_model_which_answers_the_same_question(
     offer = _offer(window)
     assert offer is not None and offer.text() == "Ask large model"
     qtbot.waitUntil(offer.isVisible, timeout=2_000)  # shown in the answer, by the layout
+    under = offer.mapTo(answer, offer.rect().topLeft()).y()
+    assert under > answer.label.mapTo(answer, answer.label.rect().bottomLeft()).y()  # after it
 
     window.composer.setPlainText("a draft")
     with qtbot.waitSignal(window.turns.send_requested, timeout=5_000) as sent:

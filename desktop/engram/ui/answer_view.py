@@ -434,7 +434,7 @@ class AnswerView(QObject):
         offered = bubble.findChild(AskLargeButton)
         latest = bubble is self.chat.latest("assistant")
         if latest and offered is None and self.large_is_other():
-            bubble.add_block(AskLargeButton(bubble))
+            bubble.add_footer(AskLargeButton(bubble))
 
     def judged(self, why_not: Problem | None) -> None:
         """A verdict was noted (or why not: memory is paused, a temporary chat)."""

@@ -204,6 +204,10 @@ class MessageBubble(Retranslating, QFrame):
             self.tool_blocks.append(block)
         self._layout.insertWidget(self._layout.indexOf(self.label), block)
 
+    def add_footer(self, widget: QWidget) -> None:
+        """Something offered after the answer was read (Ask large model), under all of it."""
+        self._layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignLeft)
+
     def show_waiting(
         self, text: Text, share: float | Callable[[], float | None] | None = None
     ) -> WaitingLine:
