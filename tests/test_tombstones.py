@@ -17,8 +17,9 @@ from engram.assistant.remembering import Forgotten, undo
 from engram.memory import db, embed
 from engram.memory.episodes import EpisodeLog
 from engram.memory.injections import Injections
-from engram.memory.kinds import FACT, LESSON
+from engram.memory.kinds import FACT, LESSON, SUMMARY
 from engram.memory.store import MemoryStore
+from engram.memory.tombstones import clauses
 from test_consolidation_support import minilm
 
 STATED = "My grandmother Rosa turns ninety in October and loves orchids."
@@ -116,3 +117,22 @@ def test_an_unrelated_memory_is_never_covered(store: MemoryStore, starter_models
     vectors = minilm(starter_models).embed([far, DISTILLED])
     assert float(vectors[0] @ vectors[1]) < embed.MINILM_FLOORS.restated
     assert store.tombstones.covers(far, far, [said]) is None
+
+
+def test_a_summary_that_restates_a_deleted_memory_among_other_things_is_not_written(
+    store: MemoryStore,
+) -> None:
+    _chat, said, memory = _told(store)
+    store.delete(memory)
+    summary = (
+        "The user asked for gift ideas; the user's grandmother Rosa turns ninety in October, "
+        "and the assistant listed flowers and books."
+    )
+    assert _decide(store, summary, [said], SUMMARY) == f"#{memory} was taken away by the user"
+    other = "The user asked how to repot a cactus, and the assistant explained the steps."
+    assert _decide(store, other, [said], SUMMARY) == "new"
+    assert clauses("The user is allergic to cats.") == []  # one statement: compared whole
+    assert clauses("用户对猫过敏，助手建议养一只低敏品种的狗。") == [
+        "用户对猫过敏",
+        "助手建议养一只低敏品种的狗",
+    ]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Sequence
 from typing import Literal
@@ -29,12 +30,32 @@ from engram.memory.text import normalized, text_language
 from engram.memory.vectors import EmbeddingSpace
 
 Reason = Literal["deleted", "wrong", "forgotten"]
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 def digest(text: str) -> str:
     """A memory's words, normalised, as a digest: the same words give the same digest, and the
     words cannot be read back from it."""
     return hashlib.sha256(normalized(text).encode("utf-8")).hexdigest()
+
+
+# Where a memory's sentence splits into parts that say one thing each: a summary or a plan that
+# restates what the user took away among other things is as far from it in meaning as the other
+# things make it, and each part is compared on its own.
+_CLAUSE_END = re.compile(r"[.!?;:。！？；：，,]+\s*|\s+(?:and|but|while|whereas)\s+")
+_CLAUSE_WORDS = 3  # a part of fewer words (Latin) is no statement of its own
+_CLAUSE_CHARS = 4  # nor one of fewer characters (CJK)
+
+
+def clauses(text: str) -> list[str]:
+    """The parts of ``text`` that each say one thing (none when it is one already)."""
+    parts = [p.strip() for p in _CLAUSE_END.split(text) if p and p.strip()]
+    kept = [
+        p
+        for p in parts
+        if len(p.split()) >= _CLAUSE_WORDS or len(_CJK_CHAR.findall(p)) >= _CLAUSE_CHARS
+    ]
+    return kept if len(kept) > 1 else []
 
 
 class Tombstones:
@@ -109,7 +130,7 @@ class Tombstones:
             if row["embedding"] is None or row["model"] != self.space.model_id:
                 continue
             if near is None:
-                near = self.space.embed([situated, content])
+                near = self.space.embed([situated, content, *clauses(content)])
                 if near is None:
                     return None
             buried = np.frombuffer(row["embedding"], dtype=np.float32)
