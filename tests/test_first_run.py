@@ -52,7 +52,7 @@ def test_the_empty_chat_welcomes_and_says_learning_waits_for_a_larger_model(
     assert "SmolLM2" in panel.demo.text() and panel.demo.isVisible()
     assert WAITS[ui_language] in panel.learning.text()
     assert window.welcome.learning_note.isVisible()  # in the status bar too
-    assert WAITS[ui_language] in panel.learning_note.text()
+    assert WAITS[ui_language] in panel.learning_note.full_text()
     offer = hardware.offer(catalogue.load(), hardware.probe(gpu=False))
     assert offer is not None
     said = panel.offer_label.text()

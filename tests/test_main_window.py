@@ -959,7 +959,7 @@ def test_a_large_model_too_small_to_learn_is_said_once_without_a_retry(
 
     problem = EngramError(tr("Learning starts with a larger model."), tr("Choose one.")).problem
     window.show_learning(Status("failed", queued=2, model="too small", error=problem))
-    assert window.welcome.learning_note.text() == "Learning starts with a larger model"
+    assert window.welcome.learning_note.full_text() == "Learning starts with a larger model"
     assert window.welcome.learning_note.isVisible()
     assert window.learning_state.text() == ""
     assert window.large_state.text() == ""

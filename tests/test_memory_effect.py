@@ -26,6 +26,7 @@ def temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+@pytest.mark.slow  # a whole short check with learning jobs: most of a minute
 def test_the_short_check_runs_with_the_tiny_model_and_shows_a_chart(
     qtbot: QtBot, temp: Path
 ) -> None:

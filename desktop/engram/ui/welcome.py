@@ -48,6 +48,7 @@ from engram.core.cancel import CancelToken
 from engram.core.errors import EngramError, Problem
 from engram.core.settings import Settings, SettingsStore
 from engram.ui import errors, i18n, labels
+from engram.ui.elided import ElidedLabel
 from engram.ui.model_manager import ModelManager
 from engram.ui.settings_signals import SettingsSignals
 from engram.ui.starter_dialog import StarterDialog
@@ -194,8 +195,9 @@ class WelcomePanel(QFrame):
         layout.addLayout(offer_row)
         layout.addWidget(self.progress)
         layout.addWidget(self.starter_button, 0, Qt.AlignmentFlag.AlignLeft)
-        # The status bar's line while learning waits for a larger model (the window places it).
-        self.learning_note = QLabel()
+        # The status bar's line while learning waits for a larger model (the window places it);
+        # shortened rather than widening the window (its tooltip says why learning waits).
+        self.learning_note = ElidedLabel(min_width=60)
         self.learning_note.setObjectName("learning_note")
         self.signals = SettingsSignals(store, self)
         self.signals.changed.connect(self._on_settings_changed)
