@@ -192,13 +192,15 @@ def test_one_short_conversation_runs_end_to_end_with_the_tiny_model(
     )
     assert row["id"] == "tiny" and row["stated"] == 1
     assert len(row["stored"]) + len(row["missed"]) == 1
-    assert "deleted" in row and "after_forget" in row
-    # every deleted memory held the key; the chats were both answered and stored
+    # every deleted memory held the key; with nothing deleted (the tiny model may store
+    # nothing) no chat follows the forget and nothing can count as come back
     assert all("pixel" in line.lower() for line in row["deleted"])
+    assert ("after_forget" in row) == bool(row["deleted"]) and row["came_back"] == []
     store = MemoryStore.open(
         paths.database_path(), loaded_models.embedder or embedder_for(tiny.settings())
     )
     log = EpisodeLog(store.conn)
     chats = log.conversations()
-    assert len(chats) == 2
-    assert [e.role for c in chats for e in log.episodes(c.id)].count("assistant") == 3
+    assert len(chats) == (2 if row["deleted"] else 1)
+    answers = [e.role for c in chats for e in log.episodes(c.id)].count("assistant")
+    assert answers == (3 if row["deleted"] else 2)

@@ -71,8 +71,8 @@ def test_a_pause_made_by_another_process_holds_in_the_open_chat_and_every_new_on
     assert window.memory == MemoryState("paused", elsewhere=True)
     said = list(window.send(chat, "remember this: my locker code is 4711", CancelToken()))
     assert [e for e in said if isinstance(e, NotRemembered)] == [NotRemembered(PAUSED)]
-    assert all(e.excluded for e in window.messages(chat) if "4711" in e.content)
-    assert window.learn_now(chat) == PAUSED
+    assert all(e.excluded for e in window.chats.messages(chat) if "4711" in e.content)
+    assert window.learning.learn_now(chat) == PAUSED
 
     second = _open(opened, loaded_models)  # a second window or engram chat
     assert second.memory.mode == "paused"
