@@ -59,7 +59,7 @@ class MeaningReader(PerEmbedder):
         if not text.strip() or not reads_language(self.embedder, language):
             return None
         prototypes = self._vectors(language.split("_")[0])
-        vector = self.embedder.embed([text])[0]
+        vector = self.vector(text)
         scores = {
             act: float(np.sort(vectors @ vector)[-NEAREST:].mean())
             for act, vectors in prototypes.items()

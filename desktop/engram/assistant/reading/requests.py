@@ -99,7 +99,7 @@ class ToolReader(PerEmbedder):
         ``built_in``: the names of Engram's own tools, which bring example requests."""
         language = text_language(text).split("_", maxsplit=1)[0]
         prototypes, none = self._language(language)
-        vector = self.embedder.embed([text])[0]
+        vector = self.vector(text)
         baseline = float(np.sort(none @ vector)[-NEAREST_NONE:].mean())
         found: dict[str, tuple[float, bool]] = {}
         for tool in tools:
