@@ -69,11 +69,13 @@ def test_the_empty_chat_welcomes_and_says_learning_waits_for_a_larger_model(
 def _panel(
     qtbot: QtBot, chat: QScrollArea | None = None
 ) -> tuple[settings.SettingsStore, WelcomePanel]:
-    """A panel of its own on the starter models, in English (over ``chat``, else none)."""
+    """A panel of its own on the starter models, in English (over ``chat``, else none), as once
+    the model loaded."""
     store = settings.SettingsStore(tiny.settings(language="en"))
     chat = chat or QScrollArea()
     panel = WelcomePanel(store, chat, lambda: pytest.fail("no models window"))
     qtbot.addWidget(panel)
+    panel.model_settled()
     return store, panel
 
 
@@ -233,6 +235,7 @@ def test_one_click_fetches_the_recommended_pair_with_progress_and_uses_it(
 
     panel = WelcomePanel(store, QScrollArea(), show_models)
     qtbot.addWidget(panel)
+    panel.model_settled()
     qtbot.waitUntil(lambda: "30 MB" in panel.offer_label.text())  # the catalogue: 0.01 GB each
     seen: list[int] = []
     panel.progress.valueChanged.connect(seen.append)
@@ -292,3 +295,27 @@ def test_cancel_stops_the_starter_download(
     dialog.reject()
     assert not dialog.isVisible() and not dialog._thread.isRunning()
     panel.stop()  # a child panel's check thread ends with its window
+
+
+def test_no_recommendation_is_shown_before_the_first_load_times_this_machine(
+    qtbot: QtBot, starter_models: Path
+) -> None:
+    """Issue 48: the panel offered the pair the cores' estimate gave (the starter, in use: no
+    line), then the 8 GB pair once the build check timed the 0.5B. Until a speed is measured or
+    the model load ended, the panel says it is looking at this computer and offers nothing."""
+    store = settings.SettingsStore(tiny.settings(language="en"))
+    panel = WelcomePanel(store, QScrollArea(), lambda: pytest.fail("no models window"))
+    qtbot.addWidget(panel)
+    assert speed.samples() == []
+    qtbot.waitUntil(lambda: panel._checker is None)  # the check answered: nothing measured
+    assert panel.checking.isVisibleTo(panel) and not panel.offer_label.isVisibleTo(panel)
+    small_bytes = catalogue.load().get("qwen2.5-coder-0.5b-instruct").download_bytes()
+    timing = threading.Thread(target=speed.record, args=(small_bytes, 32, 22.0))
+    timing.start()  # the build check times the small model on the model's thread
+    timing.join()
+    qtbot.waitUntil(lambda: not panel.checking.isVisibleTo(panel))
+    assert panel.offer_label.isVisibleTo(panel) and "Qwen" in panel.offer_label.text()
+    offered = panel.offer_label.text()
+    panel.model_settled()  # the load ends after its build check: the offer stays as it is
+    assert panel.offer_label.text() == offered and panel.offer_label.isVisibleTo(panel)
+    panel.stop()

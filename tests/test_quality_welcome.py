@@ -38,7 +38,8 @@ def test_the_panel_says_which_model_answers_and_why_in_both_languages(qtbot: QtB
     store = settings.SettingsStore(settings.Settings(language="en"))  # the 0.5B answers
     panel = WelcomePanel(store, QScrollArea(), lambda: pytest.fail("no manager"))
     qtbot.addWidget(panel)
-    qtbot.waitUntil(lambda: panel._facts is not None, timeout=10_000)
+    panel.model_settled()  # no speed measured: the pair stands on the cores' estimate
+    qtbot.waitUntil(lambda: not panel.checking.isVisibleTo(panel), timeout=10_000)
     assert not panel.answering.isVisibleTo(panel)  # the 1.5B does not answer yet: offered
     assert panel.offer_label.text().endswith(REASON) and panel.offer_button.text() == "Use them"
     store.choose_models(small=LARGE, large=LARGE)

@@ -205,6 +205,8 @@ class MainWindow(Retranslating, QMainWindow):
             (worker.loading, self._on_loading), (worker.loaded, self._on_loaded),
             (worker.load_failed, self._on_load_failed),
             (worker.load_failed, self.welcome.on_load_failed),
+            (worker.loaded, self.welcome.model_settled),
+            (worker.load_failed, self.welcome.model_settled),
             (worker.failed, notices.problem), (worker.turn_event, answers.on_event),
             (worker.busy_changed, self._set_busy),
             (worker.history_recalled, answers.history_recalled),

@@ -67,6 +67,7 @@ class Facts(NamedTuple):
     waits: Problem | None = None
     checked: Pair | None = None
     check_pending: bool = False
+    measured: bool = False  # the decode speed was measured here (not estimated from the cores)
 
 
 def check(prefs: Settings) -> Facts:
@@ -87,7 +88,8 @@ def check(prefs: Settings) -> Facts:
     checked = (
         offer.pair if offer and verdict and verdict.chosen.model_id == offer.pair.small else None
     )
-    return Facts(offer, small, waits, checked, models.quality_pending(prefs, cat))
+    pending = models.quality_pending(prefs, cat)
+    return Facts(offer, small, waits, checked, pending, machine.measured)
 
 
 class QualityRun(Worker):
@@ -166,6 +168,7 @@ class WelcomePanel(QFrame):
         self._quality_may_run = False  # a speed was measured or the starters fetched
         self._checking_model: tuple[str, int, int] | None = None  # the check's progress
         self._pending: set[str] = set()  # models of the pair still downloading
+        self._model_settled = False  # the first model load ended (its build check timed it)
         self.title = _label("welcome_title")
         bold = self.title.font()
         bold.setBold(True)
@@ -230,7 +233,7 @@ class WelcomePanel(QFrame):
             )
         )
         self.checking.setText(self.tr("Looking at this computer and its models…"))
-        self.checking.setVisible(self._facts is None)
+        self.checking.setVisible(self._waiting())
         name = small.name if small else prefs.small_model
         if small is not None and small.starter:
             self.demo.setText(
@@ -260,6 +263,23 @@ class WelcomePanel(QFrame):
             self.demo.setText(errors.translate(self._missing_starter)[0])  # the button is the way
             self.demo.show()
         self._follow_chat()
+
+    def _waiting(self) -> bool:
+        """No recommendation yet: the facts are unread, or the decode speed is not measured
+        while the first model load (whose build check times this machine) has not ended or its
+        facts are not read again since. The estimate from the cores is low on purpose, so a
+        pair shown before the measurement would be replaced on screen moments later."""
+        facts = self._facts
+        if facts is None:
+            return True
+        return not facts.measured and (not self._model_settled or self._checks > 0)
+
+    def model_settled(self) -> None:
+        """The model loaded or failed to: a decode speed measured by its build check is read
+        now, and without one the recommendation stands on the cores' estimate."""
+        if not self._model_settled:
+            self._model_settled = True
+            self.refresh()
 
     def _show_answering(self, facts: Facts) -> None:
         """Which model answers and why (the quality check's result), or that it is running."""
@@ -387,7 +407,7 @@ class WelcomePanel(QFrame):
             offer.pair.small,
             offer.pair.large,
         )
-        visible = offer is not None and not in_use
+        visible = offer is not None and not in_use and not self._waiting()
         self.offer_label.setVisible(visible)
         self.offer_button.setVisible(visible and not self._fetched)
         if offer is None or not visible:
