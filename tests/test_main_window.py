@@ -7,8 +7,8 @@ from pathlib import Path
 
 import apsw
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt, Slot
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QPointF, Qt, Slot
+from PySide6.QtGui import QEnterEvent, QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QLabel
 from pytestqt.exceptions import TimeoutError
 from pytestqt.qtbot import QtBot
@@ -356,8 +356,6 @@ def test_sidebar_lists_searches_switches_renames_and_deletes(
 def test_answers_render_markdown_with_highlighted_code_and_a_copy_link(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    from PySide6.QtGui import QGuiApplication
-
     bubble = window.chat.add(
         "assistant",
         "# Plan\n\n- **one**\n\n```python\nprint('hi')\n```\n\n<b>raw</b>\n\n"
@@ -622,11 +620,14 @@ def test_hover_buttons_copy_and_thumb_an_answer_cut_at_its_limit_with_its_number
     assert "tokens/s" in numbers and "of 4,096" in numbers
     assert numbers in window.answer_stats.toolTip()
 
-    # the pointer elsewhere (a test before may have left it where this answer now is)
-    qtbot.mouseMove(window.composer)
-    qtbot.waitUntil(lambda: not answer.actions_row.isVisible(), timeout=2_000)
-    qtbot.mouseMove(answer)
-    qtbot.waitUntil(answer.actions_row.isVisible, timeout=2_000)
+    # The pointer leaves and enters the answer as the window system reports it (a synthetic
+    # move on the offscreen platform may land on another test's window left open beside it).
+    QCoreApplication.sendEvent(answer, QEvent(QEvent.Type.Leave))
+    assert not answer.actions_row.isVisible()
+    centre = QPointF(answer.rect().center())
+    inside = QPointF(answer.mapToGlobal(answer.rect().center()))
+    QCoreApplication.sendEvent(answer, QEnterEvent(centre, centre, inside))
+    assert answer.actions_row.isVisible()
     assert set(answer.buttons) == {"copy", "regenerate", "thumbs_up", "thumbs_down", "prompt"}
     assert answer.buttons["prompt"].isVisible()
     qtbot.mouseClick(answer.buttons["copy"], Qt.MouseButton.LeftButton)

