@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,7 @@ from engram.assistant.learning.scheduler import Scheduler
 from engram.core import paths, prompts
 from engram.core.cancel import CancelToken
 from engram.core.errors import ModelLoadError, StoreError
+from engram.core.messages import Message
 from engram.core.settings import CloudSettings
 from engram.memory import embed, kinds
 from engram.memory.episodes import EpisodeLog
@@ -375,6 +377,34 @@ def test_missing_or_failing_distiller_keeps_the_job_and_says_why(store: MemorySt
     assert parked.last_error == "no valid answer"
     assert store.memories() == []
     assert len(EpisodeLog(store.conn).episodes(1)) == 2  # nothing lost
+
+
+def test_a_job_still_in_a_model_call_after_stop_reports_to_no_one(store: MemoryStore) -> None:
+    """Closing the window stops learning and then deletes the object its statuses go to; a
+    model call that outlives the wait must not report to it afterwards (under load, Qt said
+    "Signal source has been deleted" from the learning thread)."""
+    chat(store, [("I have a meeting on Friday.", "Noted.")])
+    assert JobQueue(store.conn).enqueue(1) is not None
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_call(messages: list[Message]) -> dict[str, Any]:
+        inside.set()
+        release.wait(30)  # a model call that does not look at the cancel
+        return memories_answer()(messages)
+
+    statuses: list[Status] = []
+    worker = ConsolidationWorker(
+        lambda: MemoryStore.open(paths.database_path(), store.embedder),
+        ScriptedSource(ScriptedModel(slow_call)), on_status=statuses.append, poll=0.05,
+    )  # fmt: skip
+    worker.start()
+    assert inside.wait(30)
+    worker.stop(timeout=0.1)
+    assert worker.is_alive()  # still inside the call
+    told = len(statuses)
+    release.set()
+    worker.join(30)
+    assert not worker.is_alive() and len(statuses) == told
 
 
 def _claimed(store: MemoryStore, user: str, answer: str) -> tuple[JobQueue, Job]:

@@ -82,6 +82,10 @@ READING, PROPOSING, CHECKING, SAVING = 0.05, 0.15, 0.3, 0.95
 TICK_SECONDS = 0.5
 
 
+def _told_to_no_one(status: Status) -> None:
+    """Where a status goes when nobody listens (no window; after the worker's ``stop``)."""
+
+
 class _StoppedError(Exception):
     """The work was cancelled in the middle of a job."""
 
@@ -300,7 +304,7 @@ class ConsolidationWorker(threading.Thread):
         source: DistillerSource,
         *,
         gate: ForegroundGate | None = None,
-        on_status: Callable[[Status], None] = lambda status: None,
+        on_status: Callable[[Status], None] = _told_to_no_one,
         after_job: Callable[[MemoryStore], object] | None = None,
         retry_delay: float = 60.0,
         base_backoff: float = 30.0,
@@ -312,6 +316,7 @@ class ConsolidationWorker(threading.Thread):
         self.source = source
         self.gate = gate
         self._on_status = on_status
+        self._telling = threading.Lock()  # held while the status is told, and by stop()
         self._after_job = after_job
         self.retry_delay = retry_delay
         self.base_backoff = base_backoff
@@ -333,6 +338,8 @@ class ConsolidationWorker(threading.Thread):
         self._wake.set()
         if self.is_alive():
             self.join(timeout)
+        with self._telling:  # a job still inside a model call past the wait tells no one:
+            self._on_status = _told_to_no_one  # whoever listened may be gone once this returns
 
     def run(self) -> None:
         priority.lower_this_thread()
@@ -341,7 +348,7 @@ class ConsolidationWorker(threading.Thread):
         except EngramError as exc:  # e.g. a damaged database: say so, the chat goes on
             _log.warning("consolidation cannot start: %s", exc.message)
             self.status = Status("failed", model=self.source.state(), error=exc.problem)
-            self._on_status(self.status)
+            self._tell(self.status)
             return
         try:
             queue = JobQueue(store.conn, self.base_backoff)
@@ -422,4 +429,8 @@ class ConsolidationWorker(threading.Thread):
         )
         if status != self.status:
             self.status = status
+            self._tell(status)
+
+    def _tell(self, status: Status) -> None:
+        with self._telling:
             self._on_status(status)
