@@ -269,9 +269,17 @@ def test_a_bad_answer_offers_the_large_model_in_place(walked: Walked) -> None:
     assert regenerated["vote"] == 0 and regenerated["offered"].count(bad["ask_large"][0]) == 0
 
 
-@pytest.mark.xfail(reason="issue 48: Regenerate discards the old answer with no way back")
 def test_regenerate_keeps_the_old_answer_within_reach(walked: Walked) -> None:
-    assert walked.step("regenerate")["answers_on_screen"] == 2
+    """The new answer says 2/2; one click back shows the old one (marked as replaced), one
+    forward the new one; the chat does not grow, and opened again it has both."""
+    regenerated, reopened = walked.step("regenerate"), walked.step("reopen")
+    old = regenerated["old_text"]
+    assert regenerated["earlier"] == [old] and regenerated["position"] == "2/2"
+    back = regenerated["back"]
+    assert back["shown"] == old and back["position"] == "1/2" and back["marker"]
+    assert regenerated["forward_shown"] == regenerated["new_text"]
+    assert regenerated["answers_on_screen"] == 1
+    assert reopened["reopened_earlier"] == [old]
 
 
 def test_a_new_chat_shows_nothing_of_the_last_and_a_reopened_chat_the_same_chips(

@@ -390,6 +390,19 @@ class Walk:
         new = self.answered()
         under = writing + under_pointer(new)
         texts = [b.text for b in window.chat.bubbles() if b.role == "assistant"]
+        position = new.versions.position.text()
+        new.actions_row.show()
+        QTest.mouseClick(new.versions.back, Qt.MouseButton.LeftButton)  # the earlier answer
+        spin(200)
+        self.shot("earlier-answer")
+        back = {"shown": new.shown_text(), "marker": new.marker.text(),
+                "position": new.versions.position.text()}  # fmt: skip
+        QTest.mouseClick(new.versions.forward, Qt.MouseButton.LeftButton)
+        spin(100)
+        self.facts(
+            earlier=[a.content for a in new.earlier], position=position, back=back,
+            forward_shown=new.shown_text(),
+        )  # fmt: skip
         self.facts(
             old_text=old_text, new_text=new.text, replaced=new is not old,
             thumbs_under_pointer=under, vote=new.vote,
@@ -417,7 +430,9 @@ class Walk:
 
         self.wait(reopened_chips, 20, "the reopened answer's chips")
         spin(300)
-        self.facts(live_chips=live, reopened_chips=_chips(window.chat.latest("assistant")))
+        reopened = window.chat.latest("assistant")
+        self.facts(live_chips=live, reopened_chips=_chips(reopened),
+                   reopened_earlier=[a.content for a in reopened.earlier])  # fmt: skip
         self.shot("reopened")
 
     def delete_memory(self) -> None:

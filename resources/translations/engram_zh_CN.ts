@@ -50,7 +50,7 @@
         <translation>路径 {path!r} 通向 Engram 自己的文件夹，工具从不读取那里。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="186"/>
+        <location filename="../../desktop/engram/assistant/learning/consolidation.py" line="190"/>
         <source>internal error: {error}</source>
         <translation>内部错误：{error}</translation>
     </message>
@@ -283,22 +283,22 @@
         <translation>请检查该文件夹是否存在且可写。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations/chats.py" line="61"/>
+        <location filename="../../desktop/engram/memory/migrations/chats.py" line="62"/>
         <source>The episodes table of this database has an unexpected schema.</source>
         <translation>此数据库的 episodes 表结构与预期不符。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations/chats.py" line="62"/>
+        <location filename="../../desktop/engram/memory/migrations/chats.py" line="63"/>
         <source>Back up the file and report it; Engram will not change it.</source>
         <translation>请备份该文件并报告此问题；Engram 不会修改它。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations/__init__.py" line="94"/>
+        <location filename="../../desktop/engram/memory/migrations/__init__.py" line="95"/>
         <source>The database {path} was written by a newer Engram (it has migrations {migrations} this version does not know).</source>
         <translation>数据库 {path} 由更新版本的 Engram 写入（其中的迁移 {migrations} 当前版本无法识别）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/memory/migrations/__init__.py" line="97"/>
+        <location filename="../../desktop/engram/memory/migrations/__init__.py" line="98"/>
         <source>Update Engram to open it; this version will not touch it.</source>
         <translation>请更新 Engram 后再打开；当前版本不会改动它。</translation>
     </message>
@@ -2547,32 +2547,32 @@
         <translation>思考中：正在阅读对话（{tokens} 个词元）…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="405"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="412"/>
         <source>Only the latest message can be changed.</source>
         <translation>只能修改最新的一条消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="410"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="417"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="410"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="417"/>
         <source>Message:</source>
         <translation>消息：</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="424"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="431"/>
         <source>What was wrong?</source>
         <translation>哪里不对？</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="425"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="432"/>
         <source>What was wrong with this answer? (optional; Engram learns from it)</source>
         <translation>这个回答哪里不对？（可选；Engram 会从中学习）</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/answer_view.py" line="442"/>
+        <location filename="../../desktop/engram/ui/answer_view.py" line="449"/>
         <source>Thanks: Engram will learn from this.</source>
         <translation>谢谢：Engram 会从中学习。</translation>
     </message>
@@ -2689,7 +2689,7 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="302"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="352"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -3030,37 +3030,37 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="308"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="313"/>
         <source>Temporary chat</source>
         <translation>临时对话</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="361"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="366"/>
         <source>Answering without memory: {why}</source>
         <translation>当前没有记忆可用：{why}</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="387"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="392"/>
         <source>Engram stopped unexpectedly while answering your last message (the crash is recorded in {path}). Nothing you wrote was lost: Retry answers it.</source>
         <translation>Engram 在回答你的上一条消息时意外停止（崩溃记录在 {path}）。你写的内容没有丢失：点“重试”即可回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="394"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="399"/>
         <source>The last answer was interrupted: Engram closed while writing it. Nothing you wrote was lost: Retry answers your message.</source>
         <translation>上一个回答被中断了：Engram 在写回答时关闭了。你写的内容没有丢失：点“重试”即可回答你的消息。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="438"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="443"/>
         <source>Memory was paused elsewhere: Engram learns nothing new until you resume it.</source>
         <translation>记忆已在别处暂停：在你恢复之前，Engram 不会学习新内容。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="440"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="445"/>
         <source>Memory was resumed elsewhere: Engram learns from your chats again.</source>
         <translation>记忆已在别处恢复：Engram 会重新从你的对话中学习。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/main_window.py" line="294"/>
+        <location filename="../../desktop/engram/ui/main_window.py" line="299"/>
         <source>Untitled chat</source>
         <translation>未命名对话</translation>
     </message>
@@ -3691,86 +3691,91 @@ The full measurement (40 tasks, four conditions, about an hour) runs in a termin
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
         <source>Copy this message</source>
         <translation>复制这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="120"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="123"/>
         <source>Answer this message again</source>
         <translation>重新回答这条消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
         <source>Good</source>
         <translation>好</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="118"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
         <source>A good answer: Engram learns from it</source>
         <translation>好回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="119"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="122"/>
         <source>Bad</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="119"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="122"/>
         <source>A bad answer: Engram learns from it</source>
         <translation>差回答：Engram 会从中学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="124"/>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="121"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="124"/>
         <source>Show the prompt of this answer</source>
         <translation>显示这个回答的提示词</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="124"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="127"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
+    <message>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="188"/>
+        <source>An earlier answer: Regenerate replaced it, and the chat goes on from the latest.</source>
+        <translation>较早的回答：已被“重新生成”取代，对话从最新的回答继续。</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../../desktop/engram/ui/chat_view.py" line="234"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="283"/>
         <source>(%n more characters not shown; the whole message is saved)</source>
         <translation>
             <numerusform>（还有 %n 个字符未显示；完整消息已保存）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="239"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="288"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="256"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="305"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="120"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="258"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="123"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="307"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="112"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="115"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="260"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="309"/>
         <source>Show prompt…</source>
         <translation>查看提示词…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="124"/>
-        <location filename="../../desktop/engram/ui/chat_view.py" line="262"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="127"/>
+        <location filename="../../desktop/engram/ui/chat_view.py" line="311"/>
         <source>Edit and resend</source>
         <translation>编辑并重新发送</translation>
     </message>
@@ -5195,6 +5200,26 @@ The full measurement (40 tasks, four conditions, about an hour) runs in a termin
     </message>
 </context>
 <context>
+    <name>VersionSwitch</name>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_versions.py" line="41"/>
+        <location filename="../../desktop/engram/ui/answer_versions.py" line="42"/>
+        <source>The earlier answer</source>
+        <translation>较早的回答</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_versions.py" line="43"/>
+        <location filename="../../desktop/engram/ui/answer_versions.py" line="44"/>
+        <source>The later answer</source>
+        <translation>较新的回答</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/engram/ui/answer_versions.py" line="61"/>
+        <source>Answer {n} of {count} to this message</source>
+        <translation>这条消息的第 {n} 个回答（共 {count} 个）</translation>
+    </message>
+</context>
+<context>
     <name>WaitingLine</name>
     <message>
         <location filename="../../desktop/engram/ui/waiting.py" line="72"/>
@@ -5205,67 +5230,67 @@ The full measurement (40 tasks, four conditions, about an hour) runs in a termin
 <context>
     <name>WelcomePanel</name>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="222"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="227"/>
         <source>Welcome to Engram</source>
         <translation>欢迎使用 Engram</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="225"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="230"/>
         <source>Engram is an assistant that runs on this computer and remembers what matters from your chats. Nothing leaves the machine, and every memory can be seen, changed or deleted (Memories, Ctrl+M).</source>
         <translation>Engram 是在这台电脑上运行的助手，会记住对话中重要的内容。任何内容都不会离开本机，每条记忆都可以查看、修改或删除（记忆，Ctrl+M）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="230"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="235"/>
         <source>Looking at this computer and its models…</source>
         <translation>正在查看这台电脑和它的模型…</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="236"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="241"/>
         <source>You are chatting with {name}, the offline starter: quick on any computer, good at short answers and at using its tools. A larger model answers better.</source>
         <translation>你正在与离线入门模型 {name} 对话：在任何电脑上都很快，擅长简短回答和使用工具。更大的模型回答得更好。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="243"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="248"/>
         <source>You are chatting with {name}, a tiny demo model: quick, but often wrong.</source>
         <translation>你正在与 {name} 对话，这是一个很小的演示模型：速度快，但经常出错。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="251"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="256"/>
         <source>Learning starts with a larger model</source>
         <translation>换用更大的模型后才会开始学习</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="255"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="260"/>
         <source>Download the starter models</source>
         <translation>下载入门模型</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="272"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="294"/>
         <source>Checking which installed model answers best here ({model}: {done} of {total}); the current one answers meanwhile.</source>
         <translation>正在检查哪个已安装的模型在这台电脑上回答得最好（{model}：{done}/{total}）；在此期间由当前模型回答。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="398"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="420"/>
         <source>Recommended for this machine: {small} to answer and {large} to learn ({cost} to download; you can keep chatting meanwhile).</source>
         <translation>推荐这台电脑使用：{small} 负责回答，{large} 负责学习（需下载 {cost}；下载期间可以继续聊天）。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="402"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="424"/>
         <source>Download and use them</source>
         <translation>下载并使用</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="404"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="426"/>
         <source>{small} and {large} are installed and fit this machine.</source>
         <translation>{small} 和 {large} 已安装，适合这台电脑。</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="408"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="430"/>
         <source>Use them</source>
         <translation>使用它们</translation>
     </message>
     <message>
-        <location filename="../../desktop/engram/ui/welcome.py" line="466"/>
+        <location filename="../../desktop/engram/ui/welcome.py" line="488"/>
         <source>Downloading: {done} of {total}</source>
         <translation>正在下载：{done} / {total}</translation>
     </message>

@@ -4,7 +4,7 @@ The window lists, searches and shows the chats on the UI thread through :class:`
 connection of its own), and ``engram chat`` lists them and checks the one to resume; what a
 chat changes (a new chat, a rename, a deletion, leaving a temporary one) goes through the
 application's :class:`ChatManager` (``Engram.chats``), on the session's thread. The value types
-shown (:class:`Conversation`, :class:`Episode`) are re-exported here.
+shown (:class:`Conversation`, :class:`Episode`, :class:`EarlierAnswer`) are re-exported here.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from engram.assistant.state import AppState
 from engram.core import log, paths
 from engram.core.held import Held
 from engram.memory import db
-from engram.memory.episodes import Conversation, Episode, EpisodeLog
+from engram.memory.episodes import Conversation, EarlierAnswer, Episode, EpisodeLog
 
-__all__ = ["ChatManager", "Chats", "Conversation", "Episode", "open_chats"]
+__all__ = ["ChatManager", "Chats", "Conversation", "EarlierAnswer", "Episode", "open_chats"]
 
 _log = log.get("assistant.chats")
 
@@ -67,6 +67,10 @@ class Chats:
     def episodes(self, conversation_id: int) -> list[Episode]:
         """A chat's messages in order."""
         return self._log.episodes(conversation_id)
+
+    def earlier_answers(self, conversation_id: int) -> dict[int, list[EarlierAnswer]]:
+        """The answers Regenerate replaced, by the turn of the message they answered."""
+        return self._log.earlier_answers(conversation_id)
 
 
 class ChatManager:

@@ -75,6 +75,14 @@ class Episode:
 
 
 @dataclass(frozen=True)
+class EarlierAnswer:
+    """An answer Regenerate replaced: kept to be read again, never in a prompt or learned."""
+
+    content: str
+    created_at: float
+
+
+@dataclass(frozen=True)
 class Conversation:
     """One conversation (a chat in the sidebar)."""
 
@@ -160,13 +168,43 @@ class EpisodeLog:
         with db.transaction(self.conn):
             self.conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
-    def delete_from(self, conversation_id: int, turn_index: int) -> None:
-        """Delete a message and every later one of the conversation (to regenerate or edit)."""
+    def delete_from(
+        self, conversation_id: int, turn_index: int, keep: Episode | None = None
+    ) -> None:
+        """Delete a message and every later one of the conversation (to regenerate or edit),
+        with the earlier answers of those messages; ``keep`` (an answer to the message at
+        ``turn_index``, when it is sent again unchanged) joins that message's earlier answers."""
+        kept_from = turn_index + 1 if keep is not None else turn_index
         with db.transaction(self.conn):
+            self.conn.execute(
+                "DELETE FROM earlier_answers WHERE conversation_id = ? AND turn_index >= ?",
+                (conversation_id, kept_from),
+            )
+            if keep is not None:
+                self.conn.execute(
+                    "INSERT INTO earlier_answers(conversation_id, turn_index, content, created_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (conversation_id, turn_index, keep.content, keep.created_at),
+                )
             self.conn.execute(
                 "DELETE FROM episodes WHERE conversation_id = ? AND turn_index >= ?",
                 (conversation_id, turn_index),
             )
+
+    def earlier_answers(self, conversation_id: int) -> dict[int, list[EarlierAnswer]]:
+        """The answers Regenerate replaced, by the turn of the message they answered, oldest
+        first."""
+        found: dict[int, list[EarlierAnswer]] = {}
+        for row in db.rows(
+            self.conn,
+            "SELECT turn_index, content, created_at FROM earlier_answers"
+            " WHERE conversation_id = ? ORDER BY id",
+            (conversation_id,),
+        ):
+            found.setdefault(row["turn_index"], []).append(
+                EarlierAnswer(row["content"], row["created_at"])
+            )
+        return found
 
     def search_conversations(self, query: str, limit: int = 50) -> list[Conversation]:
         """Conversations whose title or messages match the words of ``query``, newest first."""

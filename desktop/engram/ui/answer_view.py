@@ -5,12 +5,12 @@ latest answer, Ask large model in the answer itself)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QMainWindow, QPushButton, QSizePolicy, QWidget
 
-from engram.assistant.chats import Episode
+from engram.assistant.chats import EarlierAnswer, Episode
 from engram.assistant.events import (
     CallNotRead,
     Cancelled,
@@ -347,20 +347,27 @@ class AnswerView(QObject):
         self.stats.setText("")
         self.stats.setToolTip("")
 
-    def show_stored(self, episodes: list[Episode]) -> None:
+    def show_stored(
+        self, episodes: list[Episode], earlier: Mapping[int, Sequence[EarlierAnswer]]
+    ) -> None:
         """A chat opened again: its messages, tool steps inside the answer after them, which
-        model answered, and the answers that were stopped or interrupted."""
+        model answered, the answers that were stopped or interrupted, and those Regenerate
+        replaced (``earlier``, by the turn of the message they answered)."""
         self.clear()
         tools: list[ToolBlock] = []
+        asked_at = -1  # the turn of the message the next answer answers
         for episode in episodes:
             if episode.role == "tool":
                 tools.append(ToolBlock.from_stored(episode))
                 continue
             bubble = self.chat.add(episode.role, episode.content, episode.id)
+            if episode.role == "user":
+                asked_at = episode.turn_index
             if episode.role == "assistant":
                 for block in tools:
                     bubble.add_block(block)
                 tools = []
+                bubble.set_earlier(earlier.get(asked_at, ()))
             if episode.model == "large" and self.large_is_other():
                 bubble.set_caption(self._by_large)
             if episode.role == "assistant" and episode.status == "cancelled":

@@ -18,8 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.assistant.chats import EarlierAnswer
 from engram.assistant.events import PromptParts, Recalled
 from engram.ui import markdown, theme
+from engram.ui.answer_versions import VersionSwitch
 from engram.ui.chips import MemoryChips
 from engram.ui.i18n import Retranslating, Text, said
 from engram.ui.tool_block import ToolBlock
@@ -51,6 +53,8 @@ class MessageBubble(Retranslating, QFrame):
         self._rendered_theme = ""
         self._caption: Text = ""
         self._marker: Text = ""
+        self.earlier: list[EarlierAnswer] = []  # the answers Regenerate replaced, oldest first
+        self.version = 0  # the answer shown: an index into earlier, or len(earlier), the latest
         self.frame = QFrame()
         self.frame.setObjectName(f"bubble_{role}")
         self.label = QLabel()
@@ -96,15 +100,14 @@ class MessageBubble(Retranslating, QFrame):
             self.buttons[name].setAccessibleName(tip)
         if self.caption is not None:
             self.caption.setText(said(self._caption))
-        self.marker.setText(said(self._marker))
-        self.set_text(self.text)
+        self.show_version(self.version)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
         """A theme change (a new palette or stylesheet): code blocks take the new colours."""
         kinds = (QEvent.Type.PaletteChange, QEvent.Type.StyleChange)
         stale = self.role == "assistant" and self._rendered_theme != theme.current()
         if event.type() in kinds and stale:
-            self.set_text(self.text)
+            self.show_version(self.version)
         super().changeEvent(event)
 
     def _button_texts(self) -> dict[str, tuple[str, str]]:
@@ -141,8 +144,11 @@ class MessageBubble(Retranslating, QFrame):
         layout.setContentsMargins(0, 2, 0, 0)
         layout.setSpacing(2)
         self.buttons: dict[str, QToolButton] = {}
+        self.versions = VersionSwitch()  # shown once Regenerate replaced an answer
+        self.versions.chosen.connect(self.show_version)
         if self.role == "user":
             layout.addStretch(1)
+        layout.addWidget(self.versions)  # hidden while the message has one answer
         for name, (label, tip) in self._button_texts().items():
             button = QToolButton()
             button.setObjectName("bubble_action")
@@ -175,8 +181,38 @@ class MessageBubble(Retranslating, QFrame):
         """A small note under the message (stopped, cut at the length limit); a callable is
         asked again on a language change."""
         self._marker = text
-        self.marker.setText(said(text))
-        self.marker.setVisible(bool(self.marker.text()))
+        self._show_marker()
+
+    def _show_marker(self) -> None:
+        text = said(self._marker) if self.latest_shown() else self.tr(
+            "An earlier answer: Regenerate replaced it, and the chat goes on from the latest."
+        )  # fmt: skip
+        self.marker.setText(text)
+        self.marker.setVisible(bool(text))
+
+    def latest_shown(self) -> bool:
+        """The latest answer is shown (not one Regenerate replaced)."""
+        return self.version >= len(self.earlier)
+
+    def set_earlier(self, earlier: Sequence[EarlierAnswer]) -> None:
+        """The answers this message had before (oldest first); the latest is shown."""
+        self.earlier = list(earlier)
+        self.show_version(len(self.earlier))
+
+    def show_version(self, index: int) -> None:
+        """Show answer ``index`` (oldest first; ``len(earlier)`` is the latest). An earlier one
+        comes without the latest's chips, tool steps, thumbs and prompt: they are not its."""
+        self.version = max(0, min(index, len(self.earlier)))
+        latest = self.latest_shown()
+        self.versions.set_position(self.version, len(self.earlier) + 1)
+        self._render(self.text if latest else self.earlier[self.version].content)
+        for widget in (self.chips, *self.tool_blocks):
+            if widget is not None:
+                widget.setVisible(latest)
+        for name in ("thumbs_up", "thumbs_down", "prompt"):
+            if name in self.buttons:
+                self.buttons[name].setEnabled(latest)
+        self._show_marker()
 
     def enterEvent(self, event: QEnterEvent) -> None:  # noqa: N802 (Qt API)
         self.actions_row.show()
@@ -231,7 +267,16 @@ class MessageBubble(Retranslating, QFrame):
         self._layout.insertWidget(self._layout.indexOf(self.marker), chips)
 
     def set_text(self, text: str) -> None:
+        """The latest answer's text (shown unless an earlier answer is)."""
         self.text = text
+        if self.latest_shown():
+            self._render(text)
+
+    def shown_text(self) -> str:
+        """The text on screen: the latest answer, or the earlier one the user went back to."""
+        return self.text if self.latest_shown() else self.earlier[self.version].content
+
+    def _render(self, text: str) -> None:
         shown = text
         if len(text) > DISPLAY_CHARS:
             hidden = len(text) - DISPLAY_CHARS
@@ -270,7 +315,7 @@ class MessageBubble(Retranslating, QFrame):
         self.menu_actions().exec(self.label.mapToGlobal(pos))
 
     def _copy(self) -> None:
-        QGuiApplication.clipboard().setText(self.text)
+        QGuiApplication.clipboard().setText(self.shown_text())
 
 
 class ChatView(Retranslating, QScrollArea):
@@ -299,6 +344,7 @@ class ChatView(Retranslating, QScrollArea):
         self._frame.timeout.connect(self._flush)
         self._follow = True
         self._changes_allowed = False  # no answer running: the latest turn may be changed
+        self._carried: list[EarlierAnswer] = []  # for the answer that replaces a regenerated one
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
@@ -319,6 +365,7 @@ class ChatView(Retranslating, QScrollArea):
     def clear(self) -> None:
         self._frame.stop()
         self._streaming = None
+        self._carried = []
         for bubble in self._bubbles:
             self._layout.removeWidget(bubble)
             bubble.deleteLater()
@@ -328,11 +375,18 @@ class ChatView(Retranslating, QScrollArea):
         """The messages shown, oldest first."""
         return list(self._bubbles)
 
-    def drop_latest_turn(self) -> None:
-        """Remove the last user message and the answer after it (before a resend)."""
+    def drop_latest_turn(self, keep_answer: bool = False) -> None:
+        """Remove the last user message and the answer after it (before a resend); with
+        ``keep_answer`` (the same message sent again) the next answer keeps this one and those
+        it had replaced, to be read again."""
         user = self.latest("user")
         if user is None:
             return
+        answer = self.latest("assistant")
+        self._carried = []
+        if keep_answer and answer is not None:
+            kept = [EarlierAnswer(answer.text, time.time())] if answer.text else []
+            self._carried = [*answer.earlier, *kept]
         for bubble in self._bubbles[self._bubbles.index(user) :]:
             self._layout.removeWidget(bubble)
             bubble.deleteLater()
@@ -353,6 +407,9 @@ class ChatView(Retranslating, QScrollArea):
 
     def begin_answer(self) -> MessageBubble:
         self._streaming = self.add("assistant", "")
+        if self._carried:
+            self._streaming.set_earlier(self._carried)
+            self._carried = []
         self._pending = ""
         self._frame.start()
         return self._streaming

@@ -270,7 +270,10 @@ class MainWindow(Retranslating, QMainWindow):
     def _show_conversation(self) -> None:
         self.notice.dismiss_toast()
         chats, shown = self._chats, self.conversation_id
-        self.answers.show_stored(chats.episodes(shown) if chats is not None and shown else [])
+        if chats is not None and shown:
+            self.answers.show_stored(chats.episodes(shown), chats.earlier_answers(shown))
+        else:
+            self.answers.show_stored([], {})
 
     def _on_turn_started(self, conversation_id: int) -> None:
         if conversation_id != self.conversation_id:  # a first message created it

@@ -121,7 +121,8 @@ class TurnControls(QObject):
         """Replace the latest turn: drop it and send ``text`` (the same, or edited) again."""
         if self.busy or not self.ready:
             return
-        self.chat.drop_latest_turn()
+        asked = self.chat.latest("user")
+        self.chat.drop_latest_turn(keep_answer=asked is not None and asked.text == text)
         self.chat.add("user", text)
         self._start(self.resend_requested, from_episode_id, text)
 

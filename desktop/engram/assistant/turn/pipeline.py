@@ -316,7 +316,9 @@ class Assistant:
         *,
         quiet: Problem | None = None,
     ) -> None:
-        """Forget a message and everything after it (to regenerate or edit and resend).
+        """Forget a message and everything after it (to regenerate or edit and resend); when
+        the same message is sent again, the answer it had is kept among its earlier answers (to
+        be read again, never in a prompt).
 
         Unless nothing may be learned now (``quiet``), the answer it replaces is judged first,
         like a thumb: ``regenerate`` when the same
@@ -337,14 +339,15 @@ class Assistant:
             ),
             None,
         )
+        edited = resent is not None and episode.role == "user" and resent != episode.content
         if replaced is not None and quiet is None:
-            edited = resent is not None and episode.role == "user" and resent != episode.content
             kind: events.SignalKind = "edit_resend" if edited else "regenerate"
             self.judgments.record(signals.Signal(kind, replaced.id, resent if edited else None))
             if self.recall is not None:
                 Outcomes(self.recall.store).keep_replaced(replaced.id)
         JobQueue(self.log.conn).uncover(conversation_id, episode.id)
-        self.log.delete_from(conversation_id, episode.turn_index)
+        again = episode.role == "user" and not edited  # the same message: its answer stays
+        self.log.delete_from(conversation_id, episode.turn_index, replaced if again else None)
         self._scrub()
 
     def new_conversation(self, title: str = "", temporary: bool = False) -> int:

@@ -76,6 +76,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("0018_tombstones", memories.tombstones),
     ("0019_everything_given", signals.everything_given),
     ("0020_tool_step_columns", chats.tool_step_columns),
+    ("0021_earlier_answers", chats.earlier_answers),
 )
 
 

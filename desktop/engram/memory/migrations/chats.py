@@ -1,5 +1,6 @@
 """The steps that shape the chats: conversations and their messages (episodes), messages kept
-from learning, temporary chats, tool steps and their columns, an episode's context."""
+from learning, temporary chats, tool steps and their columns, an episode's context, the answers
+Regenerate replaced."""
 
 from __future__ import annotations
 
@@ -159,5 +160,22 @@ def tool_step_columns(conn: apsw.Connection) -> None:
             )
         ) AS s
         WHERE episodes.id = s.id;
+        """
+    )
+
+
+def earlier_answers(conn: apsw.Connection) -> None:
+    """The answers a message had before Regenerate replaced them, kept to be read again (never
+    in a prompt, never learned from); they go with their conversation."""
+    conn.execute(
+        """
+        CREATE TABLE earlier_answers (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            turn_index INTEGER NOT NULL,
+            content TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
+        CREATE INDEX earlier_answers_turn ON earlier_answers(conversation_id, turn_index);
         """
     )
