@@ -98,9 +98,7 @@ def test_regenerate_keeps_the_old_answers_live_and_in_the_reopened_chat(
     assert reopened.versions.position.text() == "3/3" and reopened.text == said[2]
 
     # Edit and resend: another message, so its answers start over.
-    monkeypatch.setattr(
-        QInputDialog, "getMultiLineText", lambda *_a, **_k: ("Name a fruit.", True)
-    )
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *_a, **_k: ("Name a fruit.", True))
     window.chat.bubbles()[0].buttons["edit"].click()
     _settle(qtbot, window)
     edited = window.chat.bubbles()[-1]

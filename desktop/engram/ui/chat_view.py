@@ -148,7 +148,6 @@ class MessageBubble(Retranslating, QFrame):
         self.versions.chosen.connect(self.show_version)
         if self.role == "user":
             layout.addStretch(1)
-        layout.addWidget(self.versions)  # hidden while the message has one answer
         for name, (label, tip) in self._button_texts().items():
             button = QToolButton()
             button.setObjectName("bubble_action")
@@ -159,6 +158,8 @@ class MessageBubble(Retranslating, QFrame):
             button.clicked.connect(lambda _=False, n=name: self._act(n))
             layout.addWidget(button)
             self.buttons[name] = button
+        # Last, so the thumbs stay where they were when it appears (under Regenerate's pointer)
+        layout.addWidget(self.versions)  # hidden while the message has one answer
         if self.role != "user":
             layout.addStretch(1)
         policy = row.sizePolicy()
