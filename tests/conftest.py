@@ -264,6 +264,9 @@ def _no_dangling_threads(request: pytest.FixtureRequest) -> Iterator[None]:
     later, a collection triggered on a background thread (an import on the MCP thread, say)
     would destroy Qt objects there, which crashes the interpreter.
     """
+    # What exists now (modules, loaded models, earlier tests' leftovers) is never collected
+    # again, so the collection after a test reads only what the test made, not the whole heap.
+    gc.freeze()
     before = set(threading.enumerate())
     started: list[object] = []
     restore = _track_qthreads(started)

