@@ -437,12 +437,14 @@ def stop_latency(prefs: Any, stops: int) -> dict[str, list[float]]:
 
 
 def link_models(home: Path, answering: str) -> None:
-    """A private models folder holding links to the starter models and the answering one
-    (downloads land there)."""
+    """A private models folder holding links to the starter models, the default embedder and the
+    answering model (downloads land there)."""
+    from engram.core.settings import Settings
+
     source = Path(os.environ["ENGRAM_MODELS_DIR"])
     models = home / "models"
     models.mkdir()
-    for model_id in dict.fromkeys([*STARTER, answering]):
+    for model_id in dict.fromkeys([*STARTER, Settings().embedding_model, answering]):
         (models / model_id).symlink_to(source / model_id, target_is_directory=True)
     os.environ["ENGRAM_MODELS_DIR"] = str(models)
 
