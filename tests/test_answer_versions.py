@@ -4,6 +4,8 @@ and an edited message starts over."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog
@@ -11,10 +13,14 @@ from pytestqt.qtbot import QtBot
 
 import tiny
 from engram.assistant.app import LoadedModels
+from engram.assistant.chats import EarlierAnswer
+from engram.assistant.events import Recalled
 from engram.core import paths
 from engram.memory import db
 from engram.memory.episodes import EpisodeLog
+from engram.ui.chat_view import ChatView
 from engram.ui.main_window import MainWindow
+from engram.ui.tool_block import ToolBlock
 
 ANSWER_TIMEOUT_MS = 60_000
 
@@ -107,3 +113,26 @@ def test_regenerate_keeps_the_old_answers_live_and_in_the_reopened_chat(
     window.open_conversation(chat)
     assert window.chat.bubbles()[-1].earlier == []
     window.close()
+
+
+def test_chips_that_arrive_while_an_earlier_answer_is_read_wait_for_the_latest(
+    qtbot: QtBot,
+) -> None:
+    """The user stepped back to the earlier answer while the new one was written: its chips
+    and tool steps, arriving then, are the latest answer's, so they show with it only."""
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.add("user", "Name a colour.")
+    answer = view.begin_answer()
+    answer.set_earlier([EarlierAnswer("Blue.", time.time())])
+    view.show()
+    answer.show_version(0)  # back to "Blue." while the new answer streams
+    block = ToolBlock("recall", {"query": "colour"})
+    answer.add_block(block)
+    view.end_answer("Green.", [Recalled("fact", "Likes green", 1.0, time.time(), memory_id=1)])
+    qtbot.wait(50)  # a widget added to a shown layout is shown by a queued call
+    assert answer.shown_text() == "Blue." and answer.text == "Green."
+    assert answer.chips is not None and not answer.chips.isVisibleTo(answer)
+    assert not block.isVisibleTo(answer)
+    answer.show_version(1)
+    assert answer.chips.isVisibleTo(answer) and block.isVisibleTo(answer)

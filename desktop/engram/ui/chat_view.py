@@ -239,6 +239,7 @@ class MessageBubble(Retranslating, QFrame):
         """A tool call or a permission question, above the answer's text (it came first)."""
         if isinstance(block, ToolBlock):
             self.tool_blocks.append(block)
+            block.setVisible(self.latest_shown())  # not while an earlier answer is shown
         self._layout.insertWidget(self._layout.indexOf(self.label), block)
 
     def add_footer(self, widget: QWidget) -> None:
@@ -265,6 +266,7 @@ class MessageBubble(Retranslating, QFrame):
 
     def set_chips(self, chips: MemoryChips) -> None:
         self.chips = chips
+        chips.setVisible(self.latest_shown())  # not while an earlier answer is shown
         self._layout.insertWidget(self._layout.indexOf(self.marker), chips)
 
     def set_text(self, text: str) -> None:
