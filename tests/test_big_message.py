@@ -40,6 +40,7 @@ def reading(monkeypatch: pytest.MonkeyPatch) -> _Reading:
     return spy
 
 
+@pytest.mark.slow
 def test_a_five_megabyte_message_is_read_for_its_terms_once_and_only_its_opening(
     starter_models: Path, reading: _Reading
 ) -> None:

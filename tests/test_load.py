@@ -19,6 +19,7 @@ from engram.memory.store import MemoryStore
 from test_consolidation_support import minilm
 
 
+@pytest.mark.slow
 def test_a_long_text_is_embedded_as_the_model_reads_it(starter_models: Path) -> None:
     embedder = minilm(starter_models)
     words = [
@@ -81,6 +82,7 @@ def test_a_turn_after_a_big_import_embeds_a_few_and_the_backfill_the_rest(
     store.conn.close()
 
 
+@pytest.mark.slow
 def test_an_import_reports_progress_and_a_stop_while_embedding_loses_nothing(
     starter_models: Path, tmp_path: Path
 ) -> None:

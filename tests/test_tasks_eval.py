@@ -280,6 +280,7 @@ class _StopError(Exception):
     pass
 
 
+@pytest.mark.slow
 def test_a_stopped_run_resumes_at_the_next_task_with_the_same_answers(
     tmp_path: Path,
     embedder: embed.FastEmbedder,  # noqa: F811

@@ -57,6 +57,7 @@ def _waiting(window: MainWindow) -> WaitingLine | None:
     return answer.waiting if answer is not None and answer.role == "assistant" else None
 
 
+@pytest.mark.slow
 def test_the_answer_says_what_it_waits_for_until_its_first_word(
     qtbot: QtBot, window: MainWindow
 ) -> None:
