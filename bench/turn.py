@@ -1,14 +1,16 @@
 """Turn benchmark: time to first token with memory against raw llama-cpp-python, and its parts.
 
-Run: ``.venv/bin/python bench/turn.py [--quick] [--reps N] [--model ID]``. In one run, on the
-small model (the starter pair's Qwen2.5-Coder-0.5B unless ``--model`` names another, e.g. the
-tests' ``smollm2-135m-instruct``) and a temporary ENGRAM_HOME holding 100k memories (10k with
-``--quick``): random unit vectors plus a few hundred really embedded facts the conversation asks
-about. Measures (1) time from message to first token of the real ``open_session`` ->
-``Assistant.turn`` pipeline against raw ``create_chat_completion`` on the same conversation
-without memory, at turns 1, 10 and 30; (2) recall + memory block + prompt counting p50/p95, apart
-from generation; (3) prompt tokens llama.cpp re-evaluated per turn against the prompt's total;
-(4) decode tokens/s of a longer answer, Engram's against raw llama-cpp-python's, same model.
+Run: ``.venv/bin/python bench/turn.py [--quick] [--reps N] [--model ID]``. In one run, on the small
+model (the starter pair's Qwen2.5-Coder-0.5B unless ``--model`` names another, e.g. the tests'
+``smollm2-135m-instruct``) and a temporary ENGRAM_HOME holding 100k memories (10k with ``--quick``):
+facts, lessons and summaries with random unit vectors, a few hundred really embedded facts the
+conversation asks about and sixteen embedded preferences (a user states few; recall gives the
+closest of them to every message). Measures (1) time from message to first token of the real
+``open_session`` -> ``Assistant.turn`` pipeline against raw ``create_chat_completion`` on the same
+conversation without memory, at turns 1, 10 and 30; (2) recall + memory block + prompt counting
+p50/p95, apart from generation; (3) prompt tokens llama.cpp re-evaluated per turn against the
+prompt's total; (4) decode tokens/s of a longer answer, Engram's against raw llama-cpp-python's,
+same model.
 """
 
 from __future__ import annotations
@@ -75,6 +77,15 @@ def facts(count: int) -> list[str]:
     return out
 
 
+def preferences() -> list[str]:
+    """A user's stated preferences, as few as a real user states (embedded for real): recall
+    gives the closest of them to every message whatever their similarity, so thousands of
+    random ones would tie at the noise floor and part a draft's recall from its message's."""
+    return [f"I prefer {h} to anything else on a free weekend." for h in HOBBIES] + [
+        f"I'd rather take the train than fly when I go to {c}." for c in CITIES
+    ]
+
+
 def filler(n: int, rng: np.random.Generator) -> list[str]:
     words = [a + b + c for a in SYLLABLES for b in SYLLABLES for c in SYLLABLES]
     picks = rng.integers(0, len(words), (n, 8))
@@ -95,11 +106,13 @@ def situated(store: MemoryStore, ids: list[int], rng: np.random.Generator) -> No
 
 
 def build_store(path: Path, total: int, real: int = 300, seed: int = 7) -> None:
-    """``total`` memories at ``path``: random unit vectors plus ``real`` embedded facts."""
+    """``total`` memories at ``path``: facts, lessons and summaries with random unit vectors, plus
+    ``real`` embedded facts and a few embedded preferences."""
     rng = np.random.default_rng(seed)
     store = MemoryStore(db.connect(path), embedder_for(Settings()))
-    kinds = ["fact", "preference", "lesson", "plan", "summary"]
-    n = total - real
+    kinds = ["fact", "summary", "lesson", "fact", "summary"]
+    stated = preferences()
+    n = total - real - len(stated)
     contents = filler(n, rng)
     for start in range(0, n, 20_000):
         stop = min(n, start + 20_000)
@@ -110,6 +123,7 @@ def build_store(path: Path, total: int, real: int = 300, seed: int = 7) -> None:
         if kind == "lesson":  # ten times the most lesson situations hygiene keeps (200 x 6)
             situated(store, ids[:SITUATED_LESSONS], rng)
     store.add_many(facts(real), "profile", importance=0.7)  # embedded by the real model
+    store.add_many(stated, "preference", importance=0.7)
     store.checkpoint()
     store.conn.close()
 
